@@ -1,0 +1,90 @@
+/**
+ * Where the database and the encryption key come from, for every process of this service: the
+ * launcher, the operator CLI and the benchmarks.
+ *
+ * - DATABASE_URL set: that Postgres (pgvector required); ENCRYPTION_KEY required.
+ * - unset: the embedded PGlite in $DATA_DIR/db. The launcher owns it and serves it on a loopback port,
+ *   recorded in $DATA_DIR/server.json; another process (the CLI) connects there while the server runs,
+ *   and opens the data directory itself only when no server holds it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Env } from '../lib/env';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded/pglite-server';
+
+export type Runtime = {
+  databaseUrl: string;
+  encryptionKey: string;
+  embedded?: EmbeddedPostgres;
+  /** Stops what this process started (the embedded engine, if it opened it). */
+  release: () => Promise<void>;
+};
+
+export class RuntimeError extends Error {}
+
+const serverFile = (dataDir: string) => path.join(dataDir, 'server.json');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The running server's embedded database, if a live launcher owns one. */
+export function runningServer(dataDir: string): { pid: number; databaseUrl: string } | undefined {
+  try {
+    const s = JSON.parse(fs.readFileSync(serverFile(dataDir), 'utf8'));
+    if (typeof s.pid === 'number' && alive(s.pid) && typeof s.databaseUrl === 'string') return s;
+  } catch {
+    /* no server */
+  }
+  return undefined;
+}
+
+export function loadOrCreateEncryptionKey(dataDir: string): string {
+  const file = path.join(dataDir, 'encryption.key');
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  fs.mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('base64');
+  fs.writeFileSync(file, key + '\n', { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+/**
+ * Resolves the database. `own: true` (the launcher) starts the embedded engine and serves it on
+ * `port`; otherwise an already running server's database is preferred.
+ */
+export async function resolveRuntime(env: Env, opts: { own: boolean; port?: number }): Promise<Runtime> {
+  if (env.DATABASE_URL) {
+    if (!env.ENCRYPTION_KEY) {
+      throw new RuntimeError('ENCRYPTION_KEY is required with DATABASE_URL (32 bytes, base64: openssl rand -base64 32).');
+    }
+    return { databaseUrl: env.DATABASE_URL, encryptionKey: env.ENCRYPTION_KEY, release: async () => {} };
+  }
+  const dataDir = path.resolve(env.DATA_DIR);
+  const encryptionKey = env.ENCRYPTION_KEY ?? loadOrCreateEncryptionKey(dataDir);
+  const running = runningServer(dataDir);
+  if (running) {
+    if (opts.own) {
+      throw new RuntimeError(`The service is already running on this data directory (pid ${running.pid}); stop it first.`);
+    }
+    return { databaseUrl: running.databaseUrl, encryptionKey, release: async () => {} };
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
+  const embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'db'), port: opts.port ?? 0 });
+  // Whoever opens the data directory serves it, so a second process connects instead of opening it twice.
+  fs.writeFileSync(serverFile(dataDir), JSON.stringify({ pid: process.pid, databaseUrl: embedded.url }));
+  return {
+    databaseUrl: embedded.url,
+    encryptionKey,
+    embedded,
+    release: async () => {
+      fs.rmSync(serverFile(dataDir), { force: true });
+      await embedded.stop();
+    },
+  };
+}

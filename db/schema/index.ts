@@ -1,0 +1,4 @@
+export * from './workspaces';
+export * from './verifications';
+export * from './consent';
+export * from './ops';

@@ -1,0 +1,80 @@
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { workspaces } from './workspaces';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const VERIFICATION_STATUSES = [
+  'created',
+  'started',
+  'submitted',
+  'resubmission_requested',
+  'review',
+  'approved',
+  'declined',
+  'abandoned',
+  'expired',
+] as const;
+export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
+
+export const verifications = pgTable(
+  'verifications',
+  {
+    /** A UUID (v7, so it also sorts by creation): webhooks call it `verification_id`, a UUID. */
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    mode: text('mode', { enum: ['test', 'live'] }).notNull(),
+    status: text('status', { enum: VERIFICATION_STATUSES }).notNull().default('created'),
+    flow: text('flow', { enum: ['age', 'kyc'] }).notNull(),
+    checkMethod: text('check_method', { enum: ['estimation', 'document_verification'] }),
+    externalId: text('external_id'),
+    externalMetadata: jsonb('external_metadata'),
+    /** Unguessable token of the capture URL (256 random bits). */
+    captureToken: text('capture_token').notNull().unique(),
+    attemptsUsed: integer('attempts_used').notNull().default(0),
+    reason: text('reason'),
+    result: jsonb('result'),
+    duplicateCheck: jsonb('duplicate_check'),
+    idempotencyKey: text('idempotency_key'),
+    idempotencyHash: text('idempotency_hash'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    startedAt: ts('started_at'),
+    submittedAt: ts('submitted_at'),
+    completedAt: ts('completed_at'),
+    /** When the current status last changed; timers measure inactivity from it. */
+    statusChangedAt: ts('status_changed_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('verifications_workspace_idx').on(t.workspaceId, t.mode, t.createdAt),
+    index('verifications_external_idx').on(t.workspaceId, t.mode, t.externalId),
+    index('verifications_timer_idx').on(t.status, t.statusChangedAt),
+    uniqueIndex('verifications_idempotency_idx')
+      .on(t.workspaceId, t.mode, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} is not null`),
+  ],
+);
+
+export const media = pgTable(
+  'media',
+  {
+    id: text('id').primaryKey(),
+    verificationId: text('verification_id')
+      .notNull()
+      .references(() => verifications.id),
+    type: text('type', { enum: ['selfie', 'document'] }).notNull(),
+    side: text('side', { enum: ['front', 'back'] }),
+    documentType: text('document_type', { enum: ['passport', 'id_card', 'driving_licence'] }),
+    status: text('status', { enum: ['uploaded'] }).notNull().default('uploaded'),
+    contentType: text('content_type').notNull(),
+    byteSize: integer('byte_size').notNull(),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    /** Face and pixel analysis of the accepted image, kept so the pipeline need not recompute it. */
+    analysis: jsonb('analysis'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('media_verification_idx').on(t.verificationId, t.type, t.side, t.createdAt)],
+);

@@ -1,0 +1,51 @@
+import { boolean, index, integer, pgTable, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const workspaces = pgTable('workspaces', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  /** Public identifier sent as X-API-Key. */
+  apiKey: text('api_key').notNull().unique(),
+  flow: text('flow', { enum: ['age', 'kyc'] }).notNull().default('age'),
+  checkMethod: text('check_method', { enum: ['estimation', 'document_verification'] })
+    .notNull()
+    .default('estimation'),
+  ageThreshold: integer('age_threshold').notNull().default(18),
+  allowDuplicates: boolean('allow_duplicates').notNull().default(false),
+  duplicateThreshold: real('duplicate_threshold').notNull().default(0.68),
+  webhookUrl: text('webhook_url'),
+  rateLimitPerMinute: integer('rate_limit_per_minute').notNull().default(60),
+  mediaRetentionDays: integer('media_retention_days').notNull().default(30),
+  enforceSignature: boolean('enforce_signature').notNull().default(true),
+  allowPlaceholderSignature: boolean('allow_placeholder_signature').notNull().default(false),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+export const secretKeys = pgTable(
+  'secret_keys',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    mode: text('mode', { enum: ['test', 'live'] }).notNull(),
+    /** AES-256-GCM ciphertext of the full secret (iv | tag | data, base64). Never the clear secret. */
+    secretCiphertext: text('secret_ciphertext').notNull(),
+    /** Last four characters, for recognising a key in listings. */
+    lastFour: text('last_four').notNull(),
+    isActive: boolean('is_active').notNull().default(false),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    activatedAt: ts('activated_at'),
+    deletedAt: ts('deleted_at'),
+  },
+  (t) => [
+    index('secret_keys_workspace_idx').on(t.workspaceId),
+    // Exactly one designated active key per workspace.
+    uniqueIndex('secret_keys_one_active_idx')
+      .on(t.workspaceId)
+      .where(sql`${t.isActive} and ${t.deletedAt} is null`),
+  ],
+);

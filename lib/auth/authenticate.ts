@@ -1,0 +1,72 @@
+/**
+ * Request authentication (interface.md "Authentication", decisions.md "Authentication").
+ * The workspace is named by X-API-Key; any non-deleted secret key of it may sign; the key that
+ * validates sets the mode. Comparison is constant time over the canonical request bytes.
+ */
+import { eq } from 'drizzle-orm';
+import { workspaces } from '@/db/schema';
+import type { DbOrTx } from '@/db/client';
+import { ApiError } from '../api/errors';
+import { hexEqual, hmacSha256Hex } from '../crypto/hash';
+import { liveKeys, revealSecret, type Mode } from './keys';
+
+export type Workspace = typeof workspaces.$inferSelect;
+
+export type AuthResult = {
+  workspace: Workspace;
+  mode: Mode;
+  /** How the request was authenticated: a key id, the placeholder, or unsigned (create only). */
+  via: { kind: 'key'; keyId: string } | { kind: 'placeholder' } | { kind: 'unsigned' };
+};
+
+export const PLACEHOLDER_SIGNATURE = 'placeholder';
+const SIGNATURE_RE = /^[0-9a-f]{64}$/;
+
+export async function authenticate(
+  db: DbOrTx,
+  input: {
+    apiKey: string | null;
+    signature: string | null;
+    /** The canonical request, as byte parts (see canonical.ts). */
+    canonical: (string | Uint8Array)[];
+    /** Only POST /v1/verifications may go unsigned, and only where the workspace allows it. */
+    allowUnsigned?: boolean;
+  },
+): Promise<AuthResult> {
+  const apiKey = input.apiKey?.trim();
+  if (!apiKey) throw new ApiError('MISSING_API_KEY', 'The X-API-Key header is required.');
+  if (apiKey.length > 200) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.');
+  const [workspace] = await db.select().from(workspaces).where(eq(workspaces.apiKey, apiKey));
+  if (!workspace) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.');
+
+  const signature = input.signature;
+  if (signature === null || signature === '') {
+    if (input.allowUnsigned && !workspace.enforceSignature) {
+      return { workspace, mode: 'live', via: { kind: 'unsigned' } };
+    }
+    throw new ApiError('MISSING_SIGNATURE', 'The X-HMAC-Signature header is required.');
+  }
+  if (signature === PLACEHOLDER_SIGNATURE) {
+    if (workspace.allowPlaceholderSignature) return { workspace, mode: 'test', via: { kind: 'placeholder' } };
+    throw new ApiError('INVALID_SIGNATURE', 'The placeholder signature is not enabled for this workspace.');
+  }
+
+  const keys = await liveKeys(db, workspace.id);
+  if (keys.length === 0) {
+    throw new ApiError('NO_SECRET_KEYS', 'The workspace has no secret keys; create one before signing requests.');
+  }
+  if (!SIGNATURE_RE.test(signature)) {
+    throw new ApiError(
+      'INVALID_SIGNATURE',
+      'X-HMAC-Signature must be 64 lowercase hexadecimal characters (HMAC-SHA256 of the canonical request).',
+    );
+  }
+  // Test every key, without stopping at the first match, so timing does not reveal which key matched.
+  let match: (typeof keys)[number] | undefined;
+  for (const key of keys) {
+    const expected = hmacSha256Hex(revealSecret(key), input.canonical);
+    if (hexEqual(expected, signature) && !match) match = key;
+  }
+  if (!match) throw new ApiError('INVALID_SIGNATURE', 'The signature does not match the request.');
+  return { workspace, mode: match.mode, via: { kind: 'key', keyId: match.id } };
+}

@@ -1,0 +1,144 @@
+/** Consent versions (global, one active) and their acceptance on a verification. */
+import { and, desc, eq } from 'drizzle-orm';
+import { consentRecords, consentVersions } from '@/db/schema';
+import type { DbOrTx } from '@/db/client';
+import { ApiError, notFound } from '../api/errors';
+import { sha256Hex } from '../crypto/hash';
+import { env } from '../env';
+import { newId } from '../ids';
+import { audit } from '../audit';
+
+export type ConsentVersion = typeof consentVersions.$inferSelect;
+export type ConsentRecord = typeof consentRecords.$inferSelect;
+
+export const consentTextUrl = (id: number) => `${env().BASE_URL}/consent/${id}.txt`;
+
+export function publicConsentVersion(v: ConsentVersion) {
+  return { id: v.id, version: v.version, text_sha256: v.textSha256, url: consentTextUrl(v.id) };
+}
+
+/** Publishes a new consent text; it becomes the only active version. */
+export async function publishConsent(db: DbOrTx, input: { text: string; version: string }) {
+  const version = input.version.trim();
+  if (!version || version.length > 100) throw new ApiError('VALIDATION_ERROR', 'A version label of 1-100 characters is required.', { fields: { version: ['Required, 1-100 characters.'] } });
+  if (!input.text.trim()) throw new ApiError('VALIDATION_ERROR', 'The consent text is empty.', { fields: { text: ['Required.'] } });
+  return db.transaction(async (tx) => {
+    await tx.update(consentVersions).set({ isActive: false }).where(eq(consentVersions.isActive, true));
+    const [row] = await tx
+      .insert(consentVersions)
+      .values({ version, text: input.text, textSha256: sha256Hex(Buffer.from(input.text, 'utf8')), isActive: true })
+      .returning();
+    await audit(tx, { actor: 'operator', action: 'consent.published', data: { id: row.id, version } });
+    return row;
+  });
+}
+
+export async function getActiveConsent(db: DbOrTx): Promise<ConsentVersion | undefined> {
+  const [row] = await db.select().from(consentVersions).where(eq(consentVersions.isActive, true));
+  return row;
+}
+
+export async function getActiveConsentOrThrow(db: DbOrTx): Promise<ConsentVersion> {
+  const row = await getActiveConsent(db);
+  if (!row) throw notFound('Active consent version (an operator must publish one)');
+  return row;
+}
+
+export async function getConsentVersion(db: DbOrTx, id: number) {
+  const [row] = await db.select().from(consentVersions).where(eq(consentVersions.id, id));
+  return row;
+}
+
+/** The latest acceptance on a verification. */
+export async function getConsentRecord(db: DbOrTx, verificationId: string): Promise<ConsentRecord | undefined> {
+  const [row] = await db
+    .select()
+    .from(consentRecords)
+    .where(eq(consentRecords.verificationId, verificationId))
+    .orderBy(desc(consentRecords.acceptedAt))
+    .limit(1);
+  return row;
+}
+
+export type AcceptConsentInput =
+  | { shape: 'id'; consentVersionId: number; textSha256: string }
+  | { shape: 'label'; consentVersion: string; accepted: boolean };
+
+const OPEN_FOR_CONSENT = new Set(['created', 'started', 'resubmission_requested']);
+
+/**
+ * Records acceptance of the active consent version. Idempotent: the same version again returns the
+ * existing record; concurrent identical acceptances leave exactly one (unique index + ON CONFLICT).
+ */
+export async function acceptConsent(
+  db: DbOrTx,
+  verification: { id: string; workspaceId: string; status: string },
+  input: AcceptConsentInput,
+  actor: { actor: string; requestId?: string },
+): Promise<ConsentRecord> {
+  const active = await getActiveConsentOrThrow(db);
+  if (input.shape === 'id') {
+    if (input.consentVersionId !== active.id) {
+      throw new ApiError('CONSENT_VERSION_INACTIVE', 'That consent version is not the active one; fetch GET /v1/consent.', {
+        active_version_id: active.id,
+      });
+    }
+    if (input.textSha256.toLowerCase() !== active.textSha256) {
+      throw new ApiError('CONSENT_SHA256_MISMATCH', 'text_sha256 does not match the active consent text.', {
+        expected_version_id: active.id,
+      });
+    }
+  } else {
+    if (input.consentVersion !== active.version) {
+      throw new ApiError('CONSENT_VERSION_INACTIVE', 'That consent version is not the active one; fetch GET /v1/consent.', {
+        active_version: active.version,
+      });
+    }
+    if (input.accepted !== true) {
+      throw new ApiError('VALIDATION_ERROR', 'Consent must be accepted to proceed.', { fields: { accepted: ['Must be true.'] } });
+    }
+  }
+
+  const existing = await findRecord(db, verification.id, active.id);
+  if (existing) return existing;
+  if (!OPEN_FOR_CONSENT.has(verification.status)) {
+    throw new ApiError('INVALID_STATUS', `Consent cannot be given in status ${verification.status}.`, {
+      status: verification.status,
+    });
+  }
+  const inserted = await db
+    .insert(consentRecords)
+    .values({ id: newId('con'), verificationId: verification.id, consentVersionId: active.id, version: active.version, textSha256: active.textSha256 })
+    .onConflictDoNothing()
+    .returning();
+  if (inserted.length > 0) {
+    await audit(db, {
+      workspaceId: verification.workspaceId,
+      verificationId: verification.id,
+      actor: actor.actor,
+      requestId: actor.requestId,
+      action: 'consent.accepted',
+      data: { consent_version_id: active.id, version: active.version },
+    });
+    return inserted[0];
+  }
+  return (await findRecord(db, verification.id, active.id))!;
+}
+
+async function findRecord(db: DbOrTx, verificationId: string, versionId: number) {
+  const [row] = await db
+    .select()
+    .from(consentRecords)
+    .where(and(eq(consentRecords.verificationId, verificationId), eq(consentRecords.consentVersionId, versionId)));
+  return row;
+}
+
+/** Both response shapes of interface.md: `consent` and the flat consent_* fields. */
+export function consentFields(rec: ConsentRecord | undefined) {
+  return {
+    consent: rec ? { version_id: rec.consentVersionId, version: rec.version, accepted_at: rec.acceptedAt.toISOString() } : null,
+    consent_accepted: !!rec,
+    consent_version: rec?.version ?? null,
+    consented_at: rec?.acceptedAt.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The one place the environment is read. Validated with zod on first use, with a message that names
+ * the variable and what is wrong, so a bad deployment fails at start and says why.
+ */
+import { z } from 'zod';
+
+const csvSeconds = z
+  .string()
+  .regex(/^\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*){2}$/, 'three comma-separated numbers of seconds, e.g. 300,900,3600')
+  .transform((s) => s.split(',').map((x) => Number(x.trim())));
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// connection URL').optional(),
+  DATA_DIR: z.string().min(1).default('.data'),
+  ENCRYPTION_KEY: z
+    .string()
+    .refine((s) => Buffer.from(s, 'base64').length === 32, '32 bytes, base64-encoded (openssl rand -base64 32)')
+    .optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  INNGEST_EVENT_KEY: z.string().optional(),
+  INNGEST_SIGNING_KEY: z.string().optional(),
+  INNGEST_DEV: z.string().optional(),
+  WEBHOOK_RETRY_DELAYS: csvSeconds.default([300, 900, 3600]),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['0', '1', '']).optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+export type Env = z.infer<typeof schema> & { BASE_URL: string };
+
+export class EnvError extends Error {}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new EnvError(`Invalid environment:\n${lines.join('\n')}`);
+  }
+  const env = parsed.data;
+  const baseUrl = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+  return { ...env, BASE_URL: baseUrl };
+}
+
+let cached: Env | undefined;
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** Tests change the environment between cases; they call this after doing so. */
+export function resetEnvCache() {
+  cached = undefined;
+}

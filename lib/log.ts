@@ -1,0 +1,28 @@
+/** Minimal structured logger: one JSON line per event on stderr. Never pass secrets or tokens. */
+const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
+type Level = Exclude<keyof typeof LEVELS, 'silent'>;
+
+function threshold(): number {
+  const l = (process.env.LOG_LEVEL ?? (process.env.VITEST ? 'silent' : 'info')) as keyof typeof LEVELS;
+  return LEVELS[l] ?? LEVELS.info;
+}
+
+function serialize(fields: Record<string, unknown>) {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) {
+    out[k] = v instanceof Error ? { name: v.name, message: v.message, stack: v.stack } : v;
+  }
+  return out;
+}
+
+function write(level: Level, msg: string, fields: Record<string, unknown> = {}) {
+  if (LEVELS[level] < threshold()) return;
+  process.stderr.write(JSON.stringify({ t: new Date().toISOString(), level, msg, ...serialize(fields) }) + '\n');
+}
+
+export const log = {
+  debug: (m: string, f?: Record<string, unknown>) => write('debug', m, f),
+  info: (m: string, f?: Record<string, unknown>) => write('info', m, f),
+  warn: (m: string, f?: Record<string, unknown>) => write('warn', m, f),
+  error: (m: string, f?: Record<string, unknown>) => write('error', m, f),
+};

@@ -1,0 +1,40 @@
+/**
+ * Per-workspace rolling-minute limit, counted atomically in Postgres (rate_limit_take() in the
+ * migrations) so it holds across every server process on the database.
+ */
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '@/db/client';
+import { ApiError } from '../api/errors';
+
+export type RateLimitState = { limit: number; remaining: number; resetAt: number; retryAfter: number; allowed: boolean };
+
+export async function takeRateLimit(db: DbOrTx, key: string, limit: number, nowMs = Date.now()): Promise<RateLimitState> {
+  const rows = await db.execute<{ allowed: boolean; remaining: number; retry_after_s: number; reset_at_s: string }>(
+    sql`select * from rate_limit_take(${key}, ${limit}::int, ${nowMs}::bigint)`,
+  );
+  const r = rows[0];
+  return {
+    limit,
+    allowed: r.allowed,
+    remaining: Number(r.remaining),
+    retryAfter: Number(r.retry_after_s),
+    resetAt: Number(r.reset_at_s),
+  };
+}
+
+export function rateLimitHeaders(s: RateLimitState): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(s.limit),
+    'x-ratelimit-remaining': String(s.remaining),
+    'x-ratelimit-reset': String(s.resetAt),
+  };
+}
+
+export function rateLimitError(s: RateLimitState): ApiError {
+  return new ApiError(
+    'RATE_LIMIT',
+    `Too many requests: at most ${s.limit} per minute for this workspace. Retry after ${s.retryAfter} s.`,
+    { limit: s.limit, retry_after: s.retryAfter },
+    { 'retry-after': String(s.retryAfter), ...rateLimitHeaders(s) },
+  );
+}

@@ -1,0 +1,70 @@
+/** The API operations on a verification, each called by one route. */
+import { z } from 'zod';
+import type { ApiContext, HandlerResult } from '../api/route';
+import { parseOrThrow } from '../api/zod';
+import { validationError } from '../api/errors';
+import { acceptConsent, consentFields, getActiveConsentOrThrow, getConsentRecord, publicConsentVersion } from '../consent';
+import { createVerification, getVerificationOrThrow, type CreateVerificationBody } from '.';
+import { captureUrl, serializeVerification } from './serialize';
+
+export const idParams = z.object({ id: z.string() });
+
+export async function createVerificationOp(ctx: ApiContext<unknown, CreateVerificationBody>): Promise<HandlerResult> {
+  const { row, replayed } = await createVerification(ctx.db, ctx.auth, ctx.body, {
+    idempotencyKey: ctx.req.headers.get('idempotency-key'),
+    rawBody: ctx.rawBody,
+    requestId: ctx.requestId,
+  });
+  return {
+    status: 201,
+    headers: replayed ? { 'idempotent-replayed': 'true' } : {},
+    data: {
+      id: row.id,
+      status: row.status,
+      mode: row.mode,
+      external_id: row.externalId,
+      external_metadata: row.externalMetadata ?? null,
+      url: captureUrl(row.captureToken),
+      created_at: row.createdAt.toISOString(),
+    },
+  };
+}
+
+export async function getVerificationOp(ctx: ApiContext<{ id: string }, unknown>): Promise<HandlerResult> {
+  const row = await getVerificationOrThrow(ctx.db, ctx.auth, ctx.params.id);
+  return { data: serializeVerification(row, await getConsentRecord(ctx.db, row.id)) };
+}
+
+export async function getActiveConsentOp(ctx: ApiContext<unknown, unknown>): Promise<HandlerResult> {
+  return { data: publicConsentVersion(await getActiveConsentOrThrow(ctx.db)) };
+}
+
+const byId = z.strictObject({
+  consent_version_id: z.number({ error: 'Must be an integer.' }).int('Must be an integer.').positive('Must be positive.'),
+  text_sha256: z.string({ error: 'Must be a string.' }).regex(/^[0-9a-fA-F]{64}$/, 'Must be 64 hexadecimal characters.'),
+});
+const byLabel = z.strictObject({
+  consent_version: z.string({ error: 'Must be a string.' }).min(1),
+  accepted: z.boolean({ error: 'Must be a boolean.' }),
+});
+
+/** Both request shapes of interface.md; which one is meant is read from the fields present. */
+export const consentBody = z.record(z.string(), z.unknown());
+
+export async function acceptConsentOp(ctx: ApiContext<{ id: string }, Record<string, unknown>>): Promise<HandlerResult> {
+  const v = await getVerificationOrThrow(ctx.db, ctx.auth, ctx.params.id);
+  const b = ctx.body;
+  let input: Parameters<typeof acceptConsent>[2];
+  if ('consent_version_id' in b || 'text_sha256' in b) {
+    const p = parseOrThrow(byId, b);
+    input = { shape: 'id', consentVersionId: p.consent_version_id, textSha256: p.text_sha256 };
+  } else if ('consent_version' in b || 'accepted' in b) {
+    const p = parseOrThrow(byLabel, b);
+    input = { shape: 'label', consentVersion: p.consent_version, accepted: p.accepted };
+  } else {
+    throw validationError({ consent_version_id: ['Required.'], text_sha256: ['Required.'] });
+  }
+  const actor = ctx.auth.via.kind === 'key' ? `key:${ctx.auth.via.keyId}` : ctx.auth.via.kind;
+  const rec = await acceptConsent(ctx.db, v, input, { actor, requestId: ctx.requestId });
+  return { data: { id: v.id, ...consentFields(rec) } };
+}

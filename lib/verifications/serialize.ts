@@ -1,0 +1,34 @@
+import type { VerificationRow } from './state-machine';
+import type { ConsentRecord } from '../consent';
+import { consentFields } from '../consent';
+import { env } from '../env';
+
+export const MAX_ATTEMPTS = 5;
+
+export const captureUrl = (token: string) => `${env().BASE_URL}/verify/${token}`;
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+const NO_DUPLICATE_CHECK = { checked: false, duplicate_count: 0, duplicates: [] };
+
+/** The verification object of GET /v1/verifications/{id}. */
+export function serializeVerification(v: VerificationRow, consent: ConsentRecord | undefined) {
+  return {
+    id: v.id,
+    status: v.status,
+    mode: v.mode,
+    flow: v.flow,
+    check_method: v.checkMethod,
+    external_id: v.externalId,
+    external_metadata: v.externalMetadata ?? null,
+    url: captureUrl(v.captureToken),
+    created_at: iso(v.createdAt),
+    started_at: iso(v.startedAt),
+    submitted_at: iso(v.submittedAt),
+    completed_at: iso(v.completedAt),
+    attempts_remaining: Math.max(0, MAX_ATTEMPTS - v.attemptsUsed),
+    reason: v.reason,
+    result: v.result ?? null,
+    duplicate_check: v.duplicateCheck ?? NO_DUPLICATE_CHECK,
+    ...consentFields(consent),
+  };
+}

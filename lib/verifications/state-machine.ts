@@ -1,0 +1,101 @@
+/**
+ * The state machine of interface.md "States and transitions", as data. One function applies a move:
+ * it finds the row for (current status, trigger), updates conditionally on the expected status, and
+ * refuses anything else with INVALID_STATUS, never a silent no-op.
+ */
+import { and, eq } from 'drizzle-orm';
+import { verifications, type VerificationStatus } from '@/db/schema';
+import type { DbOrTx } from '@/db/client';
+import { ApiError, notFound } from '../api/errors';
+
+export type Trigger =
+  | 'media_uploaded'
+  | 'submit'
+  | 'submit_test_mode'
+  | 'expiry_timer'
+  | 'abandon_timer'
+  | 'pipeline_approve'
+  | 'pipeline_decline'
+  | 'pipeline_resubmit'
+  | 'pipeline_review'
+  | 'admin_approve'
+  | 'admin_decline'
+  | 'admin_resubmit';
+
+export type Transition = {
+  from: VerificationStatus;
+  trigger: Trigger;
+  to: VerificationStatus;
+  /** Fires a webhook (interface.md "When a webhook fires"). */
+  webhook: boolean;
+  /** Only in test mode (an admin may request resubmission there). */
+  testOnly?: boolean;
+};
+
+export const TERMINAL: ReadonlySet<VerificationStatus> = new Set(['approved', 'declined', 'abandoned', 'expired']);
+
+export const TRANSITIONS: readonly Transition[] = [
+  { from: 'created', trigger: 'media_uploaded', to: 'started', webhook: false },
+  { from: 'created', trigger: 'expiry_timer', to: 'expired', webhook: true },
+  { from: 'started', trigger: 'media_uploaded', to: 'started', webhook: false },
+  { from: 'started', trigger: 'submit', to: 'submitted', webhook: false },
+  // Test mode: the automated pipeline is skipped and a submission waits for a human.
+  { from: 'started', trigger: 'submit_test_mode', to: 'review', webhook: true },
+  { from: 'started', trigger: 'abandon_timer', to: 'abandoned', webhook: true },
+  { from: 'submitted', trigger: 'pipeline_approve', to: 'approved', webhook: true },
+  { from: 'submitted', trigger: 'pipeline_decline', to: 'declined', webhook: true },
+  { from: 'submitted', trigger: 'pipeline_resubmit', to: 'resubmission_requested', webhook: true },
+  { from: 'submitted', trigger: 'pipeline_review', to: 'review', webhook: true },
+  { from: 'resubmission_requested', trigger: 'media_uploaded', to: 'started', webhook: false },
+  // decisions.md: a resubmission with no new upload for 7 days is abandoned.
+  { from: 'resubmission_requested', trigger: 'abandon_timer', to: 'abandoned', webhook: true },
+  { from: 'review', trigger: 'admin_approve', to: 'approved', webhook: true },
+  { from: 'review', trigger: 'admin_decline', to: 'declined', webhook: true },
+  { from: 'review', trigger: 'admin_resubmit', to: 'resubmission_requested', webhook: true, testOnly: true },
+];
+
+export function findTransition(from: VerificationStatus, trigger: Trigger, mode: 'test' | 'live') {
+  return TRANSITIONS.find((t) => t.from === from && t.trigger === trigger && (!t.testOnly || mode === 'test'));
+}
+
+export type VerificationRow = typeof verifications.$inferSelect;
+export type TransitionPatch = Partial<Pick<VerificationRow, 'reason' | 'result' | 'duplicateCheck' | 'attemptsUsed' | 'submittedAt' | 'startedAt'>>;
+
+/**
+ * Applies `trigger` to the verification. The update is conditional on the status read, so of two
+ * racing moves exactly one wins and the other gets INVALID_STATUS.
+ */
+export async function applyTransition(
+  db: DbOrTx,
+  input: { verificationId: string; trigger: Trigger; patch?: TransitionPatch; now?: Date },
+): Promise<{ row: VerificationRow; transition: Transition }> {
+  const [current] = await db.select().from(verifications).where(eq(verifications.id, input.verificationId));
+  if (!current) throw notFound('Verification');
+  const t = findTransition(current.status, input.trigger, current.mode);
+  if (!t) {
+    throw new ApiError('INVALID_STATUS', `Cannot ${input.trigger.replace(/_/g, ' ')} a verification in status ${current.status}.`, {
+      status: current.status,
+    });
+  }
+  const now = input.now ?? new Date();
+  const set: Partial<typeof verifications.$inferInsert> = {
+    ...input.patch,
+    status: t.to,
+    updatedAt: now,
+  };
+  if (t.to !== current.status) set.statusChangedAt = now;
+  if (TERMINAL.has(t.to)) set.completedAt = now;
+  if (t.to === 'started' && !current.startedAt) set.startedAt = now;
+  const [row] = await db
+    .update(verifications)
+    .set(set)
+    .where(and(eq(verifications.id, current.id), eq(verifications.status, current.status)))
+    .returning();
+  if (!row) {
+    throw new ApiError('INVALID_STATUS', 'The verification changed while this request ran; read it again.', {
+      status: (await db.select({ s: verifications.status }).from(verifications).where(eq(verifications.id, current.id)))[0]?.s,
+    });
+  }
+  return { row, transition: t };
+}
+

@@ -1,0 +1,10 @@
+import type { NextConfig } from 'next';
+
+const nextConfig: NextConfig = {
+  // The database driver and the embedded engine are Node libraries: load them, do not bundle them.
+  serverExternalPackages: ['postgres', '@electric-sql/pglite'],
+  poweredByHeader: false,
+  reactStrictMode: true,
+};
+
+export default nextConfig;

@@ -1,0 +1,95 @@
+/**
+ * `npm run dev` / `npm start`: one command that boots everything. Without DATABASE_URL it starts the
+ * embedded Postgres (PGlite + pgvector) in $DATA_DIR/db on a loopback port, applies the migrations,
+ * seeds a demo workspace on first start, then runs Next.js connected to it. Ctrl-C stops all of it.
+ */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { EnvError, parseEnv } from '../lib/env';
+import { resolveRuntime, RuntimeError } from '../db/runtime';
+import { applyMigrations } from '../db/migrate';
+import { connect } from '../db/client';
+import { checkDatabase } from '../db/check';
+import { seedIfEmpty } from '../db/seed';
+
+const require = createRequire(import.meta.url);
+const mode = process.argv[2] === 'start' ? 'start' : 'dev';
+
+async function main() {
+  let env;
+  try {
+    env = parseEnv(process.env);
+  } catch (e) {
+    if (e instanceof EnvError) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    throw e;
+  }
+  const runtime = await resolveRuntime(env, { own: true });
+  let child: ReturnType<typeof spawn> | undefined;
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    if (child && child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child!.once('exit', r));
+    }
+    await runtime.release();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+
+  try {
+    await checkDatabase(runtime.databaseUrl);
+    await applyMigrations(runtime.databaseUrl);
+    process.env.ENCRYPTION_KEY = runtime.encryptionKey;
+    const h = connect(runtime.databaseUrl, { max: 1 });
+    const seeded = await seedIfEmpty(h.db);
+    await h.close();
+    if (seeded) printDemo(env.BASE_URL, seeded);
+  } catch (e) {
+    console.error(e instanceof RuntimeError ? e.message : e);
+    await stop(1);
+    return;
+  }
+
+  const nextBin = require.resolve('next/dist/bin/next');
+  child = spawn(process.execPath, [nextBin, mode, '-p', String(env.PORT)], {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      DATABASE_URL: runtime.databaseUrl,
+      ENCRYPTION_KEY: runtime.encryptionKey,
+      BASE_URL: env.BASE_URL,
+      PORT: String(env.PORT),
+      NEXT_TELEMETRY_DISABLED: process.env.NEXT_TELEMETRY_DISABLED ?? '1',
+    },
+  });
+  child.on('exit', (code) => void stop(code ?? 0));
+  console.log(`open-verify: ${runtime.embedded ? 'embedded Postgres (PGlite) at ' + env.DATA_DIR : 'Postgres from DATABASE_URL'}; Next.js ${mode} on ${env.BASE_URL}`);
+}
+
+function printDemo(baseUrl: string, seeded: NonNullable<Awaited<ReturnType<typeof seedIfEmpty>>>) {
+  const test = seeded.secretKeys.find((k) => k.mode === 'test')!;
+  const live = seeded.secretKeys.find((k) => k.mode === 'live')!;
+  console.log(`
+┌ First start: a demo workspace was created. The secrets are shown this once; keep them.
+│ workspace id   ${seeded.workspace.id}
+│ X-API-Key      ${seeded.workspace.apiKey}
+│ test secret    ${test.secret}
+│ live secret    ${live.secret}   (active: signs webhooks)
+│
+│ Try it (test mode, placeholder signature, enabled for this demo workspace only):
+│ curl -s -X POST ${baseUrl}/v1/verifications -H 'X-API-Key: ${seeded.workspace.apiKey}' \\
+│      -H 'X-HMAC-Signature: placeholder' -H 'Content-Type: application/json' -d '{"external_id":"demo-1"}'
+└ Signed requests: see README.md "Walk-through".
+`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

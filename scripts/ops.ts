@@ -1,0 +1,180 @@
+/**
+ * Operator CLI: `npm run ops -- <command> [--flags] [--json]`. Works while the server runs (it connects
+ * to the server's embedded database) or alone. With --json it prints exactly one JSON object on stdout;
+ * errors are `{ "error": { code, message, details } }` and exit 1.
+ */
+import fs from 'node:fs';
+import { EnvError, parseEnv } from '../lib/env';
+import { resolveRuntime, RuntimeError } from '../db/runtime';
+import { applyMigrations } from '../db/migrate';
+import { connect, type Db } from '../db/client';
+import { ApiError } from '../lib/api/errors';
+import { createWorkspace, getWorkspaceOrThrow, publicWorkspace, updateWorkspaceSettings, type SettingsPatch } from '../lib/workspaces';
+import { activateSecretKey, createSecretKey, deleteSecretKey, listSecretKeys } from '../lib/auth/keys';
+import { publishConsent, publicConsentVersion } from '../lib/consent';
+import { createAdmin } from '../lib/admin/users';
+
+type Flags = Record<string, string | boolean | undefined>;
+type Command = { usage: string; run: (db: Db, f: Flags) => Promise<Record<string, unknown>> };
+
+function req(f: Flags, name: string): string {
+  const v = f[name];
+  if (typeof v !== 'string' || v === '') {
+    throw new ApiError('VALIDATION_ERROR', `--${name} is required.`, { fields: { [name]: ['Required.'] } });
+  }
+  return v;
+}
+function bool(f: Flags, name: string): boolean | undefined {
+  const v = f[name];
+  if (v === undefined) return undefined;
+  if (v === 'true' || v === true) return true;
+  if (v === 'false') return false;
+  throw new ApiError('VALIDATION_ERROR', `--${name} takes true or false.`, { fields: { [name]: ['true or false'] } });
+}
+function int(f: Flags, name: string): number | undefined {
+  const v = f[name];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw new ApiError('VALIDATION_ERROR', `--${name} takes an integer.`, { fields: { [name]: ['integer'] } });
+  return n;
+}
+function mode(f: Flags): 'test' | 'live' {
+  const m = req(f, 'mode');
+  if (m !== 'test' && m !== 'live') throw new ApiError('VALIDATION_ERROR', '--mode is test or live.', { fields: { mode: ['test or live'] } });
+  return m;
+}
+
+const COMMANDS: Record<string, Command> = {
+  'workspace:create': {
+    usage: '--name N [--flow age|kyc] [--check-method estimation|document_verification]',
+    run: async (db, f) => {
+      const r = await createWorkspace(db, {
+        name: req(f, 'name'),
+        flow: f.flow as 'age' | 'kyc' | undefined,
+        check_method: f['check-method'] as 'estimation' | 'document_verification' | undefined,
+      });
+      return {
+        workspace: { id: r.workspace.id, name: r.workspace.name, api_key: r.workspace.apiKey },
+        secret_keys: r.secretKeys,
+      };
+    },
+  },
+  'workspace:settings': {
+    usage:
+      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--allow-duplicates B] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M]',
+    run: async (db, f) => {
+      const id = req(f, 'workspace');
+      const patch: SettingsPatch = {
+        webhook_url: f['webhook-url'] === 'none' ? null : (f['webhook-url'] as string | undefined),
+        enforce_signature: bool(f, 'enforce-signature'),
+        allow_placeholder_signature: bool(f, 'allow-placeholder-signature'),
+        allow_duplicates: bool(f, 'allow-duplicates'),
+        age_threshold: int(f, 'age-threshold'),
+        rate_limit_per_minute: int(f, 'rate-limit-per-minute'),
+        media_retention_days: int(f, 'media-retention-days'),
+        flow: f.flow as 'age' | 'kyc' | undefined,
+        check_method: f['check-method'] as 'estimation' | 'document_verification' | undefined,
+      };
+      const clean = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+      const ws = Object.keys(clean).length ? await updateWorkspaceSettings(db, id, clean) : await getWorkspaceOrThrow(db, id);
+      return { workspace: publicWorkspace(ws) };
+    },
+  },
+  'key:create': {
+    usage: '--workspace ID --mode test|live [--active]',
+    run: async (db, f) => {
+      await getWorkspaceOrThrow(db, req(f, 'workspace'));
+      return { secret_key: await createSecretKey(db, { workspaceId: req(f, 'workspace'), mode: mode(f), active: f.active === true }) };
+    },
+  },
+  'key:activate': { usage: '--key ID', run: async (db, f) => ({ secret_key: await activateSecretKey(db, req(f, 'key')) }) },
+  'key:delete': { usage: '--key ID', run: async (db, f) => ({ secret_key: await deleteSecretKey(db, req(f, 'key')) }) },
+  'key:list': {
+    usage: '--workspace ID',
+    run: async (db, f) => {
+      await getWorkspaceOrThrow(db, req(f, 'workspace'));
+      return { secret_keys: await listSecretKeys(db, req(f, 'workspace')) };
+    },
+  },
+  'consent:publish': {
+    usage: '--text-file F --version LABEL',
+    run: async (db, f) => {
+      const file = req(f, 'text-file');
+      let text: string;
+      try {
+        text = fs.readFileSync(file, 'utf8');
+      } catch {
+        throw new ApiError('VALIDATION_ERROR', `Cannot read ${file}.`, { fields: { 'text-file': ['Unreadable.'] } });
+      }
+      return { consent_version: publicConsentVersion(await publishConsent(db, { text, version: req(f, 'version') })) };
+    },
+  },
+  'admin:create': {
+    usage: '--email E --password P',
+    run: async (db, f) => ({ admin: await createAdmin(db, { email: req(f, 'email'), password: req(f, 'password') }) }),
+  },
+};
+
+function help(): string {
+  return ['Usage: npm run ops -- <command> [flags] [--json]', '', ...Object.entries(COMMANDS).map(([n, c]) => `  ${n} ${c.usage}`)].join('\n');
+}
+
+/** `--name value`, `--name=value`, or a bare `--flag` (true). */
+export function parseFlags(args: string[]): Flags {
+  const out: Flags = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (!a.startsWith('--')) continue;
+    const eq = a.indexOf('=');
+    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1);
+    else if (i + 1 < args.length && !args[i + 1].startsWith('--')) out[a.slice(2)] = args[++i];
+    else out[a.slice(2)] = true;
+  }
+  return out;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const flags = parseFlags(rest);
+  const asJson = flags.json === true;
+  const print = (o: unknown) => process.stdout.write(asJson ? JSON.stringify(o) + '\n' : JSON.stringify(o, null, 2) + '\n');
+  const fail = (code: string, message: string, details?: unknown) => {
+    print({ error: { code, message, ...(details ? { details } : {}) } });
+    return 1;
+  };
+  const cmd = name ? COMMANDS[name] : undefined;
+  if (!cmd) {
+    if (!asJson) console.error(help());
+    return fail('UNKNOWN_COMMAND', name ? `Unknown command ${name}.` : 'No command given.', { commands: Object.keys(COMMANDS) });
+  }
+
+  let env;
+  try {
+    env = parseEnv(process.env);
+  } catch (e) {
+    if (e instanceof EnvError) return fail('INVALID_ENVIRONMENT', e.message);
+    throw e;
+  }
+  let runtime;
+  try {
+    runtime = await resolveRuntime(env, { own: false });
+  } catch (e) {
+    if (e instanceof RuntimeError) return fail('DATABASE_UNAVAILABLE', e.message);
+    throw e;
+  }
+  process.env.ENCRYPTION_KEY = runtime.encryptionKey;
+  const h = connect(runtime.databaseUrl, { max: 2 });
+  try {
+    if (runtime.embedded) await applyMigrations(runtime.databaseUrl);
+    print(await cmd.run(h.db, flags));
+    return 0;
+  } catch (e) {
+    if (e instanceof ApiError) return fail(e.code, e.message, e.details);
+    return fail('INTERNAL_ERROR', (e as Error).message);
+  } finally {
+    await h.close();
+    await runtime.release();
+  }
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code));
