@@ -1,0 +1,22 @@
+/** Starts the embedded engine (PGlite over the wire, as in production's default) once for the test run. */
+import type { TestProject } from 'vitest/node';
+import { randomBytes } from 'node:crypto';
+import { startEmbeddedPostgres } from '@/db/embedded/pglite-server';
+import { applyMigrations } from '@/db/migrate';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    encryptionKey: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const pg = await startEmbeddedPostgres({});
+  await applyMigrations(pg.url);
+  project.provide('databaseUrl', pg.url);
+  project.provide('encryptionKey', randomBytes(32).toString('base64'));
+  return async () => {
+    await pg.stop();
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * A real multi-connection PostgreSQL 15 (Debian's server) for the tests where concurrency matters.
+ * Starts a throwaway cluster as the postgres user on a free loopback port; installs pgvector first
+ * when missing (scripts/ci/install-postgres.sh, cached).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+
+const BIN = '/usr/lib/postgresql/15/bin';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// initdb refuses root: run the server's programs as the postgres user, directly (so signals reach them).
+function postgresUser() {
+  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+  return { uid, gid };
+}
+
+export async function startPg15(): Promise<{ url: string; stop: () => Promise<void> }> {
+  if (!fs.existsSync('/usr/share/postgresql/15/extension/vector.control') || !fs.existsSync(`${BIN}/postgres`)) {
+    execFileSync('bash', [path.join(process.cwd(), 'scripts/ci/install-postgres.sh')], { stdio: 'inherit' });
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-pg15-'));
+  const data = path.join(dir, 'data');
+  const user = postgresUser();
+  fs.chownSync(dir, user.uid, user.gid);
+  execFileSync(`${BIN}/initdb`, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], { stdio: 'ignore', ...user, cwd: dir });
+  const port = await freePort();
+  const args = [
+    '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
+    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=300',
+  ];
+  const proc: ChildProcess = spawn(`${BIN}/postgres`, args, { stdio: 'ignore', ...user, cwd: dir });
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 2 });
+    try {
+      await sql`select 1`;
+      await sql.end();
+      break;
+    } catch (e) {
+      await sql.end({ timeout: 1 }).catch(() => {});
+      if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`PostgreSQL 15 did not start: ${(e as Error).message}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return {
+    url,
+    stop: async () => {
+      proc.kill('SIGINT');
+      await new Promise((r) => (proc.exitCode !== null ? r(null) : proc.once('exit', r)));
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
