@@ -27,14 +27,16 @@ async function main() {
     throw e;
   }
   const runtime = await resolveRuntime(env, { own: true });
-  let child: ReturnType<typeof spawn> | undefined;
+  // Set once Next is spawned; stop() may run before that.
+  const proc: { child?: ReturnType<typeof spawn> } = {};
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
+    const child = proc.child;
     if (child && child.exitCode === null) {
       child.kill('SIGTERM');
-      await new Promise((r) => child!.once('exit', r));
+      await new Promise((r) => child.once('exit', r));
     }
     await runtime.release();
     process.exit(code);
@@ -57,7 +59,7 @@ async function main() {
   }
 
   const nextBin = require.resolve('next/dist/bin/next');
-  child = spawn(process.execPath, [nextBin, mode, '-p', String(env.PORT)], {
+  const child = spawn(process.execPath, [nextBin, mode, '-p', String(env.PORT)], {
     stdio: 'inherit',
     env: {
       ...process.env,
@@ -68,6 +70,7 @@ async function main() {
       NEXT_TELEMETRY_DISABLED: process.env.NEXT_TELEMETRY_DISABLED ?? '1',
     },
   });
+  proc.child = child;
   child.on('exit', (code) => void stop(code ?? 0));
   console.log(`open-verify: ${runtime.embedded ? 'embedded Postgres (PGlite) at ' + env.DATA_DIR : 'Postgres from DATABASE_URL'}; Next.js ${mode} on ${env.BASE_URL}`);
 }

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { POST as create } from '@/app/v1/verifications/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
-import { GET as getConsent, POST as postConsent } from '@/app/v1/consent/route';
+import { POST as postConsent } from '@/app/v1/consent/route';
 import { GET as unknownPath } from '@/app/v1/[...path]/route';
 import { call } from '@/lib/testing/http';
 import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';

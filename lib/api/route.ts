@@ -96,10 +96,10 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
   };
 }
 
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Handlers for the methods a path does not support: 405 in the error envelope, with Allow. */
-export function methodNotAllowed(...allowed: (typeof METHODS)[number][]) {
+export function methodNotAllowed(...allowed: Method[]) {
   const handler = async () => {
     const requestId = newId('req');
     return errorResponse(

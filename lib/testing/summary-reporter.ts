@@ -1,0 +1,20 @@
+/** Prints the plain closing line `N passed, N failed, N skipped` that CI reads, after vitest's own. */
+import type { Reporter, TestModule } from 'vitest/node';
+
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>) {
+    let passed = 0;
+    let failed = 0;
+    let skipped = 0;
+    for (const m of modules) {
+      for (const t of m.children.allTests()) {
+        const s = t.result().state;
+        if (s === 'passed') passed++;
+        else if (s === 'failed') failed++;
+        else skipped++;
+      }
+      if (m.state() === 'failed' && [...m.children.allTests()].length === 0) failed++;
+    }
+    process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+  }
+}

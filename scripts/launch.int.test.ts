@@ -1,0 +1,168 @@
+/**
+ * The one-command start, for real: `npm start` (production build) on a fresh data directory boots the
+ * embedded Postgres, seeds the demo workspace once, serves the API over HTTP; the CLI works alongside;
+ * SIGINT stops everything cleanly; a second start reuses the data.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signJsonRequest } from '@/lib/auth/sign';
+
+const root = path.resolve(import.meta.dirname, '..');
+const tsx = path.join(root, 'node_modules/.bin/tsx');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function childEnv(dataDir: string, port: number) {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', NEXT_TELEMETRY_DISABLED: '1' };
+  delete env.DATABASE_URL;
+  delete env.ENCRYPTION_KEY;
+  delete env.BASE_URL;
+  delete env.VITEST;
+  return env;
+}
+
+type Server = { proc: ChildProcess; out: () => string; base: string };
+
+async function start(dataDir: string, port: number): Promise<Server> {
+  const proc = spawn(tsx, ['scripts/launch.ts', 'start'], { cwd: root, env: childEnv(dataDir, port), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`launcher exited: ${out}`);
+    try {
+      const r = await fetch(`${base}/v1/none`);
+      if (r.status === 404) break;
+    } catch {
+      /* not yet */
+    }
+    if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { proc, out: () => out, base };
+}
+
+async function stop(s: Server): Promise<number | null> {
+  s.proc.kill('SIGINT');
+  return new Promise((r) => (s.proc.exitCode !== null ? r(s.proc.exitCode) : s.proc.once('exit', (code) => r(code))));
+}
+
+/**
+ * A raw HTTP request, so a GET can carry a body and nothing is normalised. A server may answer an
+ * oversized upload early and reset the connection while we still write; as curl does, keep the answer.
+ */
+function raw(base: string, method: string, p: string, headers: Record<string, string>, body?: string) {
+  return new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+    let answer: { status: number; type: string; body: string } | undefined;
+    const req = http.request(base + p, { method, headers, agent: false }, (res) => {
+      answer = { status: res.statusCode!, type: String(res.headers['content-type']), body: '' };
+      res.on('data', (d) => (answer!.body += d));
+      res.on('end', () => resolve(answer!));
+      res.on('error', () => resolve(answer!));
+    });
+    req.on('error', (e) => (answer ? setTimeout(() => resolve(answer!), 50) : reject(e)));
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+describe('launcher: npm start on the embedded database', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-launch-'));
+  let port: number;
+  let server: Server;
+  let apiKey: string;
+  let secret: string;
+  let vid: string;
+
+  beforeAll(async () => {
+    if (!fs.existsSync(path.join(root, '.next/BUILD_ID'))) {
+      execFileSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], { cwd: root, stdio: 'ignore' });
+    }
+    port = await freePort();
+    server = await start(dataDir, port);
+    apiKey = /X-API-Key\s+(pk_\w+)/.exec(server.out())![1];
+    secret = /test secret\s+(sk_test_\w+)/.exec(server.out())![1];
+  }, 240_000);
+
+  afterAll(async () => {
+    if (server?.proc.exitCode === null) await stop(server);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('first start prints the demo workspace once, with working secrets', async () => {
+    expect(server.out()).toContain('First start');
+    const body = JSON.stringify({ external_id: 'launch-1' });
+    const r = await fetch(`${server.base}/v1/verifications`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, 'POST', '/v1/verifications', body) },
+    });
+    expect(r.status).toBe(201);
+    const d = (await r.json()).data;
+    vid = d.id;
+    expect(d.url).toBe(`http://localhost:${port}/verify/${d.url.split('/').pop()}`);
+  });
+
+  it('the placeholder curl line printed at first start works', async () => {
+    const r = await fetch(`${server.base}/v1/verifications`, {
+      method: 'POST',
+      body: '{"external_id":"demo-1"}',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': 'placeholder' },
+    });
+    expect([r.status, (await r.json()).data.mode]).toEqual([201, 'test']);
+  });
+
+  it('over HTTP every /v1 answer is the JSON envelope, never HTML', async () => {
+    const h = { 'x-api-key': apiKey };
+    const cases: [string, string, Record<string, string>, string | undefined, number, string][] = [
+      ['GET', '/v1/nothing/here', h, undefined, 404, 'NOT_FOUND'],
+      ['DELETE', '/v1/verifications', h, undefined, 405, 'METHOD_NOT_ALLOWED'],
+      // Next drops a GET's body before the handler, so a signature over one cannot match.
+      ['GET', '/v1/consent', { ...h, 'x-hmac-signature': signJsonRequest(secret, 'GET', '/v1/consent', '{}'), 'content-type': 'application/json', 'content-length': '2' }, '{}', 401, 'INVALID_SIGNATURE'],
+      ['POST', '/v1/verifications', { ...h, 'content-type': 'application/json', 'x-hmac-signature': signJsonRequest(secret, 'POST', '/v1/verifications', '{bad') }, '{bad', 422, 'VALIDATION_ERROR'],
+      ['POST', '/v1/verifications', { ...h, 'content-type': 'application/json', 'x-hmac-signature': 'a'.repeat(64) }, 'x'.repeat(1024 * 1024), 413, 'PAYLOAD_TOO_LARGE'],
+      ['POST', '/v1/verifications', { ...h, 'content-type': 'text/plain', 'x-hmac-signature': signJsonRequest(secret, 'POST', '/v1/verifications', 'hi') }, 'hi', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+      ['GET', '/v1/verifications/not-a-uuid', { ...h, 'x-hmac-signature': signJsonRequest(secret, 'GET', '/v1/verifications/not-a-uuid') }, undefined, 404, 'NOT_FOUND'],
+    ];
+    for (const [method, p, headers, body, status, code] of cases) {
+      const r = await raw(server.base, method, p, headers, body).catch((e) => {
+        throw new Error(`${method} ${p}: ${e.message}`);
+      });
+      expect([method, p, r.status, r.type]).toEqual([method, p, status, 'application/json; charset=utf-8']);
+      expect(JSON.parse(r.body).error.code).toBe(code);
+    }
+  });
+
+  it('the operator CLI works while the server runs, against the same database', () => {
+    const ws = /workspace id\s+(ws_\w+)/.exec(server.out())![1];
+    const out = execFileSync(tsx, ['scripts/ops.ts', 'key:list', '--workspace', ws, '--json'], { cwd: root, env: childEnv(dataDir, port) }).toString();
+    expect(JSON.parse(out).secret_keys).toHaveLength(2);
+  });
+
+  it('SIGINT stops everything cleanly; a second start reuses the data and seeds nothing', async () => {
+    expect(await stop(server)).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'server.json'))).toBe(false);
+    await expect(fetch(`${server.base}/v1/none`)).rejects.toThrow();
+
+    server = await start(dataDir, port);
+    expect(server.out()).not.toContain('First start');
+    const p = `/v1/verifications/${vid}`;
+    const r = await fetch(server.base + p, { headers: { 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, 'GET', p) } });
+    expect(r.status).toBe(200);
+    expect((await r.json()).data.external_id).toBe('launch-1');
+  }, 120_000);
+});

@@ -1,0 +1,88 @@
+/** The operator CLI, run as a separate process against the test database, with --json output. */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { POST as create } from '@/app/v1/verifications/route';
+import { call } from '@/lib/testing/http';
+
+const run = promisify(execFile);
+
+async function ops(...args: string[]): Promise<{ code: number; out: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const tsx = path.resolve('node_modules/.bin/tsx');
+  try {
+    const { stdout } = await run(tsx, ['scripts/ops.ts', ...args, '--json'], { env: { ...process.env, LOG_LEVEL: 'silent' } });
+    return { code: 0, out: parseOne(stdout) };
+  } catch (e) {
+    const err = e as { code: number; stdout: string };
+    return { code: err.code, out: parseOne(err.stdout) };
+  }
+}
+
+function parseOne(stdout: string) {
+  const lines = stdout.trim().split('\n');
+  expect(lines).toHaveLength(1); // exactly one JSON object on stdout
+  return JSON.parse(lines[0]);
+}
+
+describe('operator CLI', () => {
+  it('workspace:create prints the workspace and one test and one live key', async () => {
+    const { code, out } = await ops('workspace:create', '--name', 'CLI co', '--flow', 'kyc');
+    expect(code).toBe(0);
+    expect(out.workspace).toEqual({ id: expect.stringMatching(/^ws_/), name: 'CLI co', api_key: expect.stringMatching(/^pk_/) });
+    expect(out.secret_keys.map((k: { mode: string }) => k.mode)).toEqual(['test', 'live']);
+    for (const k of out.secret_keys) expect(k.secret).toMatch(new RegExp(`^sk_${k.mode}_[A-Za-z0-9]{56}$`));
+    // the printed secret really signs requests
+    const r = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: out.workspace.api_key, secret: out.secret_keys[0].secret });
+    expect(r.status).toBe(201);
+  });
+
+  it('key:create up to 5, then KEY_LIMIT_REACHED; key:list never prints secrets; activate and delete', async () => {
+    const ws = (await ops('workspace:create', '--name', 'keys')).out.workspace.id;
+    const created = [];
+    for (let i = 0; i < 3; i++) created.push((await ops('key:create', '--workspace', ws, '--mode', 'test')).out.secret_key);
+    const over = await ops('key:create', '--workspace', ws, '--mode', 'live');
+    expect([over.code, over.out.error.code]).toEqual([1, 'KEY_LIMIT_REACHED']);
+    const list = await ops('key:list', '--workspace', ws);
+    expect(list.out.secret_keys).toHaveLength(5);
+    expect(JSON.stringify(list.out)).not.toMatch(/sk_(test|live)_[A-Za-z0-9]{56}/);
+    await ops('key:activate', '--key', created[0].id);
+    const after = (await ops('key:list', '--workspace', ws)).out.secret_keys;
+    expect(after.filter((k: { active: boolean }) => k.active).map((k: { id: string }) => k.id)).toEqual([created[0].id]);
+    expect((await ops('key:delete', '--key', created[1].id)).code).toBe(0);
+    expect((await ops('key:list', '--workspace', ws)).out.secret_keys).toHaveLength(4);
+  });
+
+  it('workspace:settings updates and validates', async () => {
+    const ws = (await ops('workspace:create', '--name', 'settings')).out.workspace.id;
+    const r = await ops('workspace:settings', '--workspace', ws, '--enforce-signature', 'false', '--age-threshold', '21', '--webhook-url', 'https://hooks.example.com/x');
+    expect(r.out.workspace).toMatchObject({ enforce_signature: false, age_threshold: 21, webhook_url: 'https://hooks.example.com/x' });
+    const bad = await ops('workspace:settings', '--workspace', ws, '--webhook-url', 'http://plain.example.com');
+    expect([bad.code, bad.out.error.code]).toEqual([1, 'VALIDATION_ERROR']);
+    const missing = await ops('workspace:settings', '--workspace', 'ws_nope', '--age-threshold', '20');
+    expect(missing.out.error.code).toBe('NOT_FOUND');
+  });
+
+  it('consent:publish makes the new text the active version', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ov-')), 'c.txt');
+    fs.writeFileSync(file, 'I consent. ✓\n');
+    const r = await ops('consent:publish', '--text-file', file, '--version', 'cli-1');
+    expect(r.out.consent_version).toMatchObject({ version: 'cli-1', url: `http://verify.test/consent/${r.out.consent_version.id}.txt` });
+    expect(r.out.consent_version.text_sha256).toBe((await import('node:crypto')).createHash('sha256').update('I consent. ✓\n').digest('hex'));
+  });
+
+  it('admin:create, and a duplicate email is refused', async () => {
+    const email = `admin-${Math.random().toString(36).slice(2)}@example.com`;
+    const r = await ops('admin:create', '--email', email, '--password', 'correct horse battery');
+    expect(r.out.admin).toMatchObject({ email, id: expect.stringMatching(/^adm_/) });
+    expect((await ops('admin:create', '--email', email, '--password', 'correct horse battery')).out.error.code).toBe('VALIDATION_ERROR');
+    expect((await ops('admin:create', '--email', 'x@example.com', '--password', 'short')).out.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('an unknown command is an error object', async () => {
+    const r = await ops('nope');
+    expect([r.code, r.out.error.code]).toEqual([1, 'UNKNOWN_COMMAND']);
+  });
+});
