@@ -10,9 +10,17 @@ function threshold(): number {
 function serialize(fields: Record<string, unknown>) {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields)) {
-    out[k] = v instanceof Error ? { name: v.name, message: v.message, stack: v.stack } : v;
+    out[k] = v instanceof Error ? errorFields(v) : v;
   }
   return out;
+}
+
+function errorFields(e: Error, depth = 0): Record<string, unknown> {
+  const f: Record<string, unknown> = { name: e.name, message: e.message, stack: e.stack };
+  const code = (e as { code?: unknown }).code;
+  if (code !== undefined) f.code = code;
+  if (e.cause instanceof Error && depth < 3) f.cause = errorFields(e.cause, depth + 1);
+  return f;
 }
 
 function write(level: Level, msg: string, fields: Record<string, unknown> = {}) {

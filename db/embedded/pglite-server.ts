@@ -5,8 +5,9 @@
  * Why not PGLiteSocketServer's multiplexer: it forwards one protocol message at a time, so with two
  * client connections the Parse/Bind/Execute messages of different queries interleave on PGlite's single
  * backend (the unnamed portal of one is executed for the other). Here every connection's messages are
- * forwarded in whole batches ending at Sync or a simple Query, and while a connection holds an open
- * transaction the backend is reserved for it until the transaction ends.
+ * forwarded in whole batches ending at Sync or a simple Query, and the backend stays reserved for one
+ * connection while it holds an open transaction or is inside an extended-protocol sequence it flushed
+ * half-way (postgres.js sends Parse/Describe/Flush, waits, then Bind/Execute/Sync).
  */
 import net from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
@@ -17,13 +18,14 @@ const CANCEL_REQUEST = 80877102;
 const PROTOCOL_3 = 196608;
 
 type Conn = { id: number; socket: net.Socket; buffer: Buffer; started: boolean; closed: boolean };
-type Batch = { conn: Conn; bytes: Buffer; done: () => void };
+type Chunk = { bytes: Buffer; endsWith: string };
+type Batch = Chunk & { conn: Conn; done: () => void };
 
 export type EmbeddedPostgres = { url: string; port: number; db: PGlite; stop: () => Promise<void> };
 
 /** Splits complete wire messages off the front of a buffer. Returns the batches ready to forward. */
-function takeBatches(conn: Conn): Buffer[] {
-  const out: Buffer[] = [];
+function takeBatches(conn: Conn): Chunk[] {
+  const out: Chunk[] = [];
   let start = 0;
   let pos = 0;
   const b = conn.buffer;
@@ -46,7 +48,7 @@ function takeBatches(conn: Conn): Buffer[] {
       }
       if (code !== PROTOCOL_3) throw new Error(`unsupported protocol ${code}`);
       pos += len;
-      out.push(b.subarray(start, pos));
+      out.push({ bytes: b.subarray(start, pos), endsWith: 'startup' });
       start = pos;
       conn.started = true;
       continue;
@@ -58,7 +60,7 @@ function takeBatches(conn: Conn): Buffer[] {
     pos += len;
     // A batch ends where the backend answers ReadyForQuery: Sync, simple Query; Terminate closes.
     if (type === 'S' || type === 'Q' || type === 'X' || type === 'H') {
-      out.push(b.subarray(start, pos));
+      out.push({ bytes: b.subarray(start, pos), endsWith: type });
       start = pos;
     }
   }
@@ -100,7 +102,9 @@ export async function startEmbeddedPostgres(opts: {
             },
           }),
         );
-        owner = db.isInTransaction() ? conn : null;
+        // Flush ('H') ends a batch the client waits on, but not the sequence: the unnamed statement
+        // and portal it created must not be replaced by another connection before its Sync.
+        owner = db.isInTransaction() || batch.endsWith === 'H' ? conn : null;
         batch.done();
       }
     } finally {
@@ -113,9 +117,10 @@ export async function startEmbeddedPostgres(opts: {
     conns.delete(conn);
     for (let i = queue.length - 1; i >= 0; i--) if (queue[i].conn === conn) queue.splice(i, 1)[0].done();
     if (owner === conn) {
+      // Roll back whatever the vanished client left open before anyone else may run (the backend
+      // stays reserved until then). exec takes PGlite's query lock itself: not inside runExclusive.
+      await db.exec('ROLLBACK').catch(() => {});
       owner = null;
-      // Roll back whatever the vanished client left open, then let the others go on.
-      await db.runExclusive(() => db.exec('ROLLBACK')).catch(() => {});
     }
     void pump();
   }
@@ -128,20 +133,20 @@ export async function startEmbeddedPostgres(opts: {
     let chain = Promise.resolve();
     socket.on('data', (data) => {
       conn.buffer = conn.buffer.length ? Buffer.concat([conn.buffer, data]) : data;
-      let batches: Buffer[];
+      let batches: Chunk[];
       try {
         batches = takeBatches(conn);
       } catch {
         socket.destroy();
         return;
       }
-      for (const bytes of batches) {
+      for (const chunk of batches) {
         // Batches of one connection stay in order; each waits for the previous one to run.
         chain = chain.then(
           () =>
             new Promise<void>((resolve) => {
               if (conn.closed) return resolve();
-              queue.push({ conn, bytes, done: resolve });
+              queue.push({ ...chunk, conn, done: resolve });
               void pump();
             }),
         );
