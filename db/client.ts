@@ -17,8 +17,34 @@ export function connect(url: string, opts: { max?: number } = {}): DbHandle {
     idle_timeout: 30,
     connect_timeout: 10,
   });
-  const db = drizzle(sql, { schema });
+  const db = drizzle(preparing(sql), { schema });
   return { db, sql, close: () => sql.end({ timeout: 5 }) };
+}
+
+/**
+ * drizzle runs ordinary queries through `unsafe(text, params, { prepare: false })`: unnamed statements,
+ * so every query costs Parse/Describe, a round trip, then Bind/Execute. Prepared (named, cached per
+ * connection, as postgres.js does for its own tagged queries) a repeated query is one round trip.
+ * Applied to the transaction clients that `begin` and `savepoint` hand out too.
+ */
+function preparing<T extends postgres.Sql | postgres.TransactionSql>(client: T): T {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === 'unsafe') {
+        return (text: string, args?: unknown[], opts?: object) =>
+          (target.unsafe as (t: string, a?: unknown[], o?: object) => unknown)(text, args, { ...opts, prepare: true });
+      }
+      if (prop === 'begin' || prop === 'savepoint') {
+        return (...a: unknown[]) => {
+          const cb = a[a.length - 1] as (tx: postgres.TransactionSql) => unknown;
+          a[a.length - 1] = (tx: postgres.TransactionSql) => cb(preparing(tx));
+          return (value as (...x: unknown[]) => unknown).apply(target, a);
+        };
+      }
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }) as T;
 }
 
 // One pool per process, kept on globalThis so Next's dev reloads do not open a new pool each time.

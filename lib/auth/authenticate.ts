@@ -3,12 +3,12 @@
  * The workspace is named by X-API-Key; any non-deleted secret key of it may sign; the key that
  * validates sets the mode. Comparison is constant time over the canonical request bytes.
  */
-import { eq } from 'drizzle-orm';
 import { workspaces } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { ApiError } from '../api/errors';
 import { hexEqual, hmacSha256Hex } from '../crypto/hash';
-import { liveKeys, revealSecret, type Mode } from './keys';
+import { revealSecret, type Mode } from './keys';
+import { hot } from '../api/hot-queries';
 
 export type Workspace = typeof workspaces.$inferSelect;
 
@@ -36,8 +36,10 @@ export async function authenticate(
   const apiKey = input.apiKey?.trim();
   if (!apiKey) throw new ApiError('MISSING_API_KEY', 'The X-API-Key header is required.');
   if (apiKey.length > 200) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.');
-  const [workspace] = await db.select().from(workspaces).where(eq(workspaces.apiKey, apiKey));
-  if (!workspace) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.');
+  // One round trip: the workspace and its non-deleted keys.
+  const rows = await hot(db).workspaceWithKeys.execute({ apiKey });
+  if (rows.length === 0) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.');
+  const workspace = rows[0].workspace;
 
   const signature = input.signature;
   if (signature === null || signature === '') {
@@ -51,7 +53,9 @@ export async function authenticate(
     throw new ApiError('INVALID_SIGNATURE', 'The placeholder signature is not enabled for this workspace.');
   }
 
-  const keys = await liveKeys(db, workspace.id);
+  const keys = rows
+    .filter((r) => r.keyId !== null)
+    .map((r) => ({ id: r.keyId!, mode: r.keyMode!, secretCiphertext: r.keyCiphertext! }));
   if (keys.length === 0) {
     throw new ApiError('NO_SECRET_KEYS', 'The workspace has no secret keys; create one before signing requests.');
   }

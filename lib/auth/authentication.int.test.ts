@@ -4,6 +4,7 @@ import { createHmac } from 'node:crypto';
 import { POST as create } from '@/app/v1/verifications/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { GET as getConsent } from '@/app/v1/consent/route';
+import { sql } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { activateSecretKey, createSecretKey, deleteSecretKey, listSecretKeys } from './keys';
 import { updateWorkspaceSettings } from '@/lib/workspaces';
@@ -85,6 +86,11 @@ describe('authentication', () => {
     expect(r.status).toBe(201);
     expect(r.json.data.external_id).toBe('Zoë-éé-👩‍💻');
     expect(r.json.data.external_metadata).toEqual({ url: 'a/b' });
+    // Stored as a JSON object (not a double-encoded string), and so is its audit entry's data.
+    const rows = await getDb().execute<{ t: string; a: string }>(
+      sql`select jsonb_typeof(v.external_metadata) as t, jsonb_typeof(a.data) as a from verifications v join audit_log a on a.verification_id = v.id where v.id = ${r.json.data.id}`,
+    );
+    expect([...rows]).toEqual([{ t: 'object', a: 'object' }]);
   });
 
   it('any non-deleted key validates; a deleted one stops at once (rotation)', async () => {

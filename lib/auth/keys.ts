@@ -101,14 +101,6 @@ export async function listSecretKeys(db: DbOrTx, workspaceId: string) {
   return rows.map(publicKey);
 }
 
-/** Keys of a workspace that validate requests (all non-deleted ones). */
-export function liveKeys(db: DbOrTx, workspaceId: string) {
-  return db
-    .select({ id: secretKeys.id, mode: secretKeys.mode, secretCiphertext: secretKeys.secretCiphertext })
-    .from(secretKeys)
-    .where(and(eq(secretKeys.workspaceId, workspaceId), isNull(secretKeys.deletedAt)));
-}
-
 type KeyRow = typeof secretKeys.$inferSelect;
 export function publicKey(k: KeyRow) {
   return {

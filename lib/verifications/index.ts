@@ -7,6 +7,7 @@ import type { AuthResult } from '../auth/authenticate';
 import { sha256Hex } from '../crypto/hash';
 import { randomToken, uuidv7, UUID_RE } from '../ids';
 import { audit } from '../audit';
+import { hot } from '../api/hot-queries';
 import type { VerificationRow } from './state-machine';
 
 const codePoints = (s: string) => [...s].length;
@@ -64,7 +65,6 @@ export async function createVerification(
     id: uuidv7(),
     workspaceId: ws.id,
     mode,
-    status: 'created' as const,
     flow: ws.flow,
     checkMethod: ws.flow === 'age' ? ws.checkMethod : null,
     externalId: body.external_id ?? null,
@@ -73,7 +73,7 @@ export async function createVerification(
     idempotencyKey: key,
     idempotencyHash: key ? bodyHash : null,
   };
-  const inserted = await db.insert(verifications).values(values).onConflictDoNothing().returning();
+  const inserted = await hot(db).insertVerification.execute(values);
   if (inserted.length === 1) {
     await audit(db, {
       workspaceId: ws.id,
@@ -100,14 +100,18 @@ export async function createVerification(
   return { row: prior, replayed: true };
 }
 
-/** Reads a verification of this workspace and mode; anything else (another workspace, the other mode) is 404. */
-export async function getVerificationOrThrow(db: DbOrTx, auth: Pick<AuthResult, 'workspace' | 'mode'>, rawId: string) {
+/**
+ * Reads a verification of this workspace and mode, with its latest consent record, in one round trip.
+ * Anything else (a malformed id, another workspace's, the other mode's) is 404.
+ */
+export async function getVerificationWithConsentOrThrow(db: DbOrTx, auth: Pick<AuthResult, 'workspace' | 'mode'>, rawId: string) {
   const id = rawId.toLowerCase();
   if (!UUID_RE.test(id)) throw notFound('Verification');
-  const [row] = await db
-    .select()
-    .from(verifications)
-    .where(and(eq(verifications.id, id), eq(verifications.workspaceId, auth.workspace.id), eq(verifications.mode, auth.mode)));
-  if (!row) throw notFound('Verification');
-  return row;
+  const [r] = await hot(db).verificationWithConsent.execute({ id, workspaceId: auth.workspace.id, mode: auth.mode });
+  if (!r) throw notFound('Verification');
+  return { row: r.v, consent: r.consent ?? undefined };
+}
+
+export async function getVerificationOrThrow(db: DbOrTx, auth: Pick<AuthResult, 'workspace' | 'mode'>, rawId: string) {
+  return (await getVerificationWithConsentOrThrow(db, auth, rawId)).row;
 }

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { ApiContext, HandlerResult } from '../api/route';
 import { parseOrThrow } from '../api/zod';
 import { validationError } from '../api/errors';
-import { acceptConsent, consentFields, getActiveConsentOrThrow, getConsentRecord, publicConsentVersion } from '../consent';
-import { createVerification, getVerificationOrThrow, type CreateVerificationBody } from '.';
+import { acceptConsent, consentFields, getActiveConsentOrThrow, publicConsentVersion } from '../consent';
+import { createVerification, getVerificationOrThrow, getVerificationWithConsentOrThrow, type CreateVerificationBody } from '.';
 import { captureUrl, serializeVerification } from './serialize';
 
 export const idParams = z.object({ id: z.string() });
@@ -31,8 +31,8 @@ export async function createVerificationOp(ctx: ApiContext<unknown, CreateVerifi
 }
 
 export async function getVerificationOp(ctx: ApiContext<{ id: string }, unknown>): Promise<HandlerResult> {
-  const row = await getVerificationOrThrow(ctx.db, ctx.auth, ctx.params.id);
-  return { data: serializeVerification(row, await getConsentRecord(ctx.db, row.id)) };
+  const { row, consent } = await getVerificationWithConsentOrThrow(ctx.db, ctx.auth, ctx.params.id);
+  return { data: serializeVerification(row, consent) };
 }
 
 export async function getActiveConsentOp(ctx: ApiContext<unknown, unknown>): Promise<HandlerResult> {

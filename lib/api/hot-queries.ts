@@ -1,0 +1,86 @@
+/**
+ * The queries every API request runs, built once per database pool as drizzle prepared queries
+ * (building a drizzle query costs more CPU than the round trip on a busy server).
+ */
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { auditLog, consentRecords, secretKeys, verifications, workspaces } from '@/db/schema';
+import type { Db, DbOrTx } from '@/db/client';
+
+function build(db: Db) {
+  return {
+    /** The workspace named by an API key with its non-deleted keys: one row per key (or one with nulls). */
+    workspaceWithKeys: db
+      .select({
+        workspace: workspaces,
+        keyId: secretKeys.id,
+        keyMode: secretKeys.mode,
+        keyCiphertext: secretKeys.secretCiphertext,
+      })
+      .from(workspaces)
+      .leftJoin(secretKeys, and(eq(secretKeys.workspaceId, workspaces.id), isNull(secretKeys.deletedAt)))
+      .where(eq(workspaces.apiKey, sql.placeholder('apiKey')))
+      .prepare('ov_workspace_with_keys'),
+
+    /** A verification of a workspace and mode with its latest consent record. */
+    verificationWithConsent: db
+      .select({ v: verifications, consent: consentRecords })
+      .from(verifications)
+      .leftJoin(consentRecords, eq(consentRecords.verificationId, verifications.id))
+      .where(
+        and(
+          eq(verifications.id, sql.placeholder('id')),
+          eq(verifications.workspaceId, sql.placeholder('workspaceId')),
+          eq(verifications.mode, sql.placeholder('mode')),
+        ),
+      )
+      .orderBy(desc(consentRecords.acceptedAt))
+      .limit(1)
+      .prepare('ov_verification_with_consent'),
+
+    /** Creating a verification: the insert (a conflict means an idempotent retry) and its audit entry. */
+    insertVerification: db
+      .insert(verifications)
+      .values({
+        id: sql.placeholder('id'),
+        workspaceId: sql.placeholder('workspaceId'),
+        mode: sql.placeholder('mode'),
+        status: 'created',
+        flow: sql.placeholder('flow'),
+        checkMethod: sql.placeholder('checkMethod'),
+        externalId: sql.placeholder('externalId'),
+        externalMetadata: sql.placeholder('externalMetadata'),
+        captureToken: sql.placeholder('captureToken'),
+        idempotencyKey: sql.placeholder('idempotencyKey'),
+        idempotencyHash: sql.placeholder('idempotencyHash'),
+      })
+      .onConflictDoNothing()
+      .returning()
+      .prepare('ov_insert_verification'),
+
+    insertAudit: db
+      .insert(auditLog)
+      .values({
+        id: sql.placeholder('id'),
+        workspaceId: sql.placeholder('workspaceId'),
+        verificationId: sql.placeholder('verificationId'),
+        actor: sql.placeholder('actor'),
+        action: sql.placeholder('action'),
+        requestId: sql.placeholder('requestId'),
+        data: sql.placeholder('data'),
+      })
+      .prepare('ov_insert_audit'),
+  };
+}
+
+type HotQueries = ReturnType<typeof build>;
+const cache = new WeakMap<object, HotQueries>();
+
+/** Prepared queries for this pool; a transaction gets them built for it (they cannot cross clients). */
+export function hot(db: DbOrTx): HotQueries {
+  let q = cache.get(db);
+  if (!q) {
+    q = build(db as Db);
+    cache.set(db, q);
+  }
+  return q;
+}
