@@ -1,8 +1,9 @@
 /**
  * The baseline of bench:api: the same two operations with no framework, on node:http + postgres.js.
- * Per request it does what the service does: find the workspace by X-API-Key, read its keys, decrypt
- * them, check the HMAC in constant time, take the rate limit in Postgres, then run the operation's
- * query (GET: the verification and its consent record; create: insert the verification and an audit row).
+ * Per request it does what the service does, with the same queries: the workspace by X-API-Key joined
+ * with its keys, decrypt them, check the HMAC in constant time, take the rate limit in Postgres, then the
+ * operation (GET: the verification joined with its latest consent record; create: insert the verification
+ * and an audit row).
  */
 import http from 'node:http';
 import { createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -44,9 +45,12 @@ const server = http.createServer(async (req, res) => {
   for await (const c of req) chunks.push(c as Buffer);
   const body = Buffer.concat(chunks);
   try {
-    const [ws] = await sql`select id, rate_limit_per_minute from workspaces where api_key = ${String(req.headers['x-api-key'])}`;
-    if (!ws) return send(res, 401, { error: { code: 'INVALID_API_KEY' } });
-    const keys = await sql`select id, mode, secret_ciphertext from secret_keys where workspace_id = ${ws.id} and deleted_at is null`;
+    const rows = await sql`select w.id as ws_id, w.rate_limit_per_minute, k.id, k.mode, k.secret_ciphertext
+      from workspaces w left join secret_keys k on k.workspace_id = w.id and k.deleted_at is null
+      where w.api_key = ${String(req.headers['x-api-key'])}`;
+    if (rows.length === 0) return send(res, 401, { error: { code: 'INVALID_API_KEY' } });
+    const ws = { id: rows[0].ws_id, rate_limit_per_minute: rows[0].rate_limit_per_minute };
+    const keys = rows.filter((r) => r.id !== null);
     const sig = Buffer.from(String(req.headers['x-hmac-signature']), 'hex');
     let mode: string | undefined;
     for (const k of keys) {
@@ -58,10 +62,11 @@ const server = http.createServer(async (req, res) => {
     if (!rl.allowed) return send(res, 429, { error: { code: 'RATE_LIMIT' } });
     if (req.method === 'GET') {
       const id = req.url!.split('/').pop()!;
-      const [v] = await sql`select * from verifications where id = ${id} and workspace_id = ${ws.id} and mode = ${mode}`;
+      const [v] = await sql`select v.*, c.version as consent_version, c.accepted_at as consented_at
+        from verifications v left join consent_records c on c.verification_id = v.id
+        where v.id = ${id} and v.workspace_id = ${ws.id} and v.mode = ${mode} order by c.accepted_at desc limit 1`;
       if (!v) return send(res, 404, { error: { code: 'NOT_FOUND' } });
-      const [c] = await sql`select * from consent_records where verification_id = ${id} order by accepted_at desc limit 1`;
-      return send(res, 200, { data: { id: v.id, status: v.status, external_id: v.external_id, created_at: v.created_at, consent: c ?? null } });
+      return send(res, 200, { data: { id: v.id, status: v.status, external_id: v.external_id, created_at: v.created_at, consent_version: v.consent_version } });
     }
     const input = JSON.parse(body.toString() || '{}');
     const id = uuidv7();
