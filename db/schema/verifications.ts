@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { customType, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { workspaces } from './workspaces';
 
@@ -77,4 +77,37 @@ export const media = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [index('media_verification_idx').on(t.verificationId, t.type, t.side, t.createdAt)],
+);
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
+/** Encrypted media bytes (AES-256-GCM, bound to the media id), behind lib/media/storage.ts. */
+export const mediaBlobs = pgTable('media_blobs', {
+  mediaId: text('media_id')
+    .primaryKey()
+    .references(() => media.id, { onDelete: 'cascade' }),
+  ciphertext: bytea('ciphertext').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+/** Work for the decision pipeline, written in the same transaction as the submit (outbox). */
+export const pipelineJobs = pgTable(
+  'pipeline_jobs',
+  {
+    id: text('id').primaryKey(),
+    verificationId: text('verification_id')
+      .notNull()
+      .references(() => verifications.id),
+    attempt: integer('attempt').notNull(),
+    /** The media this attempt submitted: the newest upload of each required kind. */
+    mediaIds: jsonb('media_ids').$type<Record<string, string>>().notNull(),
+    status: text('status', { enum: ['pending', 'running', 'done', 'failed'] }).notNull().default('pending'),
+    runAfter: ts('run_after').notNull().defaultNow(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('pipeline_jobs_due_idx').on(t.status, t.runAfter),
+    uniqueIndex('pipeline_jobs_verification_attempt_idx').on(t.verificationId, t.attempt),
+  ],
 );

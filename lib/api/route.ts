@@ -7,7 +7,8 @@ import type { z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import { newId } from '../ids';
 import { authenticate, type AuthResult } from '../auth/authenticate';
-import { canonicalJson } from '../auth/canonical';
+import { canonicalJson, canonicalMultipart } from '../auth/canonical';
+import { LIMITS } from '../media/thresholds';
 import { rateLimitError, rateLimitHeaders, takeRateLimit } from '../ratelimit';
 import { ApiError } from './errors';
 import { errorResponse, json } from './respond';
@@ -24,6 +25,8 @@ export type ApiContext<P, B> = {
   params: P;
   body: B;
   rawBody: Uint8Array;
+  /** Multipart endpoints: the non-file fields and the files, by field name. */
+  form?: { fields: [string, string][]; files: { field: string; bytes: Uint8Array; type: string }[] };
 };
 
 type RouteOptions<PS extends z.ZodType, BS extends z.ZodType> = {
@@ -32,6 +35,8 @@ type RouteOptions<PS extends z.ZodType, BS extends z.ZodType> = {
   params?: PS;
   /** JSON body schema; without it the endpoint takes no body. */
   body?: BS;
+  /** A multipart/form-data endpoint; `body` then validates the non-file fields. */
+  multipart?: boolean;
   /** A params failure is this error (e.g. a malformed id is simply not found). */
   paramsError?: () => ApiError;
   handler: (ctx: ApiContext<z.infer<PS>, z.infer<BS>>) => Promise<HandlerResult>;
@@ -52,11 +57,19 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
     let headers: Record<string, string> = { 'x-request-id': requestId };
     try {
       const db = getDb();
-      const rawBody = await readBodyLimited(req, JSON_BODY_LIMIT);
+      let form: ApiContext<unknown, unknown>['form'];
+      if (opts.multipart && !/^multipart\/form-data\s*;/i.test(req.headers.get('content-type') ?? '')) {
+        throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data.');
+      }
+      // Multipart: the file limit plus room for the form's own bytes, refused while streaming.
+      const rawBody = await readBodyLimited(req, opts.multipart ? LIMITS.maxFileBytes + 256 * 1024 : JSON_BODY_LIMIT);
+      if (opts.multipart) form = await parseMultipart(req, rawBody);
       const auth = await authenticate(db, {
         apiKey: req.headers.get('x-api-key'),
         signature: req.headers.get('x-hmac-signature'),
-        canonical: canonicalJson(req.method, pathWithQuery(req), rawBody),
+        canonical: form
+          ? [canonicalMultipart(req.method, pathWithQuery(req), form.fields, form.files.map((f) => f.bytes))]
+          : canonicalJson(req.method, pathWithQuery(req), rawBody),
         allowUnsigned: opts.auth === 'apiKeyUnsignedAllowed',
       });
 
@@ -73,7 +86,9 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
       }
 
       let body: z.infer<BS> = undefined as z.infer<BS>;
-      if (opts.body) {
+      if (form) {
+        body = parseOrThrow(opts.body!, Object.fromEntries(form.fields));
+      } else if (opts.body) {
         let input: unknown = {};
         if (rawBody.byteLength > 0) {
           if (!isJsonContentType(req.headers.get('content-type'))) {
@@ -88,12 +103,32 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
         });
       }
 
-      const result = await opts.handler({ db, req, requestId, auth, params, body, rawBody });
+      const result = await opts.handler({ db, req, requestId, auth, params, body, rawBody, form });
       return json(result.status ?? 200, { data: result.data }, { ...headers, ...result.headers });
     } catch (err) {
       return errorResponse(err, requestId, headers);
     }
   };
+}
+
+/** Parses a buffered multipart body; a field given twice is refused (the signature would be ambiguous). */
+async function parseMultipart(req: Request, raw: Uint8Array): Promise<NonNullable<ApiContext<unknown, unknown>['form']>> {
+  let data: FormData;
+  try {
+    data = await new Response(raw as BodyInit, { headers: { 'content-type': req.headers.get('content-type')! } }).formData();
+  } catch {
+    throw new ApiError('VALIDATION_ERROR', 'The multipart body could not be parsed.', { fields: { body: ['Malformed multipart/form-data.'] } });
+  }
+  const fields: [string, string][] = [];
+  const files: { field: string; bytes: Uint8Array; type: string }[] = [];
+  const seen = new Set<string>();
+  for (const [name, value] of data.entries()) {
+    if (seen.has(name)) throw new ApiError('VALIDATION_ERROR', `The field ${name} is given more than once.`, { fields: { [name]: ['Given more than once.'] } });
+    seen.add(name);
+    if (typeof value === 'string') fields.push([name, value]);
+    else files.push({ field: name, bytes: new Uint8Array(await value.arrayBuffer()), type: value.type });
+  }
+  return { fields, files };
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -27,3 +27,12 @@ export function decrypt(boxed: string, aad: string, k: Buffer = key()): Buffer {
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]);
 }
+
+/** Binary form for media: iv[12] | tag[16] | ciphertext, as a Buffer (stored in bytea). */
+export function encryptBytes(plain: Uint8Array, aad: string, k: Buffer = key()): Buffer {
+  return Buffer.from(encrypt(Buffer.from(plain), aad, k), 'base64');
+}
+
+export function decryptBytes(boxed: Uint8Array, aad: string, k: Buffer = key()): Buffer {
+  return decrypt(Buffer.from(boxed).toString('base64'), aad, k);
+}

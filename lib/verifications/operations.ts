@@ -6,6 +6,8 @@ import { validationError } from '../api/errors';
 import { acceptConsent, consentFields, getActiveConsentOrThrow, publicConsentVersion } from '../consent';
 import { createVerification, getVerificationOrThrow, getVerificationWithConsentOrThrow, type CreateVerificationBody } from '.';
 import { captureUrl, serializeVerification } from './serialize';
+import { serializeMedia, uploadMedia } from '../media/upload';
+import { submitVerification } from './submit';
 
 export const idParams = z.object({ id: z.string() });
 
@@ -67,4 +69,31 @@ export async function acceptConsentOp(ctx: ApiContext<{ id: string }, Record<str
   const actor = ctx.auth.via.kind === 'key' ? `key:${ctx.auth.via.keyId}` : ctx.auth.via.kind;
   const rec = await acceptConsent(ctx.db, v, input, { actor, requestId: ctx.requestId });
   return { data: { id: v.id, ...consentFields(rec) } };
+}
+
+export const mediaFields = z.strictObject({
+  type: z.enum(['selfie', 'document'], { error: 'Must be selfie or document.' }),
+  side: z.enum(['front', 'back'], { error: 'Must be front or back.' }).optional(),
+  document_type: z.enum(['passport', 'id_card', 'driving_licence'], { error: 'Must be passport, id_card or driving_licence.' }).optional(),
+});
+
+const actorOf = (ctx: ApiContext<unknown, unknown>) => (ctx.auth.via.kind === 'key' ? `key:${ctx.auth.via.keyId}` : ctx.auth.via.kind);
+
+export async function uploadMediaOp(ctx: ApiContext<{ id: string }, z.infer<typeof mediaFields>>): Promise<HandlerResult> {
+  const files = ctx.form!.files;
+  const file = files.find((f) => f.field === 'file');
+  const stray = files.filter((f) => f.field !== 'file').map((f) => f.field);
+  if (!file || stray.length) {
+    throw validationError({ ...(file ? {} : { file: ['Required: the image file.'] }), ...Object.fromEntries(stray.map((n) => [n, ['Unknown file field.']])) });
+  }
+  if (ctx.body.type === 'selfie' && (ctx.body.side || ctx.body.document_type)) {
+    throw validationError({ [ctx.body.side ? 'side' : 'document_type']: ['Only for documents.'] });
+  }
+  const m = await uploadMedia(ctx.db, ctx.auth, ctx.params.id, { ...ctx.body, file: file.bytes }, { actor: actorOf(ctx), requestId: ctx.requestId });
+  return { status: 201, data: serializeMedia(m) };
+}
+
+export async function submitOp(ctx: ApiContext<{ id: string }, unknown>): Promise<HandlerResult> {
+  const v = await submitVerification(ctx.db, ctx.auth, ctx.params.id, { actor: actorOf(ctx), requestId: ctx.requestId });
+  return { data: { id: v.id, status: v.status, submitted_at: v.submittedAt!.toISOString(), attempts_remaining: Math.max(0, 5 - v.attemptsUsed) } };
 }

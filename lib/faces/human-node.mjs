@@ -1,0 +1,83 @@
+// @ts-check
+/**
+ * Human (@vladmandic/human) in Node without tfjs-node: the wasm build, loaded by file path, its .wasm
+ * files from @tensorflow/tfjs-backend-wasm and its models from the package's models/ folder through a
+ * tf.io load router (Node's fetch cannot read file://). One instance per worker thread (wasm uses one core).
+ */
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+const humanDir = path.dirname(require.resolve('@vladmandic/human'));
+const modelsDir = path.join(humanDir, '..', 'models');
+const wasmDir = path.join(path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm')), '..', 'dist');
+
+export const HUMAN_CONFIG = {
+  backend: 'wasm',
+  wasmPath: wasmDir + path.sep,
+  modelBasePath: 'file://' + modelsDir + '/',
+  debug: false,
+  // Server use: never reuse a previous image's result.
+  cacheSensitivity: 0,
+  skipAllowed: false,
+  filter: { enabled: false },
+  face: {
+    enabled: true,
+    detector: { rotation: true, maxDetected: 10, minConfidence: 0.2, return: false },
+    mesh: { enabled: true },
+    iris: { enabled: true },
+    description: { enabled: true },
+    emotion: { enabled: false },
+    antispoof: { enabled: true },
+    liveness: { enabled: true },
+  },
+  body: { enabled: false },
+  hand: { enabled: false },
+  object: { enabled: false },
+  gesture: { enabled: false },
+  segmentation: { enabled: false },
+};
+
+let routerRegistered = false;
+
+/** @param {any} tf */
+function registerFileRouter(tf) {
+  if (routerRegistered) return;
+  routerRegistered = true;
+  tf.io.registerLoadRouter((/** @type {string | string[]} */ url) => {
+    const u = Array.isArray(url) ? url[0] : url;
+    if (typeof u !== 'string' || !u.startsWith('file://')) return null;
+    const file = u.slice('file://'.length);
+    return {
+      load: async () => {
+        const json = JSON.parse(fs.readFileSync(file, 'utf8'));
+        const dir = path.dirname(file);
+        const manifest = /** @type {{ paths: string[], weights: unknown[] }[]} */ (json.weightsManifest);
+        const data = Buffer.concat(manifest.flatMap((g) => g.paths.map((p) => fs.readFileSync(path.join(dir, p)))));
+        return {
+          modelTopology: json.modelTopology,
+          weightSpecs: manifest.flatMap((g) => g.weights),
+          weightData: data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength),
+          format: json.format,
+          generatedBy: json.generatedBy,
+          convertedBy: json.convertedBy,
+          signature: json.signature,
+          userDefinedMetadata: json.userDefinedMetadata,
+        };
+      },
+    };
+  });
+}
+
+/** Loads Human once; throws when a model failed (human.load() itself does not). */
+export async function loadHuman() {
+  const { Human } = require(path.join(humanDir, 'human.node-wasm.js'));
+  const human = new Human(HUMAN_CONFIG);
+  registerFileRouter(human.tf);
+  await human.load();
+  const stats = human.models.stats();
+  if (stats.numLoadedModels < 6) throw new Error(`Human loaded ${stats.numLoadedModels} of 6 face models`);
+  await human.warmup();
+  return human;
+}

