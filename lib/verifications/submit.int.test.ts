@@ -1,0 +1,122 @@
+/** interface.md "Endpoints" rules 4, 6, 7, "Required media before submit", "Attempts". */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { getDb } from '@/db/client';
+import { pipelineJobs, verifications } from '@/db/schema';
+import { POST as create } from '@/app/v1/verifications/route';
+import { GET as getOne } from '@/app/v1/verifications/[id]/route';
+import { call } from '@/lib/testing/http';
+import { makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
+import { consentedVerification, submit, upload } from '@/lib/testing/upload';
+import * as I from '@/lib/testing/images';
+import { analysisPool } from '@/lib/media/pool';
+import { missingMedia, submittedMedia } from './submit';
+
+describe('submit', () => {
+  let age: TestWorkspace;
+  let docs: TestWorkspace;
+  let kyc: TestWorkspace;
+  let face: Buffer;
+  beforeAll(async () => {
+    age = await makeWorkspace();
+    docs = await makeWorkspace({ check_method: 'document_verification' });
+    kyc = await makeWorkspace({}, { flow: 'kyc' });
+    face = I.astronaut();
+    await analysisPool().ready();
+  }, 120_000);
+
+  it('required media per flow and check method (interface.md table)', () => {
+    const sel = { type: 'selfie', side: null, documentType: null };
+    const front = (t = 'id_card') => ({ type: 'document', side: 'front', documentType: t });
+    const back = { type: 'document', side: 'back', documentType: 'id_card' };
+    expect(missingMedia({ flow: 'age', checkMethod: 'estimation' }, [])).toEqual(['selfie']);
+    expect(missingMedia({ flow: 'age', checkMethod: 'estimation' }, [sel])).toEqual([]);
+    expect(missingMedia({ flow: 'age', checkMethod: 'document_verification' }, [sel])).toEqual(['document_front', 'document_back']);
+    expect(missingMedia({ flow: 'age', checkMethod: 'document_verification' }, [sel, front()])).toEqual(['document_back']);
+    expect(missingMedia({ flow: 'age', checkMethod: 'document_verification' }, [sel, front('passport')])).toEqual([]);
+    expect(missingMedia({ flow: 'kyc', checkMethod: null }, [front(), back])).toEqual(['selfie']);
+    expect(missingMedia({ flow: 'kyc', checkMethod: null }, [sel, front(), back])).toEqual([]);
+  });
+
+  it('CONSENT_REQUIRED (403) before consent', async () => {
+    const c = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: age.apiKey, secret: age.testSecret });
+    const r = await submit(age, age.testSecret, c.json.data.id);
+    expect([r.status, r.json.error.code]).toEqual([403, 'CONSENT_REQUIRED']);
+  });
+
+  it('MISSING_REQUIRED_MEDIA (422) in created, with details.missing', async () => {
+    const id = await consentedVerification(age);
+    const r = await submit(age, age.testSecret, id);
+    expect([r.status, r.json.error.code, r.json.error.details.missing]).toEqual([422, 'MISSING_REQUIRED_MEDIA', ['selfie']]);
+  });
+
+  it('document verification: selfie alone is not enough; a passport front is; an ID card needs its back', async () => {
+    const id = await consentedVerification(docs);
+    expect((await upload(docs, docs.testSecret, id, { type: 'selfie' }, face)).status).toBe(201);
+    expect((await submit(docs, docs.testSecret, id)).json.error.details.missing).toEqual(['document_front', 'document_back']);
+    expect((await upload(docs, docs.testSecret, id, { type: 'document', side: 'front', document_type: 'id_card' }, await I.renderDocument('id_card', 'front'))).status).toBe(201);
+    expect((await submit(docs, docs.testSecret, id)).json.error.details.missing).toEqual(['document_back']);
+    const pid = await consentedVerification(docs);
+    await upload(docs, docs.testSecret, pid, { type: 'selfie' }, face);
+    expect((await upload(docs, docs.testSecret, pid, { type: 'document', side: 'front', document_type: 'passport' }, await I.renderDocument('passport', 'front'))).status).toBe(201);
+    expect((await submit(docs, docs.testSecret, pid)).status).toBe(200);
+  });
+
+  it('KYC needs selfie, front and back', async () => {
+    const id = await consentedVerification(kyc);
+    await upload(kyc, kyc.testSecret, id, { type: 'selfie' }, face);
+    expect((await submit(kyc, kyc.testSecret, id)).json.error.details.missing).toEqual(['document_front', 'document_back']);
+  });
+
+  it('test mode: submit goes to review; consumes an attempt; a second submit is INVALID_STATUS (409)', async () => {
+    const id = await consentedVerification(age);
+    await upload(age, age.testSecret, id, { type: 'selfie' }, face);
+    const r = await submit(age, age.testSecret, id);
+    expect(r.status).toBe(200);
+    expect(r.json.data).toMatchObject({ id, status: 'review', submitted_at: expect.any(String) });
+    const again = await submit(age, age.testSecret, id);
+    expect([again.status, again.json.error.code]).toEqual([409, 'INVALID_STATUS']);
+    const g = await call(getOne, { path: `/v1/verifications/${id}`, apiKey: age.apiKey, secret: age.testSecret, params: { id } });
+    expect(g.json.data).toMatchObject({ status: 'review', attempts_remaining: 4 });
+    expect(await getDb().select().from(pipelineJobs).where(eq(pipelineJobs.verificationId, id))).toHaveLength(0);
+  });
+
+  it('live mode: submitted, with a pipeline job naming the newest selfie (a second upload replaces the first)', async () => {
+    const id = await consentedVerification(age, age.liveSecret);
+    const first = await upload(age, age.liveSecret, id, { type: 'selfie' }, face);
+    const second = await upload(age, age.liveSecret, id, { type: 'selfie' }, I.graceHopper());
+    expect([first.status, second.status]).toEqual([201, 201]);
+    const r = await submit(age, age.liveSecret, id);
+    expect(r.json.data.status).toBe('submitted');
+    const jobs = await getDb().select().from(pipelineJobs).where(eq(pipelineJobs.verificationId, id));
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toMatchObject({ attempt: 1, status: 'pending', mediaIds: { selfie: second.json.data.id } });
+  });
+
+  it('newest per kind and side', () => {
+    expect(submittedMedia([{ id: 'm3', type: 'selfie', side: null }, { id: 'm2', type: 'document', side: 'front' }, { id: 'm1', type: 'selfie', side: null }])).toEqual({ selfie: 'm3', document_front: 'm2' });
+  });
+
+  it('an upload racing a submit never leaves a verification submitted without its media', async () => {
+    for (let round = 0; round < 4; round++) {
+      const id = await consentedVerification(age, age.liveSecret);
+      const [u, s] = await Promise.all([
+        upload(age, age.liveSecret, id, { type: 'selfie' }, face),
+        // Let the submit land at various points of the upload's validation.
+        new Promise((r) => setTimeout(r, round * 90)).then(() => submit(age, age.liveSecret, id)),
+      ]);
+      const [v] = await getDb().select().from(verifications).where(eq(verifications.id, id));
+      const jobs = await getDb().select().from(pipelineJobs).where(eq(pipelineJobs.verificationId, id));
+      if (s.status === 200) {
+        expect(u.status).toBe(201);
+        expect(v.status).toBe('submitted');
+        expect(jobs[0].mediaIds.selfie).toBe(u.json.data.id);
+      } else {
+        expect(s.json.error.code).toBe('MISSING_REQUIRED_MEDIA');
+        expect(u.status).toBe(201);
+        expect(v.status).toBe('started');
+        expect(jobs).toHaveLength(0);
+      }
+    }
+  });
+});

@@ -1,0 +1,102 @@
+/** Shared set-up of the benchmarks: a database, the production server, a workspace, each in its own process. */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { applyMigrations } from '../../db/migrate';
+import { connect } from '../../db/client';
+import { startPg15 } from '../../lib/testing/pg15';
+
+export const root = path.resolve(import.meta.dirname, '../..');
+const children: ChildProcess[] = [];
+
+export const arg = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function startChild(cmd: string, args: string[], env: NodeJS.ProcessEnv, readyOn: RegExp): Promise<{ proc: ChildProcess; line: string }> {
+  const proc = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(proc);
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    proc.stdout!.on('data', (d) => {
+      buf += d;
+      const m = buf.split('\n').find((l) => readyOn.test(l));
+      if (m) resolve({ proc, line: m });
+    });
+    proc.once('exit', (c) => reject(new Error(`${cmd} exited ${c}: ${buf}`)));
+  });
+}
+
+export function ensureBuild() {
+  if (!fs.existsSync(path.join(root, '.next/BUILD_ID'))) {
+    console.log('building (next build)…');
+    execFileSync('npx', ['next', 'build'], { cwd: root, stdio: 'ignore' });
+  }
+}
+
+/** The embedded engine in a process of its own, or Debian's PostgreSQL 15. */
+export async function startDatabase(kind: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  if (kind === 'pg15') return startPg15();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-bench-'));
+  const { proc, line } = await startChild(path.join(root, 'node_modules/.bin/tsx'), ['scripts/bench/embedded-db.ts', path.join(dir, 'db')], process.env, /"url"/);
+  return {
+    url: JSON.parse(line).url,
+    stop: async () => {
+      proc.kill('SIGTERM');
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Migrates, creates a workspace with the rate limit raised, and returns its credentials and the env. */
+export async function prepare(dbUrl: string, settings: Record<string, unknown> = {}) {
+  const encryptionKey = randomBytes(32).toString('base64');
+  process.env.ENCRYPTION_KEY = encryptionKey;
+  process.env.BASE_URL = 'http://bench.local';
+  await applyMigrations(dbUrl);
+  const h = connect(dbUrl, { max: 2 });
+  const { createWorkspace } = await import('../../lib/workspaces');
+  const { ensureConsent } = await import('../../lib/testing/factories');
+  const ws = await createWorkspace(h.db, { name: 'bench', settings: { rate_limit_per_minute: 1_000_000, ...settings } });
+  const consent = await ensureConsent(h.db);
+  await h.close();
+  const env: NodeJS.ProcessEnv = {
+    DATABASE_POOL_SIZE: arg('pool', '10'),
+    ...process.env,
+    DATABASE_URL: dbUrl,
+    ENCRYPTION_KEY: encryptionKey,
+    BASE_URL: 'http://bench.local',
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    NEXT_TELEMETRY_DISABLED: '1',
+  };
+  return { apiKey: ws.workspace.apiKey, secret: ws.secretKeys.find((k) => k.mode === 'test')!.secret, consent: { id: consent.id, sha: consent.textSha256 }, env };
+}
+
+export async function startService(env: NodeJS.ProcessEnv): Promise<string> {
+  const port = await freePort();
+  await startChild(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port)], { ...env, PORT: String(port) }, /Ready/);
+  return `http://127.0.0.1:${port}`;
+}
+
+export function stopAll() {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+}
+
+export const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
