@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { signJsonRequest } from '../lib/auth/sign';
-import { arg, ensureBuild, prepare, root, startChild, startDatabase, startService, stopAll, freePort } from './bench/harness';
+import { arg, ensureBuild, prepare, root, startChild, startDatabase, startService, stopAll, freePort, runBench } from './bench/harness';
 
 const DB = arg('db', 'embedded');
 const SECONDS = Number(arg('seconds', '10'));
@@ -63,12 +63,4 @@ async function main() {
   await db.stop();
 }
 
-main()
-  .catch((e) => {
-    console.error(e);
-    process.exitCode = 1;
-  })
-  .finally(() => {
-    stopAll();
-    setTimeout(() => process.exit(), 1000);
-  });
+runBench(main);

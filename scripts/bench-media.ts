@@ -8,7 +8,7 @@
 import os from 'node:os';
 import { signJsonRequest, signMultipartRequest } from '../lib/auth/sign';
 import { selfie1280 } from '../lib/testing/images';
-import { arg, ensureBuild, percentile, prepare, startDatabase, startService, stopAll } from './bench/harness';
+import { arg, ensureBuild, percentile, prepare, startDatabase, startService, stopAll, runBench } from './bench/harness';
 
 const DB = arg('db', 'embedded');
 const UPLOADS = Number(arg('uploads', '30'));
@@ -82,12 +82,4 @@ async function main() {
   await db.stop();
 }
 
-main()
-  .catch((e) => {
-    console.error(e);
-    process.exitCode = 1;
-  })
-  .finally(() => {
-    stopAll();
-    setTimeout(() => process.exit(), 1000);
-  });
+runBench(main);

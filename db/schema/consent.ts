@@ -1,8 +1,8 @@
-import { boolean, integer, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, integer, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { ts } from './columns';
 import { sql } from 'drizzle-orm';
 import { verifications } from './verifications';
 
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const consentVersions = pgTable(
   'consent_versions',

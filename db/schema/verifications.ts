@@ -1,8 +1,8 @@
-import { customType, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { customType, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { ts } from './columns';
 import { sql } from 'drizzle-orm';
 import { workspaces } from './workspaces';
 
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const VERIFICATION_STATUSES = [
   'created',

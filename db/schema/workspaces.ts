@@ -1,7 +1,7 @@
-import { boolean, index, integer, pgTable, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, real, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { ts } from './columns';
 import { sql } from 'drizzle-orm';
 
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const workspaces = pgTable('workspaces', {
   id: text('id').primaryKey(),

@@ -100,3 +100,16 @@ export const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
+
+/** Runs a benchmark's main and always stops what it started. */
+export function runBench(main: () => Promise<void>) {
+  main()
+    .catch((e) => {
+      console.error(e);
+      process.exitCode = 1;
+    })
+    .finally(() => {
+      stopAll();
+      setTimeout(() => process.exit(), 1000);
+    });
+}
