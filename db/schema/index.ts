@@ -2,3 +2,4 @@ export * from './workspaces';
 export * from './verifications';
 export * from './consent';
 export * from './ops';
+export * from './webhooks';

@@ -1,12 +1,14 @@
 /**
  * The state machine of interface.md "States and transitions", as data. One function applies a move:
  * it finds the row for (current status, trigger), updates conditionally on the expected status, and
- * refuses anything else with INVALID_STATUS, never a silent no-op.
+ * refuses anything else with INVALID_STATUS, never a silent no-op. A move that fires a webhook writes its
+ * event row with the update: callers that change state run it inside their transaction.
  */
 import { and, eq } from 'drizzle-orm';
 import { verifications, type VerificationStatus } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { ApiError, notFound } from '../api/errors';
+import { enqueueWebhook } from '../webhooks/outbox';
 
 export type Trigger =
   | 'media_uploaded'
@@ -66,9 +68,14 @@ export type TransitionPatch = Partial<Pick<VerificationRow, 'reason' | 'result' 
  * racing moves exactly one wins and the other gets INVALID_STATUS.
  */
 export async function applyTransition(
-  db: DbOrTx,
+  outer: DbOrTx,
   input: { verificationId: string; trigger: Trigger; patch?: TransitionPatch; now?: Date },
 ): Promise<{ row: VerificationRow; transition: Transition }> {
+  // Atomic on its own (a savepoint inside the caller's transaction): the update and its webhook event.
+  return outer.transaction((db) => applyIn(db, input));
+}
+
+async function applyIn(db: DbOrTx, input: { verificationId: string; trigger: Trigger; patch?: TransitionPatch; now?: Date }) {
   const [current] = await db.select().from(verifications).where(eq(verifications.id, input.verificationId));
   if (!current) throw notFound('Verification');
   const t = findTransition(current.status, input.trigger, current.mode);
@@ -91,6 +98,7 @@ export async function applyTransition(
     .set(set)
     .where(and(eq(verifications.id, current.id), eq(verifications.status, current.status)))
     .returning();
+  if (row && t.webhook) await enqueueWebhook(db, row, now);
   if (!row) {
     throw new ApiError('INVALID_STATUS', 'The verification changed while this request ran; read it again.', {
       status: (await db.select({ s: verifications.status }).from(verifications).where(eq(verifications.id, current.id)))[0]?.s,

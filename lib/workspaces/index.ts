@@ -7,6 +7,7 @@ import { parseOrThrow } from '../api/zod';
 import { newId, randomAlnum } from '../ids';
 import { createSecretKey, type CreatedKey } from '../auth/keys';
 import { audit } from '../audit';
+import { webhookUrlProblem } from '../webhooks/ssrf';
 
 export type Workspace = typeof workspaces.$inferSelect;
 
@@ -37,9 +38,10 @@ export async function createWorkspace(
   });
 }
 
-const httpsUrl = z
-  .url()
-  .refine((u) => u.startsWith('https://'), 'Webhooks are delivered only to https:// URLs.');
+const httpsUrl = z.string().superRefine((u, ctx) => {
+  const problem = webhookUrlProblem(u);
+  if (problem) ctx.addIssue({ code: 'custom', message: `Invalid webhook URL: ${problem}.` });
+});
 
 export const settingsPatch = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),

@@ -1,0 +1,52 @@
+import { index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { ts } from './columns';
+import { verifications } from './verifications';
+import { workspaces } from './workspaces';
+
+/**
+ * Outbox of webhook events: written in the same transaction as the status change that fires it.
+ * `body` is the exact JSON sent, serialised once; `next_attempt_at` doubles as the lease of a runner
+ * that claimed it, so a runner that dies mid-send lets the event come due again (sent twice, never lost).
+ */
+export const webhookEvents = pgTable(
+  'webhook_events',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    verificationId: text('verification_id')
+      .notNull()
+      .references(() => verifications.id),
+    status: text('status').notNull(),
+    body: text('body').notNull(),
+    /** pending → delivered (2xx) | completed (a 4xx not retried) | failed (4 attempts) | skipped (no URL) */
+    state: text('state', { enum: ['pending', 'delivered', 'completed', 'failed', 'skipped'] }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('webhook_events_due_idx').on(t.state, t.nextAttemptAt), index('webhook_events_verification_idx').on(t.verificationId, t.createdAt)],
+);
+
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: text('id').primaryKey(),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => webhookEvents.id),
+    attempt: integer('attempt').notNull(),
+    url: text('url'),
+    keyId: text('key_id'),
+    startedAt: ts('started_at').notNull(),
+    latencyMs: integer('latency_ms'),
+    statusCode: integer('status_code'),
+    responseBody: text('response_body'),
+    error: text('error'),
+    outcome: text('outcome', { enum: ['delivered', 'retry', 'completed', 'failed'] }).notNull(),
+    detail: jsonb('detail'),
+  },
+  (t) => [index('webhook_attempts_event_idx').on(t.eventId, t.attempt)],
+);

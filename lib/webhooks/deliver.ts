@@ -1,0 +1,176 @@
+/**
+ * Webhook delivery (interface.md "Delivery and retry", decisions.md "Webhooks"). Idempotent and safe on
+ * several runners: due events are claimed with FOR UPDATE SKIP LOCKED and leased by pushing
+ * next_attempt_at forward; each attempt is signed at send time with the workspace's active key.
+ */
+import dns from 'node:dns';
+import https from 'node:https';
+import net from 'node:net';
+import { and, asc, eq, inArray, isNull, lte } from 'drizzle-orm';
+import { secretKeys, webhookAttempts, webhookEvents, workspaces } from '@/db/schema';
+import type { Db } from '@/db/client';
+import { env } from '../env';
+import { hmacSha256Hex } from '../crypto/hash';
+import { revealSecret } from '../auth/keys';
+import { newId } from '../ids';
+import { log } from '../log';
+import { allowPrivateTargets, isForbiddenAddress, webhookUrlProblem } from './ssrf';
+
+export const MAX_ATTEMPTS = 4;
+const TIMEOUT_MS = 10_000;
+/** How long a claimed event is held before another runner may take it (a runner that died mid-send). */
+const LEASE_MS = 60_000;
+const BODY_KEEP = 1024;
+
+export type DeliverDeps = {
+  db: Db;
+  now?: () => Date;
+  /** Seconds before attempts 2, 3, 4 (WEBHOOK_RETRY_DELAYS). */
+  delays?: number[];
+  /** Extra trusted CAs (tests with a self-signed receiver); production uses the system store. */
+  ca?: string | Buffer;
+  allowPrivate?: boolean;
+  /** Per-attempt budget; 10 s in production, scaled down by tests. */
+  timeoutMs?: number;
+};
+
+type SendResult = { statusCode?: number; body?: string; error?: string; latencyMs: number };
+
+/** One HTTPS POST: no redirects followed, 10 s budget, the resolved address checked at connect time. */
+export function sendOnce(url: string, body: string, headers: Record<string, string>, opts: { ca?: string | Buffer; allowPrivate: boolean; timeoutMs?: number }): Promise<SendResult> {
+  const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
+  const started = performance.now();
+  const done = (r: Omit<SendResult, 'latencyMs'>): SendResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
+  const problem = webhookUrlProblem(url, opts.allowPrivate);
+  if (problem) return Promise.resolve(done({ error: `refused: ${problem}` }));
+  const lookup: net.LookupFunction = (hostname, options, cb) => {
+    dns.lookup(hostname, { all: true }, (err, addresses) => {
+      if (err) return cb(err, '', 4);
+      const list = addresses as dns.LookupAddress[];
+      const bad = list.find((a) => isForbiddenAddress(a.address));
+      if (bad && !opts.allowPrivate) return cb(Object.assign(new Error(`refused: ${hostname} resolves to ${bad.address}`), { code: 'EFORBIDDEN' }), '', 4);
+      if ((options as { all?: boolean }).all) return (cb as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      cb(null, list[0].address, list[0].family);
+    });
+  };
+  return new Promise((resolve) => {
+    const req = https.request(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, ca: opts.ca, timeout: timeoutMs, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => {
+        if (text.length < BODY_KEEP) text += d;
+      });
+      res.on('end', () => resolve(done({ statusCode: res.statusCode, body: text.slice(0, BODY_KEEP) })));
+      res.on('error', (e) => resolve(done({ statusCode: res.statusCode, error: e.message })));
+    });
+    const timeout = () => req.destroy(new Error(`timeout after ${timeoutMs} ms`));
+    const timer = setTimeout(timeout, timeoutMs);
+    req.on('timeout', timeout);
+    req.on('error', (e) => resolve(done({ error: e.message })));
+    req.on('close', () => clearTimeout(timer));
+    req.end(body);
+  });
+}
+
+/** 2xx done; 408, 429, 5xx, 3xx (redirects are not followed), timeouts and network errors retried; other 4xx completed. */
+export function classify(r: SendResult): 'delivered' | 'retry' | 'completed' {
+  const s = r.statusCode;
+  if (s === undefined) return 'retry';
+  if (s >= 200 && s < 300) return 'delivered';
+  if (s === 408 || s === 429 || s >= 500 || (s >= 300 && s < 400)) return 'retry';
+  return 'completed';
+}
+
+/** Claims due events (leasing them) and delivers one attempt each. Returns how many were attempted. */
+export async function deliverDueWebhooks(deps: DeliverDeps, limit = 20): Promise<number> {
+  const now = deps.now?.() ?? new Date();
+  const claimed = await deps.db.transaction(async (tx) => {
+    const due = await tx
+      .select({ id: webhookEvents.id })
+      .from(webhookEvents)
+      .where(and(eq(webhookEvents.state, 'pending'), lte(webhookEvents.nextAttemptAt, now)))
+      .orderBy(asc(webhookEvents.nextAttemptAt))
+      .limit(limit)
+      .for('update', { skipLocked: true });
+    if (due.length === 0) return [];
+    return tx
+      .update(webhookEvents)
+      .set({ nextAttemptAt: new Date(now.getTime() + LEASE_MS), updatedAt: now })
+      .where(inArray(webhookEvents.id, due.map((d) => d.id)))
+      .returning();
+  });
+  await Promise.all(claimed.map((e) => attempt(deps, e, now)));
+  return claimed.length;
+}
+
+async function attempt(deps: DeliverDeps, e: typeof webhookEvents.$inferSelect, now: Date) {
+  const db = deps.db;
+  const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, e.workspaceId));
+  const n = e.attempts + 1;
+  if (!ws.webhookUrl) {
+    await db.update(webhookEvents).set({ state: 'skipped', updatedAt: now }).where(eq(webhookEvents.id, e.id));
+    return;
+  }
+  // Signed now, with the key active now: a retry an hour later passes the receiver's 300 s window,
+  // and a rotation takes effect on the next attempt.
+  const [key] = await db
+    .select()
+    .from(secretKeys)
+    .where(and(eq(secretKeys.workspaceId, ws.id), eq(secretKeys.isActive, true), isNull(secretKeys.deletedAt)));
+  const startedAt = deps.now?.() ?? new Date();
+  let result: SendResult;
+  if (!key) {
+    result = { error: 'no active secret key to sign with', latencyMs: 0 };
+  } else {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'x-auth-client': ws.apiKey,
+      'x-hmac-signature': hmacSha256Hex(revealSecret(key), [`${timestamp}.`, e.body]),
+      'x-timestamp': String(timestamp),
+      'x-webhook-id': e.id,
+      'user-agent': 'open-verify-webhooks/1',
+    };
+    result = await sendOnce(ws.webhookUrl, e.body, headers, { ca: deps.ca, allowPrivate: deps.allowPrivate ?? allowPrivateTargets(), timeoutMs: deps.timeoutMs });
+  }
+  let outcome: 'delivered' | 'retry' | 'completed' | 'failed' = classify(result);
+  if (outcome === 'retry' && n >= MAX_ATTEMPTS) outcome = 'failed';
+  const delays = deps.delays ?? env().WEBHOOK_RETRY_DELAYS;
+  const after = deps.now?.() ?? new Date();
+  await db.transaction(async (tx) => {
+    await tx.insert(webhookAttempts).values({
+      id: newId('wat'),
+      eventId: e.id,
+      attempt: n,
+      url: ws.webhookUrl,
+      keyId: key?.id ?? null,
+      startedAt,
+      latencyMs: result.latencyMs,
+      statusCode: result.statusCode ?? null,
+      responseBody: result.body ?? null,
+      error: result.error ?? null,
+      outcome,
+    });
+    await tx
+      .update(webhookEvents)
+      .set({
+        attempts: n,
+        state: outcome === 'retry' ? 'pending' : outcome,
+        nextAttemptAt: outcome === 'retry' ? new Date(after.getTime() + delays[n - 1] * 1000) : after,
+        updatedAt: after,
+      })
+      .where(eq(webhookEvents.id, e.id));
+  });
+  if (outcome !== 'delivered') log.info('webhook attempt', { event: e.id, attempt: n, outcome, status: result.statusCode, error: result.error });
+}
+
+/** A fresh attempt of an event (same id): back to pending, due now, with its attempt count reset. */
+export async function redeliverWebhook(db: Db, eventId: string) {
+  const [e] = await db
+    .update(webhookEvents)
+    .set({ state: 'pending', attempts: 0, nextAttemptAt: new Date(), updatedAt: new Date() })
+    .where(eq(webhookEvents.id, eventId))
+    .returning();
+  return e;
+}
+
