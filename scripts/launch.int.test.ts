@@ -3,63 +3,14 @@
  * embedded Postgres, seeds the demo workspace once, serves the API over HTTP; the CLI works alongside;
  * SIGINT stops everything cleanly; a second start reuses the data.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJsonRequest } from '@/lib/auth/sign';
-
-const root = path.resolve(import.meta.dirname, '..');
-const tsx = path.join(root, 'node_modules/.bin/tsx');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function childEnv(dataDir: string, port: number) {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', NEXT_TELEMETRY_DISABLED: '1' };
-  delete env.DATABASE_URL;
-  delete env.ENCRYPTION_KEY;
-  delete env.BASE_URL;
-  delete env.VITEST;
-  return env;
-}
-
-type Server = { proc: ChildProcess; out: () => string; base: string };
-
-async function start(dataDir: string, port: number): Promise<Server> {
-  const proc = spawn(tsx, ['scripts/launch.ts', 'start'], { cwd: root, env: childEnv(dataDir, port), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`launcher exited: ${out}`);
-    try {
-      const r = await fetch(`${base}/v1/none`);
-      if (r.status === 404) break;
-    } catch {
-      /* not yet */
-    }
-    if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { proc, out: () => out, base };
-}
-
-async function stop(s: Server): Promise<number | null> {
-  s.proc.kill('SIGINT');
-  return new Promise((r) => (s.proc.exitCode !== null ? r(s.proc.exitCode) : s.proc.once('exit', (code) => r(code))));
-}
+import { childEnv, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
 
 /**
  * A raw HTTP request, so a GET can carry a body and nothing is normalised. A server may answer an

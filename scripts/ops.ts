@@ -13,6 +13,8 @@ import { createWorkspace, getWorkspaceOrThrow, publicWorkspace, updateWorkspaceS
 import { activateSecretKey, createSecretKey, deleteSecretKey, listSecretKeys } from '../lib/auth/keys';
 import { publishConsent, publicConsentVersion } from '../lib/consent';
 import { createAdmin } from '../lib/admin/users';
+import { redeliverWebhook } from '../lib/webhooks/deliver';
+import { listWebhookEvents } from '../lib/webhooks/list';
 
 type Flags = Record<string, string | boolean | undefined>;
 type Command = { usage: string; run: (db: Db, f: Flags) => Promise<Record<string, unknown>> };
@@ -107,6 +109,18 @@ const COMMANDS: Record<string, Command> = {
         throw new ApiError('VALIDATION_ERROR', `Cannot read ${file}.`, { fields: { 'text-file': ['Unreadable.'] } });
       }
       return { consent_version: publicConsentVersion(await publishConsent(db, { text, version: req(f, 'version') })) };
+    },
+  },
+  'webhook:list': {
+    usage: '--verification ID',
+    run: async (db, f) => ({ webhook_events: await listWebhookEvents(db, req(f, 'verification')) }),
+  },
+  'webhook:redeliver': {
+    usage: '--event ID',
+    run: async (db, f) => {
+      const e = await redeliverWebhook(db, req(f, 'event'));
+      if (!e) throw new ApiError('NOT_FOUND', 'No such webhook event.');
+      return { webhook_event: { id: e.id, state: e.state, next_attempt_at: e.nextAttemptAt.toISOString() } };
     },
   },
   'admin:create': {

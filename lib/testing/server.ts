@@ -1,0 +1,54 @@
+/** Runs the real launcher (`npm start` on an embedded database in a temporary data directory). */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+export const root = path.resolve(import.meta.dirname, '../..');
+export const tsx = path.join(root, 'node_modules/.bin/tsx');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function childEnv(dataDir: string, port: number, extra: Record<string, string> = {}) {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', NEXT_TELEMETRY_DISABLED: '1' };
+  delete env.DATABASE_URL;
+  delete env.ENCRYPTION_KEY;
+  delete env.BASE_URL;
+  delete env.VITEST;
+  return { ...env, ...extra };
+}
+
+export type Server = { proc: ChildProcess; out: () => string; base: string };
+
+export async function start(dataDir: string, port: number, extra: Record<string, string> = {}): Promise<Server> {
+  const proc = spawn(tsx, ['scripts/launch.ts', 'start'], { cwd: root, env: childEnv(dataDir, port, extra), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`launcher exited: ${out}`);
+    try {
+      const r = await fetch(`${base}/v1/none`);
+      if (r.status === 404) break;
+    } catch {
+      /* not yet */
+    }
+    if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { proc, out: () => out, base };
+}
+
+export async function stop(s: Server): Promise<number | null> {
+  s.proc.kill('SIGINT');
+  return new Promise((r) => (s.proc.exitCode !== null ? r(s.proc.exitCode) : s.proc.once('exit', (code) => r(code))));
+}
+

@@ -1,0 +1,85 @@
+/**
+ * Killing the server between webhook attempts loses no delivery: the schedule lives in Postgres, so
+ * after a restart the next attempt comes when it is due, with the same X-Webhook-Id.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
+import { selfSignedCert, startReceiver } from '@/lib/testing/https-receiver';
+import { astronaut } from '@/lib/testing/images';
+import { childEnv, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
+
+describe('webhook delivery across a server restart', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-restart-'));
+  let server: Server | undefined;
+  afterAll(async () => {
+    if (server && server.proc.exitCode === null) await stop(server);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('attempt 1 fails, the server stops, restarts, and attempt 2 arrives on schedule', async () => {
+    if (!fs.existsSync(path.join(root, '.next/BUILD_ID'))) {
+      execFileSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], { cwd: root, stdio: 'ignore' });
+    }
+    const tls = selfSignedCert();
+    const caFile = path.join(dataDir, 'receiver-ca.pem');
+    fs.writeFileSync(caFile, tls.cert);
+    const rx = await startReceiver(tls, [{ status: 500 }, { status: 200 }]);
+    const extra = { WEBHOOK_RETRY_DELAYS: '4,4,4', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', NODE_EXTRA_CA_CERTS: caFile };
+    const port = await freePort();
+    try {
+      server = await start(dataDir, port, extra);
+      const out = server.out();
+      const apiKey = /X-API-Key\s+(pk_\w+)/.exec(out)![1];
+      const secret = /test secret\s+(sk_test_\w+)/.exec(out)![1];
+      const ws = /workspace id\s+(ws_\w+)/.exec(out)![1];
+      const ops = (...a: string[]) => JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port, extra) }).toString());
+      expect(ops('workspace:settings', '--workspace', ws, '--webhook-url', rx.url).workspace.webhook_url).toBe(rx.url);
+
+      const base = server.base;
+      const call = async (method: string, p: string, body = '') => {
+        const r = await fetch(base + p, { method, body: body || undefined, headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, method, p, body) } });
+        return r.json();
+      };
+      const id = (await call('POST', '/v1/verifications', '{}')).data.id;
+      const consent = (await call('GET', '/v1/consent')).data;
+      await call('POST', `/v1/verifications/${id}/consent`, JSON.stringify({ consent_version_id: consent.id, text_sha256: consent.text_sha256 }));
+      const photo = astronaut();
+      const form = new FormData();
+      form.append('type', 'selfie');
+      form.append('file', new Blob([photo as BlobPart], { type: 'image/png' }), 'selfie.png');
+      const mp = `/v1/verifications/${id}/media`;
+      const up = await fetch(base + mp, { method: 'POST', body: form, headers: { 'x-api-key': apiKey, 'x-hmac-signature': signMultipartRequest(secret, 'POST', mp, [['type', 'selfie']], [photo]) } });
+      expect(up.status).toBe(201);
+      // Test mode: submit → review, which fires a webhook.
+      expect((await call('POST', `/v1/verifications/${id}/submit`)).data.status).toBe('review');
+
+      const waitFor = async (n: number, ms: number) => {
+        const until = Date.now() + ms;
+        while (rx.received.length < n && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+        expect(rx.received.length).toBe(n);
+      };
+      await waitFor(1, 10_000);
+      expect(await stop(server)).toBe(0);
+      const stoppedAt = Date.now();
+      server = await start(dataDir, port, extra);
+      await waitFor(2, 20_000);
+
+      const [a1, a2] = rx.received;
+      expect(a2.headers['x-webhook-id']).toBe(a1.headers['x-webhook-id']);
+      expect(a2.at - a1.at).toBeGreaterThanOrEqual(3900);
+      expect(a2.at).toBeGreaterThan(stoppedAt);
+      expect(JSON.parse(a2.body)).toMatchObject({ verification_id: id, status: 'review' });
+      await new Promise((r) => setTimeout(r, 300));
+      const list = ops('webhook:list', '--verification', id).webhook_events;
+      expect(list).toHaveLength(1);
+      expect(list[0]).toMatchObject({ state: 'delivered', attempts: 2 });
+      expect(list[0].attempt_log.map((x: { status_code: number }) => x.status_code)).toEqual([500, 200]);
+    } finally {
+      await rx.close();
+    }
+  }, 120_000);
+});
