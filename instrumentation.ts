@@ -1,7 +1,9 @@
-/** Next.js start-up hook: starts the in-process runner unless Inngest runs the background work. */
+/**
+ * Next.js start-up hook: starts the in-process runner (webhook delivery). It runs whether or not Inngest
+ * is configured, because no Inngest function delivers webhooks yet; IN_PROCESS_RUNNER=off disables it.
+ */
 export async function register() {
-  if (process.env.NEXT_RUNTIME !== 'nodejs') return;
-  if (process.env.INNGEST_EVENT_KEY || process.env.INNGEST_DEV || process.env.IN_PROCESS_RUNNER === 'off') return;
+  if (process.env.NEXT_RUNTIME !== 'nodejs' || process.env.IN_PROCESS_RUNNER === 'off') return;
   const { getDb } = await import('./db/client');
   const { startInProcessRunner } = await import('./lib/runner/in-process');
   startInProcessRunner({ db: getDb() });

@@ -37,16 +37,23 @@ export type DeliverDeps = {
 type SendResult = { statusCode?: number; body?: string; error?: string; latencyMs: number };
 
 /** One HTTPS POST: no redirects followed, 10 s budget, the resolved address checked at connect time. */
-export function sendOnce(url: string, body: string, headers: Record<string, string>, opts: { ca?: string | Buffer; allowPrivate: boolean; timeoutMs?: number }): Promise<SendResult> {
+type Resolver = (host: string, cb: (err: Error | null, addresses: dns.LookupAddress[]) => void) => void;
+const systemResolver: Resolver = (host, cb) => dns.lookup(host, { all: true }, (err, a) => cb(err, (a ?? []) as dns.LookupAddress[]));
+
+export function sendOnce(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  opts: { ca?: string | Buffer; allowPrivate: boolean; timeoutMs?: number; resolver?: Resolver },
+): Promise<SendResult> {
   const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
   const started = performance.now();
   const done = (r: Omit<SendResult, 'latencyMs'>): SendResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
   const problem = webhookUrlProblem(url, opts.allowPrivate);
   if (problem) return Promise.resolve(done({ error: `refused: ${problem}` }));
   const lookup: net.LookupFunction = (hostname, options, cb) => {
-    dns.lookup(hostname, { all: true }, (err, addresses) => {
+    (opts.resolver ?? systemResolver)(hostname, (err, list) => {
       if (err) return cb(err, '', 4);
-      const list = addresses as dns.LookupAddress[];
       const bad = list.find((a) => isForbiddenAddress(a.address));
       if (bad && !opts.allowPrivate) return cb(Object.assign(new Error(`refused: ${hostname} resolves to ${bad.address}`), { code: 'EFORBIDDEN' }), '', 4);
       if ((options as { all?: boolean }).all) return (cb as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);

@@ -14,7 +14,7 @@ import { createVerification } from '@/lib/verifications';
 import { applyTransition } from '@/lib/verifications/state-machine';
 import { activateSecretKey, createSecretKey } from '@/lib/auth/keys';
 import { updateWorkspaceSettings } from '@/lib/workspaces';
-import { deliverDueWebhooks, sendOnce, type DeliverDeps } from './deliver';
+import { deliverDueWebhooks, redeliverWebhook, sendOnce, type DeliverDeps } from './deliver';
 
 const DELAYS = [0.15, 0.3, 0.6]; // seconds: the 5/15/60-minute schedule, scaled
 
@@ -191,6 +191,30 @@ describe('webhook delivery', () => {
     expect((await sendOnce('http://127.0.0.1:1/x', '{}', {}, { allowPrivate: true })).error).toMatch(/https/);
     expect((await sendOnce('https://127.0.0.1:1/x', '{}', {}, { allowPrivate: false })).error).toMatch(/refused/);
     expect((await sendOnce('https://localhost:1/x', '{}', {}, { allowPrivate: false })).error).toMatch(/refused/);
+  });
+
+  it('checks the resolved address at connect time: a public name that resolves to a private address is refused', async () => {
+    // DNS is the one thing stood in for here: the name answers with an internal address.
+    const resolver = (_host: string, cb: (e: null, a: { address: string; family: number }[]) => void) => cb(null, [{ address: '10.0.0.5', family: 4 }]);
+    const r = await sendOnce('https://hooks.example.com/x', '{}', {}, { allowPrivate: false, resolver });
+    expect(r.error).toMatch(/refused: hooks\.example\.com resolves to 10\.0\.0\.5/);
+    const mapped = (_h: string, cb: (e: null, a: { address: string; family: number }[]) => void) => cb(null, [{ address: '::ffff:169.254.169.254', family: 6 }]);
+    expect((await sendOnce('https://hooks.example.com/x', '{}', {}, { allowPrivate: false, resolver: mapped })).error).toMatch(/refused/);
+  });
+
+  it('redeliver: a failed event is sent again with the same id', async () => {
+    const w = await makeWorkspace();
+    const rx = await startReceiver(tls, [{ status: 404 }, { status: 200 }]);
+    try {
+      const { eventId } = await decided(w, rx.url);
+      expect((await drain(eventId)).event.state).toBe('completed');
+      await redeliverWebhook(getDb(), eventId);
+      const { event } = await drain(eventId);
+      expect(event.state).toBe('delivered');
+      expect(rx.received.map((r) => r.headers['x-webhook-id'])).toEqual([eventId, eventId]);
+    } finally {
+      await rx.close();
+    }
   });
 
   it('an event of a workspace with no webhook URL is skipped', async () => {
