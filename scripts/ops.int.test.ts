@@ -6,11 +6,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { POST as create } from '@/app/v1/verifications/route';
-import { call } from '@/lib/testing/http';
+import { call, type JsonBody } from '@/lib/testing/http';
 
 const run = promisify(execFile);
 
-async function ops(...args: string[]): Promise<{ code: number; out: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function ops(...args: string[]): Promise<{ code: number; out: JsonBody }> {
   const tsx = path.resolve('node_modules/.bin/tsx');
   try {
     const { stdout } = await run(tsx, ['scripts/ops.ts', ...args, '--json'], { env: { ...process.env, LOG_LEVEL: 'silent' } });

@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { getDb } from '@/db/client';
 import { auditLog, media, mediaBlobs, verifications } from '@/db/schema';
 import { POST as create } from '@/app/v1/verifications/route';
-import { call } from '@/lib/testing/http';
+import { call, type JsonBody } from '@/lib/testing/http';
 import { makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
 import { consentedVerification, submit, upload } from '@/lib/testing/upload';
 import * as I from '@/lib/testing/images';
@@ -64,7 +64,7 @@ describe('media upload', () => {
     beforeAll(async () => {
       id = await consentedVerification(w);
     });
-    const expectCode = async (p: Promise<{ status: number; json: any }>, status: number, code: string) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const expectCode = async (p: Promise<{ status: number; json: JsonBody }>, status: number, code: string) => {
       const r = await p;
       expect([r.status, r.json.error?.code]).toEqual([status, code]);
       return r.json.error;

@@ -1,6 +1,10 @@
 /** Calls route handlers in-process with real Requests, signed as an integrator signs them. */
 import { signJsonRequest } from '@/lib/auth/sign';
 
+/** A parsed JSON response body in tests: its shape is what the assertions check. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsonBody = any;
+
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
 
 export type CallOptions = {
@@ -29,7 +33,7 @@ export async function call(handler: Handler, o: CallOptions) {
   const req = new Request('http://verify.test' + o.path, { method, headers, body: body as BodyInit | undefined });
   const res = await handler(req, { params: Promise.resolve(o.params ?? {}) });
   const text = await res.text();
-  let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  let json: JsonBody;
   try {
     json = JSON.parse(text);
   } catch {
