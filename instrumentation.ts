@@ -1,5 +1,5 @@
 /**
- * Next.js start-up hook: starts the in-process runner (webhook delivery). It runs whether or not Inngest
+ * Next.js start-up hook: starts the in-process runner (webhook delivery, inactivity timers). It runs whether or not Inngest
  * is configured, because no Inngest function delivers webhooks yet; IN_PROCESS_RUNNER=off disables it.
  */
 export async function register() {

@@ -81,6 +81,20 @@ describe('operator CLI', () => {
     expect((await ops('admin:create', '--email', 'x@example.com', '--password', 'short')).out.error.code).toBe('VALIDATION_ERROR');
   });
 
+  it('verification:decide decides a verification in review; timers:run sweeps as of --now', async () => {
+    const created = (await ops('workspace:create', '--name', 'decide')).out;
+    const r = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: created.workspace.api_key, secret: created.secret_keys[0].secret });
+    const id = r.json.data.id;
+    const refused = await ops('verification:decide', '--id', id, '--status', 'approved');
+    expect([refused.code, refused.out.error.code]).toEqual([1, 'INVALID_STATUS']); // still in created
+    expect((await ops('verification:decide', '--id', '00000000-0000-7000-8000-000000000000', '--status', 'approved')).out.error.code).toBe('NOT_FOUND');
+    expect((await ops('timers:run', '--now', 'yesterday-ish')).out.error.code).toBe('VALIDATION_ERROR');
+    const swept = await ops('timers:run', '--now', '2045-01-01T00:00:00Z');
+    expect(swept.out.expired).toBeGreaterThanOrEqual(1);
+    const after = await ops('verification:decide', '--id', id, '--status', 'approved');
+    expect(after.out.error).toMatchObject({ code: 'INVALID_STATUS', details: { status: 'expired' } });
+  });
+
   it('an unknown command is an error object', async () => {
     const r = await ops('nope');
     expect([r.code, r.out.error.code]).toEqual([1, 'UNKNOWN_COMMAND']);

@@ -15,6 +15,8 @@ import { publishConsent, publicConsentVersion } from '../lib/consent';
 import { createAdmin } from '../lib/admin/users';
 import { redeliverWebhook } from '../lib/webhooks/deliver';
 import { listWebhookEvents } from '../lib/webhooks/list';
+import { decideVerification } from '../lib/verifications/decide';
+import { sweepTimers } from '../lib/verifications/timers';
 
 type Flags = Record<string, string | boolean | undefined>;
 type Command = { usage: string; run: (db: Db, f: Flags) => Promise<Record<string, unknown>> };
@@ -109,6 +111,21 @@ const COMMANDS: Record<string, Command> = {
         throw new ApiError('VALIDATION_ERROR', `Cannot read ${file}.`, { fields: { 'text-file': ['Unreadable.'] } });
       }
       return { consent_version: publicConsentVersion(await publishConsent(db, { text, version: req(f, 'version') })) };
+    },
+  },
+  'verification:decide': {
+    usage: '--id ID --status approved|declined|resubmission_requested [--reason R]',
+    run: async (db, f) => {
+      const v = await decideVerification(db, { id: req(f, 'id'), status: req(f, 'status'), reason: f.reason as string | undefined }, 'operator');
+      return { verification: { id: v.id, status: v.status, reason: v.reason, completed_at: v.completedAt?.toISOString() ?? null } };
+    },
+  },
+  'timers:run': {
+    usage: '[--now ISO]',
+    run: async (db, f) => {
+      const now = f.now === undefined ? new Date() : new Date(String(f.now));
+      if (Number.isNaN(now.getTime())) throw new ApiError('VALIDATION_ERROR', '--now takes an ISO 8601 time.', { fields: { now: ['ISO 8601'] } });
+      return sweepTimers(db, now);
     },
   },
   'webhook:list': {

@@ -6,6 +6,7 @@
 import type { Db } from '@/db/client';
 import { log } from '../log';
 import { deliverDueWebhooks, type DeliverDeps } from '../webhooks/deliver';
+import { sweepTimers } from '../verifications/timers';
 
 export type Runner = { stop: () => Promise<void> };
 
@@ -14,9 +15,15 @@ export function startInProcessRunner(deps: { db: Db; intervalMs?: number; webhoo
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  let lastSweep = 0;
 
   const tick = async () => {
     try {
+      // Inactivity timers are measured in days: a sweep a minute is plenty.
+      if (Date.now() - lastSweep >= 60_000) {
+        lastSweep = Date.now();
+        await sweepTimers(deps.db);
+      }
       // Drain: keep going while there is due work, then wait for the next tick.
       while (!stopped && (await deliverDueWebhooks({ db: deps.db, ...deps.webhook })) > 0);
     } catch (e) {
