@@ -74,3 +74,6 @@ export async function authenticate(
   if (!match) throw new ApiError('INVALID_SIGNATURE', 'The signature does not match the request.');
   return { workspace, mode: match.mode, via: { kind: 'key', keyId: match.id } };
 }
+
+/** Who acted, for the audit log: the key that signed, or how the request was let in. */
+export const actorOf = (auth: Pick<AuthResult, 'via'>) => (auth.via.kind === 'key' ? `key:${auth.via.keyId}` : auth.via.kind);

@@ -205,9 +205,6 @@ async function findDocument(oriented) {
   }
   const bw = best.x1 - best.x0 + 1;
   const bh = best.y1 - best.y0 + 1;
-  const scale = Math.max(info.width, info.height) / 400;
-  const sx = (/** @type {number} */ v) => v; // coordinates below are in the 400-px image
-  void sx;
   return {
     area_fraction: round((bw * bh) / (w * h), 3),
     fill: round(best.count / Math.max(1, bw * bh), 3),
@@ -215,7 +212,6 @@ async function findDocument(oriented) {
     /** box in the 400-px image's coordinates, and that image's size, for mapping back */
     box400: [best.x0, best.y0, bw, bh],
     size400: [w, h],
-    scale,
   };
 }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { verifications } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { ApiError, notFound, validationError } from '../api/errors';
-import type { AuthResult } from '../auth/authenticate';
+import { actorOf, type AuthResult } from '../auth/authenticate';
 import { sha256Hex } from '../crypto/hash';
 import { randomToken, uuidv7, UUID_RE } from '../ids';
 import { audit } from '../audit';
@@ -78,7 +78,7 @@ export async function createVerification(
     await audit(db, {
       workspaceId: ws.id,
       verificationId: values.id,
-      actor: auth.via.kind === 'key' ? `key:${auth.via.keyId}` : auth.via.kind,
+      actor: actorOf(auth),
       requestId: opts.requestId,
       action: 'verification.created',
       data: { mode, external_id: values.externalId },

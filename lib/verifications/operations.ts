@@ -1,11 +1,12 @@
 /** The API operations on a verification, each called by one route. */
 import { z } from 'zod';
 import type { ApiContext, HandlerResult } from '../api/route';
+import { actorOf } from '../auth/authenticate';
 import { parseOrThrow } from '../api/zod';
 import { validationError } from '../api/errors';
 import { acceptConsent, consentFields, getActiveConsentOrThrow, publicConsentVersion } from '../consent';
 import { createVerification, getVerificationOrThrow, getVerificationWithConsentOrThrow, type CreateVerificationBody } from '.';
-import { captureUrl, serializeVerification } from './serialize';
+import { captureUrl, MAX_ATTEMPTS, serializeVerification } from './serialize';
 import { serializeMedia, uploadMedia } from '../media/upload';
 import { submitVerification } from './submit';
 
@@ -66,8 +67,7 @@ export async function acceptConsentOp(ctx: ApiContext<{ id: string }, Record<str
   } else {
     throw validationError({ consent_version_id: ['Required.'], text_sha256: ['Required.'] });
   }
-  const actor = ctx.auth.via.kind === 'key' ? `key:${ctx.auth.via.keyId}` : ctx.auth.via.kind;
-  const rec = await acceptConsent(ctx.db, v, input, { actor, requestId: ctx.requestId });
+  const rec = await acceptConsent(ctx.db, v, input, { actor: actorOf(ctx.auth), requestId: ctx.requestId });
   return { data: { id: v.id, ...consentFields(rec) } };
 }
 
@@ -77,7 +77,6 @@ export const mediaFields = z.strictObject({
   document_type: z.enum(['passport', 'id_card', 'driving_licence'], { error: 'Must be passport, id_card or driving_licence.' }).optional(),
 });
 
-const actorOf = (ctx: ApiContext<unknown, unknown>) => (ctx.auth.via.kind === 'key' ? `key:${ctx.auth.via.keyId}` : ctx.auth.via.kind);
 
 export async function uploadMediaOp(ctx: ApiContext<{ id: string }, z.infer<typeof mediaFields>>): Promise<HandlerResult> {
   const files = ctx.form!.files;
@@ -89,11 +88,11 @@ export async function uploadMediaOp(ctx: ApiContext<{ id: string }, z.infer<type
   if (ctx.body.type === 'selfie' && (ctx.body.side || ctx.body.document_type)) {
     throw validationError({ [ctx.body.side ? 'side' : 'document_type']: ['Only for documents.'] });
   }
-  const m = await uploadMedia(ctx.db, ctx.auth, ctx.params.id, { ...ctx.body, file: file.bytes }, { actor: actorOf(ctx), requestId: ctx.requestId });
+  const m = await uploadMedia(ctx.db, ctx.auth, ctx.params.id, { ...ctx.body, file: file.bytes }, { actor: actorOf(ctx.auth), requestId: ctx.requestId });
   return { status: 201, data: serializeMedia(m) };
 }
 
 export async function submitOp(ctx: ApiContext<{ id: string }, unknown>): Promise<HandlerResult> {
-  const v = await submitVerification(ctx.db, ctx.auth, ctx.params.id, { actor: actorOf(ctx), requestId: ctx.requestId });
-  return { data: { id: v.id, status: v.status, submitted_at: v.submittedAt!.toISOString(), attempts_remaining: Math.max(0, 5 - v.attemptsUsed) } };
+  const v = await submitVerification(ctx.db, ctx.auth, ctx.params.id, { actor: actorOf(ctx.auth), requestId: ctx.requestId });
+  return { data: { id: v.id, status: v.status, submitted_at: v.submittedAt!.toISOString(), attempts_remaining: Math.max(0, MAX_ATTEMPTS - v.attemptsUsed) } };
 }
