@@ -7,7 +7,7 @@ export async function audit(
   db: DbOrTx,
   e: { workspaceId?: string | null; verificationId?: string | null; actor: string; action: string; requestId?: string; data?: unknown },
 ) {
-  await hot(db).insertAudit.execute({
+  await hot(db, 'insertAudit').execute({
     id: newId('aud'),
     workspaceId: e.workspaceId ?? null,
     verificationId: e.verificationId ?? null,

@@ -1,15 +1,15 @@
 /**
- * The queries every API request runs, built once per database pool as drizzle prepared queries
- * (building a drizzle query costs more CPU than the round trip on a busy server).
+ * The queries every API request runs, as drizzle prepared queries built once per database client and
+ * only when first used (building a drizzle query costs more CPU than the round trip on a busy server).
  */
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { auditLog, consentRecords, secretKeys, verifications, workspaces } from '@/db/schema';
 import type { Db, DbOrTx } from '@/db/client';
 
-function build(db: Db) {
-  return {
+const BUILDERS = {
     /** The workspace named by an API key with its non-deleted keys: one row per key (or one with nulls). */
-    workspaceWithKeys: db
+    workspaceWithKeys: (db: Db) =>
+      db
       .select({
         workspace: workspaces,
         keyId: secretKeys.id,
@@ -22,7 +22,8 @@ function build(db: Db) {
       .prepare('ov_workspace_with_keys'),
 
     /** A verification of a workspace and mode with its latest consent record. */
-    verificationWithConsent: db
+    verificationWithConsent: (db: Db) =>
+      db
       .select({ v: verifications, consent: consentRecords })
       .from(verifications)
       .leftJoin(consentRecords, eq(consentRecords.verificationId, verifications.id))
@@ -38,7 +39,8 @@ function build(db: Db) {
       .prepare('ov_verification_with_consent'),
 
     /** Creating a verification: the insert (a conflict means an idempotent retry) and its audit entry. */
-    insertVerification: db
+    insertVerification: (db: Db) =>
+      db
       .insert(verifications)
       .values({
         id: sql.placeholder('id'),
@@ -57,7 +59,8 @@ function build(db: Db) {
       .returning()
       .prepare('ov_insert_verification'),
 
-    insertAudit: db
+    insertAudit: (db: Db) =>
+      db
       .insert(auditLog)
       .values({
         id: sql.placeholder('id'),
@@ -69,18 +72,16 @@ function build(db: Db) {
         data: sql.placeholder('data'),
       })
       .prepare('ov_insert_audit'),
-  };
-}
+};
 
-type HotQueries = ReturnType<typeof build>;
-const cache = new WeakMap<object, HotQueries>();
+type Builders = typeof BUILDERS;
+type Name = keyof Builders;
+const cache = new WeakMap<object, Map<Name, unknown>>();
 
-/** Prepared queries for this pool; a transaction gets them built for it (they cannot cross clients). */
-export function hot(db: DbOrTx): HotQueries {
-  let q = cache.get(db);
-  if (!q) {
-    q = build(db as Db);
-    cache.set(db, q);
-  }
-  return q;
+/** The named prepared query for this client (a pool, or a transaction: they cannot cross clients). */
+export function hot<K extends Name>(db: DbOrTx, name: K): ReturnType<Builders[K]> {
+  let built = cache.get(db);
+  if (!built) cache.set(db, (built = new Map()));
+  if (!built.has(name)) built.set(name, BUILDERS[name](db as Db));
+  return built.get(name) as ReturnType<Builders[K]>;
 }

@@ -37,7 +37,7 @@ export async function authenticate(
   if (!apiKey) throw new ApiError('MISSING_API_KEY', 'The X-API-Key header is required.');
   if (apiKey.length > 200) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.');
   // One round trip: the workspace and its non-deleted keys.
-  const rows = await hot(db).workspaceWithKeys.execute({ apiKey });
+  const rows = await hot(db, 'workspaceWithKeys').execute({ apiKey });
   if (rows.length === 0) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.');
   const workspace = rows[0].workspace;
 

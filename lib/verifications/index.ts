@@ -73,7 +73,7 @@ export async function createVerification(
     idempotencyKey: key,
     idempotencyHash: key ? bodyHash : null,
   };
-  const inserted = await hot(db).insertVerification.execute(values);
+  const inserted = await hot(db, 'insertVerification').execute(values);
   if (inserted.length === 1) {
     await audit(db, {
       workspaceId: ws.id,
@@ -107,7 +107,7 @@ export async function createVerification(
 export async function getVerificationWithConsentOrThrow(db: DbOrTx, auth: Pick<AuthResult, 'workspace' | 'mode'>, rawId: string) {
   const id = rawId.toLowerCase();
   if (!UUID_RE.test(id)) throw notFound('Verification');
-  const [r] = await hot(db).verificationWithConsent.execute({ id, workspaceId: auth.workspace.id, mode: auth.mode });
+  const [r] = await hot(db, 'verificationWithConsent').execute({ id, workspaceId: auth.workspace.id, mode: auth.mode });
   if (!r) throw notFound('Verification');
   return { row: r.v, consent: r.consent ?? undefined };
 }

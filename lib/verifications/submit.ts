@@ -6,8 +6,7 @@ import { ApiError } from '../api/errors';
 import type { AuthResult } from '../auth/authenticate';
 import { newId } from '../ids';
 import { audit } from '../audit';
-import { getConsentRecord } from '../consent';
-import { getVerificationOrThrow } from '.';
+import { getVerificationWithConsentOrThrow } from '.';
 import { applyTransition } from './state-machine';
 import { MAX_ATTEMPTS } from './serialize';
 
@@ -41,12 +40,12 @@ export function submittedMedia(uploaded: { id: string; type: string; side: strin
 }
 
 export async function submitVerification(db: Db, auth: AuthResult, verificationId: string, ctx: { actor: string; requestId?: string }) {
-  const v = await getVerificationOrThrow(db, auth, verificationId);
+  // The read that scopes the id to this workspace and mode also brings the consent record (append-only,
+  // so it cannot disappear before the locked read below).
+  const { row: v, consent } = await getVerificationWithConsentOrThrow(db, auth, verificationId);
+  if (!consent) throw new ApiError('CONSENT_REQUIRED', 'The user must accept the consent text before submitting.');
   return db.transaction(async (tx) => {
     const [row] = await tx.select().from(verifications).where(eq(verifications.id, v.id)).for('update');
-    if (!(await getConsentRecord(tx, row.id))) {
-      throw new ApiError('CONSENT_REQUIRED', 'The user must accept the consent text before submitting.');
-    }
     if (row.status !== 'created' && row.status !== 'started') {
       throw new ApiError('INVALID_STATUS', `A verification in status ${row.status} cannot be submitted.`, { status: row.status });
     }
