@@ -75,6 +75,11 @@ export async function tinyFace(): Promise<Buffer> {
 export const ASTRONAUT_EYES = { x: 0.3, y: 0.16, w: 0.3, h: 0.1 };
 export const ASTRONAUT_MOUTH = { x: 0.36, y: 0.29, w: 0.17, h: 0.09 };
 
+/** A skin-coloured patch (a hand) over the astronaut's right eye. */
+export const handOverEye = () => covered(astronaut(), { x: 0.3, y: 0.15, w: 0.14, h: 0.1 }, '#c89b7b');
+/** A mask over the astronaut's mouth and nose: light blue (caught) or dark (a known miss). */
+export const masked = (color = '#9cc3e6') => covered(astronaut(), { x: 0.29, y: 0.27, w: 0.3, h: 0.13 }, color);
+
 export const tooSmall = async () => jpeg(sharp(astronaut()).resize(200, 150, { fit: 'fill' }));
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {

@@ -1,13 +1,15 @@
 /** Shared set-up of the benchmarks: a database, the production server, a workspace, each in its own process. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { applyMigrations } from '../../db/migrate';
 import { connect } from '../../db/client';
 import { startPg15 } from '../../lib/testing/pg15';
+import { freePort } from '../../lib/testing/server';
+
+export { freePort };
 
 export const root = path.resolve(import.meta.dirname, '../..');
 const children: ChildProcess[] = [];
@@ -16,15 +18,6 @@ export const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : dflt;
 };
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export function startChild(cmd: string, args: string[], env: NodeJS.ProcessEnv, readyOn: RegExp): Promise<{ proc: ChildProcess; line: string }> {
   const proc = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
