@@ -3,3 +3,4 @@ export * from './verifications';
 export * from './consent';
 export * from './ops';
 export * from './webhooks';
+export * from './faces';

@@ -103,6 +103,10 @@ export const pipelineJobs = pgTable(
     mediaIds: jsonb('media_ids').$type<Record<string, string>>().notNull(),
     status: text('status', { enum: ['pending', 'running', 'done', 'failed'] }).notNull().default('pending'),
     runAfter: ts('run_after').notNull().defaultNow(),
+    /** How many times a runner took the job (a crash mid-job leaves it running until its lease ends). */
+    tries: integer('tries').notNull().default(0),
+    leaseUntil: ts('lease_until'),
+    lastError: text('last_error'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

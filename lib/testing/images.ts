@@ -7,6 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import sharp, { type OverlayOptions, type Sharp } from 'sharp';
+import { composeAamva } from '../documents/aamva';
+import { pdf417Svg } from '../documents/barcode';
+import { composeMrz } from '../documents/mrz';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const require = createRequire(import.meta.url);
@@ -114,12 +117,29 @@ export function pngBomb(size = 30000): Buffer {
 
 export type DocumentKind = 'passport' | 'id_card' | 'driving_licence';
 
+/** Who a synthetic document belongs to. Dates ISO. */
+export type Identity = { surname: string; givenNames: string; birthDate: string; expiryDate: string; documentNumber: string; country: string; sex: 'M' | 'F' };
+export const DEFAULT_IDENTITY: Identity = { surname: 'ERIKSSON', givenNames: 'ANNA MARIA', birthDate: '1974-08-12', expiryDate: '2031-04-15', documentNumber: 'L898902C3', country: 'UTO', sex: 'F' };
+
+const yymmdd = (iso: string) => iso.slice(2, 4) + iso.slice(5, 7) + iso.slice(8, 10);
+const printed = (iso: string) => new Date(iso + 'T00:00:00Z').toUTCString().slice(5, 16).toUpperCase();
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** Debian's fonts-ocr-b (the MRZ typeface); DejaVu Sans Mono where it is not installed. */
+const MRZ_FONT = "'OCR B', 'DejaVu Sans Mono', monospace";
+
 /**
  * A synthetic identity document photographed on a table: an ID-1 card (85.6 x 54 mm) or a passport
- * data page (125 x 88 mm) with printed text, the portrait on the front, MRZ-like lines on the passport
- * front and the ID card back, a barcode-like block on the licence back.
+ * data page (125 x 88 mm) with printed fields and the portrait on the front, a real ICAO 9303 MRZ (valid
+ * check digits, OCR-B) on the passport front and the ID card back, and an AAMVA PDF417 barcode on the
+ * licence back. `mrz: 'smudged'` blurs the zone (unreadable), `'none'` leaves it out.
  */
-export async function renderDocument(kind: DocumentKind, side: 'front' | 'back', portrait: Buffer = astronaut()): Promise<Buffer> {
+export async function renderDocument(
+  kind: DocumentKind,
+  side: 'front' | 'back',
+  portrait: Buffer = astronaut(),
+  who: Partial<Identity> & { mrz?: 'clear' | 'smudged' | 'none' } = {},
+): Promise<Buffer> {
+  const id = { ...DEFAULT_IDENTITY, ...who };
   const W = 1600;
   const H = 1200;
   const ratio = kind === 'passport' ? 125 / 88 : 85.6 / 54;
@@ -129,25 +149,39 @@ export async function renderDocument(kind: DocumentKind, side: 'front' | 'back',
   const layers: OverlayOptions[] = [];
   const title = { passport: 'PASSPORT · UTOPIA', id_card: 'IDENTITY CARD · UTOPIA', driving_licence: 'DRIVING LICENCE · UTOPIA' }[kind];
   const lines: string[] = [];
+  const mrzLines: string[] = [];
+  const mrz = (format: 'TD1' | 'TD3') =>
+    composeMrz({ format, documentCode: format === 'TD3' ? 'P' : 'ID', issuingCountry: id.country, surname: id.surname, givenNames: id.givenNames, documentNumber: id.documentNumber, nationality: id.country, birthDate: yymmdd(id.birthDate), sex: id.sex, expiryDate: yymmdd(id.expiryDate) });
   if (side === 'front') {
-    const p = await sharp(portrait).resize(Math.round(ch * 0.42), Math.round(ch * 0.54), { fit: 'cover' }).toBuffer();
-    layers.push({ input: p, left: 60, top: 150 });
-    const fields = ['Surname  ERIKSSON', 'Given names  ANNA MARIA', 'Date of birth  12 AUG 1974', 'Nationality  UTOPIAN', 'Document no.  L898902C3', 'Expiry  15 APR 2031'];
-    fields.forEach((f, i) => lines.push(`<text x="${Math.round(ch * 0.42) + 110}" y="${200 + i * 62}" font-family="DejaVu Sans" font-size="38" fill="#1d2b3a">${f}</text>`));
-    if (kind === 'passport') {
-      lines.push(`<text x="40" y="${ch - 110}" font-family="DejaVu Sans Mono" font-size="44" fill="#111">P&lt;UTOERIKSSON&lt;&lt;ANNA&lt;MARIA&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;</text>`);
-      lines.push(`<text x="40" y="${ch - 45}" font-family="DejaVu Sans Mono" font-size="44" fill="#111">L898902C36UTO7408122F1204159&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;06</text>`);
-    }
+    const p = await sharp(portrait).resize(Math.round(ch * 0.42), Math.round(ch * 0.54), { fit: 'cover', position: 'top' }).toBuffer();
+    layers.push({ input: p, left: 60, top: 130 });
+    const fields = [`Surname  ${id.surname}`, `Given names  ${id.givenNames}`, `Date of birth  ${printed(id.birthDate)}`, `Nationality  UTOPIAN`, `Document no.  ${id.documentNumber}`, `Expiry  ${printed(id.expiryDate)}`];
+    fields.forEach((f, i) => lines.push(`<text x="${Math.round(ch * 0.42) + 110}" y="${180 + i * 58}" font-family="DejaVu Sans" font-size="36" fill="#1d2b3a">${esc(f)}</text>`));
+    if (kind === 'passport') mrzLines.push(...mrz('TD3'));
   } else if (kind === 'driving_licence') {
-    for (let i = 0; i < 40; i++) lines.push(`<rect x="${80 + i * 26}" y="${ch - 300}" width="${6 + (i * 7) % 14}" height="220" fill="#111"/>`);
-    ['1. Categories  B, A1', '2. Restrictions  none', '3. Issued by  DVLA UTOPIA'].forEach((f, i) => lines.push(`<text x="80" y="${160 + i * 60}" font-family="DejaVu Sans" font-size="38" fill="#1d2b3a">${f}</text>`));
+    ['1. Categories  B, A1', '2. Restrictions  none', '3. Issued by  DVLA UTOPIA'].forEach((f, i) => lines.push(`<text x="80" y="${140 + i * 56}" font-family="DejaVu Sans" font-size="36" fill="#1d2b3a">${f}</text>`));
+    const text = composeAamva({ surname: id.surname, givenNames: id.givenNames, documentNumber: id.documentNumber, birthDate: id.birthDate, expiryDate: id.expiryDate, issuingCountry: id.country, sex: id.sex });
+    const code = await sharp(Buffer.from(await pdf417Svg(text))).resize({ width: cw - 160, height: Math.round(ch * 0.42), fit: 'fill', kernel: 'nearest' }).png().toBuffer();
+    layers.push({ input: code, left: 80, top: Math.round(ch * 0.5) });
   } else {
-    ['Address  1 MAIN STREET, UTOPIA CITY', 'Height  172 cm', 'Issued  15 APR 2021'].forEach((f, i) => lines.push(`<text x="60" y="${150 + i * 60}" font-family="DejaVu Sans" font-size="38" fill="#1d2b3a">${f}</text>`));
-    ['IDUTOL898902C36&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;', '7408122F3104159UTO&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;4', 'ERIKSSON&lt;&lt;ANNA&lt;MARIA&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;'].forEach((l, i) => lines.push(`<text x="60" y="${ch - 200 + i * 62}" font-family="DejaVu Sans Mono" font-size="46" fill="#111">${l}</text>`));
+    ['Address  1 MAIN STREET, UTOPIA CITY', 'Height  172 cm', 'Issued  15 APR 2021'].forEach((f, i) => lines.push(`<text x="60" y="${140 + i * 56}" font-family="DejaVu Sans" font-size="36" fill="#1d2b3a">${f}</text>`));
+    mrzLines.push(...mrz('TD1'));
+  }
+  if (who.mrz !== 'none') {
+    // The MRZ band: the last lines of the page, as wide as the card allows.
+    const size = Math.floor((cw - 80) / ((mrzLines[0]?.length ?? 30) * 0.73)); // OCR-B advances 0.72 em
+    const step = Math.round(size * 1.45);
+    mrzLines.forEach((l, i) => lines.push(`<text x="40" y="${ch - 40 - (mrzLines.length - 1 - i) * step}" font-family="${MRZ_FONT}" font-size="${size}" fill="#111">${esc(l)}</text>`));
   }
   const svg = `<svg width="${cw}" height="${ch}"><rect x="6" y="6" width="${cw - 12}" height="${ch - 12}" rx="28" fill="none" stroke="#8aa" stroke-width="4"/><text x="60" y="90" font-family="DejaVu Sans" font-weight="bold" font-size="48" fill="#23395d">${title}</text>${lines.join('')}</svg>`;
   layers.push({ input: Buffer.from(svg), left: 0, top: 0 });
-  const cardImg = await card.composite(layers).png().toBuffer();
+  let cardImg = await card.composite(layers).png().toBuffer();
+  if (who.mrz === 'smudged' && mrzLines.length > 0) {
+    // Ink smudged over the MRZ band: the card is still found and sharp, the zone is unreadable.
+    const band = Math.round(ch * (mrzLines.length === 2 ? 0.26 : 0.36));
+    const smear = await sharp(cardImg).extract({ left: 0, top: ch - band, width: cw, height: band }).blur(9).toBuffer();
+    cardImg = await sharp(cardImg).composite([{ input: smear, left: 0, top: ch - band }]).png().toBuffer();
+  }
   // A dark wooden table: brown with grain noise.
   const table = Buffer.alloc(W * H * 3);
   let s = 99;

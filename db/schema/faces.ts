@@ -1,0 +1,52 @@
+import { index, pgTable, text, vector } from 'drizzle-orm/pg-core';
+import { ts } from './columns';
+import { verifications } from './verifications';
+import { workspaces } from './workspaces';
+
+/** Human's face description (faceres) is a 1024-d vector; compared by cosine similarity. */
+export const EMBEDDING_DIMENSIONS = 1024;
+
+/**
+ * The selfie face of each processed submission (the latest attempt's), for duplicate search within a
+ * workspace and mode. `account` is the external_id, or the verification id when there is none
+ * (decisions.md: a verification without external_id is an account of its own).
+ */
+export const faceEmbeddings = pgTable(
+  'face_embeddings',
+  {
+    verificationId: text('verification_id')
+      .primaryKey()
+      .references(() => verifications.id),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    mode: text('mode', { enum: ['test', 'live'] }).notNull(),
+    externalId: text('external_id'),
+    account: text('account').notNull(),
+    embedding: vector('embedding', { dimensions: EMBEDDING_DIMENSIONS }).notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('face_embeddings_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')),
+    index('face_embeddings_scope_idx').on(t.workspaceId, t.mode),
+  ],
+);
+
+/** Faces an admin blocked: a later submission matching one above the workspace threshold is declined. */
+export const blocklistEntries = pgTable(
+  'blocklist_entries',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    mode: text('mode', { enum: ['test', 'live'] }).notNull(),
+    verificationId: text('verification_id')
+      .notNull()
+      .references(() => verifications.id),
+    embedding: vector('embedding', { dimensions: EMBEDDING_DIMENSIONS }).notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('blocklist_scope_idx').on(t.workspaceId, t.mode)],
+);

@@ -1,0 +1,115 @@
+// @ts-check
+/**
+ * A presentation-attack signal of our own: screens and prints carry a fine periodic pattern (the sub-pixel
+ * grid, moiré, a halftone dot screen) that a live face in front of a camera does not. We measure it as the
+ * strongest isolated peak of the face region's spectrum against the median of its own frequency ring
+ * (natural images fall off smoothly with frequency; a grid is a few sharp peaks). Human's antispoof and
+ * liveness scores do not separate these attacks on the packaged photos (npm run calibrate), this does.
+ */
+
+/**
+ * In-place radix-2 FFT of one row/column (re, im of length n, a power of two).
+ * @param {Float64Array} re @param {Float64Array} im
+ */
+function fft(re, im) {
+  const n = re.length;
+  for (let i = 1, j = 0; i < n; i++) {
+    let bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) {
+      [re[i], re[j]] = [re[j], re[i]];
+      [im[i], im[j]] = [im[j], im[i]];
+    }
+  }
+  for (let len = 2; len <= n; len <<= 1) {
+    const ang = (-2 * Math.PI) / len;
+    const wr = Math.cos(ang);
+    const wi = Math.sin(ang);
+    for (let i = 0; i < n; i += len) {
+      let cr = 1;
+      let ci = 0;
+      for (let k = 0; k < len / 2; k++) {
+        const a = i + k;
+        const b = a + len / 2;
+        const tr = re[b] * cr - im[b] * ci;
+        const ti = re[b] * ci + im[b] * cr;
+        re[b] = re[a] - tr;
+        im[b] = im[a] - ti;
+        re[a] += tr;
+        im[a] += ti;
+        const ncr = cr * wr - ci * wi;
+        ci = cr * wi + ci * wr;
+        cr = ncr;
+      }
+    }
+  }
+}
+
+/**
+ * Peak-to-ring-median ratio of the high-frequency spectrum of an n x n grey patch (n a power of two).
+ * JPEG's 8-pixel block grid is excluded (its harmonics sit at multiples of n/8 on both axes).
+ * @param {Uint8Array} grey @param {number} n
+ * @returns {number}
+ */
+export function periodicPeakRatio(grey, n) {
+  const re = new Float64Array(n * n);
+  const im = new Float64Array(n * n);
+  let mean = 0;
+  for (let i = 0; i < n * n; i++) mean += grey[i];
+  mean /= n * n;
+  for (let y = 0; y < n; y++) {
+    const wy = 0.5 - 0.5 * Math.cos((2 * Math.PI * y) / (n - 1));
+    for (let x = 0; x < n; x++) {
+      const wx = 0.5 - 0.5 * Math.cos((2 * Math.PI * x) / (n - 1));
+      re[y * n + x] = (grey[y * n + x] - mean) * wx * wy;
+    }
+  }
+  const rr = new Float64Array(n);
+  const ri = new Float64Array(n);
+  for (let y = 0; y < n; y++) {
+    rr.set(re.subarray(y * n, y * n + n));
+    ri.set(im.subarray(y * n, y * n + n));
+    fft(rr, ri);
+    re.set(rr, y * n);
+    im.set(ri, y * n);
+  }
+  for (let x = 0; x < n; x++) {
+    for (let y = 0; y < n; y++) {
+      rr[y] = re[y * n + x];
+      ri[y] = im[y * n + x];
+    }
+    fft(rr, ri);
+    for (let y = 0; y < n; y++) {
+      re[y * n + x] = rr[y];
+      im[y * n + x] = ri[y];
+    }
+  }
+  /** @type {number[][]} */
+  const rings = Array.from({ length: n / 2 + 1 }, () => []);
+  /** @type {{ r: number, m: number }[]} */
+  const band = [];
+  const lo = Math.round(n * 0.12);
+  const block = n / 8;
+  for (let v = 0; v < n; v++) {
+    const fy = v <= n / 2 ? v : v - n;
+    if (fy < 0) continue; // half plane: the spectrum of a real image is symmetric
+    for (let u = 0; u < n; u++) {
+      const fx = u <= n / 2 ? u : u - n;
+      const r = Math.round(Math.hypot(fx, fy));
+      if (r > n / 2) continue;
+      const m = Math.hypot(re[v * n + u], im[v * n + u]);
+      rings[r].push(m);
+      const nearBlock = (f) => Math.abs(f - Math.round(f / block) * block) <= 1;
+      if (r >= lo && !(nearBlock(fx) && nearBlock(fy))) band.push({ r, m });
+    }
+  }
+  const median = rings.map((ms) => {
+    if (ms.length === 0) return 0;
+    const s = [...ms].sort((a, b) => a - b);
+    return s[s.length >> 1];
+  });
+  let best = 0;
+  for (const { r, m } of band) if (median[r] > 0) best = Math.max(best, m / median[r]);
+  return Math.round(best * 10) / 10;
+}
