@@ -1,6 +1,7 @@
 /**
- * Next.js start-up hook: starts the in-process runner (webhook delivery, inactivity timers). It runs whether or not Inngest
- * is configured, because no Inngest function delivers webhooks yet; IN_PROCESS_RUNNER=off disables it.
+ * Next.js start-up hook: starts the image-analysis workers, and the in-process runner (decision pipeline,
+ * webhook delivery, inactivity timers) unless Inngest is configured (INNGEST_EVENT_KEY / INNGEST_DEV: then
+ * Inngest calls /api/inngest) or IN_PROCESS_RUNNER=off.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
@@ -8,6 +9,8 @@ export async function register() {
   const { analysisPool } = await import('./lib/media/pool');
   analysisPool();
   if (process.env.IN_PROCESS_RUNNER === 'off') return;
+  const { inngestEnabled } = await import('./inngest/client');
+  if (inngestEnabled() && process.env.IN_PROCESS_RUNNER !== 'on') return;
   const { getDb } = await import('./db/client');
   const { startInProcessRunner } = await import('./lib/runner/in-process');
   startInProcessRunner({ db: getDb() });

@@ -16,6 +16,7 @@ import { createAdmin } from '../lib/admin/users';
 import { redeliverWebhook } from '../lib/webhooks/deliver';
 import { listWebhookEvents } from '../lib/webhooks/list';
 import { decideVerification } from '../lib/verifications/decide';
+import { addToBlocklist, runDueJobs } from '../lib/pipeline';
 import { sweepTimers } from '../lib/verifications/timers';
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -119,6 +120,21 @@ const COMMANDS: Record<string, Command> = {
       const v = await decideVerification(db, { id: req(f, 'id'), status: req(f, 'status'), reason: f.reason as string | undefined }, 'operator');
       return { verification: { id: v.id, status: v.status, reason: v.reason, completed_at: v.completedAt?.toISOString() ?? null } };
     },
+  },
+  'blocklist:add': {
+    usage: '--verification ID',
+    run: async (db, f) => {
+      const r = await addToBlocklist(db, req(f, 'verification'), 'operator');
+      if ('error' in r) {
+        if (r.error === 'NOT_FOUND') throw new ApiError('NOT_FOUND', 'No such verification.');
+        throw new ApiError('VALIDATION_ERROR', 'That verification has no selfie with a usable face.', { fields: { verification: ['No usable face.'] } });
+      }
+      return { blocklist_entry: { id: r.id } };
+    },
+  },
+  'pipeline:run': {
+    usage: '',
+    run: async (db) => ({ processed: await runDueJobs({ db }, 1000) }),
   },
   'timers:run': {
     usage: '[--now ISO]',

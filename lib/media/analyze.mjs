@@ -4,6 +4,7 @@
  * Runs inside a worker thread (lib/media/pool.ts); decodes once, re-encodes without metadata.
  */
 import sharp from 'sharp';
+import { periodicPeakRatio } from '../faces/replay.mjs';
 
 export const MAX_PIXELS = 8000 * 8000;
 const WORK_LONG_SIDE = 960; // what the face models see; they resize further internally
@@ -216,6 +217,21 @@ async function findDocument(oriented) {
 }
 
 /**
+ * The screen/print pattern signal (lib/faces/replay.mjs) on the face, at the stored image's own resolution:
+ * a 256 (or 128) pixel square at the centre of the face box.
+ * @param {Buffer} oriented @param {{width:number, height:number}} size @param {number[]} box
+ */
+async function replayScore(oriented, size, box) {
+  const [x, y, w, h] = box;
+  const n = Math.min(w, h) >= 256 ? 256 : Math.min(w, h) >= 128 ? 128 : 64;
+  const left = Math.max(0, Math.min(size.width - n, Math.round(x + w / 2 - n / 2)));
+  const top = Math.max(0, Math.min(size.height - n, Math.round(y + h / 2 - n / 2)));
+  if (size.width < n || size.height < n) return null;
+  const { data } = await sharp(oriented).extract({ left, top, width: n, height: n }).greyscale().raw().toBuffer({ resolveWithObject: true });
+  return periodicPeakRatio(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), n);
+}
+
+/**
  * @param {any} human
  * @param {{ bytes: Uint8Array, kind: 'selfie' | 'document' }} input
  */
@@ -256,9 +272,12 @@ export async function analyze(human, input) {
       real: f.real === undefined ? null : round(f.real, 3),
       live: f.live === undefined ? null : round(f.live, 3),
       embedding: f.embedding ? Array.from(f.embedding, (/** @type {number} */ v) => round(v, 6)) : null,
+      /** @type {number | null} */
+      replay_score: null,
     });
   }
   faces.sort((a, b) => b.score * b.box[2] * b.box[3] - a.score * a.box[2] * a.box[3]);
+  if (input.kind === 'selfie' && faces[0]) faces[0].replay_score = await replayScore(oriented, size, faces[0].box);
 
   const whole = await lightAndSharpness(oriented, null, 512);
   let document = null;

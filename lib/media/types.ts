@@ -20,6 +20,8 @@ export type FaceMeasure = LightSharpness & {
   real: number | null;
   live: number | null;
   embedding: number[] | null;
+  /** Screen/print periodic-pattern signal of the selfie's main face (lib/faces/replay.mjs). */
+  replay_score?: number | null;
 };
 
 export type Analysis = {

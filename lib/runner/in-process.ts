@@ -7,15 +7,29 @@ import type { Db } from '@/db/client';
 import { log } from '../log';
 import { deliverDueWebhooks, type DeliverDeps } from '../webhooks/deliver';
 import { sweepTimers } from '../verifications/timers';
+import { claimJob, processJob, type PipelineDeps } from '../pipeline';
 
 export type Runner = { stop: () => Promise<void> };
 
-export function startInProcessRunner(deps: { db: Db; intervalMs?: number; webhook?: Partial<DeliverDeps> }): Runner {
+export function startInProcessRunner(deps: { db: Db; intervalMs?: number; webhook?: Partial<DeliverDeps>; pipeline?: Partial<PipelineDeps>; pipelineConcurrency?: number }): Runner {
   const interval = deps.intervalMs ?? 250;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let lastSweep = 0;
+  // Decisions run beside the webhook loop, several at once (the image work is in the worker pool).
+  const inFlight = new Set<Promise<unknown>>();
+  const concurrency = deps.pipelineConcurrency ?? 2;
+  const pumpPipeline = async () => {
+    while (!stopped && inFlight.size < concurrency) {
+      const job = await claimJob({ db: deps.db, ...deps.pipeline });
+      if (!job) return;
+      const p = processJob({ db: deps.db, ...deps.pipeline }, job)
+        .catch((e) => log.error('pipeline job crashed', { err: e, job: job.id }))
+        .finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+  };
 
   const tick = async () => {
     try {
@@ -24,6 +38,7 @@ export function startInProcessRunner(deps: { db: Db; intervalMs?: number; webhoo
         lastSweep = Date.now();
         await sweepTimers(deps.db);
       }
+      await pumpPipeline();
       // Drain: keep going while there is due work, then wait for the next tick.
       while (!stopped && (await deliverDueWebhooks({ db: deps.db, ...deps.webhook })) > 0);
     } catch (e) {
@@ -37,6 +52,7 @@ export function startInProcessRunner(deps: { db: Db; intervalMs?: number; webhoo
       stopped = true;
       clearTimeout(timer);
       await running;
+      await Promise.all(inFlight);
     },
   };
 }

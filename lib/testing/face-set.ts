@@ -4,7 +4,7 @@
  * edited copies of the same face (the only same-person pairs that exist offline) and attack renderings
  * (a screen replay, a printed halftone). Ages are known only for the two public-domain portraits.
  */
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { analyze } from '../media/analyze.mjs';
 import type { Analysis } from '../media/types';
 import * as I from './images';
@@ -44,7 +44,10 @@ export async function labelledFaces(human: unknown): Promise<LabelledFace[]> {
     const a: Analysis = await analyze(human, { bytes: img, kind: 'selfie' });
     for (const [i, f] of a.faces.entries()) {
       if (f.score < 0.5) continue;
-      out.push({ id: `sample${n}-${i}`, person: `sample${n}-${i}`, knownAge: null, image: await cropFace(a.stored, f.box) });
+      const image = await cropFace(a.stored, f.box);
+      // A crop that also catches a neighbour's face is no selfie (the upload would refuse it: MULTIPLE_FACES).
+      if ((await analyze(human, { bytes: image, kind: 'selfie' })).faces.length !== 1) continue;
+      out.push({ id: `sample${n}-${i}`, person: `sample${n}-${i}`, knownAge: null, image });
     }
   }
   return out;
@@ -55,7 +58,7 @@ export async function sameFaceVariants(image: Buffer): Promise<{ name: string; i
   const meta = await sharp(image).metadata();
   const w = meta.width!;
   const h = meta.height!;
-  const j = (s: sharp.Sharp) => s.jpeg({ quality: 85 }).toBuffer();
+  const j = (s: Sharp) => s.jpeg({ quality: 85 }).toBuffer();
   return [
     { name: 'mirrored', image: await j(sharp(image).flop()) },
     { name: 'darker', image: await j(sharp(image).linear(0.7, 0)) },

@@ -9,6 +9,7 @@ import { createVerification, getVerificationOrThrow, getVerificationWithConsentO
 import { captureUrl, MAX_ATTEMPTS, serializeVerification } from './serialize';
 import { serializeMedia, uploadMedia } from '../media/upload';
 import { submitVerification } from './submit';
+import { EVENTS, notify } from '@/inngest/client';
 
 export const idParams = z.object({ id: z.string() });
 
@@ -94,5 +95,7 @@ export async function uploadMediaOp(ctx: ApiContext<{ id: string }, z.infer<type
 
 export async function submitOp(ctx: ApiContext<{ id: string }, unknown>): Promise<HandlerResult> {
   const v = await submitVerification(ctx.db, ctx.auth, ctx.params.id, { actor: actorOf(ctx.auth), requestId: ctx.requestId });
+  // After commit: start the decision now (Inngest); the safety-net cron and the in-process runner find the job anyway.
+  if (v.status === 'submitted') await notify(EVENTS.submitted, { verificationId: v.id });
   return { data: { id: v.id, status: v.status, submitted_at: v.submittedAt!.toISOString(), attempts_remaining: Math.max(0, MAX_ATTEMPTS - v.attemptsUsed) } };
 }

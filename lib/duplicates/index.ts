@@ -1,0 +1,94 @@
+/**
+ * Duplicate search with pgvector (HNSW, cosine), exactly per interface.md "duplicate_check" and
+ * decisions.md: within one workspace and mode; an account is an external_id (a verification without one
+ * is its own account); matches carrying this verification's own external_id are excluded; an account
+ * counts once, at its strongest score; duplicate_count counts every matching account, at most 10 listed.
+ */
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '@/db/client';
+import { faceEmbeddings } from '@/db/schema';
+
+export type DuplicateCheck = {
+  checked: boolean;
+  duplicate_count: number;
+  duplicates: { verification_id: string; external_id: string | null; similarity_score: number; verified_at: string | null }[];
+};
+
+export const NOT_CHECKED: DuplicateCheck = { checked: false, duplicate_count: 0, duplicates: [] };
+/** How many nearest faces one search examines; matches beyond it are not counted (documented). */
+export const SEARCH_DEPTH = 1000;
+
+export const vectorLiteral = (v: ArrayLike<number>) => `[${Array.from(v, (x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
+
+/**
+ * HNSW search settings for this transaction: a wider candidate list than the default 40, and pgvector
+ * 0.8's iterative scan so the workspace/mode filter still yields enough rows.
+ */
+export async function tuneSearch(db: DbOrTx) {
+  await db.execute(sql`select set_config('hnsw.ef_search', '200', true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
+}
+
+export async function findDuplicates(
+  db: DbOrTx,
+  input: { workspaceId: string; mode: 'test' | 'live'; verificationId: string; externalId: string | null; embedding: ArrayLike<number>; threshold: number },
+): Promise<DuplicateCheck> {
+  const q = vectorLiteral(input.embedding);
+  const maxDistance = 1 - input.threshold;
+  const rows = await db.execute<{ verification_id: string; external_id: string | null; similarity: number; verified_at: string | null; total: number }>(sql`
+    with nearest as (
+      select fe.verification_id, fe.external_id, fe.account, fe.embedding <=> ${q}::vector as distance
+      from ${faceEmbeddings} fe
+      where fe.workspace_id = ${input.workspaceId} and fe.mode = ${input.mode}
+        and fe.verification_id <> ${input.verificationId}
+      order by fe.embedding <=> ${q}::vector
+      limit ${SEARCH_DEPTH}
+    ), matches as (
+      select distinct on (account) verification_id, external_id, account, distance
+      from nearest
+      where distance <= ${maxDistance}
+        and (${input.externalId}::text is null or external_id is distinct from ${input.externalId}::text)
+      order by account, distance
+    )
+    select m.verification_id, m.external_id, 1 - m.distance as similarity,
+      case when v.status = 'approved' then v.completed_at end as verified_at,
+      count(*) over () as total
+    from matches m join verifications v on v.id = m.verification_id
+    order by m.distance
+    limit 10`);
+  const list = Array.from(rows);
+  return {
+    checked: true,
+    duplicate_count: list.length ? Number(list[0].total) : 0,
+    duplicates: list.map((r) => ({
+      verification_id: r.verification_id,
+      external_id: r.external_id,
+      similarity_score: Math.round(Math.max(0, Math.min(1, Number(r.similarity))) * 10000) / 10000,
+      verified_at: r.verified_at ? new Date(r.verified_at).toISOString() : null,
+    })),
+  };
+}
+
+/** The strongest blocklist match of a face in its workspace and mode (an exact scan: blocklists are small). */
+export async function blocklistMatch(db: DbOrTx, input: { workspaceId: string; mode: 'test' | 'live'; embedding: ArrayLike<number> }) {
+  const q = vectorLiteral(input.embedding);
+  const rows = await db.execute<{ id: string; verification_id: string; similarity: number }>(sql`
+    select id, verification_id, 1 - (embedding <=> ${q}::vector) as similarity
+    from blocklist_entries where workspace_id = ${input.workspaceId} and mode = ${input.mode}
+    order by embedding <=> ${q}::vector limit 1`);
+  const r = Array.from(rows)[0];
+  return r ? { id: r.id, verificationId: r.verification_id, similarity: Number(r.similarity) } : null;
+}
+
+/**
+ * The closest selfie of another verification in the workspace and mode. (Re-sending one's own picture within
+ * a verification, e.g. after a processing error, is not a replay.)
+ */
+export async function closestOtherCapture(db: DbOrTx, input: { workspaceId: string; mode: 'test' | 'live'; verificationId: string; embedding: ArrayLike<number> }) {
+  const q = vectorLiteral(input.embedding);
+  const rows = await db.execute<{ verification_id: string; similarity: number }>(sql`
+    select verification_id, 1 - (embedding <=> ${q}::vector) as similarity
+    from ${faceEmbeddings} where workspace_id = ${input.workspaceId} and mode = ${input.mode} and verification_id <> ${input.verificationId}
+    order by embedding <=> ${q}::vector limit 1`);
+  const r = Array.from(rows)[0];
+  return r ? { verificationId: r.verification_id, similarity: Number(r.similarity) } : null;
+}

@@ -1,0 +1,1 @@
+export declare function periodicPeakRatio(grey: Uint8Array, n: number): number;

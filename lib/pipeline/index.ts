@@ -1,0 +1,221 @@
+/**
+ * The decision pipeline over `pipeline_jobs` rows (written with the submit, in its transaction). Runners
+ * (the in-process poll, or Inngest) call these functions; each is idempotent and safe on several servers:
+ *  - a job is claimed with FOR UPDATE SKIP LOCKED and a lease, so two runners never work on it at once and
+ *    a runner killed mid-job leaves it to be claimed again when the lease ends;
+ *  - the decision is applied with a conditional update on the verification's status and attempt, so a job
+ *    finished twice (a lease that ran out mid-work) decides once.
+ * An error is retried (MAX_TRIES, with back-off); after the last try the submission gets
+ * `processing_error` (resubmission, safe to retry), or `max_attempts_exceeded` after the 5th attempt.
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { faceEmbeddings, media, pipelineJobs, verifications, workspaces } from '@/db/schema';
+import { newId } from '../ids';
+import { audit } from '../audit';
+import { log } from '../log';
+import { mediaStore } from '../media/storage';
+import type { Analysis, FaceMeasure } from '../media/types';
+import { parseAamva } from '../documents/aamva';
+import { readPdf417 } from '../documents/barcode';
+import { readMrz } from '../documents/ocr';
+import { applyTransition, type Trigger } from '../verifications/state-machine';
+import { MAX_ATTEMPTS } from '../verifications/serialize';
+import { blocklistMatch, closestOtherCapture, findDuplicates, NOT_CHECKED, tuneSearch, vectorLiteral, type DuplicateCheck } from '../duplicates';
+import { decide, type Decision, type DocumentRead, type Evidence } from './decide';
+
+export const MAX_TRIES = 3;
+export type Clock = () => Date;
+export type PipelineDeps = { db: Db; clock?: Clock; leaseMs?: number; retryDelayMs?: (tries: number) => number };
+
+type Job = typeof pipelineJobs.$inferSelect;
+
+const leaseMs = (d: PipelineDeps) => d.leaseMs ?? Number(process.env.PIPELINE_LEASE_MS ?? 60_000);
+const now = (d: PipelineDeps) => (d.clock ?? (() => new Date()))();
+
+/** Claims one due job (pending and due, or running with an expired lease); null when there is none. */
+export async function claimJob(deps: PipelineDeps, filter?: { verificationId?: string }): Promise<Job | null> {
+  const t = now(deps);
+  const lease = new Date(t.getTime() + leaseMs(deps));
+  const rows = await deps.db.execute<{ id: string }>(sql`
+    update pipeline_jobs set status = 'running', tries = tries + 1, lease_until = ${lease.toISOString()}, updated_at = ${t.toISOString()}
+    where id = (
+      select id from pipeline_jobs
+      where ((status = 'pending' and run_after <= ${t.toISOString()}) or (status = 'running' and lease_until < ${t.toISOString()}))
+        ${filter?.verificationId ? sql`and verification_id = ${filter.verificationId}` : sql``}
+      order by run_after
+      limit 1
+      for update skip locked
+    )
+    returning id`);
+  const id = Array.from(rows)[0]?.id;
+  if (!id) return null;
+  const [job] = await deps.db.select().from(pipelineJobs).where(eq(pipelineJobs.id, id));
+  return job ?? null;
+}
+
+/** Runs due jobs until none is left or `limit` is reached; returns how many it finished. */
+export async function runDueJobs(deps: PipelineDeps, limit = 10): Promise<number> {
+  let n = 0;
+  while (n < limit) {
+    const job = await claimJob(deps);
+    if (!job) break;
+    await processJob(deps, job);
+    n++;
+  }
+  return n;
+}
+
+/** The Inngest entry point: process the pending job of one verification, if any is due. */
+export async function processSubmission(deps: PipelineDeps, verificationId: string): Promise<{ status: string } | null> {
+  const job = await claimJob(deps, { verificationId });
+  if (!job) return null;
+  return processJob(deps, job);
+}
+
+async function gather(deps: PipelineDeps, job: Job, v: typeof verifications.$inferSelect, ws: typeof workspaces.$inferSelect): Promise<{ evidence: Evidence; duplicateCheck: DuplicateCheck; selfie: FaceMeasure | null }> {
+  const db = deps.db;
+  const ids = Object.values(job.mediaIds);
+  const rows = await db.select().from(media).where(inArray(media.id, ids));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const get = (k: string) => (job.mediaIds[k] ? byId.get(job.mediaIds[k]) : undefined);
+  const selfieRow = get('selfie');
+  if (!selfieRow) throw new Error('submitted selfie missing');
+  // The analysis made at upload is used as is; the stored bytes are read (and so checked) for every medium.
+  const selfieAnalysis = selfieRow.analysis as Analysis | null;
+  const selfieBytes = await mediaStore.get(db, selfieRow.id);
+  if (!selfieBytes) throw new Error('submitted selfie bytes missing');
+  const selfie = selfieAnalysis?.faces?.[0] ?? null;
+  const evidence: Evidence = {
+    flow: v.flow,
+    checkMethod: v.checkMethod,
+    ageThreshold: ws.ageThreshold,
+    selfie,
+    blocklist: null,
+    blocklistThreshold: ws.duplicateThreshold,
+    otherCapture: null,
+  };
+  let duplicateCheck = NOT_CHECKED;
+  if (selfie?.embedding) {
+    const scope = { workspaceId: v.workspaceId, mode: v.mode, embedding: selfie.embedding };
+    evidence.blocklist = await blocklistMatch(db, scope);
+    await db.transaction(async (tx) => {
+      await tuneSearch(tx);
+      evidence.otherCapture = await closestOtherCapture(tx, { ...scope, verificationId: v.id });
+      if (!ws.allowDuplicates) {
+        duplicateCheck = await findDuplicates(tx, { ...scope, verificationId: v.id, externalId: v.externalId, threshold: ws.duplicateThreshold });
+      }
+    });
+  }
+  const needsDocument = v.flow === 'kyc' || v.checkMethod === 'document_verification';
+  if (needsDocument) {
+    const front = get('document_front');
+    const back = get('document_back');
+    if (!front) throw new Error('submitted document front missing');
+    const type = (front.documentType ?? 'id_card') as 'passport' | 'id_card' | 'driving_licence';
+    const frontAnalysis = front.analysis as Analysis | null;
+    const frontBytes = await mediaStore.get(db, front.id);
+    if (!frontBytes) throw new Error('submitted document bytes missing');
+    let read: DocumentRead = null;
+    if (type === 'passport') {
+      const r = await readMrz(frontBytes, frontAnalysis?.document?.box ?? null);
+      if (r.mrz) read = { source: 'mrz', mrz: r.mrz.data, corrected: r.mrz.corrected };
+    } else if (back) {
+      const backBytes = await mediaStore.get(db, back.id);
+      if (!backBytes) throw new Error('submitted document back bytes missing');
+      if (type === 'driving_licence') {
+        for (const text of await readPdf417(backBytes)) {
+          const aamva = parseAamva(text);
+          if (aamva) read = { source: 'pdf417', aamva };
+        }
+      } else {
+        const r = await readMrz(backBytes, (back.analysis as Analysis | null)?.document?.box ?? null);
+        if (r.mrz) read = { source: 'mrz', mrz: r.mrz.data, corrected: r.mrz.corrected };
+      }
+    }
+    evidence.document = { type, portrait: frontAnalysis?.faces?.[0] ?? null, read };
+  }
+  return { evidence, duplicateCheck, selfie };
+}
+
+const TRIGGER: Record<'approve' | 'decline' | 'resubmit' | 'review', Trigger> = {
+  approve: 'pipeline_approve',
+  decline: 'pipeline_decline',
+  resubmit: 'pipeline_resubmit',
+  review: 'pipeline_review',
+};
+
+/** Decides one claimed job. Never throws for a job's own failure: it is retried or becomes processing_error. */
+export async function processJob(deps: PipelineDeps, job: Job): Promise<{ status: string }> {
+  const db = deps.db;
+  const [v] = await db.select().from(verifications).where(eq(verifications.id, job.verificationId));
+  if (!v || v.status !== 'submitted' || v.attemptsUsed !== job.attempt) {
+    // Already decided (by an earlier run of this job) or superseded: nothing to do.
+    await db.update(pipelineJobs).set({ status: 'done', leaseUntil: null, updatedAt: now(deps) }).where(eq(pipelineJobs.id, job.id));
+    return { status: v?.status ?? 'missing' };
+  }
+  const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, v.workspaceId));
+  let decision: Decision;
+  let duplicateCheck: DuplicateCheck = NOT_CHECKED;
+  let selfie: FaceMeasure | null = null;
+  try {
+    const g = await gather(deps, job, v, ws);
+    duplicateCheck = g.duplicateCheck;
+    selfie = g.selfie;
+    decision = decide(g.evidence, now(deps));
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    log.warn('pipeline job failed', { job: job.id, tries: job.tries, err: message });
+    if (job.tries < MAX_TRIES) {
+      const delay = deps.retryDelayMs?.(job.tries) ?? 2000 * 2 ** (job.tries - 1);
+      await db
+        .update(pipelineJobs)
+        .set({ status: 'pending', runAfter: new Date(now(deps).getTime() + delay), leaseUntil: null, lastError: message, updatedAt: now(deps) })
+        .where(and(eq(pipelineJobs.id, job.id), eq(pipelineJobs.tries, job.tries)));
+      return { status: 'retrying' };
+    }
+    decision = { outcome: 'resubmit', reason: 'processing_error', result: null, checks: { error: message } };
+  }
+  let { outcome, reason } = decision;
+  if (outcome === 'resubmit' && v.attemptsUsed >= MAX_ATTEMPTS) {
+    outcome = 'decline';
+    reason = 'max_attempts_exceeded';
+  }
+  const t = now(deps);
+  return db.transaction(async (tx) => {
+    const [locked] = await tx.select().from(verifications).where(eq(verifications.id, v.id)).for('update');
+    if (locked.status !== 'submitted' || locked.attemptsUsed !== job.attempt) {
+      await tx.update(pipelineJobs).set({ status: 'done', leaseUntil: null, updatedAt: t }).where(eq(pipelineJobs.id, job.id));
+      return { status: locked.status };
+    }
+    if (selfie?.embedding) {
+      // This attempt's face joins the duplicate search (one row per verification: its latest attempt).
+      const values = { verificationId: v.id, workspaceId: v.workspaceId, mode: v.mode, externalId: v.externalId, account: v.externalId ?? v.id, embedding: selfie.embedding, createdAt: t };
+      await tx.insert(faceEmbeddings).values(values).onConflictDoUpdate({ target: faceEmbeddings.verificationId, set: { embedding: sql`${vectorLiteral(selfie.embedding)}::vector`, createdAt: t } });
+    }
+    const { row } = await applyTransition(tx, { verificationId: v.id, trigger: TRIGGER[outcome], now: t, patch: { reason, result: decision.result, duplicateCheck } });
+    await tx.update(pipelineJobs).set({ status: 'done', leaseUntil: null, lastError: decision.reason === 'processing_error' ? String(decision.checks.error) : null, updatedAt: t }).where(eq(pipelineJobs.id, job.id));
+    await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: 'pipeline', action: 'verification.decided', data: { attempt: job.attempt, status: row.status, reason, checks: decision.checks } });
+    return { status: row.status };
+  });
+}
+
+/** The blocklist action (`npm run ops -- blocklist:add`, the admin area): the verification's selfie face. */
+export async function addToBlocklist(db: Db, verificationId: string, actor: string) {
+  const [v] = await db.select().from(verifications).where(eq(verifications.id, verificationId));
+  if (!v) return { error: 'NOT_FOUND' as const };
+  const [fe] = await db.select().from(faceEmbeddings).where(eq(faceEmbeddings.verificationId, v.id));
+  let embedding: number[] | null = fe?.embedding ?? null;
+  if (!embedding) {
+    // Not processed by the pipeline (test mode): the newest selfie's analysis.
+    const selfies = await db.select().from(media).where(and(eq(media.verificationId, v.id), eq(media.type, 'selfie'))).orderBy(sql`${media.createdAt} desc`).limit(1);
+    embedding = (selfies[0]?.analysis as Analysis | null)?.faces?.[0]?.embedding ?? null;
+  }
+  if (!embedding) return { error: 'NO_FACE' as const };
+  const id = newId('blk');
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`insert into blocklist_entries (id, workspace_id, mode, verification_id, embedding, created_by) values (${id}, ${v.workspaceId}, ${v.mode}, ${v.id}, ${vectorLiteral(embedding!)}::vector, ${actor})`);
+    await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor, action: 'blocklist.added', data: { blocklist_entry: id } });
+  });
+  return { id };
+}
