@@ -2,15 +2,16 @@
  * PDF417 through zxing-wasm, its .wasm read from node_modules (the package's default is a CDN).
  */
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
+import path from 'node:path';
 import { prepareZXingModule, readBarcodes, writeBarcode } from 'zxing-wasm/full';
 
 let prepared = false;
 function prepare() {
   if (prepared) return;
   prepared = true;
-  const require = createRequire(import.meta.url);
-  const wasm = fs.readFileSync(require.resolve('zxing-wasm/full/zxing_full.wasm'));
+  // Resolved at run time from the project root and hidden from the bundler (which would try to bundle the .wasm).
+  const parts = ['node_modules', 'zxing-wasm', 'dist', 'full', 'zxing_full.wasm'];
+  const wasm = fs.readFileSync(/* turbopackIgnore: true */ path.join(process.env.OPEN_VERIFY_ROOT ?? process.cwd(), ...parts));
   prepareZXingModule({ overrides: { wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) } });
 }
 

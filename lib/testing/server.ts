@@ -27,7 +27,8 @@ export function childEnv(dataDir: string, port: number, extra: Record<string, st
 export type Server = { proc: ChildProcess; out: () => string; base: string };
 
 export async function start(dataDir: string, port: number, extra: Record<string, string> = {}): Promise<Server> {
-  const proc = spawn(tsx, ['scripts/launch.ts', 'start'], { cwd: root, env: childEnv(dataDir, port, extra), stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so kill() can take the launcher, Next and the embedded database down at once.
+  const proc = spawn(tsx, ['scripts/launch.ts', 'start'], { cwd: root, env: childEnv(dataDir, port, extra), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
@@ -52,3 +53,18 @@ export async function stop(s: Server): Promise<number | null> {
   return new Promise((r) => (s.proc.exitCode !== null ? r(s.proc.exitCode) : s.proc.once('exit', (code) => r(code))));
 }
 
+
+/** A crash: SIGKILL to the whole process group (launcher, Next, embedded database), no clean-up. */
+export async function kill(s: Server): Promise<void> {
+  process.kill(-s.proc.pid!, 'SIGKILL');
+  await new Promise((r) => (s.proc.exitCode !== null || s.proc.signalCode !== null ? r(null) : s.proc.once('exit', r)));
+  // Until every process of the group is gone (the launcher's children die a moment after it).
+  for (;;) {
+    try {
+      process.kill(-s.proc.pid!, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

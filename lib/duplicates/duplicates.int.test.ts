@@ -1,0 +1,59 @@
+/** interface.md "duplicate_check" rules on the search itself, over stored faces (real Postgres, pgvector). */
+import { describe, expect, it } from 'vitest';
+import { getDb } from '@/db/client';
+import { faceEmbeddings, verifications } from '@/db/schema';
+import { makeWorkspace } from '@/lib/testing/factories';
+import { randomToken, uuidv7 } from '@/lib/ids';
+import { findDuplicates, tuneSearch } from '.';
+
+const DIM = 1024;
+function unit(seed: number) {
+  let s = seed;
+  const v = Array.from({ length: DIM }, () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff) - 0.5);
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+/** A face at a chosen cosine similarity to `base` (mixing in an orthogonalised random direction). */
+function at(base: number[], similarity: number, seed: number) {
+  const r = unit(seed);
+  const dot = r.reduce((a, x, i) => a + x * base[i], 0);
+  const o = r.map((x, i) => x - dot * base[i]);
+  const n = Math.hypot(...o);
+  return base.map((b, i) => similarity * b + Math.sqrt(1 - similarity ** 2) * (o[i] / n));
+}
+
+describe('findDuplicates', () => {
+  it('lists at most 10 accounts closest first, counts them all, one per account at its strongest, excludes own account and other scopes', async () => {
+    const db = getDb();
+    const w = await makeWorkspace();
+    const other = await makeWorkspace();
+    const probe = unit(1);
+    const add = async (ws: string, mode: 'test' | 'live', externalId: string | null, emb: number[], approved = true) => {
+      const id = uuidv7();
+      await db.insert(verifications).values({ id, workspaceId: ws, mode, status: approved ? 'approved' : 'declined', flow: 'age', checkMethod: 'estimation', externalId, captureToken: randomToken(), completedAt: new Date() });
+      await db.insert(faceEmbeddings).values({ verificationId: id, workspaceId: ws, mode, externalId, account: externalId ?? id, embedding: emb });
+      return id;
+    };
+    // 12 matching accounts at 0.95, 0.94, ... 0.84; account acct-0 twice (0.80 and its strongest 0.95).
+    for (let i = 0; i < 12; i++) await add(w.workspace.id, 'live', `acct-${i}`, at(probe, 0.95 - i * 0.01, 100 + i), i % 2 === 0);
+    await add(w.workspace.id, 'live', 'acct-0', at(probe, 0.8, 200));
+    const anonymous = await add(w.workspace.id, 'live', null, at(probe, 0.7, 300));
+    await add(w.workspace.id, 'live', 'acct-far', at(probe, 0.3, 400)); // below the threshold
+    await add(w.workspace.id, 'live', 'mine', at(probe, 0.99, 500)); // the probe's own account
+    await add(w.workspace.id, 'test', 'acct-test', at(probe, 0.99, 600)); // other mode
+    await add(other.workspace.id, 'live', 'acct-other', at(probe, 0.99, 700)); // other workspace
+    const self = uuidv7();
+    const r = await db.transaction(async (tx) => {
+      await tuneSearch(tx);
+      return findDuplicates(tx, { workspaceId: w.workspace.id, mode: 'live', verificationId: self, externalId: 'mine', embedding: probe, threshold: 0.68 });
+    });
+    expect(r.checked).toBe(true);
+    expect(r.duplicate_count).toBe(13); // 12 accounts + the anonymous verification
+    expect(r.duplicates).toHaveLength(10);
+    expect(r.duplicates.map((d) => d.external_id)).toEqual(Array.from({ length: 10 }, (_, i) => `acct-${i}`));
+    expect(r.duplicates[0].similarity_score).toBeCloseTo(0.95, 3);
+    expect(r.duplicates[0].verified_at).not.toBeNull();
+    expect(r.duplicates[1].verified_at).toBeNull(); // declined: not verified
+    expect(r.duplicates.some((d) => d.verification_id === anonymous)).toBe(false); // 11th+ not listed
+  });
+});
