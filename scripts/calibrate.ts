@@ -24,7 +24,7 @@ const q = (xs: number[], p: number) => {
 };
 const dist = (xs: number[]) => ({ n: xs.length, min: +q(xs, 0).toFixed(3), p5: +q(xs, 0.05).toFixed(3), median: +q(xs, 0.5).toFixed(3), p95: +q(xs, 0.95).toFixed(3), max: +q(xs, 1).toFixed(3) });
 
-const faces = await F.labelledFaces(human);
+const faces = await F.labelledFaces((bytes) => run(bytes));
 type Row = { id: string; knownAge: number | null; emb: number[]; doc: number[] | null; variants: { name: string; emb: number[] | null; age: number | null }[]; age: number | null; real: number | null; live: number | null; replay: number | null; screen: number | null; print: number | null };
 const rows: Row[] = [];
 for (const f of faces) {

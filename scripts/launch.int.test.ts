@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJsonRequest } from '@/lib/auth/sign';
-import { childEnv, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
+import { childEnv, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
 
 /**
  * A raw HTTP request, so a GET can carry a body and nothing is normalised. A server may answer an
@@ -40,9 +40,7 @@ describe('launcher: npm start on the embedded database', () => {
   let vid: string;
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(root, '.next/BUILD_ID'))) {
-      execFileSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], { cwd: root, stdio: 'ignore' });
-    }
+    ensureBuild();
     port = await freePort();
     server = await start(dataDir, port);
     apiKey = /X-API-Key\s+(pk_\w+)/.exec(server.out())![1];

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { apiClient } from '@/lib/testing/api-client';
-import { childEnv, freePort, kill, root, start, stop, tsx, type Server } from '@/lib/testing/server';
+import { childEnv, ensureBuild, freePort, kill, root, start, stop, tsx, type Server } from '@/lib/testing/server';
 import * as I from '@/lib/testing/images';
 
 describe('decision pipeline across a crash', () => {
@@ -20,9 +20,7 @@ describe('decision pipeline across a crash', () => {
   });
 
   it('a server killed while jobs run finishes every job after restart, each decided once', async () => {
-    if (!fs.existsSync(path.join(root, '.next/BUILD_ID'))) {
-      execFileSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], { cwd: root, stdio: 'ignore' });
-    }
+    ensureBuild();
     const extra = { PIPELINE_LEASE_MS: '3000' };
     const port = await freePort();
     server = await start(dataDir, port, extra);

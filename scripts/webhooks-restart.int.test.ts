@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
+import { apiClient } from '@/lib/testing/api-client';
 import { selfSignedCert, startReceiver } from '@/lib/testing/https-receiver';
 import { astronaut } from '@/lib/testing/images';
-import { childEnv, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
+import { childEnv, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
 
 describe('webhook delivery across a server restart', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-restart-'));
@@ -21,9 +21,7 @@ describe('webhook delivery across a server restart', () => {
   });
 
   it('attempt 1 fails, the server stops, restarts, and attempt 2 arrives on schedule', async () => {
-    if (!fs.existsSync(path.join(root, '.next/BUILD_ID'))) {
-      execFileSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], { cwd: root, stdio: 'ignore' });
-    }
+    ensureBuild();
     const tls = selfSignedCert();
     const caFile = path.join(dataDir, 'receiver-ca.pem');
     fs.writeFileSync(caFile, tls.cert);
@@ -39,23 +37,10 @@ describe('webhook delivery across a server restart', () => {
       const ops = (...a: string[]) => JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port, extra) }).toString());
       expect(ops('workspace:settings', '--workspace', ws, '--webhook-url', rx.url).workspace.webhook_url).toBe(rx.url);
 
-      const base = server.base;
-      const call = async (method: string, p: string, body = '') => {
-        const r = await fetch(base + p, { method, body: body || undefined, headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, method, p, body) } });
-        return r.json();
-      };
-      const id = (await call('POST', '/v1/verifications', '{}')).data.id;
-      const consent = (await call('GET', '/v1/consent')).data;
-      await call('POST', `/v1/verifications/${id}/consent`, JSON.stringify({ consent_version_id: consent.id, text_sha256: consent.text_sha256 }));
-      const photo = astronaut();
-      const form = new FormData();
-      form.append('type', 'selfie');
-      form.append('file', new Blob([photo as BlobPart], { type: 'image/png' }), 'selfie.png');
-      const mp = `/v1/verifications/${id}/media`;
-      const up = await fetch(base + mp, { method: 'POST', body: form, headers: { 'x-api-key': apiKey, 'x-hmac-signature': signMultipartRequest(secret, 'POST', mp, [['type', 'selfie']], [photo]) } });
-      expect(up.status).toBe(201);
+      const api = apiClient(server.base, apiKey, secret);
+      const id = await api.prepare({ selfie: astronaut() });
       // Test mode: submit → review, which fires a webhook.
-      expect((await call('POST', `/v1/verifications/${id}/submit`)).data.status).toBe('review');
+      expect((await api.submit(id)).data.status).toBe('review');
 
       const waitFor = async (n: number, ms: number) => {
         const until = Date.now() + ms;

@@ -25,8 +25,7 @@ const status = async (id: string) => (await getDb().select().from(verifications)
 
 beforeAll(async () => {
   await analysisPool().ready();
-  const { loadHuman } = await import('@/lib/faces/human-node.mjs');
-  faces = await F.labelledFaces(await loadHuman());
+  faces = await F.labelledFaces((bytes, kind) => analysisPool().analyze(bytes, kind));
   w = await makeWorkspace();
 }, 180_000);
 

@@ -73,8 +73,12 @@ export type MrzRead = { mrz: MrzResult | null; text: string; ms: number };
  */
 export async function readMrz(image: Buffer, box: number[] | null): Promise<MrzRead> {
   const t = Date.now();
-  const meta = await sharp(image).metadata();
-  const [x, y, w, h] = box ?? [0, 0, meta.width!, meta.height!];
+  let area = box;
+  if (!area) {
+    const meta = await sharp(image).metadata();
+    area = [0, 0, meta.width!, meta.height!];
+  }
+  const [x, y, w, h] = area;
   let text = '';
   for (const from of [0.6, 0.45]) {
     const region = { left: x, top: Math.round(y + h * from), width: w, height: Math.round(h * (1 - from)) };

@@ -37,20 +37,19 @@ const now = (d: PipelineDeps) => (d.clock ?? (() => new Date()))();
 export async function claimJob(deps: PipelineDeps, filter?: { verificationId?: string }): Promise<Job | null> {
   const t = now(deps);
   const lease = new Date(t.getTime() + leaseMs(deps));
-  const rows = await deps.db.execute<{ id: string }>(sql`
-    update pipeline_jobs set status = 'running', tries = tries + 1, lease_until = ${lease.toISOString()}, updated_at = ${t.toISOString()}
-    where id = (
+  const due = sql`(
       select id from pipeline_jobs
       where ((status = 'pending' and run_after <= ${t.toISOString()}) or (status = 'running' and lease_until < ${t.toISOString()}))
         ${filter?.verificationId ? sql`and verification_id = ${filter.verificationId}` : sql``}
       order by run_after
       limit 1
       for update skip locked
-    )
-    returning id`);
-  const id = Array.from(rows)[0]?.id;
-  if (!id) return null;
-  const [job] = await deps.db.select().from(pipelineJobs).where(eq(pipelineJobs.id, id));
+    )`;
+  const [job] = await deps.db
+    .update(pipelineJobs)
+    .set({ status: 'running', tries: sql`${pipelineJobs.tries} + 1`, leaseUntil: lease, updatedAt: t })
+    .where(eq(pipelineJobs.id, due))
+    .returning();
   return job ?? null;
 }
 

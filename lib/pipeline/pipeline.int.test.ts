@@ -51,8 +51,7 @@ const face = (id: string) => faces.find((f) => f.id === id)!.image;
 
 beforeAll(async () => {
   await analysisPool().ready();
-  const { loadHuman } = await import('@/lib/faces/human-node.mjs');
-  faces = await F.labelledFaces(await loadHuman());
+  faces = await F.labelledFaces((bytes, kind) => analysisPool().analyze(bytes, kind));
 }, 180_000);
 afterAll(() => stopOcr());
 

@@ -5,7 +5,6 @@
  * (a screen replay, a printed halftone). Ages are known only for the two public-domain portraits.
  */
 import sharp, { type Sharp } from 'sharp';
-import { analyze } from '../media/analyze.mjs';
 import type { Analysis } from '../media/types';
 import * as I from './images';
 
@@ -33,20 +32,25 @@ export async function cropFace(img: Buffer, box: number[], size = SELFIE): Promi
   return sharp(img).extract({ left, top, width, height }).resize(size, size, { fit: 'contain', background: '#556' }).jpeg({ quality: 92 }).toBuffer();
 }
 
-/** Every face of the packaged photos, one per person (the collages hold different people). */
-export async function labelledFaces(human: unknown): Promise<LabelledFace[]> {
+export type Analyze = (bytes: Buffer, kind: 'selfie') => Promise<Analysis>;
+
+/**
+ * Every face of the packaged photos, one per person (the collages hold different people). `analyze` is the
+ * caller's: the worker pool in tests, a Human of its own in scripts.
+ */
+export async function labelledFaces(analyze: Analyze): Promise<LabelledFace[]> {
   const out: LabelledFace[] = [
     { id: 'astronaut', person: 'astronaut', knownAge: KNOWN_AGES.astronaut, image: await sharp(I.astronaut()).resize(SELFIE, SELFIE).jpeg({ quality: 92 }).toBuffer() },
     { id: 'grace_hopper', person: 'grace_hopper', knownAge: KNOWN_AGES.grace_hopper, image: await sharp(I.graceHopper()).resize(SELFIE, SELFIE, { fit: 'cover', position: 'top' }).jpeg({ quality: 92 }).toBuffer() },
   ];
   for (const n of [1, 2, 3, 4, 5, 6] as const) {
     const img = I.faceApiSample(n);
-    const a: Analysis = await analyze(human, { bytes: img, kind: 'selfie' });
+    const a = await analyze(img, 'selfie');
     for (const [i, f] of a.faces.entries()) {
       if (f.score < 0.5) continue;
       const image = await cropFace(a.stored, f.box);
       // A crop that also catches a neighbour's face is no selfie (the upload would refuse it: MULTIPLE_FACES).
-      if ((await analyze(human, { bytes: image, kind: 'selfie' })).faces.length !== 1) continue;
+      if ((await analyze(image, 'selfie')).faces.length !== 1) continue;
       out.push({ id: `sample${n}-${i}`, person: `sample${n}-${i}`, knownAge: null, image });
     }
   }

@@ -1,10 +1,18 @@
 /** Runs the real launcher (`npm start` on an embedded database in a temporary data directory). */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 export const tsx = path.join(root, 'node_modules/.bin/tsx');
+
+/** `next build` unless a build exists (CI builds first; a stale local build is rebuilt by `npm run build`). */
+export function ensureBuild(log = false) {
+  if (fs.existsSync(path.join(root, '.next/BUILD_ID'))) return;
+  if (log) console.log('building (next build)…');
+  execFileSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], { cwd: root, stdio: 'ignore' });
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {

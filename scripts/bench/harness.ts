@@ -1,5 +1,5 @@
 /** Shared set-up of the benchmarks: a database, the production server, a workspace, each in its own process. */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { applyMigrations } from '../../db/migrate';
 import { connect } from '../../db/client';
 import { startPg15 } from '../../lib/testing/pg15';
-import { freePort } from '../../lib/testing/server';
+import { ensureBuild as buildIfMissing, freePort } from '../../lib/testing/server';
 
 export { freePort };
 
@@ -33,12 +33,7 @@ export function startChild(cmd: string, args: string[], env: NodeJS.ProcessEnv, 
   });
 }
 
-export function ensureBuild() {
-  if (!fs.existsSync(path.join(root, '.next/BUILD_ID'))) {
-    console.log('building (next build)…');
-    execFileSync('npx', ['next', 'build'], { cwd: root, stdio: 'ignore' });
-  }
-}
+export const ensureBuild = () => buildIfMissing(true);
 
 /** The embedded engine in a process of its own, or Debian's PostgreSQL 15. */
 export async function startDatabase(kind: string): Promise<{ url: string; stop: () => Promise<void> }> {
