@@ -8,9 +8,9 @@
  * An error is retried (MAX_TRIES, with back-off); after the last try the submission gets
  * `processing_error` (resubmission, safe to retry), or `max_attempts_exceeded` after the 5th attempt.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { faceEmbeddings, media, pipelineJobs, verifications, workspaces } from '@/db/schema';
+import { blocklistEntries, faceEmbeddings, media, pipelineJobs, verifications, workspaces } from '@/db/schema';
 import { newId } from '../ids';
 import { audit } from '../audit';
 import { log } from '../log';
@@ -21,7 +21,7 @@ import { readPdf417 } from '../documents/barcode';
 import { readMrz } from '../documents/ocr';
 import { applyTransition, type Trigger } from '../verifications/state-machine';
 import { MAX_ATTEMPTS } from '../verifications/serialize';
-import { blocklistMatch, closestOtherCapture, findDuplicates, NOT_CHECKED, tuneSearch, vectorLiteral, type DuplicateCheck } from '../duplicates';
+import { blocklistMatch, closestOtherCapture, findDuplicates, NOT_CHECKED, tuneSearch, type DuplicateCheck } from '../duplicates';
 import { decide, type Decision, type DocumentRead, type Evidence } from './decide';
 
 export const MAX_TRIES = 3;
@@ -190,7 +190,7 @@ export async function processJob(deps: PipelineDeps, job: Job): Promise<{ status
     if (selfie?.embedding) {
       // This attempt's face joins the duplicate search (one row per verification: its latest attempt).
       const values = { verificationId: v.id, workspaceId: v.workspaceId, mode: v.mode, externalId: v.externalId, account: v.externalId ?? v.id, embedding: selfie.embedding, createdAt: t };
-      await tx.insert(faceEmbeddings).values(values).onConflictDoUpdate({ target: faceEmbeddings.verificationId, set: { embedding: sql`${vectorLiteral(selfie.embedding)}::vector`, createdAt: t } });
+      await tx.insert(faceEmbeddings).values(values).onConflictDoUpdate({ target: faceEmbeddings.verificationId, set: { embedding: selfie.embedding, createdAt: t } });
     }
     const { row } = await applyTransition(tx, { verificationId: v.id, trigger: TRIGGER[outcome], now: t, patch: { reason, result: decision.result, duplicateCheck } });
     await tx.update(pipelineJobs).set({ status: 'done', leaseUntil: null, lastError: decision.reason === 'processing_error' ? String(decision.checks.error) : null, updatedAt: t }).where(eq(pipelineJobs.id, job.id));
@@ -207,13 +207,13 @@ export async function addToBlocklist(db: Db, verificationId: string, actor: stri
   let embedding: number[] | null = fe?.embedding ?? null;
   if (!embedding) {
     // Not processed by the pipeline (test mode): the newest selfie's analysis.
-    const selfies = await db.select().from(media).where(and(eq(media.verificationId, v.id), eq(media.type, 'selfie'))).orderBy(sql`${media.createdAt} desc`).limit(1);
+    const selfies = await db.select().from(media).where(and(eq(media.verificationId, v.id), eq(media.type, 'selfie'))).orderBy(desc(media.createdAt)).limit(1);
     embedding = (selfies[0]?.analysis as Analysis | null)?.faces?.[0]?.embedding ?? null;
   }
   if (!embedding) return { error: 'NO_FACE' as const };
   const id = newId('blk');
   await db.transaction(async (tx) => {
-    await tx.execute(sql`insert into blocklist_entries (id, workspace_id, mode, verification_id, embedding, created_by) values (${id}, ${v.workspaceId}, ${v.mode}, ${v.id}, ${vectorLiteral(embedding!)}::vector, ${actor})`);
+    await tx.insert(blocklistEntries).values({ id, workspaceId: v.workspaceId, mode: v.mode, verificationId: v.id, embedding: embedding!, createdBy: actor });
     await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor, action: 'blocklist.added', data: { blocklist_entry: id } });
   });
   return { id };
