@@ -43,7 +43,10 @@ describe('decision pipeline across a crash', () => {
     const after = await Promise.all(ids.map((id) => api.waitDecided(id, 60_000))).catch((e) => {
       throw new Error(`${e.message}\nserver output:\n${server!.out().slice(-3000)}`);
     });
-    for (const v of after) expect(['approved', 'declined', 'review', 'resubmission_requested']).toContain(v.status);
+    // Decided by the checks, not by an error: the production build reads the MRZ (it once could not find
+    // its traineddata there, and every passport ended in processing_error).
+    for (const v of after) expect(v.reason).not.toBe('processing_error');
+    expect(after.slice(0, 2).map((v) => v.status)).toEqual(['approved', 'approved']);
     // One decision each: one webhook event per verification (the outbox row of its one transition).
     for (const id of ids) expect(ops('webhook:list', '--verification', id).webhook_events).toHaveLength(1);
   }, 240_000);

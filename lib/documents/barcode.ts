@@ -2,16 +2,14 @@
  * PDF417 through zxing-wasm, its .wasm read from node_modules (the package's default is a CDN).
  */
 import fs from 'node:fs';
-import path from 'node:path';
+import { projectPath } from '../project-path';
 import { prepareZXingModule, readBarcodes, writeBarcode } from 'zxing-wasm/full';
 
 let prepared = false;
 function prepare() {
   if (prepared) return;
   prepared = true;
-  // Resolved at run time from the project root and hidden from the bundler (which would try to bundle the .wasm).
-  const parts = ['node_modules', 'zxing-wasm', 'dist', 'full', 'zxing_full.wasm'];
-  const wasm = fs.readFileSync(/* turbopackIgnore: true */ path.join(process.env.OPEN_VERIFY_ROOT ?? process.cwd(), ...parts));
+  const wasm = fs.readFileSync(projectPath('node_modules', 'zxing-wasm', 'dist', 'full', 'zxing_full.wasm'));
   prepareZXingModule({ overrides: { wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) } });
 }
 

@@ -8,19 +8,17 @@
  * place every recognised symbol in its character cell by its position: a phantom K sharing a cell with
  * a `<` disappears, an unread filler becomes an empty cell (= `<`), and every line has its true length.
  */
-import path from 'node:path';
-import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import { createWorker, PSM, type Worker } from 'tesseract.js';
 import { parseMrz, type MrzResult } from './mrz';
+import { projectPath } from '../project-path';
 
 let worker: Promise<Worker> | null = null;
 let queue: Promise<unknown> = Promise.resolve();
 
 function tesseract(): Promise<Worker> {
   if (!worker) {
-    const require = createRequire(import.meta.url);
-    const langPath = path.join(path.dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
+    const langPath = projectPath('node_modules', '@tesseract.js-data', 'eng', '4.0.0_best_int');
     worker = (async () => {
       const w = await createWorker('eng', 1, { langPath, gzip: true, cacheMethod: 'none' });
       await w.setParameters({ tessedit_char_whitelist: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<', tessedit_pageseg_mode: PSM.SINGLE_BLOCK });

@@ -3,19 +3,15 @@
  * the CPU-heavy work (decode, face models, pixel statistics) off the request event loop.
  */
 import os from 'node:os';
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { projectPath } from '../project-path';
 import type { Analysis } from './types';
 
 type Job = { id: number; bytes: Uint8Array; kind: 'selfie' | 'document'; resolve: (a: Analysis) => void; reject: (e: Error) => void };
 type Slot = { worker: Worker; ready: Promise<void>; busy: Job | null };
 
-// Resolved at run time from the working directory (the project root), and hidden from the bundler:
-// the worker runs unbundled in every setting (Next, tsx, vitest), loading sharp and Human from node_modules.
-function workerFile(): string {
-  const parts = ['lib', 'media', 'worker.mjs'];
-  return path.join(process.env.OPEN_VERIFY_ROOT ?? process.cwd(), ...parts);
-}
+// The worker runs unbundled in every setting (Next, tsx, vitest), loading sharp and Human from node_modules.
+const workerFile = () => projectPath('lib', 'media', 'worker.mjs');
 
 export class AnalysisPool {
   private slots: Slot[] = [];
@@ -31,7 +27,7 @@ export class AnalysisPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(/* turbopackIgnore: true */ workerFile());
+    const worker = new Worker(workerFile());
     worker.unref();
     const slot: Slot = { worker, busy: null, ready: Promise.resolve() };
     slot.ready = new Promise((resolve, reject) => {
