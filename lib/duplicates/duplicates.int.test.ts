@@ -4,7 +4,7 @@ import { getDb } from '@/db/client';
 import { faceEmbeddings, verifications } from '@/db/schema';
 import { makeWorkspace } from '@/lib/testing/factories';
 import { randomToken, uuidv7 } from '@/lib/ids';
-import { findDuplicates, tuneSearch } from '.';
+import { FIRST_DEPTH, findDuplicates, tuneSearch } from '.';
 
 const DIM = 1024;
 function unit(seed: number) {
@@ -55,5 +55,28 @@ describe('findDuplicates', () => {
     expect(r.duplicates[0].verified_at).not.toBeNull();
     expect(r.duplicates[1].verified_at).toBeNull(); // declined: not verified
     expect(r.duplicates.some((d) => d.verification_id === anonymous)).toBe(false); // 11th+ not listed
+  });
+
+  it('counts every matching account when more match than one pass examines (it searches deeper)', async () => {
+    const db = getDb();
+    const w = await makeWorkspace();
+    const probe = unit(2);
+    const n = FIRST_DEPTH + 30;
+    const rows = Array.from({ length: n }, (_, i) => ({ id: uuidv7(), acct: `many-${i}`, emb: at(probe, 0.9 - (i % 20) * 0.005, 1000 + i) }));
+    await db.insert(verifications).values(rows.map((r) => ({ id: r.id, workspaceId: w.workspace.id, mode: 'live' as const, status: 'approved' as const, flow: 'age' as const, checkMethod: 'estimation' as const, externalId: r.acct, captureToken: randomToken(), completedAt: new Date() })));
+    await db.insert(faceEmbeddings).values(rows.map((r) => ({ verificationId: r.id, workspaceId: w.workspace.id, mode: 'live' as const, externalId: r.acct, account: r.acct, embedding: r.emb })));
+    const r = await db.transaction(async (tx) => {
+      await tuneSearch(tx);
+      return findDuplicates(tx, { workspaceId: w.workspace.id, mode: 'live', verificationId: uuidv7(), externalId: null, embedding: probe, threshold: 0.68 });
+    });
+    expect(r.duplicate_count).toBe(n);
+    expect(r.duplicates).toHaveLength(10);
+    expect(r.duplicates[0].similarity_score).toBeCloseTo(0.9, 2);
+  });
+
+  it('reports no duplicates, checked, when nothing is stored in the scope', async () => {
+    const w = await makeWorkspace();
+    const r = await findDuplicates(getDb(), { workspaceId: w.workspace.id, mode: 'live', verificationId: uuidv7(), externalId: null, embedding: unit(3), threshold: 0.68 });
+    expect(r).toEqual({ checked: true, duplicate_count: 0, duplicates: [] });
   });
 });

@@ -15,7 +15,12 @@ export type DuplicateCheck = {
 };
 
 export const NOT_CHECKED: DuplicateCheck = { checked: false, duplicate_count: 0, duplicates: [] };
-/** How many nearest faces one search examines; matches beyond it are not counted (documented). */
+/**
+ * How many nearest faces one search examines. It starts at FIRST_DEPTH, one pass of the HNSW graph; only when
+ * every one of those is a match (someone with very many captures) does it look again, SEARCH_DEPTH deep.
+ * Matches beyond SEARCH_DEPTH are not counted (documented).
+ */
+export const FIRST_DEPTH = 100;
 export const SEARCH_DEPTH = 1000;
 
 export const vectorLiteral = (v: ArrayLike<number>) => `[${Array.from(v, (x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
@@ -24,47 +29,63 @@ export const vectorLiteral = (v: ArrayLike<number>) => `[${Array.from(v, (x) => 
  * HNSW search settings for this transaction: a wider candidate list than the default 40, and pgvector
  * 0.8's iterative scan so the workspace/mode filter still yields enough rows.
  */
-export async function tuneSearch(db: DbOrTx) {
-  await db.execute(sql`select set_config('hnsw.ef_search', '200', true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
+export const EF_SEARCH = 200;
+export async function tuneSearch(db: DbOrTx, efSearch = EF_SEARCH) {
+  await db.execute(sql`select set_config('hnsw.ef_search', ${String(efSearch)}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
 }
 
-export async function findDuplicates(
-  db: DbOrTx,
-  input: { workspaceId: string; mode: 'test' | 'live'; verificationId: string; externalId: string | null; embedding: ArrayLike<number>; threshold: number },
-): Promise<DuplicateCheck> {
+type Input = { workspaceId: string; mode: 'test' | 'live'; verificationId: string; externalId: string | null; embedding: ArrayLike<number>; threshold: number };
+
+export async function findDuplicates(db: DbOrTx, input: Input): Promise<DuplicateCheck> {
+  const first = await searchAt(db, input, FIRST_DEPTH);
+  return first.exhausted ? (await searchAt(db, input, SEARCH_DEPTH)).check : first.check;
+}
+
+async function searchAt(db: DbOrTx, input: Input, depth: number): Promise<{ check: DuplicateCheck; exhausted: boolean }> {
   const q = vectorLiteral(input.embedding);
   const maxDistance = 1 - input.threshold;
-  const rows = await db.execute<{ verification_id: string; external_id: string | null; similarity: number; verified_at: string | null; total: number }>(sql`
+  // `scanned` and `farthest` describe the nearest faces examined: when all `depth` of them are within the
+  // threshold, there may be more matches further out.
+  const rows = await db.execute<{ verification_id: string | null; external_id: string | null; similarity: number; verified_at: string | null; total: number; scanned: number; farthest: number | null }>(sql`
     with nearest as (
       select fe.verification_id, fe.external_id, fe.account, fe.embedding <=> ${q}::vector as distance
       from ${faceEmbeddings} fe
       where fe.workspace_id = ${input.workspaceId} and fe.mode = ${input.mode}
         and fe.verification_id <> ${input.verificationId}
       order by fe.embedding <=> ${q}::vector
-      limit ${SEARCH_DEPTH}
+      limit ${depth}
     ), matches as (
       select distinct on (account) verification_id, external_id, account, distance
       from nearest
       where distance <= ${maxDistance}
         and (${input.externalId}::text is null or external_id is distinct from ${input.externalId}::text)
       order by account, distance
+    ), listed as (
+      select m.verification_id, m.external_id, m.distance, 1 - m.distance as similarity,
+        case when v.status = 'approved' then v.completed_at end as verified_at,
+        count(*) over () as total
+      from matches m join verifications v on v.id = m.verification_id
+      order by m.distance
+      limit 10
     )
-    select m.verification_id, m.external_id, 1 - m.distance as similarity,
-      case when v.status = 'approved' then v.completed_at end as verified_at,
-      count(*) over () as total
-    from matches m join verifications v on v.id = m.verification_id
-    order by m.distance
-    limit 10`);
-  const list = Array.from(rows);
+    select listed.*, (select count(*) from nearest) as scanned, (select max(distance) from nearest) as farthest
+    from (select 1) one left join listed on true
+    order by listed.distance`);
+  const all = Array.from(rows);
+  const list = all.filter((r) => r.verification_id !== null);
+  const scanned = Number(all[0]?.scanned ?? 0);
   return {
-    checked: true,
-    duplicate_count: list.length ? Number(list[0].total) : 0,
-    duplicates: list.map((r) => ({
-      verification_id: r.verification_id,
-      external_id: r.external_id,
-      similarity_score: Math.round(Math.max(0, Math.min(1, Number(r.similarity))) * 10000) / 10000,
-      verified_at: r.verified_at ? new Date(r.verified_at).toISOString() : null,
-    })),
+    exhausted: scanned === depth && all[0]?.farthest !== null && Number(all[0].farthest) <= maxDistance,
+    check: {
+      checked: true,
+      duplicate_count: list.length ? Number(list[0].total) : 0,
+      duplicates: list.map((r) => ({
+        verification_id: r.verification_id!,
+        external_id: r.external_id,
+        similarity_score: Math.round(Math.max(0, Math.min(1, Number(r.similarity))) * 10000) / 10000,
+        verified_at: r.verified_at ? new Date(r.verified_at).toISOString() : null,
+      })),
+    },
   };
 }
 
