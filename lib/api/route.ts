@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import { newId } from '../ids';
 import { authenticate, type AuthResult } from '../auth/authenticate';
+import { authenticateCapture, captureRateKey, CAPTURE_RATE_LIMIT_PER_MINUTE } from '../capture/auth';
 import { canonicalJson, canonicalMultipart } from '../auth/canonical';
 import { LIMITS } from '../media/thresholds';
 import { rateLimitError, rateLimitHeaders, takeRateLimit } from '../ratelimit';
@@ -25,13 +26,18 @@ export type ApiContext<P, B> = {
   params: P;
   body: B;
   rawBody: Uint8Array;
+  /** Capture endpoints: the verification the link's token opens. */
+  verificationId?: string;
   /** Multipart endpoints: the non-file fields and the files, by field name. */
   form?: { fields: [string, string][]; files: { field: string; bytes: Uint8Array; type: string }[] };
 };
 
 type RouteOptions<PS extends z.ZodType, BS extends z.ZodType> = {
-  /** `apiKey`: signed; `apiKeyUnsignedAllowed`: may be unsigned when the workspace does not enforce it. */
-  auth: 'apiKey' | 'apiKeyUnsignedAllowed';
+  /**
+   * `apiKey`: signed; `apiKeyUnsignedAllowed`: may be unsigned when the workspace does not enforce it;
+   * `captureToken`: the hosted capture page, by the `token` path parameter (rate-limited per link).
+   */
+  auth: 'apiKey' | 'apiKeyUnsignedAllowed' | 'captureToken';
   params?: PS;
   /** JSON body schema; without it the endpoint takes no body. */
   body?: BS;
@@ -64,20 +70,31 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
       // Multipart: the file limit plus room for the form's own bytes, refused while streaming.
       const rawBody = await readBodyLimited(req, opts.multipart ? LIMITS.maxFileBytes + 256 * 1024 : JSON_BODY_LIMIT);
       if (opts.multipart) form = await parseMultipart(req, rawBody);
-      const auth = await authenticate(db, {
-        apiKey: req.headers.get('x-api-key'),
-        signature: req.headers.get('x-hmac-signature'),
-        canonical: form
-          ? [canonicalMultipart(req.method, pathWithQuery(req), form.fields, form.files.map((f) => f.bytes))]
-          : canonicalJson(req.method, pathWithQuery(req), rawBody),
-        allowUnsigned: opts.auth === 'apiKeyUnsignedAllowed',
-      });
-
-      const limit = await takeRateLimit(db, `ws:${auth.workspace.id}`, auth.workspace.rateLimitPerMinute);
-      headers = { ...headers, ...rateLimitHeaders(limit) };
-      if (!limit.allowed) throw rateLimitError(limit);
-
       const rawParams = nextCtx ? await nextCtx.params : {};
+      let auth: AuthResult;
+      let verificationId: string | undefined;
+      if (opts.auth === 'captureToken') {
+        const token = String(rawParams.token ?? '');
+        const limit = await takeRateLimit(db, captureRateKey(token), CAPTURE_RATE_LIMIT_PER_MINUTE);
+        headers = { ...headers, ...rateLimitHeaders(limit) };
+        if (!limit.allowed) throw rateLimitError(limit, 'this verification link');
+        const c = await authenticateCapture(db, token);
+        auth = c.auth;
+        verificationId = c.verification.id;
+      } else {
+        auth = await authenticate(db, {
+          apiKey: req.headers.get('x-api-key'),
+          signature: req.headers.get('x-hmac-signature'),
+          canonical: form
+            ? [canonicalMultipart(req.method, pathWithQuery(req), form.fields, form.files.map((f) => f.bytes))]
+            : canonicalJson(req.method, pathWithQuery(req), rawBody),
+          allowUnsigned: opts.auth === 'apiKeyUnsignedAllowed',
+        });
+        const limit = await takeRateLimit(db, `ws:${auth.workspace.id}`, auth.workspace.rateLimitPerMinute);
+        headers = { ...headers, ...rateLimitHeaders(limit) };
+        if (!limit.allowed) throw rateLimitError(limit);
+      }
+
       let params: z.infer<PS> = rawParams as z.infer<PS>;
       if (opts.params) {
         const r = opts.params.safeParse(rawParams);
@@ -103,7 +120,7 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
         });
       }
 
-      const result = await opts.handler({ db, req, requestId, auth, params, body, rawBody, form });
+      const result = await opts.handler({ db, req, requestId, auth, params, body, rawBody, form, verificationId });
       return json(result.status ?? 200, { data: result.data }, { ...headers, ...result.headers });
     } catch (err) {
       return errorResponse(err, requestId, headers);

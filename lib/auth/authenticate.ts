@@ -15,8 +15,8 @@ export type Workspace = typeof workspaces.$inferSelect;
 export type AuthResult = {
   workspace: Workspace;
   mode: Mode;
-  /** How the request was authenticated: a key id, the placeholder, or unsigned (create only). */
-  via: { kind: 'key'; keyId: string } | { kind: 'placeholder' } | { kind: 'unsigned' };
+  /** How the request was authenticated: a key id, the placeholder, unsigned (create only), or the capture link's token. */
+  via: { kind: 'key'; keyId: string } | { kind: 'placeholder' } | { kind: 'unsigned' } | { kind: 'capture' };
 };
 
 export const PLACEHOLDER_SIGNATURE = 'placeholder';

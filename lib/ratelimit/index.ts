@@ -30,10 +30,10 @@ export function rateLimitHeaders(s: RateLimitState): Record<string, string> {
   };
 }
 
-export function rateLimitError(s: RateLimitState): ApiError {
+export function rateLimitError(s: RateLimitState, scope = 'this workspace'): ApiError {
   return new ApiError(
     'RATE_LIMIT',
-    `Too many requests: at most ${s.limit} per minute for this workspace. Retry after ${s.retryAfter} s.`,
+    `Too many requests: at most ${s.limit} per minute for ${scope}. Retry after ${s.retryAfter} s.`,
     { limit: s.limit, retry_after: s.retryAfter },
     { 'retry-after': String(s.retryAfter), ...rateLimitHeaders(s) },
   );

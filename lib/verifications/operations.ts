@@ -43,7 +43,7 @@ export async function getActiveConsentOp(ctx: ApiContext<unknown, unknown>): Pro
   return { data: publicConsentVersion(await getActiveConsentOrThrow(ctx.db)) };
 }
 
-const byId = z.strictObject({
+export const consentById = z.strictObject({
   consent_version_id: z.number({ error: 'Must be an integer.' }).int('Must be an integer.').positive('Must be positive.'),
   text_sha256: z.string({ error: 'Must be a string.' }).regex(/^[0-9a-fA-F]{64}$/, 'Must be 64 hexadecimal characters.'),
 });
@@ -60,7 +60,7 @@ export async function acceptConsentOp(ctx: ApiContext<{ id: string }, Record<str
   const b = ctx.body;
   let input: Parameters<typeof acceptConsent>[2];
   if ('consent_version_id' in b || 'text_sha256' in b) {
-    const p = parseOrThrow(byId, b);
+    const p = parseOrThrow(consentById, b);
     input = { shape: 'id', consentVersionId: p.consent_version_id, textSha256: p.text_sha256 };
   } else if ('consent_version' in b || 'accepted' in b) {
     const p = parseOrThrow(byLabel, b);
@@ -79,7 +79,8 @@ export const mediaFields = z.strictObject({
 });
 
 
-export async function uploadMediaOp(ctx: ApiContext<{ id: string }, z.infer<typeof mediaFields>>): Promise<HandlerResult> {
+/** Validates the multipart fields and stores the upload (the media endpoints of /v1 and of the capture page). */
+export async function uploadFromForm(ctx: ApiContext<unknown, z.infer<typeof mediaFields>>, verificationId: string) {
   const files = ctx.form!.files;
   const file = files.find((f) => f.field === 'file');
   const stray = files.filter((f) => f.field !== 'file').map((f) => f.field);
@@ -89,13 +90,22 @@ export async function uploadMediaOp(ctx: ApiContext<{ id: string }, z.infer<type
   if (ctx.body.type === 'selfie' && (ctx.body.side || ctx.body.document_type)) {
     throw validationError({ [ctx.body.side ? 'side' : 'document_type']: ['Only for documents.'] });
   }
-  const m = await uploadMedia(ctx.db, ctx.auth, ctx.params.id, { ...ctx.body, file: file.bytes }, { actor: actorOf(ctx.auth), requestId: ctx.requestId });
-  return { status: 201, data: serializeMedia(m) };
+  const m = await uploadMedia(ctx.db, ctx.auth, verificationId, { ...ctx.body, file: file.bytes }, { actor: actorOf(ctx.auth), requestId: ctx.requestId });
+  return serializeMedia(m);
+}
+
+export async function uploadMediaOp(ctx: ApiContext<{ id: string }, z.infer<typeof mediaFields>>): Promise<HandlerResult> {
+  return { status: 201, data: await uploadFromForm(ctx, ctx.params.id) };
+}
+
+/** Submits, then (after commit) starts the decision now via Inngest; the safety-net cron and the in-process runner find the job anyway. */
+export async function submitAndStart(ctx: ApiContext<unknown, unknown>, verificationId: string) {
+  const v = await submitVerification(ctx.db, ctx.auth, verificationId, { actor: actorOf(ctx.auth), requestId: ctx.requestId });
+  if (v.status === 'submitted') await notify(EVENTS.submitted, { verificationId: v.id });
+  return v;
 }
 
 export async function submitOp(ctx: ApiContext<{ id: string }, unknown>): Promise<HandlerResult> {
-  const v = await submitVerification(ctx.db, ctx.auth, ctx.params.id, { actor: actorOf(ctx.auth), requestId: ctx.requestId });
-  // After commit: start the decision now (Inngest); the safety-net cron and the in-process runner find the job anyway.
-  if (v.status === 'submitted') await notify(EVENTS.submitted, { verificationId: v.id });
+  const v = await submitAndStart(ctx, ctx.params.id);
   return { data: { id: v.id, status: v.status, submitted_at: v.submittedAt!.toISOString(), attempts_remaining: Math.max(0, MAX_ATTEMPTS - v.attemptsUsed) } };
 }

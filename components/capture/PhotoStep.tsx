@@ -1,0 +1,178 @@
+'use client';
+/**
+ * One photo (a selfie, or one side of a document): the camera with live guidance, or a file when the
+ * camera is denied, missing or blocked by an in-app browser. The photo is uploaded to the capture
+ * endpoint, which validates it exactly as /v1 does; its verdict comes back as plain advice.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import Webcam from 'react-webcam';
+import { useDropzone } from '@uploadthing/react';
+import { advise, call } from './api';
+import { checkDocumentFrame, checkSelfieFrame, loadFaceDetector, type Advice } from './face-check';
+import type { Messages } from './messages';
+
+export type PhotoTarget = { type: 'selfie' } | { type: 'document'; side: 'front' | 'back'; documentType: string };
+type CameraState = 'starting' | 'live' | 'denied' | 'nocamera' | 'inapp' | 'error' | 'off';
+
+const IN_APP = /FBAN|FBAV|Instagram|Line\/|MicroMessenger|Snapchat|TikTok|; wv\)/i;
+/** Consecutive passing frames before the capture button enables (steadiness). */
+const READY_FRAMES = 2;
+
+export function PhotoStep(props: { token: string; m: Messages; target: PhotoTarget; title: string; intro: string; qr: React.ReactNode; onUploaded: (preview: string) => void }) {
+  const { token, m, target, onUploaded } = props;
+  const selfie = target.type === 'selfie';
+  const [camera, setCamera] = useState<CameraState>(() => {
+    if (typeof navigator === 'undefined') return 'starting';
+    if (IN_APP.test(navigator.userAgent)) return 'inapp';
+    return typeof navigator.mediaDevices?.getUserMedia === 'function' ? 'starting' : 'nocamera';
+  });
+  const [advice, setAdvice] = useState<Advice | 'loading'>('loading');
+  const [readyFrames, setReadyFrames] = useState(0);
+  const [preview, setPreview] = useState<{ url: string; blob: Blob } | null>(null);
+  const [uploading, setUploading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const webcam = useRef<Webcam>(null);
+
+  // The guidance loop: one check at a time, about four a second, while the camera is live.
+  useEffect(() => {
+    if (camera !== 'live' || preview) return;
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout>;
+    const tick = async () => {
+      const video = webcam.current?.video;
+      if (video && video.readyState >= 2) {
+        try {
+          const r = selfie ? await checkSelfieFrame(video) : checkDocumentFrame(video);
+          if (stopped) return;
+          setAdvice(r.advice);
+          setReadyFrames((n) => (r.advice === 'ready' ? n + 1 : 0));
+        } catch {
+          if (!stopped) setAdvice('noFace');
+        }
+      }
+      if (!stopped) timer = setTimeout(tick, 250);
+    };
+    if (selfie) loadFaceDetector().catch(() => setCamera('error'));
+    void tick();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [camera, preview, selfie]);
+
+  const onCameraError = useCallback((e: string | DOMException) => {
+    const name = typeof e === 'string' ? e : e.name;
+    setCamera(name === 'NotAllowedError' || name === 'SecurityError' ? 'denied' : name === 'NotFoundError' || name === 'OverconstrainedError' ? 'nocamera' : 'error');
+  }, []);
+
+  const take = async () => {
+    // The frame at the camera's own resolution, as a JPEG (a canvas blob: the CSP allows no data: fetches).
+    const canvas = webcam.current?.getCanvas();
+    const blob = canvas && (await new Promise<Blob | null>((r) => canvas.toBlob(r, 'image/jpeg', 0.92)));
+    if (!blob) return;
+    setPreview({ url: URL.createObjectURL(blob), blob });
+  };
+
+  const upload = async (blob: Blob) => {
+    setUploading(true);
+    setError(null);
+    const form = new FormData();
+    form.append('type', target.type);
+    if (target.type === 'document') {
+      form.append('side', target.side);
+      form.append('document_type', target.documentType);
+    }
+    form.append('file', blob, 'photo.jpg');
+    const r = await call(token, '/media', { method: 'POST', body: form });
+    setUploading(false);
+    if (r.ok) return onUploaded(URL.createObjectURL(blob));
+    setError(advise(m, r));
+    setPreview(null);
+    setReadyFrames(0);
+  };
+
+  const { getRootProps, getInputProps, isDragActive } = useDropzone({
+    accept: { 'image/jpeg': [], 'image/png': [], 'image/webp': [] },
+    multiple: false,
+    maxFiles: 1,
+    onDrop: (files: File[]) => {
+      if (files[0]) setPreview({ url: URL.createObjectURL(files[0]), blob: files[0] });
+    },
+  });
+
+  const fallbackText = { denied: m.cameraDenied, nocamera: m.noCamera, inapp: m.inAppBrowser, error: m.cameraError } as Record<string, string>;
+  const canCapture = camera === 'live' && readyFrames >= READY_FRAMES && !uploading;
+  let adviceText = advice === 'loading' ? (selfie ? m.modelLoading : m.cameraStarting) : m.advice[advice];
+  if (!selfie && advice === 'ready') adviceText = m.advice.documentReady;
+  if (!selfie && advice === 'noFace') adviceText = m.cameraStarting; // no frame yet
+
+  return (
+    <div className="space-y-4">
+      <p>{props.intro}</p>
+      {error && (
+        <p role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-red-900">
+          {error}
+        </p>
+      )}
+
+      {preview ? (
+        <div className="space-y-3">
+          {/* eslint-disable-next-line @next/next/no-img-element -- a local object URL, nothing to optimise */}
+          <img src={preview.url} alt={props.title} className="w-full rounded-lg border border-neutral-300" />
+          {uploading && <p role="status">{m.uploading}</p>}
+          <div className="flex gap-3">
+            <button type="button" className="btn-secondary flex-1" disabled={uploading} onClick={() => setPreview(null)}>
+              {m.retake}
+            </button>
+            <button type="button" className="btn-primary flex-1" disabled={uploading} onClick={() => upload(preview.blob)}>
+              {m.usePhoto}
+            </button>
+          </div>
+        </div>
+      ) : camera === 'starting' || camera === 'live' ? (
+        <div className="space-y-3">
+          <div className="relative overflow-hidden rounded-lg bg-neutral-900">
+            <Webcam
+              ref={webcam}
+              audio={false}
+              forceScreenshotSourceSize
+              videoConstraints={{ facingMode: selfie ? 'user' : { ideal: 'environment' }, width: { ideal: 1280 }, height: { ideal: 720 } }}
+              onUserMedia={() => setCamera('live')}
+              onUserMediaError={onCameraError}
+              aria-label={props.title}
+              className={`aspect-[4/3] w-full object-cover ${selfie ? '-scale-x-100' : ''}`}
+              data-testid="camera"
+            />
+            {selfie && <div aria-hidden="true" className="pointer-events-none absolute inset-[12%_22%] rounded-[50%] border-4 border-white/70" />}
+          </div>
+          <p role="status" aria-live="polite" data-testid="advice" data-advice={advice} className={`rounded-md p-3 font-medium ${advice === 'ready' ? 'bg-green-50 text-green-900' : 'bg-amber-50 text-amber-900'}`}>
+            {camera === 'starting' ? m.cameraStarting : adviceText}
+          </p>
+          <button type="button" className="btn-primary w-full" disabled={!canCapture} onClick={take}>
+            {m.capture}
+          </button>
+          <button type="button" className="btn-link" onClick={() => setCamera('off')}>
+            {m.uploadInstead}
+          </button>
+        </div>
+      ) : (
+        <div className="space-y-4">
+          {camera !== 'off' && (
+            <p role="alert" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-amber-950">
+              {fallbackText[camera]}
+            </p>
+          )}
+          <div
+            {...getRootProps()}
+            className={`flex min-h-40 cursor-pointer flex-col items-center justify-center rounded-lg border-2 border-dashed p-6 text-center ${isDragActive ? 'border-blue-700 bg-blue-50' : 'border-neutral-400'}`}
+          >
+            <input {...getInputProps()} aria-label={m.dropzone} data-testid="file-input" />
+            <p className="font-medium">{m.dropzone}</p>
+            <p className="text-sm text-neutral-600">{m.dropzoneHint}</p>
+          </div>
+          {props.qr}
+        </div>
+      )}
+    </div>
+  );
+}

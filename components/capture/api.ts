@@ -1,0 +1,40 @@
+/** The capture page's calls to its token-authenticated endpoints (/api/capture/{token}/…). */
+import type { Messages } from './messages';
+
+export type CaptureState = {
+  status: string;
+  mode: 'test' | 'live';
+  flow: 'age' | 'kyc';
+  check_method: string | null;
+  workspace_name: string;
+  needs_document: boolean;
+  consent: { accepted: boolean; version: { id: number; version: string; text_path: string } | null };
+  media: { selfie: boolean; document_front: boolean; document_back: boolean; document_type: string | null };
+  missing: string[];
+  attempts_remaining: number;
+  reason: string | null;
+};
+
+export type ApiResult<T> = { ok: true; data: T } | { ok: false; code: string; message: string };
+
+export async function call<T>(token: string, path: string, init?: RequestInit): Promise<ApiResult<T>> {
+  let res: Response;
+  try {
+    res = await fetch(`/api/capture/${token}${path}`, { cache: 'no-store', ...init });
+  } catch {
+    return { ok: false, code: 'network', message: 'network' };
+  }
+  const body = await res.json().catch(() => null);
+  if (res.ok && body?.data) return { ok: true, data: body.data as T };
+  return { ok: false, code: body?.error?.code ?? 'generic', message: body?.error?.message ?? `HTTP ${res.status}` };
+}
+
+/** A server error in plain words: the advice for its code, else the server's own sentence. */
+export function advise(m: Messages, r: { code: string; message: string }) {
+  return m.errors[r.code] ?? (r.code === 'generic' ? m.errors.generic : r.message);
+}
+
+export async function sha256Hex(bytes: ArrayBuffer): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', bytes);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}

@@ -1,0 +1,111 @@
+/**
+ * The hosted capture page in Debian's Chromium, its camera a fake device fed with a real face photo (scikit-image's
+ * astronaut): a full run to a decision, a consent hash mismatch, a resubmission cycle, 320 px, German, axe-core.
+ */
+import { expect, test } from '@playwright/test';
+import { cameraLaunch, FACE_Y4M, newVerification, ops } from './env';
+import { acceptConsent, axe, submit, takeSelfie } from './steps';
+
+test.use({ launchOptions: cameraLaunch(FACE_Y4M) });
+
+test.describe('with a camera showing a face', () => {
+  test('full run: created through the signed API → consent → live selfie → submit → approved', async ({ page }) => {
+    const cspViolations: string[] = [];
+    page.on('console', (msg) => {
+      if (/Content Security Policy|Refused to/i.test(msg.text())) cspViolations.push(msg.text());
+    });
+    const { id, url, api } = await newVerification('estimation', 'live');
+    const res = await page.goto(url);
+    // Security headers of the page.
+    const h = res!.headers();
+    expect(h['content-security-policy']).toContain("default-src 'self'");
+    expect(h['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(h['permissions-policy']).toContain('camera=(self)');
+    expect(h['referrer-policy']).toBe('no-referrer');
+    expect(h['cache-control']).toContain('no-store');
+
+    // The consent text is shown unchanged: exactly the bytes of the version's url.
+    const consent = (await api.json('GET', '/v1/consent')).data;
+    const text = await (await fetch(consent.url.replace(/^https?:\/\/[^/]+/, new URL(url).origin))).text();
+    await expect(page.getByTestId('consent-text')).toBeVisible();
+    expect(await page.getByTestId('consent-text').textContent()).toBe(text);
+    expect(await axe(page)).toEqual([]);
+    await acceptConsent(page);
+    await expect(page.getByTestId('step-title')).toHaveText('Take a selfie');
+    const afterConsent = await api.get(id);
+    expect(afterConsent.consent).toMatchObject({ version_id: consent.id });
+
+    await takeSelfie(page);
+    expect(await axe(page)).toEqual([]);
+    await submit(page);
+    await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'approved', { timeout: 60_000 });
+    await expect(page.getByTestId('step-title')).toHaveText('You are verified');
+    expect(await axe(page)).toEqual([]);
+    const v = await api.get(id);
+    expect(v.status).toBe('approved');
+    expect(v.result.decision).toBe('pass');
+    expect(cspViolations).toEqual([]);
+  });
+
+  test('a consent text altered on the way gives a hash mismatch: nothing is recorded, the page says why', async ({ page }) => {
+    const { id, url, api } = await newVerification('estimation', 'test');
+    await page.route('**/consent/*.txt', async (route) => {
+      const r = await route.fetch();
+      const body = (await r.text()) + '\nAn extra sentence the server never published.';
+      await route.fulfill({ status: 200, contentType: 'text/plain; charset=utf-8', body });
+    });
+    await page.goto(url);
+    await acceptConsent(page);
+    await expect(page.getByRole('alert').filter({ hasText: 'The consent text changed' })).toBeVisible();
+    await expect(page.getByTestId('step-title')).toHaveText('Consent');
+    expect((await api.get(id)).consent).toBeNull();
+  });
+
+  test('resubmission cycle: requested by an operator, the page says what to fix, the retry submits again', async ({ page }) => {
+    const { id, url, api } = await newVerification('estimation', 'test');
+    await page.goto(url);
+    await acceptConsent(page);
+    await takeSelfie(page);
+    await submit(page);
+    await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'review');
+    await expect(page.getByTestId('step-title')).toHaveText('Thanks, we’ll let them know');
+
+    ops('verification:decide', '--id', id, '--status', 'resubmission_requested', '--reason', 'selfie_quality');
+    await page.reload();
+    await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'resubmission_requested');
+    await expect(page.getByTestId('result')).toContainText('Your selfie was not clear enough');
+    await expect(page.getByTestId('result')).toContainText('4 attempts left');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await takeSelfie(page);
+    await submit(page);
+    await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'review');
+    const v = await api.get(id);
+    expect(v.status).toBe('review');
+    expect(v.attempts_remaining).toBe(3);
+  });
+
+  test('usable at 320 px wide: no horizontal scrolling, every control reachable', async ({ page }) => {
+    await page.setViewportSize({ width: 320, height: 640 });
+    const { url } = await newVerification('estimation', 'test');
+    await page.goto(url);
+    const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    expect(await fits()).toBe(true);
+    await acceptConsent(page);
+    await expect(page.getByRole('button', { name: 'Take photo' })).toBeVisible();
+    expect(await fits()).toBe(true);
+    expect(await axe(page)).toEqual([]);
+    // The QR hand-off is for desktops: hidden on a phone.
+    await expect(page.getByRole('img', { name: 'Continue on your phone' })).toBeHidden();
+  });
+
+  test('German from the browser’s language', async ({ browser }) => {
+    const context = await browser.newContext({ locale: 'de-DE', extraHTTPHeaders: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' } });
+    const page = await context.newPage();
+    const { url } = await newVerification('estimation', 'test');
+    await page.goto(url);
+    await expect(page.getByTestId('step-title')).toHaveText('Einwilligung');
+    await expect(page.getByRole('button', { name: 'Ich habe dies gelesen und stimme zu' })).toBeVisible();
+    await context.close();
+  });
+});
+

@@ -1,0 +1,41 @@
+/** What global-setup starts and writes, read by the specs: the server, its workspaces, the fake-camera files. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { CHROMIUM_ARGS } from '../playwright.config';
+import { apiClient } from '../lib/testing/api-client';
+import { childEnv, root, tsx } from '../lib/testing/server';
+
+export const E2E_DIR = path.resolve(import.meta.dirname, '../.cache/e2e');
+export const STATE_FILE = path.join(E2E_DIR, 'state.json');
+export const FACE_Y4M = path.join(E2E_DIR, 'face.y4m');
+export const DARK_Y4M = path.join(E2E_DIR, 'dark.y4m');
+export const FACE_JPEG = path.join(E2E_DIR, 'face.jpg');
+
+type Ws = { id: string; apiKey: string; test: string; live: string };
+export type E2eState = { base: string; dataDir: string; port: number; pid: number; estimation: Ws; documents: Ws };
+
+export const state = (): E2eState => JSON.parse(fs.readFileSync(STATE_FILE, 'utf8'));
+
+/** Chromium with a fake camera showing `file`; `allowCamera: false` leaves the permission prompt to deny. */
+export function cameraLaunch(file: string, allowCamera = true) {
+  return {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [...CHROMIUM_ARGS, ...(allowCamera ? ['--use-fake-ui-for-media-stream'] : []), '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${file}`],
+  };
+}
+
+/** A new verification through the signed API; its `url` is the capture page. */
+export async function newVerification(ws: 'estimation' | 'documents', mode: 'test' | 'live', body: object = {}) {
+  const s = state();
+  const w = s[ws];
+  const api = apiClient(s.base, w.apiKey, mode === 'test' ? w.test : w.live);
+  const r = await api.json('POST', '/v1/verifications', JSON.stringify(body));
+  if (!r.data) throw new Error(JSON.stringify(r.error));
+  return { id: r.data.id as string, url: r.data.url as string, api };
+}
+
+export function ops(...args: string[]) {
+  const s = state();
+  return JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...args, '--json'], { cwd: root, env: childEnv(s.dataDir, s.port) }).toString());
+}

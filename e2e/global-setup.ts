@@ -1,0 +1,38 @@
+/**
+ * Builds if needed, starts the production server on an embedded database in a temporary directory,
+ * creates an estimation and a document workspace, and writes the fake-camera files made from a real face
+ * photo (scikit-image's astronaut, from Debian's package, fetched at test time).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { ensureBuild, freePort, start } from '../lib/testing/server';
+import { astronaut } from '../lib/testing/images';
+import { writeY4m } from '../lib/testing/y4m';
+import { DARK_Y4M, E2E_DIR, FACE_JPEG, FACE_Y4M, STATE_FILE, ops, type E2eState } from './env';
+
+export default async function globalSetup() {
+  ensureBuild(true);
+  fs.mkdirSync(E2E_DIR, { recursive: true });
+  // The astronaut's head and shoulders in a 4:3 camera frame, face centred.
+  const frame = await sharp(astronaut()).extract({ left: 56, top: 0, width: 400, height: 300 }).resize(640, 480).jpeg({ quality: 92 }).toBuffer();
+  fs.writeFileSync(FACE_JPEG, frame);
+  await writeY4m(FACE_Y4M, frame);
+  await writeY4m(DARK_Y4M, await sharp(frame).linear(0.12, 0).jpeg().toBuffer());
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-e2e-'));
+  const port = await freePort();
+  const server = await start(dataDir, port);
+  server.proc.unref();
+  const partial = { base: server.base, dataDir, port, pid: server.proc.pid! };
+  fs.writeFileSync(STATE_FILE, JSON.stringify(partial));
+  const ws = (checkMethod: string) => {
+    const c = ops('workspace:create', '--name', `e2e ${checkMethod}`, '--check-method', checkMethod);
+    ops('workspace:settings', '--workspace', c.workspace.id, '--rate-limit-per-minute', '100000');
+    const secret = (mode: string) => c.secret_keys.find((k: { mode: string }) => k.mode === mode).secret;
+    return { id: c.workspace.id, apiKey: c.workspace.api_key, test: secret('test'), live: secret('live') };
+  };
+  const state: E2eState = { ...partial, estimation: ws('estimation'), documents: ws('document_verification') };
+  fs.writeFileSync(STATE_FILE, JSON.stringify(state));
+}
