@@ -6,7 +6,7 @@
  *  - age: the model's error on the two photos whose subject's age is known, and on their edited copies;
  *  - presentation attacks: our screen/print pattern score and Human's antispoof/liveness on genuine faces
  *    and on simulated screen replays and printed halftones.
- * Small, honest numbers: 24 people, 2 known ages. Prints JSON lines and a summary.
+ * Small, honest numbers: 17 people (the crops holding exactly one face), 2 known ages. Prints JSON lines.
  */
 import { loadHuman } from '../lib/faces/human-node.mjs';
 import { analyze } from '../lib/media/analyze.mjs';

@@ -19,7 +19,8 @@ function postgresUser() {
   return { uid, gid };
 }
 
-export async function startPg15(): Promise<{ url: string; stop: () => Promise<void> }> {
+/** `settings`: extra server settings, e.g. { shared_buffers: '2GB' } for the duplicate-search benchmark. */
+export async function startPg15(settings: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
   if (!fs.existsSync('/usr/share/postgresql/15/extension/vector.control') || !fs.existsSync(`${BIN}/postgres`)) {
     execFileSync('bash', [path.join(process.cwd(), 'scripts/ci/install-postgres.sh')], { stdio: 'inherit' });
   }
@@ -32,6 +33,7 @@ export async function startPg15(): Promise<{ url: string; stop: () => Promise<vo
   const args = [
     '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
     '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=300',
+    ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
   ];
   const proc: ChildProcess = spawn(`${BIN}/postgres`, args, { stdio: 'ignore', ...user, cwd: dir });
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;

@@ -50,7 +50,7 @@ export async function startDatabase(kind: string): Promise<{ url: string; stop: 
 }
 
 /** Migrates, creates a workspace with the rate limit raised, and returns its credentials and the env. */
-export async function prepare(dbUrl: string, settings: Record<string, unknown> = {}) {
+export async function prepare(dbUrl: string, settings: Record<string, unknown> = {}, workspace: { check_method?: 'estimation' | 'document_verification'; flow?: 'age' | 'kyc' } = {}) {
   const encryptionKey = randomBytes(32).toString('base64');
   process.env.ENCRYPTION_KEY = encryptionKey;
   process.env.BASE_URL = 'http://bench.local';
@@ -58,7 +58,7 @@ export async function prepare(dbUrl: string, settings: Record<string, unknown> =
   const h = connect(dbUrl, { max: 2 });
   const { createWorkspace } = await import('../../lib/workspaces');
   const { ensureConsent } = await import('../../lib/testing/factories');
-  const ws = await createWorkspace(h.db, { name: 'bench', settings: { rate_limit_per_minute: 1_000_000, ...settings } });
+  const ws = await createWorkspace(h.db, { name: 'bench', ...workspace, settings: { rate_limit_per_minute: 1_000_000, ...settings } });
   const consent = await ensureConsent(h.db);
   await h.close();
   const env: NodeJS.ProcessEnv = {
@@ -71,7 +71,8 @@ export async function prepare(dbUrl: string, settings: Record<string, unknown> =
     LOG_LEVEL: 'warn',
     NEXT_TELEMETRY_DISABLED: '1',
   };
-  return { apiKey: ws.workspace.apiKey, secret: ws.secretKeys.find((k) => k.mode === 'test')!.secret, consent: { id: consent.id, sha: consent.textSha256 }, env };
+  const secretOf = (mode: 'test' | 'live') => ws.secretKeys.find((k) => k.mode === mode)!.secret;
+  return { apiKey: ws.workspace.apiKey, secret: secretOf('test'), liveSecret: secretOf('live'), workspaceId: ws.workspace.id, consent: { id: consent.id, sha: consent.textSha256 }, env };
 }
 
 export async function startService(env: NodeJS.ProcessEnv): Promise<string> {
