@@ -170,6 +170,11 @@ export function PhotoStep(props: { token: string; m: Messages; target: PhotoTarg
             <p className="font-medium">{m.dropzone}</p>
             <p className="text-sm text-neutral-600">{m.dropzoneHint}</p>
           </div>
+          {camera === 'off' && (
+            <button type="button" className="btn-link" onClick={() => setCamera('starting')}>
+              {m.useCamera}
+            </button>
+          )}
           {props.qr}
         </div>
       )}

@@ -6,6 +6,7 @@
  */
 import type { Human } from '@vladmandic/human';
 import { SELFIE } from '@/lib/media/thresholds';
+import { laplacianVariance } from '@/lib/media/laplacian.mjs';
 
 export type Advice = 'noFace' | 'multipleFaces' | 'notCentred' | 'tooFar' | 'tooClose' | 'tooDark' | 'tooBright' | 'blurry' | 'ready';
 export type FaceCheck = { advice: Advice; faces: number; brightness: number | null; sharpness: number | null };
@@ -46,24 +47,11 @@ export function loadFaceDetector(): Promise<Human> {
   return human;
 }
 
-/** Mean grey and variance of the Laplacian of a grey image. */
-export function greyStats(grey: Uint8ClampedArray | Uint8Array, w: number, h: number) {
+/** Mean grey and variance of the Laplacian of a grey image (the server's sharpness measure). */
+export function greyStats(grey: Uint8ClampedArray, w: number, h: number) {
   let sum = 0;
   for (let i = 0; i < grey.length; i++) sum += grey[i];
-  let lsum = 0;
-  let lsq = 0;
-  let n = 0;
-  for (let y = 1; y < h - 1; y++) {
-    for (let x = 1; x < w - 1; x++) {
-      const i = y * w + x;
-      const l = grey[i - w] + grey[i + w] + grey[i - 1] + grey[i + 1] - 4 * grey[i];
-      lsum += l;
-      lsq += l * l;
-      n++;
-    }
-  }
-  const mean = lsum / Math.max(1, n);
-  return { brightness: sum / Math.max(1, grey.length), sharpness: lsq / Math.max(1, n) - mean * mean };
+  return { brightness: sum / Math.max(1, grey.length), sharpness: laplacianVariance(grey, w, h) };
 }
 
 /** The grey pixels of a region of a video frame, scaled to `size` wide. */

@@ -5,32 +5,12 @@
  */
 import sharp from 'sharp';
 import { periodicPeakRatio } from '../faces/replay.mjs';
+import { laplacianVariance } from './laplacian.mjs';
+
+export { laplacianVariance };
 
 export const MAX_PIXELS = 8000 * 8000;
 const WORK_LONG_SIDE = 960; // what the face models see; they resize further internally
-
-/**
- * @param {Uint8Array} grey
- * @param {number} w
- * @param {number} h
- */
-export function laplacianVariance(grey, w, h) {
-  let sum = 0;
-  let sumSq = 0;
-  let n = 0;
-  for (let y = 1; y < h - 1; y++) {
-    for (let x = 1; x < w - 1; x++) {
-      const i = y * w + x;
-      const v = grey[i - w] + grey[i + w] + grey[i - 1] + grey[i + 1] - 4 * grey[i];
-      sum += v;
-      sumSq += v * v;
-      n++;
-    }
-  }
-  if (n === 0) return 0;
-  const mean = sum / n;
-  return sumSq / n - mean * mean;
-}
 
 /** @param {Uint8Array} grey */
 function meanStd(grey) {

@@ -1,0 +1,68 @@
+/**
+ * npm run screenshots: each step of the capture page at phone and desktop width, into docs/screenshots/
+ * (linked from the README). Skipped in the normal test run.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { cameraLaunch, FACE_JPEG, FACE_Y4M, newVerification, ops } from './env';
+import { acceptConsent, submit, takeSelfie } from './steps';
+
+test.use({ launchOptions: cameraLaunch(FACE_Y4M) });
+test.skip(!process.env.SCREENSHOTS, 'run with npm run screenshots');
+
+const OUT = path.resolve(import.meta.dirname, '../docs/screenshots');
+const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 860 } };
+
+for (const [device, viewport] of Object.entries(SIZES)) {
+  test(`capture page steps, ${device}`, async ({ page }) => {
+    fs.mkdirSync(OUT, { recursive: true });
+    await page.setViewportSize(viewport);
+    const shot = (name: string) => page.screenshot({ path: path.join(OUT, `${name}-${device}.png`), fullPage: true, animations: 'disabled' });
+    const ready = (p: Page) => expect(p.getByRole('button', { name: 'Take photo' })).toBeEnabled({ timeout: 30_000 });
+
+    // Age by estimation, live: consent → selfie → submit → approved.
+    const live = await newVerification('estimation', 'live');
+    await page.goto(live.url);
+    await expect(page.getByTestId('consent-text')).toBeVisible();
+    await shot('1-consent');
+    await acceptConsent(page);
+    await ready(page);
+    await shot('2-selfie');
+    await takeSelfie(page);
+    await expect(page.getByTestId('step-title')).toHaveText('Ready to submit');
+    await shot('4-review');
+    await submit(page);
+    // The phone run is approved; the desktop run sends the same camera frame again, which the pipeline
+    // declines to take twice (the same picture as another verification: liveness_failed).
+    await expect(page.getByTestId('result')).toHaveAttribute('data-status', /approved|resubmission_requested/, { timeout: 60_000 });
+    await shot((await page.getByTestId('result').getAttribute('data-status')) === 'approved' ? '5-result-approved' : '5-result-liveness-failed');
+
+    // Documents: the type, then the camera on the document.
+    const doc = await newVerification('documents', 'test');
+    await page.goto(doc.url);
+    await acceptConsent(page);
+    await page.getByRole('button', { name: 'Upload a photo instead' }).click();
+    await shot('2b-upload-fallback');
+    await page.getByTestId('file-input').setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: fs.readFileSync(FACE_JPEG) });
+    await page.getByRole('button', { name: 'Use this photo' }).click();
+    await expect(page.getByTestId('step-title')).toHaveText('Which document do you have?');
+    await shot('3-document-type');
+
+    // A resubmission requested by a reviewer.
+    const again = await newVerification('estimation', 'test');
+    await page.goto(again.url);
+    await acceptConsent(page);
+    await takeSelfie(page);
+    await submit(page);
+    await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'review');
+    await shot('5-result-review');
+    ops('verification:decide', '--id', again.id, '--status', 'resubmission_requested', '--reason', 'selfie_quality');
+    await page.reload();
+    await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'resubmission_requested');
+    await shot('5-result-resubmission');
+
+    await page.goto(live.url.replace(/[^/]+$/, 'x'.repeat(43)));
+    await shot('6-invalid-link');
+  });
+}

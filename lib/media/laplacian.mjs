@@ -1,0 +1,25 @@
+// @ts-check
+/** Sharpness as the variance of the Laplacian of a grey image: shared by the server's analysis and the capture page. */
+
+/**
+ * @param {Uint8Array | Uint8ClampedArray} grey
+ * @param {number} w
+ * @param {number} h
+ */
+export function laplacianVariance(grey, w, h) {
+  let sum = 0;
+  let sumSq = 0;
+  let n = 0;
+  for (let y = 1; y < h - 1; y++) {
+    for (let x = 1; x < w - 1; x++) {
+      const i = y * w + x;
+      const v = grey[i - w] + grey[i + w] + grey[i - 1] + grey[i + 1] - 4 * grey[i];
+      sum += v;
+      sumSq += v * v;
+      n++;
+    }
+  }
+  if (n === 0) return 0;
+  const mean = sum / n;
+  return sumSq / n - mean * mean;
+}

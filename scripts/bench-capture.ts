@@ -1,0 +1,113 @@
+/**
+ * npm run bench:capture [-- --runs N]
+ *
+ * The hosted capture page in headless Chromium (Debian's) against the production build, a fake camera fed
+ * with a real face photo, each run in a fresh browser context (nothing cached):
+ *  - JavaScript shipped, gzip as sent: at page load (the consent step), and the chunks loaded for the camera
+ *    step (Human + tfjs); models (KB) and tfjs's wasm (KB) counted apart;
+ *  - time to the first face check: from entering the selfie step, and from navigation.
+ * Targets: under 250 KB of JavaScript; first face check under 3 s.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import sharp from 'sharp';
+import { chromium, type Response } from '@playwright/test';
+import { CHROMIUM_ARGS } from '../playwright.config';
+import { apiClient } from '../lib/testing/api-client';
+import { astronaut } from '../lib/testing/images';
+import { childEnv, ensureBuild, freePort, start, stop, tsx, root } from '../lib/testing/server';
+import { writeY4m } from '../lib/testing/y4m';
+import { arg, percentile } from './bench/harness';
+
+const RUNS = Number(arg('runs', '5'));
+
+async function main() {
+  ensureBuild(true);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-bench-capture-'));
+  const y4m = path.join(dir, 'face.y4m');
+  await writeY4m(y4m, await sharp(astronaut()).extract({ left: 56, top: 0, width: 400, height: 300 }).resize(640, 480).jpeg().toBuffer());
+  const port = await freePort();
+  const server = await start(path.join(dir, 'data'), port);
+  const ops = (...a: string[]) => JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(path.join(dir, 'data'), port) }).toString());
+  const ws = ops('workspace:create', '--name', 'bench capture');
+  ops('workspace:settings', '--workspace', ws.workspace.id, '--rate-limit-per-minute', '100000');
+  const api = apiClient(server.base, ws.workspace.api_key, ws.secret_keys.find((k: { mode: string }) => k.mode === 'test').secret);
+
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [...CHROMIUM_ARGS, '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${y4m}`],
+  });
+  const version = browser.version();
+  type Run = { loadJs: number; cameraJs: number; models: number; wasm: number; fromStep: number; fromNav: number; files: string[] };
+  const runs: Run[] = [];
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      const page = await context.newPage();
+      const url = (await api.json('POST', '/v1/verifications', '{}')).data.url as string;
+      let phase: 'load' | 'camera' = 'load';
+      const pending: Promise<void>[] = [];
+      const run: Run = { loadJs: 0, cameraJs: 0, models: 0, wasm: 0, fromStep: 0, fromNav: 0, files: [] };
+      page.on('response', (r: Response) => {
+        const at = phase;
+        pending.push(
+          (async () => {
+            const sizes = await r.request().sizes().catch(() => null);
+            const bytes = sizes?.responseBodySize ?? 0;
+            const p = new URL(r.url()).pathname;
+            if (p.startsWith('/human/models/')) run.models += bytes;
+            else if (p.startsWith('/human/wasm/')) run.wasm += bytes;
+            else if (r.request().resourceType() === 'script') {
+              if (at === 'load') run.loadJs += bytes;
+              else run.cameraJs += bytes;
+              run.files.push(`${at} ${(bytes / 1024).toFixed(1)} KB ${p}`);
+            }
+          })(),
+        );
+      });
+      const nav = performance.now();
+      await page.goto(url);
+      await page.getByTestId('consent-text').waitFor();
+      await page.waitForLoadState('networkidle');
+      phase = 'camera';
+      const step = performance.now();
+      await page.getByRole('button', { name: 'I have read this and I agree' }).click();
+      // The first face check has run when the advice leaves its "loading" state.
+      await page.waitForFunction(() => {
+        const a = document.querySelector('[data-testid="advice"]')?.getAttribute('data-advice');
+        return a && a !== 'loading';
+      }, undefined, { timeout: 60_000 });
+      const done = performance.now();
+      run.fromStep = done - step;
+      run.fromNav = done - nav;
+      await page.waitForLoadState('networkidle');
+      await Promise.all(pending);
+      runs.push(run);
+      await context.close();
+      process.stderr.write('.');
+    }
+  } finally {
+    await browser.close();
+    await stop(server);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const kb = (b: number) => `${(b / 1024).toFixed(0)} KB`;
+  const r0 = runs[0];
+  console.log(`\nbench:capture  headless Chromium ${version}, ${os.availableParallelism()} cores, fresh context per run (n=${runs.length})`);
+  console.log(`JavaScript (gzip as sent)   at page load ${kb(r0.loadJs)}   + camera step (Human, tfjs) ${kb(r0.cameraJs)}   = ${kb(r0.loadJs + r0.cameraJs)}   (target < 250 KB)`);
+  console.log(`downloads besides           face model ${kb(r0.models)}   tfjs wasm ${kb(r0.wasm)}`);
+  const fromStep = runs.map((r) => r.fromStep);
+  const fromNav = runs.map((r) => r.fromNav);
+  console.log(`first face check            from entering the selfie step p50 ${(percentile(fromStep, 50) / 1000).toFixed(2)} s, max ${(Math.max(...fromStep) / 1000).toFixed(2)} s;   from navigation p50 ${(percentile(fromNav, 50) / 1000).toFixed(2)} s   (target < 3 s)`);
+  if (arg('files', '') === 'yes') for (const f of r0.files) console.log('  ' + f);
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
