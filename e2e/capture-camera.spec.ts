@@ -2,8 +2,10 @@
  * The hosted capture page in Debian's Chromium, its camera a fake device fed with a real face photo (scikit-image's
  * astronaut): a full run to a decision, a consent hash mismatch, a resubmission cycle, 320 px, German, axe-core.
  */
+import fs from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { cameraLaunch, FACE_Y4M, newVerification, ops } from './env';
+import { renderDocument } from '../lib/testing/images';
+import { cameraLaunch, FACE_JPEG, FACE_Y4M, newVerification, ops } from './env';
 import { acceptConsent, axe, submit, takeSelfie } from './steps';
 
 test.use({ launchOptions: cameraLaunch(FACE_Y4M) });
@@ -107,5 +109,38 @@ test.describe('with a camera showing a face', () => {
     await expect(page.getByRole('button', { name: 'Ich habe dies gelesen und stimme zu' })).toBeVisible();
     await context.close();
   });
-});
 
+  test('document flow: selfie by camera, passport photo page by file, decided by MRZ and face match', async ({ page }) => {
+    const { id, url, api } = await newVerification('documents', 'live');
+    await page.goto(url);
+    await acceptConsent(page);
+    await takeSelfie(page);
+    await expect(page.getByTestId('step-title')).toHaveText('Which document do you have?');
+    await page.getByLabel('Passport').check();
+    await page.getByRole('button', { name: 'Start camera' }).click();
+    await expect(page.getByTestId('step-title')).toHaveText('The photo page of your passport');
+    await page.getByRole('button', { name: 'Upload a photo instead' }).click();
+    const passport = await renderDocument('passport', 'front', fs.readFileSync(FACE_JPEG));
+    await page.getByTestId('file-input').setInputFiles({ name: 'passport.jpg', mimeType: 'image/jpeg', buffer: passport });
+    await page.getByRole('button', { name: 'Use this photo' }).click();
+    // A passport needs no back: straight to submit.
+    await submit(page);
+    await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'approved', { timeout: 60_000 });
+    const v = await api.get(id);
+    expect(v.status).toBe('approved');
+    // The default identity's date of birth, 1974-08-12, read from the MRZ; the selfie matches the portrait.
+    expect(v.result).toMatchObject({ decision: 'pass', threshold: 18, document: { type: 'passport', source: 'mrz', issuing_country: 'UTO' }, face_match: { match: true } });
+    expect(v.result.age).toBeGreaterThanOrEqual(52);
+  });
+
+  test('an in-app browser is told to open the link elsewhere, and offered the upload', async ({ browser }) => {
+    const context = await browser.newContext({ userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36 Instagram 300.0.0.0' });
+    const page = await context.newPage();
+    const { url } = await newVerification('estimation', 'test');
+    await page.goto(url);
+    await acceptConsent(page);
+    await expect(page.getByRole('alert').filter({ hasText: 'built-in browser' })).toBeVisible();
+    await expect(page.getByTestId('file-input')).toBeAttached();
+    await context.close();
+  });
+});

@@ -34,4 +34,13 @@ test.describe('links that cannot be used', () => {
     expect(bad.status()).toBeLessThan(500);
     expect((await bad.json()).error.code).toBeTruthy();
   });
+
+  test('an expired link says so and how to start again', async ({ page }) => {
+    const { url, api, id } = await newVerification('estimation', 'test');
+    ops('timers:run', '--now', new Date(Date.now() + 8 * 24 * 3600 * 1000).toISOString());
+    expect((await api.get(id)).status).toBe('expired');
+    await page.goto(url);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('This verification link has expired');
+    await expect(page.getByText('Return to the site that sent you here')).toBeVisible();
+  });
 });
