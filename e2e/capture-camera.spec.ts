@@ -143,4 +143,25 @@ test.describe('with a camera showing a face', () => {
     await expect(page.getByTestId('file-input')).toBeAttached();
     await context.close();
   });
+
+  test('a retry after a selfie problem asks for the selfie only: the documents already sent still count', async ({ page }) => {
+    const { id, url, api } = await newVerification('documents', 'test');
+    await page.goto(url);
+    await acceptConsent(page);
+    await takeSelfie(page);
+    await page.getByLabel('Passport').check();
+    await page.getByRole('button', { name: 'Start camera' }).click();
+    await page.getByRole('button', { name: 'Upload a photo instead' }).click();
+    await page.getByTestId('file-input').setInputFiles({ name: 'p.jpg', mimeType: 'image/jpeg', buffer: await renderDocument('passport', 'front', fs.readFileSync(FACE_JPEG)) });
+    await page.getByRole('button', { name: 'Use this photo' }).click();
+    await submit(page);
+    await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'review');
+    ops('verification:decide', '--id', id, '--status', 'resubmission_requested', '--reason', 'selfie_quality');
+    await page.reload();
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await takeSelfie(page);
+    await submit(page);
+    await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'review');
+    expect((await api.get(id)).attempts_remaining).toBe(3);
+  });
 });

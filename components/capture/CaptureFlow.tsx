@@ -19,9 +19,10 @@ export function stepFor(s: CaptureState): Step {
   if (s.status === 'submitted') return 'waiting';
   if (FINAL.includes(s.status)) return 'result';
   if (!s.consent.accepted) return 'consent';
-  if (!s.media.selfie) return 'selfie';
-  if (s.needs_document && !s.media.document_front) return 'docType';
-  if (s.needs_document && s.media.document_type !== 'passport' && !s.media.document_back) return 'back';
+  // What submit would still miss (the server's own rule; uploads of earlier attempts count).
+  if (s.missing.includes('selfie')) return 'selfie';
+  if (s.missing.includes('document_front')) return 'docType';
+  if (s.missing.includes('document_back')) return 'back';
   return 'review';
 }
 
