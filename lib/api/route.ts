@@ -74,13 +74,13 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
       let auth: AuthResult;
       let verificationId: string | undefined;
       if (opts.auth === 'captureToken') {
-        const token = String(rawParams.token ?? '');
-        const limit = await takeRateLimit(db, captureRateKey(token), CAPTURE_RATE_LIMIT_PER_MINUTE);
-        headers = { ...headers, ...rateLimitHeaders(limit) };
-        if (!limit.allowed) throw rateLimitError(limit, 'this verification link');
-        const c = await authenticateCapture(db, token);
+        // The link first (an unknown token is 404 and leaves nothing behind), then its own rate limit.
+        const c = await authenticateCapture(db, String(rawParams.token ?? ''));
         auth = c.auth;
         verificationId = c.verification.id;
+        const limit = await takeRateLimit(db, captureRateKey(verificationId), CAPTURE_RATE_LIMIT_PER_MINUTE);
+        headers = { ...headers, ...rateLimitHeaders(limit) };
+        if (!limit.allowed) throw rateLimitError(limit, 'this verification link');
       } else {
         auth = await authenticate(db, {
           apiKey: req.headers.get('x-api-key'),

@@ -2,13 +2,12 @@
  * The hosted capture page's authentication: the unguessable token of the verification's `url`
  * (256 random bits). It grants exactly what the end user needs on that one verification (read its state,
  * accept consent, upload, submit) and nothing else; the browser never sees a secret key.
- * The token is never logged or stored outside its column: rate-limit keys use its hash.
+ * The token is never logged or stored outside its column: the rate limit is keyed by the verification.
  */
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { verifications, workspaces } from '@/db/schema';
 import { ApiError } from '../api/errors';
-import { sha256Hex } from '../crypto/hash';
 import type { AuthResult } from '../auth/authenticate';
 
 /** randomToken(): 43 characters of base64url. Anything else is not a token. */
@@ -16,7 +15,7 @@ export const CAPTURE_TOKEN_RE = /^[A-Za-z0-9_-]{32,64}$/;
 /** Requests per rolling minute per capture link (page polling included). */
 export const CAPTURE_RATE_LIMIT_PER_MINUTE = 120;
 
-export const captureRateKey = (token: string) => `cap:${sha256Hex(token).slice(0, 32)}`;
+export const captureRateKey = (verificationId: string) => `cap:${verificationId}`;
 
 export async function verificationByToken(db: DbOrTx, token: string) {
   if (!CAPTURE_TOKEN_RE.test(token)) return null;

@@ -3,7 +3,7 @@
  * against the real database. The page itself is tested in Chromium (e2e/).
  */
 import { describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { verifications } from '@/db/schema';
 import { GET as stateRoute } from '@/app/api/capture/[token]/route';
@@ -14,6 +14,7 @@ import { POST as createRoute } from '@/app/v1/verifications/route';
 import { call } from '@/lib/testing/http';
 import { ensureConsent, makeWorkspace } from '@/lib/testing/factories';
 import * as I from '@/lib/testing/images';
+import { randomToken } from '@/lib/ids';
 import { CAPTURE_RATE_LIMIT_PER_MINUTE } from './auth';
 
 async function newLink(check: 'estimation' | 'document_verification' = 'estimation') {
@@ -98,5 +99,12 @@ describe('capture endpoints', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     // Another link is not affected, nor is the workspace's API limit.
     expect((await state(b.token)).status).toBe(200);
+  });
+
+  it('an unknown token leaves nothing behind (no rate-limit row: probing cannot fill the table)', async () => {
+    const count = async () => Number((await getDb().execute<{ n: number }>(sql`select count(*) as n from rate_limits where key like 'cap:%'`))[0].n);
+    const before = await count();
+    for (let i = 0; i < 5; i++) expect((await state(randomToken())).status).toBe(404);
+    expect(await count()).toBe(before);
   });
 });
