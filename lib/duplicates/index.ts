@@ -92,27 +92,27 @@ async function searchAt(db: DbOrTx, input: Input, depth: number): Promise<{ chec
   };
 }
 
-/** The strongest blocklist match of a face in its workspace and mode (an exact scan: blocklists are small). */
-export async function blocklistMatch(db: DbOrTx, input: { workspaceId: string; mode: 'test' | 'live'; embedding: ArrayLike<number> }) {
+type Scope = { workspaceId: string; mode: 'test' | 'live'; embedding: ArrayLike<number> };
+
+/** The nearest face of a workspace and mode in one of the two face tables, skipping one verification's own. */
+async function nearestFace(db: DbOrTx, table: 'blocklist_entries' | 'face_embeddings', input: Scope & { exceptVerificationId?: string }) {
   const q = vectorLiteral(input.embedding);
+  const key = table === 'blocklist_entries' ? sql`id` : sql`verification_id`;
+  const except = input.exceptVerificationId ? sql`and verification_id <> ${input.exceptVerificationId}` : sql``;
   const rows = await db.execute<{ id: string; verification_id: string; similarity: number }>(sql`
-    select id, verification_id, 1 - (embedding <=> ${q}::vector) as similarity
-    from blocklist_entries where workspace_id = ${input.workspaceId} and mode = ${input.mode}
+    select ${key} as id, verification_id, 1 - (embedding <=> ${q}::vector) as similarity
+    from ${sql.identifier(table)} where workspace_id = ${input.workspaceId} and mode = ${input.mode} ${except}
     order by embedding <=> ${q}::vector limit 1`);
   const r = Array.from(rows)[0];
   return r ? { id: r.id, verificationId: r.verification_id, similarity: Number(r.similarity) } : null;
 }
 
+/** The strongest blocklist match of a face in its workspace and mode (an exact scan: blocklists are small). */
+export const blocklistMatch = (db: DbOrTx, input: Scope) => nearestFace(db, 'blocklist_entries', input);
+
 /**
  * The closest selfie of another verification in the workspace and mode. (Re-sending one's own picture within
  * a verification, e.g. after a processing error, is not a replay.)
  */
-export async function closestOtherCapture(db: DbOrTx, input: { workspaceId: string; mode: 'test' | 'live'; verificationId: string; embedding: ArrayLike<number> }) {
-  const q = vectorLiteral(input.embedding);
-  const rows = await db.execute<{ verification_id: string; similarity: number }>(sql`
-    select verification_id, 1 - (embedding <=> ${q}::vector) as similarity
-    from ${faceEmbeddings} where workspace_id = ${input.workspaceId} and mode = ${input.mode} and verification_id <> ${input.verificationId}
-    order by embedding <=> ${q}::vector limit 1`);
-  const r = Array.from(rows)[0];
-  return r ? { verificationId: r.verification_id, similarity: Number(r.similarity) } : null;
-}
+export const closestOtherCapture = (db: DbOrTx, input: Scope & { verificationId: string }) =>
+  nearestFace(db, 'face_embeddings', { ...input, exceptVerificationId: input.verificationId });
