@@ -8,15 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { ensureBuild, freePort, start } from '../lib/testing/server';
-import { astronaut } from '../lib/testing/images';
+import { cameraFrame } from '../lib/testing/images';
 import { writeY4m } from '../lib/testing/y4m';
 import { DARK_Y4M, E2E_DIR, FACE_JPEG, FACE_Y4M, STATE_FILE, ops, type E2eState } from './env';
 
 export default async function globalSetup() {
   ensureBuild(true);
   fs.mkdirSync(E2E_DIR, { recursive: true });
-  // The astronaut's head and shoulders in a 4:3 camera frame, face centred.
-  const frame = await sharp(astronaut()).extract({ left: 56, top: 0, width: 400, height: 300 }).resize(640, 480).jpeg({ quality: 92 }).toBuffer();
+  const frame = await cameraFrame();
   fs.writeFileSync(FACE_JPEG, frame);
   await writeY4m(FACE_Y4M, frame);
   await writeY4m(DARK_Y4M, await sharp(frame).linear(0.12, 0).jpeg().toBuffer());

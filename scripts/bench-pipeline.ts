@@ -73,12 +73,7 @@ async function submitToDecision() {
       const t = performance.now();
       const s = await api.submit(id);
       if (s.data?.status !== 'submitted') throw new Error(`submit: ${JSON.stringify(s)}`);
-      let v;
-      for (;;) {
-        v = await api.get(id);
-        if (v.status !== 'submitted') break;
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      const v = await api.waitDecided(id, 60_000, 10);
       if (i < 0) continue; // warm-up: the workers load their models, OCR its traineddata
       latencies.push(performance.now() - t);
       const key = v.reason ? `${v.status}/${v.reason}` : v.status;

@@ -54,11 +54,14 @@ export function greyStats(grey: Uint8ClampedArray, w: number, h: number) {
   return { brightness: sum / Math.max(1, grey.length), sharpness: laplacianVariance(grey, w, h) };
 }
 
+/** One scratch canvas for every frame checked (four a second). */
+let canvas: HTMLCanvasElement | null = null;
+
 /** The grey pixels of a region of a video frame, scaled to `size` wide. */
 function regionGrey(video: HTMLVideoElement, box: [number, number, number, number], size: number) {
   const [x, y, w, h] = box;
   const height = Math.max(8, Math.round((size * h) / Math.max(1, w)));
-  const canvas = document.createElement('canvas');
+  canvas ??= document.createElement('canvas');
   canvas.width = size;
   canvas.height = height;
   const ctx = canvas.getContext('2d', { willReadFrequently: true })!;

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import { newId } from '../ids';
 import { authenticate, type AuthResult } from '../auth/authenticate';
+import type { VerificationRow } from '../verifications/state-machine';
 import { authenticateCapture, captureRateKey, CAPTURE_RATE_LIMIT_PER_MINUTE } from '../capture/auth';
 import { canonicalJson, canonicalMultipart } from '../auth/canonical';
 import { LIMITS } from '../media/thresholds';
@@ -26,8 +27,8 @@ export type ApiContext<P, B> = {
   params: P;
   body: B;
   rawBody: Uint8Array;
-  /** Capture endpoints: the verification the link's token opens. */
-  verificationId?: string;
+  /** Capture endpoints: the verification the link's token opens (read once, by the authentication). */
+  verification?: VerificationRow;
   /** Multipart endpoints: the non-file fields and the files, by field name. */
   form?: { fields: [string, string][]; files: { field: string; bytes: Uint8Array; type: string }[] };
 };
@@ -71,16 +72,17 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
       const rawBody = await readBodyLimited(req, opts.multipart ? LIMITS.maxFileBytes + 256 * 1024 : JSON_BODY_LIMIT);
       if (opts.multipart) form = await parseMultipart(req, rawBody);
       const rawParams = nextCtx ? await nextCtx.params : {};
+      const limitBy = async (key: string, perMinute: number, scope?: string) => {
+        const limit = await takeRateLimit(db, key, perMinute);
+        headers = { ...headers, ...rateLimitHeaders(limit) };
+        if (!limit.allowed) throw rateLimitError(limit, scope);
+      };
       let auth: AuthResult;
-      let verificationId: string | undefined;
+      let verification: VerificationRow | undefined;
       if (opts.auth === 'captureToken') {
         // The link first (an unknown token is 404 and leaves nothing behind), then its own rate limit.
-        const c = await authenticateCapture(db, String(rawParams.token ?? ''));
-        auth = c.auth;
-        verificationId = c.verification.id;
-        const limit = await takeRateLimit(db, captureRateKey(verificationId), CAPTURE_RATE_LIMIT_PER_MINUTE);
-        headers = { ...headers, ...rateLimitHeaders(limit) };
-        if (!limit.allowed) throw rateLimitError(limit, 'this verification link');
+        ({ auth, verification } = await authenticateCapture(db, String(rawParams.token ?? '')));
+        await limitBy(captureRateKey(verification.id), CAPTURE_RATE_LIMIT_PER_MINUTE, 'this verification link');
       } else {
         auth = await authenticate(db, {
           apiKey: req.headers.get('x-api-key'),
@@ -90,9 +92,7 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
             : canonicalJson(req.method, pathWithQuery(req), rawBody),
           allowUnsigned: opts.auth === 'apiKeyUnsignedAllowed',
         });
-        const limit = await takeRateLimit(db, `ws:${auth.workspace.id}`, auth.workspace.rateLimitPerMinute);
-        headers = { ...headers, ...rateLimitHeaders(limit) };
-        if (!limit.allowed) throw rateLimitError(limit);
+        await limitBy(`ws:${auth.workspace.id}`, auth.workspace.rateLimitPerMinute);
       }
 
       let params: z.infer<PS> = rawParams as z.infer<PS>;
@@ -120,7 +120,7 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
         });
       }
 
-      const result = await opts.handler({ db, req, requestId, auth, params, body, rawBody, form, verificationId });
+      const result = await opts.handler({ db, req, requestId, auth, params, body, rawBody, form, verification });
       return json(result.status ?? 200, { data: result.data }, { ...headers, ...result.headers });
     } catch (err) {
       return errorResponse(err, requestId, headers);

@@ -10,9 +10,8 @@ import type { DbOrTx } from '@/db/client';
 import type { ApiContext, HandlerResult } from '../api/route';
 import { acceptConsent, getActiveConsent, getConsentRecord, publicConsentVersion } from '../consent';
 import { missingMedia } from '../verifications/submit';
-import { MAX_ATTEMPTS } from '../verifications/serialize';
+import { attemptsRemaining } from '../verifications/serialize';
 import type { VerificationRow } from '../verifications/state-machine';
-import { verificationByToken } from './auth';
 import { consentById, mediaFields, submitAndStart, uploadFromForm } from '../verifications/operations';
 
 export const tokenParams = z.object({ token: z.string() });
@@ -52,31 +51,30 @@ export async function captureState(db: DbOrTx, v: VerificationRow, workspaceName
       document_type: front?.documentType ?? null,
     },
     missing: missingMedia(v, uploads),
-    attempts_remaining: Math.max(0, MAX_ATTEMPTS - v.attemptsUsed),
+    attempts_remaining: attemptsRemaining(v),
     reason: v.reason,
     // Estimation shows the person nothing of the estimate itself: only the outcome.
   };
 }
 
 export async function getCaptureStateOp(ctx: ApiContext<{ token: string }, unknown>): Promise<HandlerResult> {
-  const r = (await verificationByToken(ctx.db, ctx.params.token))!;
-  return { data: await captureState(ctx.db, r.v, r.workspace.name), headers: { 'cache-control': 'no-store' } };
+  return { data: await captureState(ctx.db, ctx.verification!, ctx.auth.workspace.name), headers: { 'cache-control': 'no-store' } };
 }
 
 /** The page computes the SHA-256 over the bytes it showed; only this request shape is offered to it. */
 export const captureConsentBody = consentById;
 
 export async function captureConsentOp(ctx: ApiContext<{ token: string }, z.infer<typeof consentById>>): Promise<HandlerResult> {
-  const r = (await verificationByToken(ctx.db, ctx.params.token))!;
-  await acceptConsent(ctx.db, r.v, { shape: 'id', consentVersionId: ctx.body.consent_version_id, textSha256: ctx.body.text_sha256 }, { actor: 'capture', requestId: ctx.requestId });
-  return { data: await captureState(ctx.db, r.v, r.workspace.name) };
+  const v = ctx.verification!;
+  await acceptConsent(ctx.db, v, { shape: 'id', consentVersionId: ctx.body.consent_version_id, textSha256: ctx.body.text_sha256 }, { actor: 'capture', requestId: ctx.requestId });
+  return { data: await captureState(ctx.db, v, ctx.auth.workspace.name) };
 }
 
 export async function captureUploadOp(ctx: ApiContext<{ token: string }, z.infer<typeof mediaFields>>): Promise<HandlerResult> {
-  return { status: 201, data: await uploadFromForm(ctx, ctx.verificationId!) };
+  return { status: 201, data: await uploadFromForm(ctx, ctx.verification!.id) };
 }
 
 export async function captureSubmitOp(ctx: ApiContext<{ token: string }, unknown>): Promise<HandlerResult> {
-  const v = await submitAndStart(ctx, ctx.verificationId!);
-  return { data: { status: v.status, attempts_remaining: Math.max(0, MAX_ATTEMPTS - v.attemptsUsed) } };
+  const v = await submitAndStart(ctx, ctx.verification!.id);
+  return { data: { status: v.status, attempts_remaining: attemptsRemaining(v) } };
 }

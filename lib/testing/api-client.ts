@@ -34,13 +34,13 @@ export function apiClient(base: string, apiKey: string, secret: string) {
       if (!r.data) throw new Error(`GET ${id}: ${JSON.stringify(r.error)}`);
       return r.data;
     },
-    async waitDecided(id: string, ms = 60_000) {
+    async waitDecided(id: string, ms = 60_000, pollMs = 50) {
       const until = Date.now() + ms;
       for (;;) {
         const v = await this.get(id);
         if (v.status !== 'submitted') return v;
         if (Date.now() > until) throw new Error(`${id} still submitted after ${ms} ms`);
-        await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, pollMs));
       }
     },
   };

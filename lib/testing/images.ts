@@ -28,6 +28,9 @@ export const faceApiSample = (n: 1 | 2 | 3 | 4 | 5 | 6) =>
 
 const jpeg = (img: Sharp) => img.jpeg({ quality: 92 }).toBuffer();
 
+/** A 640x480 camera frame: the astronaut's head and shoulders, face centred (the fake camera of the browser tests). */
+export const cameraFrame = () => jpeg(sharp(astronaut()).extract({ left: 56, top: 0, width: 400, height: 300 }).resize(640, 480));
+
 /** A 1280x720 JPEG selfie: the astronaut's face large in a landscape frame (a laptop camera). */
 export async function selfie1280(): Promise<Buffer> {
   const face = await sharp(astronaut()).resize(720, 720).toBuffer();

@@ -6,7 +6,7 @@ import { parseOrThrow } from '../api/zod';
 import { validationError } from '../api/errors';
 import { acceptConsent, consentFields, getActiveConsentOrThrow, publicConsentVersion } from '../consent';
 import { createVerification, getVerificationOrThrow, getVerificationWithConsentOrThrow, type CreateVerificationBody } from '.';
-import { captureUrl, MAX_ATTEMPTS, serializeVerification } from './serialize';
+import { attemptsRemaining, captureUrl, serializeVerification } from './serialize';
 import { serializeMedia, uploadMedia } from '../media/upload';
 import { submitVerification } from './submit';
 import { EVENTS, notify } from '@/inngest/client';
@@ -107,5 +107,5 @@ export async function submitAndStart(ctx: ApiContext<unknown, unknown>, verifica
 
 export async function submitOp(ctx: ApiContext<{ id: string }, unknown>): Promise<HandlerResult> {
   const v = await submitAndStart(ctx, ctx.params.id);
-  return { data: { id: v.id, status: v.status, submitted_at: v.submittedAt!.toISOString(), attempts_remaining: Math.max(0, MAX_ATTEMPTS - v.attemptsUsed) } };
+  return { data: { id: v.id, status: v.status, submitted_at: v.submittedAt!.toISOString(), attempts_remaining: attemptsRemaining(v) } };
 }

@@ -4,6 +4,7 @@ import { consentFields } from '../consent';
 import { env } from '../env';
 
 export const MAX_ATTEMPTS = 5;
+export const attemptsRemaining = (v: { attemptsUsed: number }) => Math.max(0, MAX_ATTEMPTS - v.attemptsUsed);
 
 export const captureUrl = (token: string) => `${env().BASE_URL}/verify/${token}`;
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -25,7 +26,7 @@ export function serializeVerification(v: VerificationRow, consent: ConsentRecord
     started_at: iso(v.startedAt),
     submitted_at: iso(v.submittedAt),
     completed_at: iso(v.completedAt),
-    attempts_remaining: Math.max(0, MAX_ATTEMPTS - v.attemptsUsed),
+    attempts_remaining: attemptsRemaining(v),
     reason: v.reason,
     result: v.result ?? null,
     duplicate_check: v.duplicateCheck ?? NO_DUPLICATE_CHECK,
