@@ -1,5 +1,5 @@
 /**
- * npm run bench:capture [-- --runs N]
+ * npm run bench:capture [-- --runs N] [--files yes] [--debug yes]
  *
  * The hosted capture page in headless Chromium (Debian's) against the production build, a fake camera fed
  * with a real face photo, each run in a fresh browser context (nothing cached):
@@ -21,6 +21,8 @@ import { writeY4m } from '../lib/testing/y4m';
 import { arg, percentile } from './bench/harness';
 
 const RUNS = Number(arg('runs', '5'));
+/** --debug yes: print the page's console and errors (a face detector that fails shows up here). */
+const DEBUG = arg('debug', '') === 'yes';
 
 async function main() {
   ensureBuild(true);
@@ -45,6 +47,10 @@ async function main() {
     for (let i = 0; i < RUNS; i++) {
       const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
       const page = await context.newPage();
+      if (DEBUG) {
+        page.on('console', (m) => console.error('[console]', m.type(), m.text()));
+        page.on('pageerror', (e) => console.error('[pageerror]', e.message));
+      }
       const url = (await api.json('POST', '/v1/verifications', '{}')).data.url as string;
       let phase: 'load' | 'camera' = 'load';
       const pending: Promise<void>[] = [];

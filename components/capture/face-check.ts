@@ -1,8 +1,9 @@
 /**
- * Live guidance in the browser: Human (face detector only, tfjs on wasm, models and wasm served from
- * /human/ on this origin) finds the faces in the camera frame; light and sharpness are measured here on a
- * small copy of the face. The capture button enables only when every check passes; the server validates
- * everything again on upload (lib/media), with the thresholds these are taken from.
+ * Live guidance in the browser: Human finds the faces in the camera frame (its face-detector build, made by
+ * scripts/build-face-detector.mjs: detector only, tfjs on wasm, models and wasm served from /human/ on this
+ * origin); light and sharpness are measured here on a small copy of the face. The capture button enables
+ * only when every check passes; the server validates everything again on upload (lib/media), with the
+ * thresholds these are taken from.
  */
 import type { Human } from '@vladmandic/human';
 import { SELFIE } from '@/lib/media/thresholds';
@@ -16,14 +17,17 @@ let human: Promise<Human> | null = null;
 /** Loads Human once per page (its JavaScript is a separate chunk, fetched when the camera step opens). */
 export function loadFaceDetector(): Promise<Human> {
   human ??= (async () => {
-    const { Human } = await import('@vladmandic/human');
+    const { Human } = await import('./face-detector/human-face.generated.js');
     const h = new Human({
       backend: 'wasm',
       wasmPath: '/human/wasm/',
       modelBasePath: '/human/models/',
       debug: false,
       warmup: 'none',
-      filter: { enabled: false },
+      // Every frame is analysed afresh: no frame-difference cache, no brightness filter (light is judged here).
+      cacheSensitivity: 0,
+      skipAllowed: false,
+      filter: { enabled: false, autoBrightness: false },
       face: {
         enabled: true,
         detector: { rotation: false, maxDetected: 3, minConfidence: SELFIE.minFaceScore, return: false },
