@@ -6,10 +6,15 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import Webcam from 'react-webcam';
-import { useDropzone } from '@uploadthing/react';
+import dynamic from 'next/dynamic';
 import { advise, call } from './api';
 import { checkDocumentFrame, checkSelfieFrame, loadFaceDetector, type Advice } from './face-check';
 import type { Messages } from './messages';
+
+/** The upload fallback's code (the dropzone and UploadThing's helpers) loads only when it is shown. */
+const PhotoDropzone = dynamic(() => import('./PhotoDropzone').then((mod) => mod.PhotoDropzone), {
+  loading: () => <div className="min-h-40 rounded-lg border-2 border-dashed border-neutral-400" aria-hidden="true" />,
+});
 
 export type PhotoTarget = { type: 'selfie' } | { type: 'document'; side: 'front' | 'back'; documentType: string };
 type CameraState = 'starting' | 'live' | 'denied' | 'nocamera' | 'inapp' | 'error' | 'off';
@@ -52,7 +57,12 @@ export function PhotoStep(props: { token: string; m: Messages; target: PhotoTarg
       }
       if (!stopped) timer = setTimeout(tick, 250);
     };
-    if (selfie) loadFaceDetector().catch(() => setCamera('error'));
+    if (selfie) {
+      loadFaceDetector().catch((e) => {
+        console.warn('face detector failed to load', e); // the page falls back to the upload
+        setCamera('error');
+      });
+    }
     void tick();
     return () => {
       stopped = true;
@@ -90,15 +100,6 @@ export function PhotoStep(props: { token: string; m: Messages; target: PhotoTarg
     setPreview(null);
     setReadyFrames(0);
   };
-
-  const { getRootProps, getInputProps, isDragActive } = useDropzone({
-    accept: { 'image/jpeg': [], 'image/png': [], 'image/webp': [] },
-    multiple: false,
-    maxFiles: 1,
-    onDrop: (files: File[]) => {
-      if (files[0]) setPreview({ url: URL.createObjectURL(files[0]), blob: files[0] });
-    },
-  });
 
   const fallbackText = { denied: m.cameraDenied, nocamera: m.noCamera, inapp: m.inAppBrowser, error: m.cameraError } as Record<string, string>;
   const canCapture = camera === 'live' && readyFrames >= READY_FRAMES && !uploading;
@@ -162,14 +163,7 @@ export function PhotoStep(props: { token: string; m: Messages; target: PhotoTarg
               {fallbackText[camera]}
             </p>
           )}
-          <div
-            {...getRootProps()}
-            className={`flex min-h-40 cursor-pointer flex-col items-center justify-center rounded-lg border-2 border-dashed p-6 text-center ${isDragActive ? 'border-blue-700 bg-blue-50' : 'border-neutral-400'}`}
-          >
-            <input {...getInputProps()} aria-label={m.dropzone} data-testid="file-input" />
-            <p className="font-medium">{m.dropzone}</p>
-            <p className="text-sm text-neutral-600">{m.dropzoneHint}</p>
-          </div>
+          <PhotoDropzone label={m.dropzone} hint={m.dropzoneHint} onFile={(file) => setPreview({ url: URL.createObjectURL(file), blob: file })} />
           {camera === 'off' && (
             <button type="button" className="btn-link" onClick={() => setCamera('starting')}>
               {m.useCamera}
