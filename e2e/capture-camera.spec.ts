@@ -61,6 +61,9 @@ test.describe('with a camera showing a face', () => {
     await expect(page.getByRole('alert').filter({ hasText: 'The consent text changed' })).toBeVisible();
     await expect(page.getByTestId('step-title')).toHaveText('Consent');
     expect((await api.get(id)).consent).toBeNull();
+    // The page fetches the text again after the mismatch: let that handler finish before the page closes
+    // (otherwise its response can be disposed mid-read, which fails the test now and then).
+    await page.unrouteAll({ behavior: 'wait' });
   });
 
   test('resubmission cycle: requested by an operator, the page says what to fix, the retry submits again', async ({ page }) => {
