@@ -12,6 +12,8 @@ import { MESSAGES, type Lang, type Messages } from './messages';
 
 type Step = 'consent' | 'selfie' | 'docType' | 'front' | 'back' | 'review' | 'waiting' | 'result';
 type DocType = 'passport' | 'id_card' | 'driving_licence';
+/** The photos taken on this page, previewed on the review step. */
+type Shot = Extract<Step, 'selfie' | 'front' | 'back'>;
 const FINAL = ['approved', 'declined', 'review', 'resubmission_requested', 'expired', 'abandoned'];
 
 /** Where a verification in this state continues. */
@@ -35,7 +37,7 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
   const [state, setState] = useState(props.initial);
   const [step, setStep] = useState<Step>(() => stepFor(props.initial));
   const [docType, setDocType] = useState<DocType>((props.initial.media.document_type as DocType) ?? 'id_card');
-  const [previews, setPreviews] = useState<Record<string, string>>({});
+  const [previews, setPreviews] = useState<Partial<Record<Shot, string>>>({});
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -74,7 +76,7 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
     };
   }, [step, refresh]);
 
-  const afterUpload = (key: string) => async (preview: string) => {
+  const afterUpload = (key: Shot) => async (preview: string) => {
     setPreviews((p) => ({ ...p, [key]: preview }));
     const s = await refresh();
     if (s) setStep(stepFor(s));
@@ -171,10 +173,10 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
           <div className="space-y-4">
             <p>{m.reviewIntro}</p>
             <ul className="grid grid-cols-2 gap-3">
-              {Object.entries(previews).map(([k, url]) => (
+              {(Object.keys(previews) as Shot[]).map((k) => (
                 <li key={k}>
                   {/* eslint-disable-next-line @next/next/no-img-element -- a local object URL */}
-                  <img src={url} alt={k === 'selfie' ? m.selfieTitle : k === 'front' ? titles.front : m.documentBack} className="rounded-lg border border-neutral-300" />
+                  <img src={previews[k]} alt={titles[k]} className="rounded-lg border border-neutral-300" />
                 </li>
               ))}
             </ul>

@@ -1,12 +1,11 @@
 /** An integrator's signed HTTP client for a running server (benchmarks and restart tests). */
 import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
+import type { JsonBody } from './http';
 
 export function apiClient(base: string, apiKey: string, secret: string) {
   const json = async (method: string, p: string, body = '') => {
     const r = await fetch(base + p, { method, body: body || undefined, headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, method, p, body) } });
-    // Response bodies are read by tests, which check their shape themselves.
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    return (await r.json()) as { data?: any; error?: any };
+    return (await r.json()) as { data?: JsonBody; error?: JsonBody };
   };
   const uploadFile = async (id: string, fields: Record<string, string>, bytes: Buffer) => {
     const form = new FormData();

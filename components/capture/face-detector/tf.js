@@ -4,10 +4,9 @@
  * single-threaded (the page is not cross-origin isolated, so threads are unavailable anyway; the threaded
  * glue is left out of the build).
  */
-import { env } from './tf-core.js';
+import { env, version_core } from './tf-core.js';
 import { version_converter } from '@tensorflow/tfjs-converter/dist/index.js';
 import { version_wasm } from '@tensorflow/tfjs-backend-wasm/dist/base.js';
-import { version_core } from './tf-core.js';
 import './wasm-kernels.js';
 
 export {
