@@ -3,6 +3,7 @@
  * files made from real face photos (e2e/global-setup.ts). The production build runs on an embedded database.
  */
 import { defineConfig } from '@playwright/test';
+import { chromiumPath } from './scripts/test-setup/provision.mjs';
 
 export const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -21,7 +22,7 @@ export default defineConfig({
   globalTeardown: './e2e/global-teardown.ts',
   use: {
     browserName: 'chromium',
-    launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS },
+    launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_ARGS },
     trace: 'off',
   },
 });

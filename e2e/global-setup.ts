@@ -1,5 +1,5 @@
 /**
- * Builds if needed, starts the production server on an embedded database in a temporary directory,
+ * Provisions Debian's Chromium, the photos and fonts (scripts/test-setup/provision.mjs), builds if needed, starts the production server on an embedded database in a temporary directory,
  * creates an estimation and a document workspace, and writes the fake-camera files made from a real face
  * photo (scikit-image's astronaut, from Debian's package, fetched at test time).
  */
@@ -7,12 +7,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
+import { provisionOrExit } from '../scripts/test-setup/provision.mjs';
 import { ensureBuild, freePort, start } from '../lib/testing/server';
 import { cameraFrame } from '../lib/testing/images';
 import { writeY4m } from '../lib/testing/y4m';
 import { DARK_Y4M, E2E_DIR, FACE_JPEG, FACE_Y4M, STATE_FILE, ops, type E2eState } from './env';
 
 export default async function globalSetup() {
+  provisionOrExit(['chromium', 'photos', 'fonts']);
   ensureBuild(true);
   fs.mkdirSync(E2E_DIR, { recursive: true });
   const frame = await cameraFrame();

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { chromium, type Response } from '@playwright/test';
 import { CHROMIUM_ARGS } from '../playwright.config';
+import { chromiumPath, provisionOrExit } from './test-setup/provision.mjs';
 import { apiClient } from '../lib/testing/api-client';
 import { cameraFrame } from '../lib/testing/images';
 import { childEnv, ensureBuild, freePort, start, stop, tsx, root } from '../lib/testing/server';
@@ -26,6 +27,7 @@ const RUNS = Number(arg('runs', '5'));
 const DEBUG = arg('debug', '') === 'yes';
 
 async function main() {
+  provisionOrExit(['chromium', 'photos']);
   ensureBuild(true);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-bench-capture-'));
   const y4m = path.join(dir, 'face.y4m');
@@ -38,7 +40,7 @@ async function main() {
   const api = apiClient(server.base, ws.workspace.api_key, ws.secret_keys.find((k: { mode: string }) => k.mode === 'test').secret);
 
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: chromiumPath(),
     args: [...CHROMIUM_ARGS, '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${y4m}`],
   });
   const version = browser.version();

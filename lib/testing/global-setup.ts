@@ -1,6 +1,11 @@
-/** Starts the embedded engine (PGlite over the wire, as in production's default) once for the test run. */
+/**
+ * Provisions the fonts and photos the tests render and analyse (PostgreSQL 15 is provisioned by the
+ * tests that start it), then starts the embedded engine (PGlite over the wire, as in production's
+ * default) once for the test run.
+ */
 import type { TestProject } from 'vitest/node';
 import { randomBytes } from 'node:crypto';
+import { provisionOrExit } from '@/scripts/test-setup/provision.mjs';
 import { startEmbeddedPostgres } from '@/db/embedded/pglite-server';
 import { applyMigrations } from '@/db/migrate';
 
@@ -12,6 +17,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
+  provisionOrExit(['fonts', 'photos']);
   const pg = await startEmbeddedPostgres({});
   await applyMigrations(pg.url);
   project.provide('databaseUrl', pg.url);

