@@ -8,13 +8,14 @@ pgbin=/usr/lib/postgresql/15/bin
 
 if [ "$(id -u)" != 0 ]; then echo "install-postgres.sh: run as root (apt-get, make install)" >&2; exit 1; fi
 export DEBIAN_FRONTEND=noninteractive
+apt_get() { apt-get -o DPkg::Lock::Timeout=600 "$@"; }
 
 need=()
 [ -x "$pgbin/postgres" ] || need+=(postgresql-15)
 dpkg -s postgresql-server-dev-15 >/dev/null 2>&1 || need+=(postgresql-server-dev-15)
 if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -qq
-  apt-get install -y -qq "${need[@]}" >/dev/null
+  apt_get update -qq
+  apt_get install -y -qq "${need[@]}" >/dev/null
 fi
 
 if [ -f /usr/share/postgresql/15/extension/vector.control ]; then exit 0; fi
@@ -28,7 +29,7 @@ Suites: trixie
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
-    apt-get update -qq
+    apt_get update -qq
   fi
   mkdir -p "$cache"
   (cd "$cache" && apt-get source --download-only -qq pgvector 2>/dev/null && tar xzf pgvector_*.orig.tar.gz)

@@ -42,10 +42,12 @@ const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 /** @param {string} cmd @param {string[]} args @param {string} [cwd] */
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, env: aptEnv, stdio: ['ignore', 'ignore', 'pipe'] });
 
+// Wait for another apt or dpkg run (a second test run, unattended upgrades) instead of failing at once.
+const APT_LOCK_WAIT = ['-o', 'DPkg::Lock::Timeout=600'];
 let listsUpdated = false;
 function aptUpdate() {
   if (listsUpdated) return;
-  run('apt-get', ['update', '-qq']);
+  run('apt-get', [...APT_LOCK_WAIT, 'update', '-qq']);
   listsUpdated = true;
 }
 
@@ -140,7 +142,7 @@ function provisionChromium() {
   if (process.env.CHROMIUM_PATH) throw new ProvisionError(`CHROMIUM_PATH=${process.env.CHROMIUM_PATH} does not exist.`);
   if (!isRoot()) return 'sudo apt-get update && sudo apt-get install -y chromium';
   aptUpdate();
-  run('apt-get', ['install', '-y', '-qq', 'chromium']);
+  run('apt-get', [...APT_LOCK_WAIT, 'install', '-y', '-qq', 'chromium']);
   return null;
 }
 
