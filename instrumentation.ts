@@ -8,9 +8,9 @@ export async function register() {
   // Start the image-analysis workers now, so the first upload does not wait for the face models (≈1.5 s).
   const { analysisPool } = await import('./lib/media/pool');
   analysisPool();
-  if (process.env.IN_PROCESS_RUNNER === 'off') return;
-  const { inngestEnabled } = await import('./inngest/client');
-  if (inngestEnabled() && process.env.IN_PROCESS_RUNNER !== 'on') return;
+  const { env, inngestEnabled } = await import('./lib/env');
+  if (env().IN_PROCESS_RUNNER === 'off') return;
+  if (inngestEnabled() && env().IN_PROCESS_RUNNER !== 'on') return;
   const { getDb } = await import('./db/client');
   const { startInProcessRunner } = await import('./lib/runner/in-process');
   startInProcessRunner({ db: getDb() });

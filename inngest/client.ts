@@ -3,10 +3,10 @@
  * otherwise the in-process runner (lib/runner/in-process.ts) calls the same lib/ functions.
  */
 import { Inngest } from 'inngest';
+import { inngestEnabled } from '@/lib/env';
 
 export const inngest = new Inngest({ id: 'open-verify' });
 
-export const inngestEnabled = () => Boolean(process.env.INNGEST_EVENT_KEY || process.env.INNGEST_DEV);
 
 export const EVENTS = {
   submitted: 'verification/submitted',

@@ -1,6 +1,6 @@
 import type { DbOrTx } from '@/db/client';
 import { newId } from './ids';
-import { hot } from './api/hot-queries';
+import { hot } from '@/db/hot-queries';
 
 /** Appends to the audit log, in the caller's transaction so the entry and the change land together. */
 export async function audit(

@@ -23,8 +23,16 @@ const schema = z.object({
   INNGEST_SIGNING_KEY: z.string().optional(),
   INNGEST_DEV: z.string().optional(),
   WEBHOOK_RETRY_DELAYS: csvSeconds.default([300, 900, 3600]),
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['0', '1', '']).optional(),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['0', '1']).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** How long a runner holds a pipeline job before another may take it over (crash recovery). */
+  PIPELINE_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /** Image-analysis worker threads; unset: cores − 1, 1 to 4 (lib/media/pool.ts). */
+  ANALYSIS_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+  /** `off`: this server does no background work; `on`: it does even with Inngest configured. */
+  IN_PROCESS_RUNNER: z.enum(['on', 'off']).optional(),
+  /** Where the project's files (the worker, traineddata, wasm) are found; unset: the working directory. */
+  OPEN_VERIFY_ROOT: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof schema> & { BASE_URL: string };
@@ -48,6 +56,9 @@ export function env(): Env {
   cached ??= parseEnv(process.env);
   return cached;
 }
+
+/** Background work runs on Inngest when it is configured (an event key, or the dev server). */
+export const inngestEnabled = () => Boolean(env().INNGEST_EVENT_KEY || env().INNGEST_DEV);
 
 /** Tests change the environment between cases; they call this after doing so. */
 export function resetEnvCache() {

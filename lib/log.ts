@@ -1,10 +1,15 @@
 /** Minimal structured logger: one JSON line per event on stderr. Never pass secrets or tokens. */
+import { env } from './env';
+
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 type Level = Exclude<keyof typeof LEVELS, 'silent'>;
 
 function threshold(): number {
-  const l = (process.env.LOG_LEVEL ?? (process.env.VITEST ? 'silent' : 'info')) as keyof typeof LEVELS;
-  return LEVELS[l] ?? LEVELS.info;
+  try {
+    return LEVELS[env().LOG_LEVEL];
+  } catch {
+    return LEVELS.info; // an invalid environment is reported by whoever reads it first; logging goes on
+  }
 }
 
 function serialize(fields: Record<string, unknown>) {

@@ -6,6 +6,7 @@
  * with the in-process runner polling as in production (p50/p95; target p95 < 1 s).
  */
 import { eq } from 'drizzle-orm';
+import { resetEnvCache } from '../lib/env';
 import { connect } from '../db/client';
 import { verifications } from '../db/schema';
 import { selfSignedCert, startReceiver } from '../lib/testing/https-receiver';
@@ -17,22 +18,22 @@ const DECISIONS = Number(arg('decisions', '100'));
 
 async function main() {
   process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = '1';
+  resetEnvCache();
   const db = await startDatabase(DB);
   const tls = selfSignedCert();
   const rx = await startReceiver(tls, [{ status: 200 }]);
   await prepare(db.url, { webhook_url: rx.url });
   const h = connect(db.url, { max: 10 });
-  const { createVerification } = await import('../lib/verifications');
+  const { createVerification } = await import('../lib/verifications/create');
   const { applyTransition } = await import('../lib/verifications/state-machine');
   const { deliverDueWebhooks } = await import('../lib/webhooks/deliver');
   const { startInProcessRunner } = await import('../lib/runner/in-process');
   const { workspaces } = await import('../db/schema');
   const [ws] = await h.db.select().from(workspaces).where(eq(workspaces.name, 'bench'));
-  const auth = { workspace: ws, mode: 'test' as const, via: { kind: 'key' as const, keyId: 'bench' } };
 
   /** A verification waiting in review, and the admin decision that fires its webhook. */
   const inReview = async () => {
-    const { row } = await createVerification(h.db, auth, {}, { rawBody: new Uint8Array() });
+    const { row } = await createVerification(h.db, { workspace: ws, keyMode: 'test', fields: {}, actor: 'key:bench' });
     await h.db.update(verifications).set({ status: 'review' }).where(eq(verifications.id, row.id));
     return row.id;
   };

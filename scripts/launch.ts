@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { EnvError, parseEnv } from '../lib/env';
+import { EnvError, parseEnv, resetEnvCache } from '../lib/env';
 import { resolveRuntime, RuntimeError } from '../db/runtime';
 import { applyMigrations } from '../db/migrate';
 import { connect } from '../db/client';
@@ -48,6 +48,7 @@ async function main() {
     await checkDatabase(runtime.databaseUrl);
     await applyMigrations(runtime.databaseUrl);
     process.env.ENCRYPTION_KEY = runtime.encryptionKey;
+    resetEnvCache();
     const h = connect(runtime.databaseUrl, { max: 1 });
     const seeded = await seedIfEmpty(h.db);
     await h.close();

@@ -6,6 +6,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { POST as create } from '@/app/v1/verifications/route';
+import { and, eq } from 'drizzle-orm';
+import { getDb } from '@/db/client';
+import { auditLog, blocklistEntries, EMBEDDING_DIMENSIONS } from '@/db/schema';
 import { call, type JsonBody } from '@/lib/testing/http';
 
 const run = promisify(execFile);
@@ -93,6 +96,23 @@ describe('operator CLI', () => {
     expect(swept.out.expired).toBeGreaterThanOrEqual(1);
     const after = await ops('verification:decide', '--id', id, '--status', 'approved');
     expect(after.out.error).toMatchObject({ code: 'INVALID_STATUS', details: { status: 'expired' } });
+  });
+
+  it('blocklist:add refuses a verification without a face; blocklist:remove removes an entry, once, audited', async () => {
+    const created = (await ops('workspace:create', '--name', 'blocklist')).out;
+    const r = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: created.workspace.api_key, secret: created.secret_keys[0].secret });
+    const id = r.json.data.id;
+    expect((await ops('blocklist:add', '--verification', id)).out.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: { verification: ['No usable face.'] } } });
+    expect((await ops('blocklist:add', '--verification', '00000000-0000-7000-8000-000000000000')).out.error.code).toBe('NOT_FOUND');
+    // An entry as the admin area or blocklist:add writes it (a face found by the pipeline), removed by the CLI.
+    const entry = `blk_${Math.random().toString(36).slice(2)}`;
+    await getDb().insert(blocklistEntries).values({ id: entry, workspaceId: created.workspace.id, mode: 'test', verificationId: id, embedding: Array.from({ length: EMBEDDING_DIMENSIONS }, (_, i) => (i % 7) / 7), createdBy: 'test' });
+    const removed = await ops('blocklist:remove', '--entry', entry);
+    expect(removed).toEqual({ code: 0, out: { removed: { id: entry, verification_id: id } } });
+    expect(await getDb().select().from(blocklistEntries).where(eq(blocklistEntries.id, entry))).toEqual([]);
+    const [logged] = await getDb().select().from(auditLog).where(and(eq(auditLog.verificationId, id), eq(auditLog.action, 'blocklist.removed')));
+    expect(logged).toMatchObject({ actor: 'operator', data: { blocklist_entry: entry } });
+    expect((await ops('blocklist:remove', '--entry', entry)).out.error.code).toBe('NOT_FOUND');
   });
 
   it('an unknown command is an error object', async () => {

@@ -4,19 +4,20 @@
  * errors are `{ "error": { code, message, details } }` and exit 1.
  */
 import fs from 'node:fs';
-import { EnvError, parseEnv } from '../lib/env';
+import { EnvError, parseEnv, resetEnvCache } from '../lib/env';
 import { resolveRuntime, RuntimeError } from '../db/runtime';
 import { applyMigrations } from '../db/migrate';
 import { connect, type Db } from '../db/client';
-import { ApiError } from '../lib/api/errors';
+import { DomainError } from '../lib/errors';
 import { createWorkspace, getWorkspaceOrThrow, publicWorkspace, updateWorkspaceSettings, type SettingsPatch } from '../lib/workspaces';
 import { activateSecretKey, createSecretKey, deleteSecretKey, listSecretKeys } from '../lib/auth/keys';
 import { publishConsent, publicConsentVersion } from '../lib/consent';
 import { createAdmin } from '../lib/admin/users';
 import { redeliverWebhook } from '../lib/webhooks/deliver';
 import { listWebhookEvents } from '../lib/webhooks/list';
-import { decideVerification } from '../lib/verifications/decide';
-import { addToBlocklist, runDueJobs } from '../lib/pipeline';
+import { decideReview } from '../lib/verifications/review';
+import { runDueJobs } from '../lib/pipeline';
+import { addToBlocklist, removeFromBlocklist } from '../lib/blocklist';
 import { sweepTimers } from '../lib/verifications/timers';
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -25,7 +26,7 @@ type Command = { usage: string; run: (db: Db, f: Flags) => Promise<Record<string
 function req(f: Flags, name: string): string {
   const v = f[name];
   if (typeof v !== 'string' || v === '') {
-    throw new ApiError('VALIDATION_ERROR', `--${name} is required.`, { fields: { [name]: ['Required.'] } });
+    throw new DomainError('VALIDATION_ERROR', `--${name} is required.`, { fields: { [name]: ['Required.'] } });
   }
   return v;
 }
@@ -34,18 +35,18 @@ function bool(f: Flags, name: string): boolean | undefined {
   if (v === undefined) return undefined;
   if (v === 'true' || v === true) return true;
   if (v === 'false') return false;
-  throw new ApiError('VALIDATION_ERROR', `--${name} takes true or false.`, { fields: { [name]: ['true or false'] } });
+  throw new DomainError('VALIDATION_ERROR', `--${name} takes true or false.`, { fields: { [name]: ['true or false'] } });
 }
 function int(f: Flags, name: string): number | undefined {
   const v = f[name];
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n)) throw new ApiError('VALIDATION_ERROR', `--${name} takes an integer.`, { fields: { [name]: ['integer'] } });
+  if (!Number.isInteger(n)) throw new DomainError('VALIDATION_ERROR', `--${name} takes an integer.`, { fields: { [name]: ['integer'] } });
   return n;
 }
 function mode(f: Flags): 'test' | 'live' {
   const m = req(f, 'mode');
-  if (m !== 'test' && m !== 'live') throw new ApiError('VALIDATION_ERROR', '--mode is test or live.', { fields: { mode: ['test or live'] } });
+  if (m !== 'test' && m !== 'live') throw new DomainError('VALIDATION_ERROR', '--mode is test or live.', { fields: { mode: ['test or live'] } });
   return m;
 }
 
@@ -109,7 +110,7 @@ const COMMANDS: Record<string, Command> = {
       try {
         text = fs.readFileSync(file, 'utf8');
       } catch {
-        throw new ApiError('VALIDATION_ERROR', `Cannot read ${file}.`, { fields: { 'text-file': ['Unreadable.'] } });
+        throw new DomainError('VALIDATION_ERROR', `Cannot read ${file}.`, { fields: { 'text-file': ['Unreadable.'] } });
       }
       return { consent_version: publicConsentVersion(await publishConsent(db, { text, version: req(f, 'version') })) };
     },
@@ -117,19 +118,22 @@ const COMMANDS: Record<string, Command> = {
   'verification:decide': {
     usage: '--id ID --status approved|declined|resubmission_requested [--reason R]',
     run: async (db, f) => {
-      const v = await decideVerification(db, { id: req(f, 'id'), status: req(f, 'status'), reason: f.reason as string | undefined }, 'operator');
+      const v = await decideReview(db, { verificationId: req(f, 'id'), status: req(f, 'status'), reason: f.reason as string | undefined, actor: 'operator' });
       return { verification: { id: v.id, status: v.status, reason: v.reason, completed_at: v.completedAt?.toISOString() ?? null } };
     },
   },
   'blocklist:add': {
     usage: '--verification ID',
     run: async (db, f) => {
-      const r = await addToBlocklist(db, req(f, 'verification'), 'operator');
-      if ('error' in r) {
-        if (r.error === 'NOT_FOUND') throw new ApiError('NOT_FOUND', 'No such verification.');
-        throw new ApiError('VALIDATION_ERROR', 'That verification has no selfie with a usable face.', { fields: { verification: ['No usable face.'] } });
-      }
+      const r = await addToBlocklist(db, { verificationId: req(f, 'verification'), actor: 'operator' });
       return { blocklist_entry: { id: r.id } };
+    },
+  },
+  'blocklist:remove': {
+    usage: '--entry ID',
+    run: async (db, f) => {
+      const r = await removeFromBlocklist(db, { id: req(f, 'entry'), actor: 'operator' });
+      return { removed: { id: r.id, verification_id: r.verificationId } };
     },
   },
   'pipeline:run': {
@@ -140,7 +144,7 @@ const COMMANDS: Record<string, Command> = {
     usage: '[--now ISO]',
     run: async (db, f) => {
       const now = f.now === undefined ? new Date() : new Date(String(f.now));
-      if (Number.isNaN(now.getTime())) throw new ApiError('VALIDATION_ERROR', '--now takes an ISO 8601 time.', { fields: { now: ['ISO 8601'] } });
+      if (Number.isNaN(now.getTime())) throw new DomainError('VALIDATION_ERROR', '--now takes an ISO 8601 time.', { fields: { now: ['ISO 8601'] } });
       return sweepTimers(db, now);
     },
   },
@@ -152,7 +156,7 @@ const COMMANDS: Record<string, Command> = {
     usage: '--event ID',
     run: async (db, f) => {
       const e = await redeliverWebhook(db, req(f, 'event'));
-      if (!e) throw new ApiError('NOT_FOUND', 'No such webhook event.');
+      if (!e) throw new DomainError('NOT_FOUND', 'No such webhook event.');
       return { webhook_event: { id: e.id, state: e.state, next_attempt_at: e.nextAttemptAt.toISOString() } };
     },
   },
@@ -210,13 +214,14 @@ async function main(argv: string[]): Promise<number> {
     throw e;
   }
   process.env.ENCRYPTION_KEY = runtime.encryptionKey;
+  resetEnvCache();
   const h = connect(runtime.databaseUrl, { max: 2 });
   try {
     if (runtime.embedded) await applyMigrations(runtime.databaseUrl);
     print(await cmd.run(h.db, flags));
     return 0;
   } catch (e) {
-    if (e instanceof ApiError) return fail(e.code, e.message, e.details);
+    if (e instanceof DomainError) return fail(e.code, e.message, e.details);
     return fail('INTERNAL_ERROR', (e as Error).message);
   } finally {
     await h.close();

@@ -57,6 +57,9 @@ export const verifications = pgTable(
   ],
 );
 
+/** A verification as read from the database (what the domain passes around). */
+export type VerificationRow = typeof verifications.$inferSelect;
+
 export const media = pgTable(
   'media',
   {

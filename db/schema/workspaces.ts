@@ -24,6 +24,8 @@ export const workspaces = pgTable('workspaces', {
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
 
+export type Workspace = typeof workspaces.$inferSelect;
+
 export const secretKeys = pgTable(
   'secret_keys',
   {

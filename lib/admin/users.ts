@@ -2,8 +2,7 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { adminUsers } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
-import { ApiError } from '../api/errors';
-import { parseOrThrow } from '../api/zod';
+import { DomainError, parseOrThrow } from '../errors';
 import { hashPassword, verifyPassword } from '../crypto/hash';
 import { newId } from '../ids';
 import { audit } from '../audit';
@@ -21,7 +20,7 @@ export async function createAdmin(db: DbOrTx, input: { email: string; password: 
     .values({ id, email: v.email, passwordHash: await hashPassword(v.password) })
     .onConflictDoNothing()
     .returning();
-  if (rows.length === 0) throw new ApiError('VALIDATION_ERROR', 'An admin with this email exists.', { fields: { email: ['Already exists.'] } });
+  if (rows.length === 0) throw new DomainError('VALIDATION_ERROR', 'An admin with this email exists.', { fields: { email: ['Already exists.'] } });
   await audit(db, { actor: 'operator', action: 'admin.created', data: { id, email: v.email } });
   return { id, email: v.email, created_at: rows[0].createdAt.toISOString() };
 }

@@ -1,4 +1,4 @@
-import { ApiError } from './errors';
+import { DomainError } from '../errors';
 
 export const JSON_BODY_LIMIT = 64 * 1024;
 
@@ -33,7 +33,7 @@ export async function readBodyLimited(req: Request, limit: number): Promise<Uint
 }
 
 function tooLarge(limit: number) {
-  return new ApiError('PAYLOAD_TOO_LARGE', `The request body exceeds ${Math.round(limit / 1024)} KiB.`, {
+  return new DomainError('PAYLOAD_TOO_LARGE', `The request body exceeds ${Math.round(limit / 1024)} KiB.`, {
     limit_bytes: limit,
   });
 }
@@ -49,12 +49,12 @@ export function parseJsonBody(raw: Uint8Array): unknown {
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
   } catch {
-    throw new ApiError('VALIDATION_ERROR', 'The request body is not valid UTF-8.', { fields: { body: ['Invalid UTF-8'] } });
+    throw new DomainError('VALIDATION_ERROR', 'The request body is not valid UTF-8.', { fields: { body: ['Invalid UTF-8'] } });
   }
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new ApiError('VALIDATION_ERROR', 'The request body is not valid JSON.', {
+    throw new DomainError('VALIDATION_ERROR', 'The request body is not valid JSON.', {
       fields: { body: [(e as Error).message] },
     });
   }

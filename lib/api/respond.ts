@@ -1,4 +1,5 @@
-import { ApiError, ERROR_STATUS } from './errors';
+import { DomainError } from '../errors';
+import { HTTP_STATUS } from './http-status';
 import { log } from '../log';
 
 export type Headers = Record<string, string>;
@@ -13,13 +14,17 @@ export function ok(data: unknown, status = 200, headers: Headers = {}): Response
   return json(status, { data }, headers);
 }
 
-/** The translator: anything thrown becomes the error envelope. Unknown errors never leak their text. */
+/**
+ * The translator: anything thrown becomes the error envelope, its status from the one table. Unknown
+ * errors never leak their text.
+ */
 export function errorResponse(err: unknown, requestId: string, headers: Headers = {}): Response {
-  if (err instanceof ApiError) {
+  if (err instanceof DomainError) {
     const error: Record<string, unknown> = { code: err.code, message: err.message };
     if (err.details) error.details = err.details;
     error.request_id = requestId;
-    return json(ERROR_STATUS[err.code], { error }, { ...headers, ...err.headers });
+    const retry: Headers = err.retryAfterSeconds === undefined ? {} : { 'retry-after': String(Math.max(1, Math.ceil(err.retryAfterSeconds))) };
+    return json(HTTP_STATUS[err.code], { error }, { ...headers, ...retry });
   }
   log.error('unhandled error', { request_id: requestId, err });
   return json(

@@ -7,15 +7,14 @@ import type { z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import { newId } from '../ids';
 import { authenticate, type AuthResult } from '../auth/authenticate';
-import type { VerificationRow } from '../verifications/state-machine';
+import type { VerificationRow } from '@/db/schema';
 import { authenticateCapture, captureRateKey, CAPTURE_RATE_LIMIT_PER_MINUTE } from '../capture/auth';
 import { canonicalJson, canonicalMultipart } from '../auth/canonical';
 import { LIMITS } from '../media/thresholds';
-import { rateLimitError, rateLimitHeaders, takeRateLimit } from '../ratelimit';
-import { ApiError } from './errors';
+import { rateLimitError, takeRateLimit, type RateLimitState } from '../ratelimit';
+import { DomainError, parseOrThrow } from '../errors';
 import { errorResponse, json } from './respond';
 import { isJsonContentType, JSON_BODY_LIMIT, parseJsonBody, readBodyLimited } from './body';
-import { parseOrThrow } from './zod';
 
 export type HandlerResult = { status?: number; data: unknown; headers?: Record<string, string> };
 
@@ -45,7 +44,7 @@ type RouteOptions<PS extends z.ZodType, BS extends z.ZodType> = {
   /** A multipart/form-data endpoint; `body` then validates the non-file fields. */
   multipart?: boolean;
   /** A params failure is this error (e.g. a malformed id is simply not found). */
-  paramsError?: () => ApiError;
+  paramsError?: () => DomainError;
   handler: (ctx: ApiContext<z.infer<PS>, z.infer<BS>>) => Promise<HandlerResult>;
 };
 
@@ -66,7 +65,7 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
       const db = getDb();
       let form: ApiContext<unknown, unknown>['form'];
       if (opts.multipart && !/^multipart\/form-data\s*;/i.test(req.headers.get('content-type') ?? '')) {
-        throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data.');
+        throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data.');
       }
       // Multipart: the file limit plus room for the form's own bytes, refused while streaming.
       const rawBody = await readBodyLimited(req, opts.multipart ? LIMITS.maxFileBytes + 256 * 1024 : JSON_BODY_LIMIT);
@@ -109,13 +108,13 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
         let input: unknown = {};
         if (rawBody.byteLength > 0) {
           if (!isJsonContentType(req.headers.get('content-type'))) {
-            throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.');
+            throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.');
           }
           input = parseJsonBody(rawBody);
         }
         body = parseOrThrow(opts.body, input);
       } else if (rawBody.byteLength > 0) {
-        throw new ApiError('VALIDATION_ERROR', 'This endpoint takes no request body.', {
+        throw new DomainError('VALIDATION_ERROR', 'This endpoint takes no request body.', {
           fields: { body: ['Must be empty.'] },
         });
       }
@@ -134,18 +133,27 @@ async function parseMultipart(req: Request, raw: Uint8Array): Promise<NonNullabl
   try {
     data = await new Response(raw as BodyInit, { headers: { 'content-type': req.headers.get('content-type')! } }).formData();
   } catch {
-    throw new ApiError('VALIDATION_ERROR', 'The multipart body could not be parsed.', { fields: { body: ['Malformed multipart/form-data.'] } });
+    throw new DomainError('VALIDATION_ERROR', 'The multipart body could not be parsed.', { fields: { body: ['Malformed multipart/form-data.'] } });
   }
   const fields: [string, string][] = [];
   const files: { field: string; bytes: Uint8Array; type: string }[] = [];
   const seen = new Set<string>();
   for (const [name, value] of data.entries()) {
-    if (seen.has(name)) throw new ApiError('VALIDATION_ERROR', `The field ${name} is given more than once.`, { fields: { [name]: ['Given more than once.'] } });
+    if (seen.has(name)) throw new DomainError('VALIDATION_ERROR', `The field ${name} is given more than once.`, { fields: { [name]: ['Given more than once.'] } });
     seen.add(name);
     if (typeof value === 'string') fields.push([name, value]);
     else files.push({ field: name, bytes: new Uint8Array(await value.arrayBuffer()), type: value.type });
   }
   return { fields, files };
+}
+
+/** decisions.md: every response carries the rate limit's state. */
+function rateLimitHeaders(s: RateLimitState): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(s.limit),
+    'x-ratelimit-remaining': String(s.remaining),
+    'x-ratelimit-reset': String(s.resetAt),
+  };
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -155,7 +163,7 @@ export function methodNotAllowed(...allowed: Method[]) {
   const handler = async () => {
     const requestId = newId('req');
     return errorResponse(
-      new ApiError('METHOD_NOT_ALLOWED', `Method not allowed. Allowed: ${allowed.join(', ')}.`, { allowed }),
+      new DomainError('METHOD_NOT_ALLOWED', `Method not allowed. Allowed: ${allowed.join(', ')}.`, { allowed }),
       requestId,
       { 'x-request-id': requestId, allow: allowed.join(', ') },
     );
@@ -166,5 +174,5 @@ export function methodNotAllowed(...allowed: Method[]) {
 /** Any path under /v1 that no route serves. */
 export async function notFoundRoute(): Promise<Response> {
   const requestId = newId('req');
-  return errorResponse(new ApiError('NOT_FOUND', 'No such endpoint.'), requestId, { 'x-request-id': requestId });
+  return errorResponse(new DomainError('NOT_FOUND', 'No such endpoint.'), requestId, { 'x-request-id': requestId });
 }

@@ -3,14 +3,14 @@
  * The workspace is named by X-API-Key; any non-deleted secret key of it may sign; the key that
  * validates sets the mode. Comparison is constant time over the canonical request bytes.
  */
-import { workspaces } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
-import { ApiError } from '../api/errors';
+import { DomainError } from '../errors';
 import { hexEqual, hmacSha256Hex } from '../crypto/hash';
 import { revealSecret, type Mode } from './keys';
-import { hot } from '../api/hot-queries';
+import { hot } from '@/db/hot-queries';
 
-export type Workspace = typeof workspaces.$inferSelect;
+import type { Workspace } from '@/db/schema';
+export type { Workspace };
 
 export type AuthResult = {
   workspace: Workspace;
@@ -34,11 +34,11 @@ export async function authenticate(
   },
 ): Promise<AuthResult> {
   const apiKey = input.apiKey?.trim();
-  if (!apiKey) throw new ApiError('MISSING_API_KEY', 'The X-API-Key header is required.');
-  if (apiKey.length > 200) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.');
+  if (!apiKey) throw new DomainError('MISSING_API_KEY', 'The X-API-Key header is required.');
+  if (apiKey.length > 200) throw new DomainError('INVALID_API_KEY', 'The API key is not valid.');
   // One round trip: the workspace and its non-deleted keys.
   const rows = await hot(db, 'workspaceWithKeys').execute({ apiKey });
-  if (rows.length === 0) throw new ApiError('INVALID_API_KEY', 'The API key is not valid.');
+  if (rows.length === 0) throw new DomainError('INVALID_API_KEY', 'The API key is not valid.');
   const workspace = rows[0].workspace;
 
   const signature = input.signature;
@@ -46,21 +46,21 @@ export async function authenticate(
     if (input.allowUnsigned && !workspace.enforceSignature) {
       return { workspace, mode: 'live', via: { kind: 'unsigned' } };
     }
-    throw new ApiError('MISSING_SIGNATURE', 'The X-HMAC-Signature header is required.');
+    throw new DomainError('MISSING_SIGNATURE', 'The X-HMAC-Signature header is required.');
   }
   if (signature === PLACEHOLDER_SIGNATURE) {
     if (workspace.allowPlaceholderSignature) return { workspace, mode: 'test', via: { kind: 'placeholder' } };
-    throw new ApiError('INVALID_SIGNATURE', 'The placeholder signature is not enabled for this workspace.');
+    throw new DomainError('INVALID_SIGNATURE', 'The placeholder signature is not enabled for this workspace.');
   }
 
   const keys = rows
     .filter((r) => r.keyId !== null)
     .map((r) => ({ id: r.keyId!, mode: r.keyMode!, secretCiphertext: r.keyCiphertext! }));
   if (keys.length === 0) {
-    throw new ApiError('NO_SECRET_KEYS', 'The workspace has no secret keys; create one before signing requests.');
+    throw new DomainError('NO_SECRET_KEYS', 'The workspace has no secret keys; create one before signing requests.');
   }
   if (!SIGNATURE_RE.test(signature)) {
-    throw new ApiError(
+    throw new DomainError(
       'INVALID_SIGNATURE',
       'X-HMAC-Signature must be 64 lowercase hexadecimal characters (HMAC-SHA256 of the canonical request).',
     );
@@ -71,7 +71,7 @@ export async function authenticate(
     const expected = hmacSha256Hex(revealSecret(key), input.canonical);
     if (hexEqual(expected, signature) && !match) match = key;
   }
-  if (!match) throw new ApiError('INVALID_SIGNATURE', 'The signature does not match the request.');
+  if (!match) throw new DomainError('INVALID_SIGNATURE', 'The signature does not match the request.');
   return { workspace, mode: match.mode, via: { kind: 'key', keyId: match.id } };
 }
 

@@ -2,7 +2,7 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { secretKeys } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
-import { ApiError, notFound } from '../api/errors';
+import { DomainError, notFound } from '../errors';
 import { decrypt, encrypt } from '../crypto/secretbox';
 import { newId, randomAlnum } from '../ids';
 
@@ -40,7 +40,7 @@ export async function createSecretKey(
       .from(secretKeys)
       .where(and(eq(secretKeys.workspaceId, input.workspaceId), isNull(secretKeys.deletedAt)));
     if (n >= MAX_SECRET_KEYS) {
-      throw new ApiError('KEY_LIMIT_REACHED', `A workspace has at most ${MAX_SECRET_KEYS} secret keys; delete one first.`);
+      throw new DomainError('KEY_LIMIT_REACHED', `A workspace has at most ${MAX_SECRET_KEYS} secret keys; delete one first.`);
     }
     const id = newId('key');
     const secret = `sk_${input.mode}_${randomAlnum(56)}`;

@@ -7,9 +7,9 @@
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { verifications, workspaces } from '@/db/schema';
-import { ApiError } from '../api/errors';
+import { DomainError } from '../errors';
 import type { AuthResult } from '../auth/authenticate';
-import type { VerificationRow } from '../verifications/state-machine';
+import type { VerificationRow } from '@/db/schema';
 
 /** randomToken(): 43 characters of base64url. Anything else is not a token. */
 export const CAPTURE_TOKEN_RE = /^[A-Za-z0-9_-]{32,64}$/;
@@ -32,6 +32,6 @@ export async function verificationByToken(db: DbOrTx, token: string) {
 /** The capture link's verification, as the auth of the lib/ operations /v1 uses (its workspace and mode). */
 export async function authenticateCapture(db: DbOrTx, token: string): Promise<{ auth: AuthResult; verification: VerificationRow }> {
   const r = await verificationByToken(db, token);
-  if (!r) throw new ApiError('NOT_FOUND', 'This verification link is not valid.');
+  if (!r) throw new DomainError('NOT_FOUND', 'This verification link is not valid.');
   return { auth: { workspace: r.workspace, mode: r.v.mode, via: { kind: 'capture' } }, verification: r.v };
 }

@@ -1,8 +1,9 @@
 /** Consent versions (global, one active) and their acceptance on a verification. */
 import { and, desc, eq } from 'drizzle-orm';
-import { consentRecords, consentVersions } from '@/db/schema';
+import { consentRecords, consentVersions, type VerificationStatus } from '@/db/schema';
+import { CONSENT_STATUSES } from '../verifications/policy';
 import type { DbOrTx } from '@/db/client';
-import { ApiError, notFound } from '../api/errors';
+import { DomainError, notFound } from '../errors';
 import { sha256Hex } from '../crypto/hash';
 import { env } from '../env';
 import { newId } from '../ids';
@@ -20,8 +21,8 @@ export function publicConsentVersion(v: ConsentVersion) {
 /** Publishes a new consent text; it becomes the only active version. */
 export async function publishConsent(db: DbOrTx, input: { text: string; version: string }) {
   const version = input.version.trim();
-  if (!version || version.length > 100) throw new ApiError('VALIDATION_ERROR', 'A version label of 1-100 characters is required.', { fields: { version: ['Required, 1-100 characters.'] } });
-  if (!input.text.trim()) throw new ApiError('VALIDATION_ERROR', 'The consent text is empty.', { fields: { text: ['Required.'] } });
+  if (!version || version.length > 100) throw new DomainError('VALIDATION_ERROR', 'A version label of 1-100 characters is required.', { fields: { version: ['Required, 1-100 characters.'] } });
+  if (!input.text.trim()) throw new DomainError('VALIDATION_ERROR', 'The consent text is empty.', { fields: { text: ['Required.'] } });
   return db.transaction(async (tx) => {
     await tx.update(consentVersions).set({ isActive: false }).where(eq(consentVersions.isActive, true));
     const [row] = await tx
@@ -64,45 +65,46 @@ export type AcceptConsentInput =
   | { shape: 'id'; consentVersionId: number; textSha256: string }
   | { shape: 'label'; consentVersion: string; accepted: boolean };
 
-const OPEN_FOR_CONSENT = new Set(['created', 'started', 'resubmission_requested']);
-
 /**
  * Records acceptance of the active consent version. Idempotent: the same version again returns the
  * existing record; concurrent identical acceptances leave exactly one (unique index + ON CONFLICT).
  */
 export async function acceptConsent(
   db: DbOrTx,
-  verification: { id: string; workspaceId: string; status: string },
-  input: AcceptConsentInput,
-  actor: { actor: string; requestId?: string },
+  { verification, acceptance: input, actor, requestId }: {
+    verification: { id: string; workspaceId: string; status: VerificationStatus };
+    acceptance: AcceptConsentInput;
+    actor: string;
+    requestId?: string;
+  },
 ): Promise<ConsentRecord> {
   const active = await getActiveConsentOrThrow(db);
   if (input.shape === 'id') {
     if (input.consentVersionId !== active.id) {
-      throw new ApiError('CONSENT_VERSION_INACTIVE', 'That consent version is not the active one; fetch GET /v1/consent.', {
+      throw new DomainError('CONSENT_VERSION_INACTIVE', 'That consent version is not the active one; fetch GET /v1/consent.', {
         active_version_id: active.id,
       });
     }
     if (input.textSha256.toLowerCase() !== active.textSha256) {
-      throw new ApiError('CONSENT_SHA256_MISMATCH', 'text_sha256 does not match the active consent text.', {
+      throw new DomainError('CONSENT_SHA256_MISMATCH', 'text_sha256 does not match the active consent text.', {
         expected_version_id: active.id,
       });
     }
   } else {
     if (input.consentVersion !== active.version) {
-      throw new ApiError('CONSENT_VERSION_INACTIVE', 'That consent version is not the active one; fetch GET /v1/consent.', {
+      throw new DomainError('CONSENT_VERSION_INACTIVE', 'That consent version is not the active one; fetch GET /v1/consent.', {
         active_version: active.version,
       });
     }
     if (input.accepted !== true) {
-      throw new ApiError('VALIDATION_ERROR', 'Consent must be accepted to proceed.', { fields: { accepted: ['Must be true.'] } });
+      throw new DomainError('VALIDATION_ERROR', 'Consent must be accepted to proceed.', { fields: { accepted: ['Must be true.'] } });
     }
   }
 
   const existing = await findRecord(db, verification.id, active.id);
   if (existing) return existing;
-  if (!OPEN_FOR_CONSENT.has(verification.status)) {
-    throw new ApiError('INVALID_STATUS', `Consent cannot be given in status ${verification.status}.`, {
+  if (!CONSENT_STATUSES.has(verification.status)) {
+    throw new DomainError('INVALID_STATUS', `Consent cannot be given in status ${verification.status}.`, {
       status: verification.status,
     });
   }
@@ -115,8 +117,8 @@ export async function acceptConsent(
     await audit(db, {
       workspaceId: verification.workspaceId,
       verificationId: verification.id,
-      actor: actor.actor,
-      requestId: actor.requestId,
+      actor,
+      requestId,
       action: 'consent.accepted',
       data: { consent_version_id: active.id, version: active.version },
     });

@@ -5,6 +5,7 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { projectPath } from '../project-path';
+import { env } from '../env';
 import type { Analysis } from './types';
 
 type Job = { id: number; bytes: Uint8Array; kind: 'selfie' | 'document'; resolve: (a: Analysis) => void; reject: (e: Error) => void };
@@ -89,6 +90,6 @@ export class AnalysisPool {
 const g = globalThis as unknown as { __ovPool?: AnalysisPool };
 /** The process's pool, created on first use. */
 export function analysisPool(): AnalysisPool {
-  g.__ovPool ??= new AnalysisPool(Number(process.env.ANALYSIS_WORKERS) || undefined);
+  g.__ovPool ??= new AnalysisPool(env().ANALYSIS_WORKERS);
   return g.__ovPool;
 }

@@ -1,26 +1,27 @@
-/** POST /v1/verifications/{id}/media: validate an image, store it, and move the verification on. */
+/** Uploading media: validate an image, store it encrypted, and move the verification on. */
 import { eq } from 'drizzle-orm';
 import { media, verifications } from '@/db/schema';
 import type { Db } from '@/db/client';
-import { ApiError } from '../api/errors';
-import type { AuthResult } from '../auth/authenticate';
+import { DomainError, invalidStatus } from '../errors';
 import { newId } from '../ids';
 import { audit } from '../audit';
-import { getVerificationWithConsentOrThrow } from '../verifications';
+import { getVerification, type Scope } from '../verifications/get';
 import { applyTransition } from '../verifications/state-machine';
+import { UPLOAD_STATUSES } from '../verifications/policy';
 import { analysisPool } from './pool';
 import { checkDocument, checkFile, checkSelfie, throwIfFailed } from './validate';
 import { mediaStore } from './storage';
 
-export type UploadInput = {
+export type UploadMediaInput = Scope & {
+  verificationId: string;
   type: 'selfie' | 'document';
+  /** Documents only: decisions.md's defaults are front and id_card. */
   side?: 'front' | 'back';
-  document_type?: 'passport' | 'id_card' | 'driving_licence';
+  documentType?: 'passport' | 'id_card' | 'driving_licence';
   file: Uint8Array;
+  actor: string;
+  requestId?: string;
 };
-
-/** decisions.md: upload is allowed in these statuses. */
-export const UPLOAD_STATUSES = new Set(['created', 'started', 'resubmission_requested']);
 
 export type MediaRow = typeof media.$inferSelect;
 
@@ -35,14 +36,13 @@ export function serializeMedia(m: MediaRow) {
   };
 }
 
-export async function uploadMedia(db: Db, auth: AuthResult, verificationId: string, input: UploadInput, ctx: { actor: string; requestId?: string }) {
-  const { row: v, consent } = await getVerificationWithConsentOrThrow(db, auth, verificationId);
-  if (!consent) throw new ApiError('CONSENT_REQUIRED', 'The user must accept the consent text before media is uploaded.');
-  if (!UPLOAD_STATUSES.has(v.status)) {
-    throw new ApiError('INVALID_STATUS', `Media cannot be uploaded in status ${v.status}.`, { status: v.status });
-  }
+export async function uploadMedia(db: Db, input: UploadMediaInput) {
+  const ctx = { actor: input.actor, requestId: input.requestId };
+  const { verification: v, consent } = await getVerification(db, { workspaceId: input.workspaceId, mode: input.mode, id: input.verificationId });
+  if (!consent) throw new DomainError('CONSENT_REQUIRED', 'The user must accept the consent text before media is uploaded.');
+  if (!UPLOAD_STATUSES.has(v.status)) throw invalidStatus(`Media cannot be uploaded in status ${v.status}.`, { status: v.status });
   const side = input.type === 'document' ? (input.side ?? 'front') : null;
-  const documentType = input.type === 'document' ? (input.document_type ?? 'id_card') : null;
+  const documentType = input.type === 'document' ? (input.documentType ?? 'id_card') : null;
 
   let analysis;
   let checks;
@@ -53,7 +53,7 @@ export async function uploadMedia(db: Db, auth: AuthResult, verificationId: stri
     const { failed } = input.type === 'selfie' ? checkSelfie(analysis, checks) : checkDocument(analysis, checks, side!);
     throwIfFailed(failed, checks);
   } catch (e) {
-    if (e instanceof ApiError) {
+    if (e instanceof DomainError) {
       // A rejected upload keeps nothing but this audit entry.
       await audit(db, {
         workspaceId: v.workspaceId,
@@ -72,9 +72,7 @@ export async function uploadMedia(db: Db, auth: AuthResult, verificationId: stri
   return db.transaction(async (tx) => {
     // Serialised with submit on the verification row: an upload either lands before a submit or is refused.
     const [locked] = await tx.select({ status: verifications.status }).from(verifications).where(eq(verifications.id, v.id)).for('update');
-    if (!UPLOAD_STATUSES.has(locked.status)) {
-      throw new ApiError('INVALID_STATUS', `Media cannot be uploaded in status ${locked.status}.`, { status: locked.status });
-    }
+    if (!UPLOAD_STATUSES.has(locked.status)) throw invalidStatus(`Media cannot be uploaded in status ${locked.status}.`, { status: locked.status });
     const [m] = await tx
       .insert(media)
       .values({

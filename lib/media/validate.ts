@@ -4,7 +4,7 @@
  * decoding); pixel and face checks on the measurements of the analysis pool.
  */
 import sharp, { type Metadata } from 'sharp';
-import { ApiError, type ErrorCode } from '../api/errors';
+import { DomainError, type ErrorCode } from '../errors';
 import { DOCUMENT, LIMITS, SELFIE } from './thresholds';
 import type { Analysis, FaceMeasure } from './types';
 
@@ -23,7 +23,7 @@ export function sniffImageType(b: Uint8Array): ImageType | null {
 }
 
 const fail = (code: ErrorCode, message: string, checks: Checks, failed: string[]) =>
-  new ApiError(code, message, { failed_checks: failed, checks });
+  new DomainError(code, message, { failed_checks: failed, checks });
 
 export const MESSAGES: Partial<Record<ErrorCode, string>> = {
   UNSUPPORTED_MEDIA_TYPE: 'The file is not a JPEG, PNG or WebP image.',

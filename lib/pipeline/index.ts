@@ -8,19 +8,19 @@
  * An error is retried (MAX_TRIES, with back-off); after the last try the submission gets
  * `processing_error` (resubmission, safe to retry), or `max_attempts_exceeded` after the 5th attempt.
  */
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { blocklistEntries, faceEmbeddings, media, pipelineJobs, verifications, workspaces } from '@/db/schema';
-import { newId } from '../ids';
+import { faceEmbeddings, media, pipelineJobs, verifications, workspaces } from '@/db/schema';
 import { audit } from '../audit';
 import { log } from '../log';
+import { env } from '../env';
 import { mediaStore } from '../media/storage';
 import type { Analysis, FaceMeasure } from '../media/types';
 import { parseAamva } from '../documents/aamva';
 import { readPdf417 } from '../documents/barcode';
 import { readMrz } from '../documents/ocr';
 import { applyTransition, type Trigger } from '../verifications/state-machine';
-import { MAX_ATTEMPTS } from '../verifications/serialize';
+import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted, needsDocument } from '../verifications/policy';
 import { blocklistMatch, closestOtherCapture, findDuplicates, NOT_CHECKED, tuneSearch, type DuplicateCheck } from '../duplicates';
 import { decide, type Decision, type DocumentRead, type Evidence } from './decide';
 
@@ -30,7 +30,7 @@ export type PipelineDeps = { db: Db; clock?: Clock; leaseMs?: number; retryDelay
 
 type Job = typeof pipelineJobs.$inferSelect;
 
-const leaseMs = (d: PipelineDeps) => d.leaseMs ?? Number(process.env.PIPELINE_LEASE_MS ?? 60_000);
+const leaseMs = (d: PipelineDeps) => d.leaseMs ?? env().PIPELINE_LEASE_MS;
 const now = (d: PipelineDeps) => (d.clock ?? (() => new Date()))();
 
 /** Claims one due job (pending and due, or running with an expired lease); null when there is none. */
@@ -106,8 +106,7 @@ async function gather(deps: PipelineDeps, job: Job, v: typeof verifications.$inf
       }
     });
   }
-  const needsDocument = v.flow === 'kyc' || v.checkMethod === 'document_verification';
-  if (needsDocument) {
+  if (needsDocument(v)) {
     const front = get('document_front');
     const back = get('document_back');
     if (!front) throw new Error('submitted document front missing');
@@ -176,9 +175,9 @@ export async function processJob(deps: PipelineDeps, job: Job): Promise<{ status
     decision = { outcome: 'resubmit', reason: 'processing_error', result: null, checks: { error: message } };
   }
   let { outcome, reason } = decision;
-  if (outcome === 'resubmit' && v.attemptsUsed >= MAX_ATTEMPTS) {
+  if (outcome === 'resubmit' && attemptsExhausted(v)) {
     outcome = 'decline';
-    reason = 'max_attempts_exceeded';
+    reason = ATTEMPTS_EXHAUSTED_REASON;
   }
   const t = now(deps);
   return db.transaction(async (tx) => {
@@ -197,24 +196,4 @@ export async function processJob(deps: PipelineDeps, job: Job): Promise<{ status
     await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: 'pipeline', action: 'verification.decided', data: { attempt: job.attempt, status: row.status, reason, checks: decision.checks } });
     return { status: row.status };
   });
-}
-
-/** The blocklist action (`npm run ops -- blocklist:add`, the admin area): the verification's selfie face. */
-export async function addToBlocklist(db: Db, verificationId: string, actor: string) {
-  const [v] = await db.select().from(verifications).where(eq(verifications.id, verificationId));
-  if (!v) return { error: 'NOT_FOUND' as const };
-  const [fe] = await db.select().from(faceEmbeddings).where(eq(faceEmbeddings.verificationId, v.id));
-  let embedding: number[] | null = fe?.embedding ?? null;
-  if (!embedding) {
-    // Not processed by the pipeline (test mode): the newest selfie's analysis.
-    const selfies = await db.select().from(media).where(and(eq(media.verificationId, v.id), eq(media.type, 'selfie'))).orderBy(desc(media.createdAt)).limit(1);
-    embedding = (selfies[0]?.analysis as Analysis | null)?.faces?.[0]?.embedding ?? null;
-  }
-  if (!embedding) return { error: 'NO_FACE' as const };
-  const id = newId('blk');
-  await db.transaction(async (tx) => {
-    await tx.insert(blocklistEntries).values({ id, workspaceId: v.workspaceId, mode: v.mode, verificationId: v.id, embedding: embedding!, createdBy: actor });
-    await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor, action: 'blocklist.added', data: { blocklist_entry: id } });
-  });
-  return { id };
 }

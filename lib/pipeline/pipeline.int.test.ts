@@ -16,7 +16,8 @@ import * as F from '@/lib/testing/face-set';
 import { analysisPool } from '@/lib/media/pool';
 import { stopOcr } from '@/lib/documents/ocr';
 import { updateWorkspaceSettings } from '@/lib/workspaces';
-import { addToBlocklist, runDueJobs } from '.';
+import { runDueJobs } from '.';
+import { addToBlocklist } from '@/lib/blocklist';
 
 const db = () => getDb();
 const run = () => runDueJobs({ db: db(), retryDelayMs: () => 0 }, 50);
@@ -104,7 +105,7 @@ describe('Age / estimation (live)', () => {
   it('blocklist_match: another capture of a blocklisted face is declined', async () => {
     const bad = await verify(w, { selfie: face('grace_hopper') });
     expect(bad.status).toBe('approved');
-    expect(await addToBlocklist(db(), bad.id, 'test')).toHaveProperty('id');
+    expect(await addToBlocklist(db(), { verificationId: bad.id, actor: 'test' })).toHaveProperty('id');
     const other = (await F.sameFaceVariants(face('grace_hopper'))).find((x) => x.name === 'closer')!.image;
     const v = await verify(w, { selfie: other });
     expect([v.status, v.reason]).toEqual(['declined', 'blocklist_match']);

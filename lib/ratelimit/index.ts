@@ -4,7 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
-import { ApiError } from '../api/errors';
+import { DomainError } from '../errors';
 
 export type RateLimitState = { limit: number; remaining: number; resetAt: number; retryAfter: number; allowed: boolean };
 
@@ -22,19 +22,11 @@ export async function takeRateLimit(db: DbOrTx, key: string, limit: number, nowM
   };
 }
 
-export function rateLimitHeaders(s: RateLimitState): Record<string, string> {
-  return {
-    'x-ratelimit-limit': String(s.limit),
-    'x-ratelimit-remaining': String(s.remaining),
-    'x-ratelimit-reset': String(s.resetAt),
-  };
-}
-
-export function rateLimitError(s: RateLimitState, scope = 'this workspace'): ApiError {
-  return new ApiError(
+export function rateLimitError(s: RateLimitState, scope = 'this workspace'): DomainError {
+  return new DomainError(
     'RATE_LIMIT',
     `Too many requests: at most ${s.limit} per minute for ${scope}. Retry after ${s.retryAfter} s.`,
     { limit: s.limit, retry_after: s.retryAfter },
-    { 'retry-after': String(s.retryAfter), ...rateLimitHeaders(s) },
+    s.retryAfter,
   );
 }

@@ -1,10 +1,9 @@
-import type { VerificationRow } from './state-machine';
+/** The API's representation of a verification (GET /v1/verifications/{id}). */
+import type { VerificationRow } from '@/db/schema';
 import type { ConsentRecord } from '../consent';
 import { consentFields } from '../consent';
 import { env } from '../env';
-
-export const MAX_ATTEMPTS = 5;
-export const attemptsRemaining = (v: { attemptsUsed: number }) => Math.max(0, MAX_ATTEMPTS - v.attemptsUsed);
+import { attemptsRemaining } from './policy';
 
 export const captureUrl = (token: string) => `${env().BASE_URL}/verify/${token}`;
 const iso = (d: Date | null) => (d ? d.toISOString() : null);

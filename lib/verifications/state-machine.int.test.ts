@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { VERIFICATION_STATUSES, verifications, type VerificationStatus } from '@/db/schema';
 import { applyTransition, findTransition, TERMINAL, TRANSITIONS, type Trigger } from './state-machine';
-import { createVerification } from '.';
+import { createVerification } from './create';
 import { makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
 
 const TRIGGERS = [...new Set(TRANSITIONS.map((t) => t.trigger))] as Trigger[];
@@ -16,7 +16,7 @@ describe('state machine', () => {
   });
 
   async function verificationIn(status: VerificationStatus, mode: 'test' | 'live' = 'live') {
-    const { row } = await createVerification(getDb(), { workspace: w.workspace, mode, via: { kind: 'key', keyId: 'k' } }, {}, { rawBody: new Uint8Array() });
+    const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode: mode, fields: {}, actor: 'key:k' });
     await getDb().update(verifications).set({ status }).where(eq(verifications.id, row.id));
     return row.id;
   }

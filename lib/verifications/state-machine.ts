@@ -5,9 +5,9 @@
  * event row with the update: callers that change state run it inside their transaction.
  */
 import { and, eq } from 'drizzle-orm';
-import { verifications, type VerificationStatus } from '@/db/schema';
+import { verifications, type VerificationRow, type VerificationStatus } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
-import { ApiError, notFound } from '../api/errors';
+import { DomainError, notFound } from '../errors';
 import { enqueueWebhook } from '../webhooks/outbox';
 
 export type Trigger =
@@ -60,7 +60,6 @@ export function findTransition(from: VerificationStatus, trigger: Trigger, mode:
   return TRANSITIONS.find((t) => t.from === from && t.trigger === trigger && (!t.testOnly || mode === 'test'));
 }
 
-export type VerificationRow = typeof verifications.$inferSelect;
 export type TransitionPatch = Partial<Pick<VerificationRow, 'reason' | 'result' | 'duplicateCheck' | 'attemptsUsed' | 'submittedAt' | 'startedAt'>>;
 
 /**
@@ -80,7 +79,7 @@ async function applyIn(db: DbOrTx, input: { verificationId: string; trigger: Tri
   if (!current) throw notFound('Verification');
   const t = findTransition(current.status, input.trigger, current.mode);
   if (!t) {
-    throw new ApiError('INVALID_STATUS', `Cannot ${input.trigger.replace(/_/g, ' ')} a verification in status ${current.status}.`, {
+    throw new DomainError('INVALID_STATUS', `Cannot ${input.trigger.replace(/_/g, ' ')} a verification in status ${current.status}.`, {
       status: current.status,
     });
   }
@@ -100,7 +99,7 @@ async function applyIn(db: DbOrTx, input: { verificationId: string; trigger: Tri
     .returning();
   if (row && t.webhook) await enqueueWebhook(db, row, now);
   if (!row) {
-    throw new ApiError('INVALID_STATUS', 'The verification changed while this request ran; read it again.', {
+    throw new DomainError('INVALID_STATUS', 'The verification changed while this request ran; read it again.', {
       status: (await db.select({ s: verifications.status }).from(verifications).where(eq(verifications.id, current.id)))[0]?.s,
     });
   }

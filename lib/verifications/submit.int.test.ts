@@ -10,7 +10,7 @@ import { makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
 import { consentedVerification, submit, upload } from '@/lib/testing/upload';
 import * as I from '@/lib/testing/images';
 import { analysisPool } from '@/lib/media/pool';
-import { missingMedia, submittedMedia } from './submit';
+import { missingMedia, submittedMedia } from './policy';
 
 describe('submit', () => {
   let age: TestWorkspace;

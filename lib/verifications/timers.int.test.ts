@@ -3,9 +3,9 @@ import { and, eq, inArray, lte } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { verifications, webhookEvents, type VerificationStatus } from '@/db/schema';
 import { makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
-import { createVerification } from '.';
+import { createVerification } from './create';
 import { INACTIVITY_MS, sweepTimers } from './timers';
-import { decideVerification } from './decide';
+import { decideReview } from './review';
 
 describe('inactivity timers and admin decisions', () => {
   let w: TestWorkspace;
@@ -16,7 +16,7 @@ describe('inactivity timers and admin decisions', () => {
   });
 
   async function verificationIn(status: VerificationStatus, since: Date, mode: 'test' | 'live' = 'test', attemptsUsed = 0) {
-    const { row } = await createVerification(getDb(), { workspace: w.workspace, mode, via: { kind: 'key', keyId: 'k' } }, {}, { rawBody: new Uint8Array() });
+    const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode: mode, fields: {}, actor: 'key:k' });
     await getDb().update(verifications).set({ status, statusChangedAt: since, attemptsUsed }).where(eq(verifications.id, row.id));
     return row.id;
   }
@@ -65,30 +65,30 @@ describe('inactivity timers and admin decisions', () => {
   describe('verification:decide', () => {
     it('approve, decline with a reason, request resubmission (test mode): each fires its webhook', async () => {
       const a = await verificationIn('review', T0);
-      expect((await decideVerification(getDb(), { id: a, status: 'approved' }, 'operator')).status).toBe('approved');
+      expect((await decideReview(getDb(), { verificationId: a, status: 'approved', actor: 'operator' })).status).toBe('approved');
       const d = await verificationIn('review', T0);
-      const declined = await decideVerification(getDb(), { id: d, status: 'declined', reason: 'fraud_detected' }, 'operator');
+      const declined = await decideReview(getDb(), { verificationId: d, status: 'declined', reason: 'fraud_detected', actor: 'operator' });
       expect([declined.status, declined.reason]).toEqual(['declined', 'fraud_detected']);
       expect(JSON.parse((await events(d))[0].body)).toMatchObject({ status: 'declined', reason: 'fraud_detected' });
       const r = await verificationIn('review', T0, 'test', 2);
-      const resub = await decideVerification(getDb(), { id: r, status: 'resubmission_requested', reason: 'selfie_quality' }, 'operator');
+      const resub = await decideReview(getDb(), { verificationId: r, status: 'resubmission_requested', reason: 'selfie_quality', actor: 'operator' });
       expect([resub.status, resub.reason, resub.completedAt]).toEqual(['resubmission_requested', 'selfie_quality', null]);
     });
 
     it('after the 5th attempt a resubmission becomes declined / max_attempts_exceeded', async () => {
       const id = await verificationIn('review', T0, 'test', 5);
-      const v = await decideVerification(getDb(), { id, status: 'resubmission_requested' }, 'operator');
+      const v = await decideReview(getDb(), { verificationId: id, status: 'resubmission_requested', actor: 'operator' });
       expect([v.status, v.reason]).toEqual(['declined', 'max_attempts_exceeded']);
     });
 
     it('refuses: live-mode resubmission, a verification not in review, an unknown reason', async () => {
       const live = await verificationIn('review', T0, 'live');
-      await expect(decideVerification(getDb(), { id: live, status: 'resubmission_requested' }, 'operator')).rejects.toMatchObject({ code: 'INVALID_STATUS' });
+      await expect(decideReview(getDb(), { verificationId: live, status: 'resubmission_requested', actor: 'operator' })).rejects.toMatchObject({ code: 'INVALID_STATUS' });
       const started = await verificationIn('started', T0);
-      await expect(decideVerification(getDb(), { id: started, status: 'approved' }, 'operator')).rejects.toMatchObject({ code: 'INVALID_STATUS' });
+      await expect(decideReview(getDb(), { verificationId: started, status: 'approved', actor: 'operator' })).rejects.toMatchObject({ code: 'INVALID_STATUS' });
       const r = await verificationIn('review', T0);
-      await expect(decideVerification(getDb(), { id: r, status: 'declined', reason: 'because' }, 'operator')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-      await expect(decideVerification(getDb(), { id: r, status: 'maybe' }, 'operator')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+      await expect(decideReview(getDb(), { verificationId: r, status: 'declined', reason: 'because', actor: 'operator' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+      await expect(decideReview(getDb(), { verificationId: r, status: 'maybe', actor: 'operator' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     });
   });
 });

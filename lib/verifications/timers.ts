@@ -7,7 +7,7 @@
 import { and, asc, eq, lte } from 'drizzle-orm';
 import { verifications, type VerificationStatus } from '@/db/schema';
 import type { Db } from '@/db/client';
-import { ApiError } from '../api/errors';
+import { DomainError } from '../errors';
 import { applyTransition, type Trigger } from './state-machine';
 
 export const INACTIVITY_MS = 7 * 24 * 60 * 60 * 1000;
@@ -37,7 +37,7 @@ export async function sweepTimers(db: Db, now: Date = new Date(), batch = 200): 
             await applyTransition(tx, { verificationId: id, trigger: rule.trigger, now });
             n++;
           } catch (e) {
-            if (!(e instanceof ApiError && e.code === 'INVALID_STATUS')) throw e;
+            if (!(e instanceof DomainError && e.code === 'INVALID_STATUS')) throw e;
           }
         }
         return { seen: due.length, n };

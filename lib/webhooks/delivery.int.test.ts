@@ -3,6 +3,7 @@
  * every signature checked by an independent implementation, the retry schedule scaled down.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resetEnvCache } from '@/lib/env';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
 import { eq } from 'drizzle-orm';
@@ -10,7 +11,7 @@ import { getDb } from '@/db/client';
 import { verifications, webhookAttempts, webhookEvents } from '@/db/schema';
 import { makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
 import { selfSignedCert, startReceiver, type Received } from '@/lib/testing/https-receiver';
-import { createVerification } from '@/lib/verifications';
+import { createVerification } from '@/lib/verifications/create';
 import { applyTransition } from '@/lib/verifications/state-machine';
 import { activateSecretKey, createSecretKey } from '@/lib/auth/keys';
 import { updateWorkspaceSettings } from '@/lib/workspaces';
@@ -34,13 +35,14 @@ describe('webhook delivery', () => {
   beforeAll(() => {
     // The receiver is on loopback: allowed only with the operator setting meant for tests and demos.
     process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = '1';
+    resetEnvCache();
     deps = { db: getDb(), delays: DELAYS, ca: tls.cert, allowPrivate: true, timeoutMs: 500 };
   });
 
   /** An approved verification (review → approved by an admin), which writes one webhook event. */
   async function decided(w: TestWorkspace, url: string) {
     await updateWorkspaceSettings(getDb(), w.workspace.id, { webhook_url: url });
-    const { row } = await createVerification(getDb(), { workspace: w.workspace, mode: 'test', via: { kind: 'key', keyId: w.testKeyId } }, { external_id: 'user/é-1', external_metadata: { plan: 'pro', url: 'https://x/y' } }, { rawBody: new Uint8Array() });
+    const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode: 'test', fields: { external_id: 'user/é-1', external_metadata: { plan: 'pro', url: 'https://x/y' } }, actor: `key:${w.testKeyId}` });
     await getDb().update(verifications).set({ status: 'review' }).where(eq(verifications.id, row.id));
     await applyTransition(getDb(), { verificationId: row.id, trigger: 'admin_approve' });
     const [e] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, row.id));
@@ -219,7 +221,7 @@ describe('webhook delivery', () => {
 
   it('an event of a workspace with no webhook URL is skipped', async () => {
     const w = await makeWorkspace();
-    const { row } = await createVerification(getDb(), { workspace: w.workspace, mode: 'test', via: { kind: 'key', keyId: w.testKeyId } }, {}, { rawBody: new Uint8Array() });
+    const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode: 'test', fields: {}, actor: `key:${w.testKeyId}` });
     await getDb().update(verifications).set({ status: 'review' }).where(eq(verifications.id, row.id));
     await applyTransition(getDb(), { verificationId: row.id, trigger: 'admin_decline' });
     const [e] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, row.id));
@@ -229,5 +231,6 @@ describe('webhook delivery', () => {
 
   afterAll(() => {
     delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
+    resetEnvCache();
   });
 });

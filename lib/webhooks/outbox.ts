@@ -1,7 +1,7 @@
 import { webhookEvents } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { newId } from '../ids';
-import type { VerificationRow } from '../verifications/state-machine';
+import type { VerificationRow } from '@/db/schema';
 import { buildWebhookBody } from './payload';
 
 /** Writes the webhook event of a status change, in the caller's transaction (outbox). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildWebhookBody, sanitizeDeviceSignals } from './payload';
-import type { VerificationRow } from '../verifications/state-machine';
+import type { VerificationRow } from '@/db/schema';
 
 describe('device_signals sanitizer', () => {
   const provider = {

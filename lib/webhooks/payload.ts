@@ -2,7 +2,7 @@
  * The webhook payload of interface.md "Events": keys in the table's order, serialised once as canonical
  * JSON (JSON.stringify leaves slashes and non-ASCII characters unescaped, adds no whitespace).
  */
-import type { VerificationRow } from '../verifications/state-machine';
+import type { VerificationRow } from '@/db/schema';
 
 type DuplicateCheck = {
   checked: boolean;

@@ -6,6 +6,7 @@
  * WEBHOOK_ALLOW_PRIVATE_TARGETS=1 lifts the address rule (local demos, tests), never the https rule.
  */
 import net from 'node:net';
+import { env } from '../env';
 
 const V4_BLOCKED: [string, number][] = [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
@@ -56,7 +57,7 @@ export function isForbiddenAddress(ip: string): boolean {
   return true;
 }
 
-export const allowPrivateTargets = () => process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS === '1';
+export const allowPrivateTargets = () => env().WEBHOOK_ALLOW_PRIVATE_TARGETS === '1';
 
 /** Checks a webhook URL as configured: null when acceptable, else the reason. */
 export function webhookUrlProblem(raw: string, allowPrivate = allowPrivateTargets()): string | null {

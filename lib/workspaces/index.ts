@@ -2,14 +2,14 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { workspaces } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
-import { notFound } from '../api/errors';
-import { parseOrThrow } from '../api/zod';
+import { notFound, parseOrThrow } from '../errors';
 import { newId, randomAlnum } from '../ids';
 import { createSecretKey, type CreatedKey } from '../auth/keys';
 import { audit } from '../audit';
 import { webhookUrlProblem } from '../webhooks/ssrf';
 
-export type Workspace = typeof workspaces.$inferSelect;
+import type { Workspace } from '@/db/schema';
+export type { Workspace };
 
 export const workspaceInput = z.strictObject({
   name: z.string().trim().min(1).max(200),

@@ -1,5 +1,6 @@
 /** Shared set-up of the benchmarks: a database, the production server, a workspace, each in its own process. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { resetEnvCache } from '../../lib/env';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,6 +55,7 @@ export async function prepare(dbUrl: string, settings: Record<string, unknown> =
   const encryptionKey = randomBytes(32).toString('base64');
   process.env.ENCRYPTION_KEY = encryptionKey;
   process.env.BASE_URL = 'http://bench.local';
+  resetEnvCache();
   await applyMigrations(dbUrl);
   const h = connect(dbUrl, { max: 2 });
   const { createWorkspace } = await import('../../lib/workspaces');

@@ -8,7 +8,7 @@ import { headers } from 'next/headers';
 import QRCode from 'qrcode';
 import { getDb } from '@/db/client';
 import { verificationByToken } from '@/lib/capture/auth';
-import { captureState } from '@/lib/capture/operations';
+import { captureState } from '@/lib/capture/state';
 import { captureUrl } from '@/lib/verifications/serialize';
 import { CaptureFlow } from '@/components/capture/CaptureFlow';
 import { MESSAGES, pickLang } from '@/components/capture/messages';

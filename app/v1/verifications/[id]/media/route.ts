@@ -1,7 +1,7 @@
 import { apiRoute, methodNotAllowed } from '@/lib/api/route';
-import { idParams, mediaFields, uploadMediaOp } from '@/lib/verifications/operations';
+import { idParams, mediaFields, uploadMediaHandler } from '@/lib/api/handlers/verifications';
 
 // POST /v1/verifications/{id}/media – upload and validate a selfie or document image (multipart)
-export const POST = apiRoute({ auth: 'apiKey', params: idParams, multipart: true, body: mediaFields, handler: uploadMediaOp });
+export const POST = apiRoute({ auth: 'apiKey', params: idParams, multipart: true, body: mediaFields, handler: uploadMediaHandler });
 
 export const { GET, PUT, PATCH, DELETE } = methodNotAllowed('POST');

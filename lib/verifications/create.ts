@@ -1,14 +1,13 @@
+/** Creating a verification: the integrator's first call (POST /v1/verifications). */
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { verifications } from '@/db/schema';
+import { verifications, type VerificationRow, type Workspace } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
-import { ApiError, notFound, validationError } from '../api/errors';
-import { actorOf, type AuthResult } from '../auth/authenticate';
-import { sha256Hex } from '../crypto/hash';
-import { randomToken, uuidv7, UUID_RE } from '../ids';
+import { DomainError, validationError } from '../errors';
+import { randomToken, uuidv7 } from '../ids';
 import { audit } from '../audit';
-import { hot } from '../api/hot-queries';
-import type { VerificationRow } from './state-machine';
+import { hot } from '@/db/hot-queries';
+import type { Mode } from '../auth/keys';
 
 const codePoints = (s: string) => [...s].length;
 // Control characters make ids unprintable in logs and dashboards; everything else in Unicode is allowed.
@@ -31,35 +30,39 @@ export const createVerificationBody = z.strictObject({
   flow: z.enum(['age', 'kyc']).optional(),
   mode: z.enum(['test', 'live']).optional(),
 });
-export type CreateVerificationBody = z.infer<typeof createVerificationBody>;
+export type CreateVerificationFields = z.infer<typeof createVerificationBody>;
 
 export const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
+export type CreateVerificationInput = {
+  workspace: Workspace;
+  /** The mode of the key that signed the request; null for an unsigned create (decisions.md: the body's mode, or live). */
+  keyMode: Mode | null;
+  fields: CreateVerificationFields;
+  /** A retry with the same key and the same body (by its hash) returns the same verification. */
+  idempotency?: { key: string; bodyHash: string } | null;
+  actor: string;
+  requestId?: string;
+};
+
 /**
  * Creates a verification in `created`. The mode is the signing key's; the flow and check method are
- * the workspace's. With an Idempotency-Key, a retry with the same body returns the same verification.
+ * the workspace's. With an idempotency key, a retry with the same body returns the same verification.
  */
-export async function createVerification(
-  db: DbOrTx,
-  auth: AuthResult,
-  body: CreateVerificationBody,
-  opts: { idempotencyKey?: string | null; rawBody: Uint8Array; requestId?: string },
-): Promise<{ row: VerificationRow; replayed: boolean }> {
-  const ws = auth.workspace;
-  let mode = auth.mode;
-  if (auth.via.kind === 'unsigned') mode = body.mode ?? 'live';
-  else if (body.mode && body.mode !== auth.mode) {
-    throw validationError({ mode: [`Must match the signing key's mode (${auth.mode}).`] });
-  }
-  if (body.flow && body.flow !== ws.flow) {
+export async function createVerification(db: DbOrTx, input: CreateVerificationInput): Promise<{ row: VerificationRow; replayed: boolean }> {
+  const { workspace: ws, fields } = input;
+  let mode: Mode;
+  if (input.keyMode === null) mode = fields.mode ?? 'live';
+  else if (fields.mode && fields.mode !== input.keyMode) {
+    throw validationError({ mode: [`Must match the signing key's mode (${input.keyMode}).`] });
+  } else mode = input.keyMode;
+  if (fields.flow && fields.flow !== ws.flow) {
     throw validationError({ flow: [`This workspace is configured for the ${ws.flow} flow.`] });
   }
-
-  const key = opts.idempotencyKey ?? null;
+  const key = input.idempotency?.key ?? null;
   if (key !== null && !IDEMPOTENCY_KEY_RE.test(key)) {
     throw validationError({ 'Idempotency-Key': ['Must be 1 to 255 printable ASCII characters.'] });
   }
-  const bodyHash = sha256Hex(opts.rawBody);
 
   const values = {
     id: uuidv7(),
@@ -67,19 +70,19 @@ export async function createVerification(
     mode,
     flow: ws.flow,
     checkMethod: ws.flow === 'age' ? ws.checkMethod : null,
-    externalId: body.external_id ?? null,
-    externalMetadata: body.external_metadata ?? null,
+    externalId: fields.external_id ?? null,
+    externalMetadata: fields.external_metadata ?? null,
     captureToken: randomToken(),
     idempotencyKey: key,
-    idempotencyHash: key ? bodyHash : null,
+    idempotencyHash: key ? input.idempotency!.bodyHash : null,
   };
   const inserted = await hot(db, 'insertVerification').execute(values);
   if (inserted.length === 1) {
     await audit(db, {
       workspaceId: ws.id,
       verificationId: values.id,
-      actor: actorOf(auth),
-      requestId: opts.requestId,
+      actor: input.actor,
+      requestId: input.requestId,
       action: 'verification.created',
       data: { mode, external_id: values.externalId },
     });
@@ -90,28 +93,12 @@ export async function createVerification(
     .select()
     .from(verifications)
     .where(and(eq(verifications.workspaceId, ws.id), eq(verifications.mode, mode), eq(verifications.idempotencyKey, key!)));
-  if (!prior) throw new ApiError('INTERNAL_ERROR', 'Could not create the verification.');
-  if (prior.idempotencyHash !== bodyHash) {
+  if (!prior) throw new DomainError('INTERNAL_ERROR', 'Could not create the verification.');
+  if (prior.idempotencyHash !== input.idempotency!.bodyHash) {
     throw validationError(
       { 'Idempotency-Key': ['Already used with a different request body.'] },
       'This Idempotency-Key was used with a different request body.',
     );
   }
   return { row: prior, replayed: true };
-}
-
-/**
- * Reads a verification of this workspace and mode, with its latest consent record, in one round trip.
- * Anything else (a malformed id, another workspace's, the other mode's) is 404.
- */
-export async function getVerificationWithConsentOrThrow(db: DbOrTx, auth: Pick<AuthResult, 'workspace' | 'mode'>, rawId: string) {
-  const id = rawId.toLowerCase();
-  if (!UUID_RE.test(id)) throw notFound('Verification');
-  const [r] = await hot(db, 'verificationWithConsent').execute({ id, workspaceId: auth.workspace.id, mode: auth.mode });
-  if (!r) throw notFound('Verification');
-  return { row: r.v, consent: r.consent ?? undefined };
-}
-
-export async function getVerificationOrThrow(db: DbOrTx, auth: Pick<AuthResult, 'workspace' | 'mode'>, rawId: string) {
-  return (await getVerificationWithConsentOrThrow(db, auth, rawId)).row;
 }

@@ -1,0 +1,48 @@
+/**
+ * What the hosted capture page shows of one verification: decided statuses say what happened, never the
+ * evidence behind it. Read by the page itself (app/verify/[token]) and by its GET endpoint.
+ */
+import { desc, eq } from 'drizzle-orm';
+import { media, type VerificationRow } from '@/db/schema';
+import type { DbOrTx } from '@/db/client';
+import { getActiveConsent, getConsentRecord, publicConsentVersion } from '../consent';
+import { attemptsRemaining, missingMedia, needsDocument } from '../verifications/policy';
+
+export async function captureState(db: DbOrTx, v: VerificationRow, workspaceName: string) {
+  const [consent, active, uploads] = await Promise.all([
+    getConsentRecord(db, v.id),
+    getActiveConsent(db),
+    db
+      .select({ type: media.type, side: media.side, documentType: media.documentType, createdAt: media.createdAt })
+      .from(media)
+      .where(eq(media.verificationId, v.id))
+      .orderBy(desc(media.createdAt), desc(media.id)),
+  ]);
+  // Uploads since the last submission: what this attempt has (a resubmission starts from what is kept).
+  const since = (m: { createdAt: Date }) => !v.submittedAt || m.createdAt > v.submittedAt;
+  const front = uploads.find((m) => m.type === 'document' && m.side === 'front');
+  const consentVersion = active ? publicConsentVersion(active) : null;
+  return {
+    status: v.status,
+    mode: v.mode,
+    flow: v.flow,
+    check_method: v.checkMethod,
+    workspace_name: workspaceName,
+    needs_document: needsDocument(v),
+    // The text is fetched by the page from its path on this origin (the CSP allows only self).
+    consent: {
+      accepted: Boolean(consent),
+      version: consentVersion && { id: consentVersion.id, version: consentVersion.version, text_path: `/consent/${consentVersion.id}.txt` },
+    },
+    media: {
+      selfie: uploads.some((m) => m.type === 'selfie' && since(m)),
+      document_front: Boolean(front && since(front)),
+      document_back: uploads.some((m) => m.type === 'document' && m.side === 'back' && since(m)),
+      document_type: front?.documentType ?? null,
+    },
+    missing: missingMedia(v, uploads),
+    attempts_remaining: attemptsRemaining(v),
+    reason: v.reason,
+    // Estimation shows the person nothing of the estimate itself: only the outcome.
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * The domain's one error type and its closed set of codes (shared/spec/decisions.md). The domain throws
+ * these and knows nothing of HTTP: the API's table (lib/api/http-status.ts) maps each code to a status, and
+ * the CLI prints them as they are. Tests assert on `code`, never on message text.
+ */
+import type { z } from 'zod';
+
+export const ERROR_CODES = [
+  'MISSING_API_KEY',
+  'INVALID_API_KEY',
+  'MISSING_SIGNATURE',
+  'INVALID_SIGNATURE',
+  'NO_SECRET_KEYS',
+  'CONSENT_REQUIRED',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'INVALID_STATUS',
+  'CONSENT_VERSION_INACTIVE',
+  'CONSENT_SHA256_MISMATCH',
+  'KEY_LIMIT_REACHED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'VALIDATION_ERROR',
+  'MISSING_REQUIRED_MEDIA',
+  'NO_FACE_DETECTED',
+  'MULTIPLE_FACES',
+  'FACE_TOO_BLURRY',
+  'FACE_TOO_DARK',
+  'FACE_TOO_BRIGHT',
+  'FACE_OCCLUDED',
+  'FACE_TOO_SMALL',
+  'DOCUMENT_NOT_FOUND',
+  'DOCUMENT_TOO_BLURRY',
+  'IMAGE_TOO_SMALL',
+  'IMAGE_TOO_LARGE',
+  'RATE_LIMIT',
+  'INTERNAL_ERROR',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    /** How long a caller should wait before trying again (rate limits, a full queue): seconds, at least 1. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const notFound = (what = 'Resource') => new DomainError('NOT_FOUND', `${what} not found.`);
+
+export function validationError(fields: Record<string, string[]>, message = 'The request has invalid fields.') {
+  return new DomainError('VALIDATION_ERROR', message, { fields });
+}
+
+export function invalidStatus(message: string, details: Record<string, unknown>) {
+  return new DomainError('INVALID_STATUS', message, details);
+}
+
+/** Parses with a zod schema; failures become VALIDATION_ERROR with details.fields = { field: [messages] }. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, message?: string): z.infer<S> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  const fields: Record<string, string[]> = {};
+  for (const issue of r.error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const k of issue.keys) (fields[[...issue.path, k].join('.')] ??= []).push('Unknown field.');
+      continue;
+    }
+    const key = issue.path.length ? issue.path.join('.') : 'body';
+    (fields[key] ??= []).push(issue.message);
+  }
+  throw validationError(fields, message);
+}

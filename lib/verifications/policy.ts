@@ -1,0 +1,65 @@
+/**
+ * The rules of a verification's life that several operations apply, written once: which media a
+ * submission needs, how many attempts it has, and in which statuses each action is allowed (read off the
+ * state machine's table, so the two cannot disagree).
+ */
+import type { VerificationStatus } from '@/db/schema';
+import { TRANSITIONS, type Trigger } from './state-machine';
+
+/** interface.md "Limits": at most 5 submissions per verification. */
+export const MAX_SUBMISSION_ATTEMPTS = 5;
+
+export const attemptsRemaining = (v: { attemptsUsed: number }) => Math.max(0, MAX_SUBMISSION_ATTEMPTS - v.attemptsUsed);
+
+/**
+ * decisions.md: after the 5th submission, an outcome that would be `resubmission_requested` becomes
+ * `declined` with this reason (a new verification is then needed).
+ */
+export const attemptsExhausted = (v: { attemptsUsed: number }) => v.attemptsUsed >= MAX_SUBMISSION_ATTEMPTS;
+export const ATTEMPTS_EXHAUSTED_REASON = 'max_attempts_exceeded';
+
+/** The statuses from which `trigger` may move a verification (test-mode-only moves included). */
+export function statusesAllowing(trigger: Trigger): ReadonlySet<VerificationStatus> {
+  return new Set(TRANSITIONS.filter((t) => t.trigger === trigger).map((t) => t.from));
+}
+
+/** decisions.md: upload is allowed in created, started and resubmission_requested. */
+export const UPLOAD_STATUSES = statusesAllowing('media_uploaded');
+/** Consent can be given while media can still be uploaded. */
+export const CONSENT_STATUSES = UPLOAD_STATUSES;
+/**
+ * Submit is accepted from `started`, and from `created` only to be told what is missing (a verification
+ * without media is always missing some): interface.md's MISSING_REQUIRED_MEDIA comes before INVALID_STATUS.
+ */
+export const SUBMIT_STATUSES: ReadonlySet<VerificationStatus> = new Set(['created', ...statusesAllowing('submit')]);
+/** Where a reviewer's decision applies. */
+export const REVIEW_STATUSES = statusesAllowing('admin_approve');
+
+export type RequiredMedia = 'selfie' | 'document_front' | 'document_back';
+
+type FlowOf = { flow: 'age' | 'kyc'; checkMethod: string | null };
+
+/** interface.md "Required media before submit": documents for KYC and for Age / document_verification. */
+export const needsDocument = (v: FlowOf) => v.flow === 'kyc' || v.checkMethod === 'document_verification';
+
+/** What a submission still lacks; `uploaded` newest first (the newest upload per side counts; a passport needs its front only). */
+export function missingMedia(v: FlowOf, uploaded: { type: string; side: string | null; documentType: string | null }[]): RequiredMedia[] {
+  const missing: RequiredMedia[] = [];
+  if (!uploaded.some((m) => m.type === 'selfie')) missing.push('selfie');
+  if (!needsDocument(v)) return missing;
+  const front = uploaded.find((m) => m.type === 'document' && m.side === 'front');
+  const back = uploaded.find((m) => m.type === 'document' && m.side === 'back');
+  if (!front) missing.push('document_front');
+  if (!back && front?.documentType !== 'passport') missing.push('document_back');
+  return missing;
+}
+
+/** The newest upload of each kind (`uploaded` newest first): what a submission hands to the pipeline. */
+export function submittedMedia(uploaded: { id: string; type: string; side: string | null }[]): Partial<Record<RequiredMedia, string>> {
+  const out: Partial<Record<RequiredMedia, string>> = {};
+  for (const m of uploaded) {
+    const key: RequiredMedia = m.type === 'selfie' ? 'selfie' : m.side === 'back' ? 'document_back' : 'document_front';
+    out[key] ??= m.id;
+  }
+  return out;
+}

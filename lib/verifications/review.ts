@@ -1,0 +1,42 @@
+/**
+ * A reviewer's decision on a verification in `review` (test mode always lands there; live `refer` cases
+ * too): approve, decline with an optional reason, or, in test mode, request a resubmission. After the 5th
+ * attempt a resubmission becomes a decline with max_attempts_exceeded (decisions.md). Called alike by the
+ * operator CLI (`verification:decide`) and the admin area.
+ */
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { verifications } from '@/db/schema';
+import type { Db } from '@/db/client';
+import { notFound, parseOrThrow } from '../errors';
+import { audit } from '../audit';
+import { applyTransition } from './state-machine';
+import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted } from './policy';
+
+export const DECLINE_REASONS = ['blocklist_match', 'fraud_detected', 'identity_mismatch', 'max_attempts_exceeded', 'age_below_threshold', 'document_expired'] as const;
+export const RESUBMIT_REASONS = ['selfie_quality', 'document_quality', 'liveness_failed', 'processing_error'] as const;
+
+export const reviewDecision = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('approved'), reason: z.undefined().optional() }),
+  z.object({ status: z.literal('declined'), reason: z.enum(DECLINE_REASONS).optional() }),
+  z.object({ status: z.literal('resubmission_requested'), reason: z.enum(RESUBMIT_REASONS).default('selfie_quality') }),
+]);
+
+export type DecideReviewInput = { verificationId: string; status: string; reason?: string; actor: string; requestId?: string };
+
+export async function decideReview(db: Db, input: DecideReviewInput) {
+  const d = parseOrThrow(reviewDecision, { status: input.status, reason: input.reason });
+  return db.transaction(async (tx) => {
+    const [v] = await tx.select().from(verifications).where(eq(verifications.id, input.verificationId)).for('update');
+    if (!v) throw notFound('Verification');
+    let trigger: 'admin_approve' | 'admin_decline' | 'admin_resubmit' = d.status === 'approved' ? 'admin_approve' : d.status === 'declined' ? 'admin_decline' : 'admin_resubmit';
+    let reason: string | null = d.reason ?? null;
+    if (trigger === 'admin_resubmit' && attemptsExhausted(v)) {
+      trigger = 'admin_decline';
+      reason = ATTEMPTS_EXHAUSTED_REASON;
+    }
+    const { row } = await applyTransition(tx, { verificationId: v.id, trigger, patch: { reason } });
+    await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: input.actor, requestId: input.requestId, action: 'verification.decided', data: { status: row.status, reason } });
+    return row;
+  });
+}
