@@ -30,7 +30,9 @@ function parseOne(stdout: string) {
   return JSON.parse(lines[0]);
 }
 
-describe('operator CLI', () => {
+// Each command is a new process (tsx and the database client start each time, 1-3 s on a busy 2-core
+// machine): tests that run ten of them get room for it.
+describe('operator CLI', { timeout: 120_000 }, () => {
   it('workspace:create prints the workspace and one test and one live key', async () => {
     const { code, out } = await ops('workspace:create', '--name', 'CLI co', '--flow', 'kyc');
     expect(code).toBe(0);
