@@ -12,6 +12,6 @@ export async function register() {
   if (env().IN_PROCESS_RUNNER === 'off') return;
   if (inngestEnabled() && env().IN_PROCESS_RUNNER !== 'on') return;
   const { getDb } = await import('./db/client');
-  const { startInProcessRunner } = await import('./lib/runner/in-process');
-  startInProcessRunner({ db: getDb() });
+  const { startLocalRunner } = await import('./lib/jobs/local-runner');
+  startLocalRunner({ db: getDb() });
 }

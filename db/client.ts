@@ -2,6 +2,7 @@ import postgres from 'postgres';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import * as schema from './schema';
 import { env } from '../lib/env';
+import { transactionScope } from './after-commit';
 
 export type Db = PostgresJsDatabase<typeof schema>;
 /** A database handle or an open transaction: domain operations accept either, so callers compose them. */
@@ -25,7 +26,8 @@ export function connect(url: string, opts: { max?: number } = {}): DbHandle {
  * drizzle runs ordinary queries through `unsafe(text, params, { prepare: false })`: unnamed statements,
  * so every query costs Parse/Describe, a round trip, then Bind/Execute. Prepared (named, cached per
  * connection, as postgres.js does for its own tagged queries) a repeated query is one round trip.
- * Applied to the transaction clients that `begin` and `savepoint` hand out too.
+ * Applied to the transaction clients that `begin` and `savepoint` hand out too. Each outermost `begin` also
+ * runs in a transaction scope, so work registered with afterCommit() starts once it committed.
  */
 function preparing<T extends postgres.Sql | postgres.TransactionSql>(client: T): T {
   return new Proxy(client, {
@@ -39,7 +41,8 @@ function preparing<T extends postgres.Sql | postgres.TransactionSql>(client: T):
         return (...a: unknown[]) => {
           const cb = a[a.length - 1] as (tx: postgres.TransactionSql) => unknown;
           a[a.length - 1] = (tx: postgres.TransactionSql) => cb(preparing(tx));
-          return (value as (...x: unknown[]) => unknown).apply(target, a);
+          const open = () => (value as (...x: unknown[]) => Promise<unknown>).apply(target, a);
+          return prop === 'begin' ? transactionScope(open) : open();
         };
       }
       return typeof value === 'function' ? value.bind(target) : value;

@@ -1,41 +1,93 @@
-/** Minimal structured logger: one JSON line per event on stderr. Never pass secrets or tokens. */
+/**
+ * Structured logs: pino, one JSON line per event on stderr, with the request id of the request (or job) being
+ * served on every line. Whatever is logged passes one redaction first: fields whose names say they hold a
+ * secret, a token, a signature, a face or a person's data are replaced, and secret keys and capture links
+ * are cut out of any text (an error message, a URL), so a log never carries what this service protects.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pino from 'pino';
 import { env } from './env';
 
-const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
-type Level = Exclude<keyof typeof LEVELS, 'silent'>;
+/** Field names never logged with their value (matched anywhere in the object, case-insensitively). */
+const SECRET_FIELD = /secret|token|password|passwd|signature|authorization|cookie|api[_-]?key|ciphertext|embedding|surname|given_?names?|birth|date_of_birth|dob|document_?number|email|totp|recovery|^person$|^image$|^bytes$/i;
+/** Text never logged: secret keys, capture links' tokens, bearer credentials. */
+const SECRET_TEXT: [RegExp, string][] = [
+  [/sk_(test|live)_[A-Za-z0-9]{56}/g, 'sk_$1_[redacted]'],
+  [/\/verify\/[A-Za-z0-9_-]{20,}/g, '/verify/[redacted]'],
+  [/\/api\/capture\/[A-Za-z0-9_-]{20,}/g, '/api/capture/[redacted]'],
+  [/(bearer|basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'],
+];
+export const REDACTED = '[redacted]';
 
-function threshold(): number {
-  try {
-    return LEVELS[env().LOG_LEVEL];
-  } catch {
-    return LEVELS.info; // an invalid environment is reported by whoever reads it first; logging goes on
-  }
-}
-
-function serialize(fields: Record<string, unknown>) {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) {
-    out[k] = v instanceof Error ? errorFields(v) : v;
-  }
+export function scrubText(s: string): string {
+  let out = s;
+  for (const [re, by] of SECRET_TEXT) out = out.replace(re, by);
   return out;
 }
 
-function errorFields(e: Error, depth = 0): Record<string, unknown> {
-  const f: Record<string, unknown> = { name: e.name, message: e.message, stack: e.stack };
+/** A copy of `value` fit for a log line: secrets and personal data replaced, errors flattened. */
+export function redact(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return scrubText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > 6) return '[deep]';
+  if (value instanceof Error) return errorFields(value, depth);
+  if (value instanceof Date) return value.toISOString();
+  if (ArrayBuffer.isView(value)) return `[${value.byteLength} bytes]`;
+  if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = SECRET_FIELD.test(k) ? REDACTED : redact(v, depth + 1);
+  return out;
+}
+
+function errorFields(e: Error, depth: number): Record<string, unknown> {
+  const f: Record<string, unknown> = { name: e.name, message: scrubText(e.message), stack: e.stack && scrubText(e.stack) };
   const code = (e as { code?: unknown }).code;
   if (code !== undefined) f.code = code;
-  if (e.cause instanceof Error && depth < 3) f.cause = errorFields(e.cause, depth + 1);
+  if (e.cause !== undefined && depth < 6) f.cause = redact(e.cause, depth + 1);
   return f;
 }
 
-function write(level: Level, msg: string, fields: Record<string, unknown> = {}) {
-  if (LEVELS[level] < threshold()) return;
-  process.stderr.write(JSON.stringify({ t: new Date().toISOString(), level, msg, ...serialize(fields) }) + '\n');
+/** What is being served: set by the API's route wrapper (and the admin's server actions) for everything they call. */
+export type LogContext = { requestId?: string; job?: string };
+const context = new AsyncLocalStorage<LogContext>();
+export const withLogContext = <T>(ctx: LogContext, fn: () => T): T => context.run({ ...context.getStore(), ...ctx }, fn);
+
+function level(): pino.LevelWithSilent {
+  try {
+    return env().LOG_LEVEL;
+  } catch {
+    return 'info'; // an invalid environment is reported by whoever reads it first; logging goes on
+  }
 }
 
-export const log = {
-  debug: (m: string, f?: Record<string, unknown>) => write('debug', m, f),
-  info: (m: string, f?: Record<string, unknown>) => write('info', m, f),
-  warn: (m: string, f?: Record<string, unknown>) => write('warn', m, f),
-  error: (m: string, f?: Record<string, unknown>) => write('error', m, f),
+const make = (destination: pino.DestinationStream) =>
+  pino(
+    {
+      level: level(),
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      mixin: () => {
+        const c = context.getStore();
+        return c ? { ...(c.requestId ? { request_id: c.requestId } : {}), ...(c.job ? { job: c.job } : {}) } : {};
+      },
+    },
+    destination,
+  );
+
+let logger: pino.Logger | undefined;
+const base = () => (logger ??= make(pino.destination({ fd: 2, sync: true })));
+
+/** Tests capture the output (or change LOG_LEVEL): the next line is written by a logger built afresh. */
+export function resetLogger(destination?: pino.DestinationStream) {
+  logger = destination ? make(destination) : undefined;
+}
+
+type Fields = Record<string, unknown>;
+const write = (lvl: 'debug' | 'info' | 'warn' | 'error') => (msg: string, fields: Fields = {}) => {
+  const l = base();
+  if (!l.isLevelEnabled(lvl)) return;
+  l[lvl](redact(fields) as Fields, scrubText(msg));
 };
+
+export const log = { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };

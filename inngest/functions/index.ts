@@ -1,41 +1,39 @@
 /**
- * Inngest functions: thin wrappers over the lib/ functions the in-process runner also calls. Every body
- * is idempotent (rows are claimed with SKIP LOCKED and decided with conditional updates), so Inngest's
- * retries and the safety-net crons can never decide or deliver twice.
+ * The Inngest functions, generated from the one list of jobs (lib/jobs): each job's event and cron are its
+ * triggers. A run does the job's work in a step and, while the job says when to come back (a webhook's next
+ * attempt, a decision's retry), sleeps until then (step.sleepUntil: durable, no cron lag) and runs again.
+ * Every body is idempotent (rows claimed with SKIP LOCKED or conditional updates), so Inngest's own retries
+ * and the safety-net crons can never decide or deliver twice.
  */
 import { getDb } from '@/db/client';
-import { processSubmission, runDueJobs } from '@/lib/pipeline';
-import { sweepTimers } from '@/lib/verifications/timers';
-import { deliverDueWebhooks } from '@/lib/webhooks/deliver';
-import { EVENTS, inngest } from '../client';
+import { JOBS } from '@/lib/jobs';
+import { parsePayload, type JobContext, type JobDefinition } from '@/lib/jobs/job';
+import { withLogContext } from '@/lib/log';
+import { inngest } from '../client';
 
-/** A submission's decision, started by the event sent after the submit committed. */
-export const processSubmittedVerification = inngest.createFunction(
-  { id: 'process-submitted-verification', triggers: [{ event: EVENTS.submitted }], retries: 3 },
-  async ({ event, step }) => {
-    const verificationId = String(event.data.verificationId);
-    const outcome = await step.run('decide', () => processSubmission({ db: getDb() }, verificationId));
-    if (outcome && outcome.status !== 'retrying') await step.run('deliver-webhooks', () => deliverDueWebhooks({ db: getDb() }));
-    return outcome;
-  },
-);
+/** A webhook has 4 attempts and a decision 3 tries: more rounds than that means something is wrong. */
+const MAX_ROUNDS = 8;
 
-/** Safety net: any job whose event was lost, or whose retry time came, is processed within a minute. */
-export const pipelineSafetyNet = inngest.createFunction(
-  { id: 'pipeline-safety-net', triggers: [{ cron: '* * * * *' }] },
-  async ({ step }) => step.run('run-due-jobs', () => runDueJobs({ db: getDb() }, 50)),
-);
+/** `context`: what the handlers get; tests pass their own (a receiver's CA, scaled delays). */
+export function inngestFunction(job: JobDefinition, context: () => JobContext = () => ({ db: getDb(), now: () => new Date() })) {
+  const triggers = [...(job.event ? [{ event: job.event }] : []), ...(job.cron ? [{ cron: job.cron }] : [])] as [{ event: string } | { cron: string }];
+  return inngest.createFunction(
+    { id: job.id, name: job.description, triggers, retries: 3, ...(job.concurrency ? { concurrency: { limit: job.concurrency } } : {}) },
+    async ({ event, step }) => {
+      const payload = job.event && event.name === job.event ? parsePayload(job, event.data) : null;
+      let last: unknown = null;
+      for (let round = 0; round < MAX_ROUNDS; round++) {
+        const out = await step.run(`run-${round}`, async () => {
+          const r = await withLogContext({ job: job.id }, () => job.run(context(), payload as never));
+          return { result: r.result ?? null, again: r.again ? r.again.toISOString() : null };
+        });
+        last = out.result;
+        if (!payload || !out.again) break;
+        await step.sleepUntil(`wait-${round}`, out.again);
+      }
+      return last;
+    },
+  );
+}
 
-/** Webhook delivery: on each new event, and every minute for retries that came due. */
-export const deliverWebhooks = inngest.createFunction(
-  { id: 'deliver-webhooks', triggers: [{ event: EVENTS.webhookEnqueued }, { cron: '* * * * *' }] },
-  async ({ step }) => step.run('deliver-due', () => deliverDueWebhooks({ db: getDb() }, 100)),
-);
-
-/** Inactivity timers: created → expired, started / resubmission_requested → abandoned after 7 days. */
-export const inactivityTimers = inngest.createFunction(
-  { id: 'inactivity-timers', triggers: [{ cron: '*/5 * * * *' }] },
-  async ({ step }) => step.run('sweep', () => sweepTimers(getDb())),
-);
-
-export const functions = [processSubmittedVerification, pipelineSafetyNet, deliverWebhooks, inactivityTimers];
+export const functions = JOBS.map((job) => inngestFunction(job));

@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import { newId } from '../ids';
+import { withLogContext } from '../log';
 import { authenticate, type AuthResult } from '../auth/authenticate';
 import type { VerificationRow } from '@/db/schema';
 import { authenticateCapture, captureRateKey, CAPTURE_RATE_LIMIT_PER_MINUTE } from '../capture/auth';
@@ -58,8 +59,13 @@ export function pathWithQuery(req: Request): string {
 export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType = z.ZodType>(
   opts: RouteOptions<PS, BS>,
 ) {
-  return async (req: Request, nextCtx?: NextCtx): Promise<Response> => {
+  return (req: Request, nextCtx?: NextCtx): Promise<Response> => {
     const requestId = newId('req');
+    // Every log line written while this request is served carries its id (the same as X-Request-Id).
+    return withLogContext({ requestId }, () => serve(req, nextCtx, requestId));
+  };
+
+  async function serve(req: Request, nextCtx: NextCtx | undefined, requestId: string): Promise<Response> {
     let headers: Record<string, string> = { 'x-request-id': requestId };
     try {
       const db = getDb();
@@ -124,7 +130,7 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
     } catch (err) {
       return errorResponse(err, requestId, headers);
     }
-  };
+  }
 }
 
 /** Parses a buffered multipart body; a field given twice is refused (the signature would be ambiguous). */

@@ -17,17 +17,18 @@ export function selfSignedCert(): { key: string; cert: string } {
   return out;
 }
 
-/** Answers each request with the next scripted reply (the last one repeats). */
+/** Answers each request with the next scripted reply (the last one repeats); `script()` starts a new script. */
 export async function startReceiver(tls: { key: string; cert: string }, replies: Reply[] = [{ status: 200 }]) {
   const received: Received[] = [];
   let script = replies;
+  let scriptStart = 0;
   const server = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (d) => (body += d));
     req.on('end', () => {
       received.push({ headers: req.headers, body, at: Date.now() });
-      const r = script[Math.min(received.length - 1, script.length - 1)];
+      const r = script[Math.min(received.length - 1 - scriptStart, script.length - 1)];
       setTimeout(() => {
         res.writeHead(r.status, { 'content-type': 'text/plain', ...r.headers });
         res.end(`reply ${r.status}`);
@@ -40,7 +41,10 @@ export async function startReceiver(tls: { key: string; cert: string }, replies:
     url: `https://127.0.0.1:${port}/hooks/verify`,
     port,
     received,
-    script: (r: Reply[]) => (script = r),
+    script: (r: Reply[]) => {
+      script = r;
+      scriptStart = received.length;
+    },
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
 }

@@ -5,7 +5,7 @@ import type { Db } from '@/db/client';
 import { DomainError, invalidStatus } from '../errors';
 import { newId } from '../ids';
 import { audit } from '../audit';
-import { EVENTS, notify } from '@/inngest/client';
+import { announce } from '../jobs/events';
 import { getVerification, type Scope } from './get';
 import { applyTransition } from './state-machine';
 import { attemptsExhausted, missingMedia, SUBMIT_STATUSES, submittedMedia } from './policy';
@@ -14,14 +14,14 @@ export type SubmitVerificationInput = Scope & { verificationId: string; actor: s
 
 /**
  * Submits (test mode: straight to `review`; live: `submitted` with a pipeline job written in the same
- * transaction), then, after the commit, asks for the decision at once; the runners find the job anyway.
+ * transaction, announced after the commit so the decision starts at once).
  */
 export async function submitVerification(db: Db, input: SubmitVerificationInput) {
   // The read that scopes the id to this workspace and mode also brings the consent record (append-only,
   // so it cannot disappear before the locked read below).
   const { verification: v, consent } = await getVerification(db, { workspaceId: input.workspaceId, mode: input.mode, id: input.verificationId });
   if (!consent) throw new DomainError('CONSENT_REQUIRED', 'The user must accept the consent text before submitting.');
-  const updated = await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const [row] = await tx.select().from(verifications).where(eq(verifications.id, v.id)).for('update');
     if (!SUBMIT_STATUSES.has(row.status)) throw invalidStatus(`A verification in status ${row.status} cannot be submitted.`, { status: row.status });
     const uploaded = await tx
@@ -41,10 +41,9 @@ export async function submitVerification(db: Db, input: SubmitVerificationInput)
     if (row.mode === 'live') {
       // The pipeline's work, in the same transaction (outbox): a crash after commit loses nothing.
       await tx.insert(pipelineJobs).values({ id: newId('job'), verificationId: row.id, attempt, mediaIds: submittedMedia(uploaded) });
+      await announce('verification/submitted', { verificationId: row.id });
     }
     await audit(tx, { workspaceId: row.workspaceId, verificationId: row.id, actor: input.actor, requestId: input.requestId, action: 'verification.submitted', data: { attempt, status: next.status } });
     return next;
   });
-  if (updated.status === 'submitted') await notify(EVENTS.submitted, { verificationId: updated.id });
-  return updated;
 }

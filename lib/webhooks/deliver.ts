@@ -15,6 +15,7 @@ import { revealSecret } from '../auth/keys';
 import { newId } from '../ids';
 import { log } from '../log';
 import { allowPrivateTargets, isForbiddenAddress, webhookUrlProblem } from './ssrf';
+import { announce } from '../jobs/events';
 
 export const MAX_ATTEMPTS = 4;
 const TIMEOUT_MS = 10_000;
@@ -110,7 +111,31 @@ export async function deliverDueWebhooks(deps: DeliverDeps, limit = 20): Promise
   return claimed.length;
 }
 
-async function attempt(deps: DeliverDeps, e: typeof webhookEvents.$inferSelect, now: Date) {
+export type EventProgress = { state: WebhookEventRow['state']; attempts: number; nextAttemptAt: Date } | null;
+
+/**
+ * One event: its next attempt, if it is due and nobody else holds it (a conditional update claims it, so of
+ * two runners exactly one sends). Returns where the event stands afterwards, so a caller can come back when
+ * the next attempt is due (Inngest sleeps until then); null for an unknown event.
+ */
+export async function deliverWebhookEvent(deps: DeliverDeps, eventId: string): Promise<EventProgress> {
+  const now = deps.now?.() ?? new Date();
+  const [claimed] = await deps.db
+    .update(webhookEvents)
+    .set({ nextAttemptAt: new Date(now.getTime() + LEASE_MS), updatedAt: now })
+    .where(and(eq(webhookEvents.id, eventId), eq(webhookEvents.state, 'pending'), lte(webhookEvents.nextAttemptAt, now)))
+    .returning();
+  if (claimed) await attempt(deps, claimed, now);
+  const [e] = await deps.db
+    .select({ state: webhookEvents.state, attempts: webhookEvents.attempts, nextAttemptAt: webhookEvents.nextAttemptAt })
+    .from(webhookEvents)
+    .where(eq(webhookEvents.id, eventId));
+  return e ?? null;
+}
+
+type WebhookEventRow = typeof webhookEvents.$inferSelect;
+
+async function attempt(deps: DeliverDeps, e: WebhookEventRow, now: Date) {
   const db = deps.db;
   const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, e.workspaceId));
   const n = e.attempts + 1;
@@ -178,6 +203,7 @@ export async function redeliverWebhook(db: Db, eventId: string) {
     .set({ state: 'pending', attempts: 0, nextAttemptAt: new Date(), updatedAt: new Date() })
     .where(eq(webhookEvents.id, eventId))
     .returning();
+  if (e) await announce('webhook/enqueued', { eventId: e.id });
   return e;
 }
 

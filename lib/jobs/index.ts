@@ -1,0 +1,10 @@
+/**
+ * The one list of background jobs. The Inngest functions (inngest/functions) and the in-process runner
+ * (lib/jobs/local-runner.ts) are both generated from it; a new job is a file in definitions/ and a line here.
+ */
+import type { JobDefinition } from './job';
+import { decideSubmission } from './definitions/decide-submission';
+import { deliverWebhook } from './definitions/deliver-webhook';
+import { sweepInactivityTimers } from './definitions/sweep-timers';
+
+export const JOBS: readonly JobDefinition[] = [decideSubmission, deliverWebhook, sweepInactivityTimers] as JobDefinition[];
