@@ -20,8 +20,8 @@ import { sql } from 'drizzle-orm';
 import { connect, type Db } from '../db/client';
 import { applyMigrations } from '../db/migrate';
 import { EF_SEARCH, findDuplicates, FIRST_DEPTH, HNSW_BUILD, tuneSearch, vectorLiteral } from '../lib/duplicates';
-import { loadHuman } from '../lib/faces/human-node.mjs';
-import { analyze } from '../lib/media/analyze.mjs';
+import { loadFaceModels } from '../lib/faces/models';
+import { analyze } from '../lib/media/analyze';
 import { cosine } from '../lib/pipeline/similarity';
 import { DEFAULT_DUPLICATE_THRESHOLD } from '../lib/pipeline/thresholds';
 import { apiClient } from '../lib/testing/api-client';
@@ -89,9 +89,9 @@ async function submitToDecision() {
 
 /** Per-dimension statistics of real embeddings, and the median same/different-person similarities. */
 async function embeddingModel() {
-  const human = await loadHuman();
-  const run = async (bytes: Buffer) => (await analyze(human, { bytes, kind: 'selfie' })).faces[0]?.embedding ?? null;
-  const faces = await F.labelledFaces(async (bytes) => analyze(human, { bytes, kind: 'selfie' }));
+  const models = await loadFaceModels();
+  const run = async (bytes: Buffer) => (await analyze(models, { bytes, kind: 'selfie' })).faces[0]?.embedding ?? null;
+  const faces = await F.labelledFaces(async (bytes) => analyze(models, { bytes, kind: 'selfie' }));
   const main: number[][] = [];
   const same: number[] = [];
   for (const f of faces) {

@@ -18,6 +18,8 @@ import { listWebhookEvents } from '../lib/webhooks/list';
 import { decideVerification } from '../lib/verifications/decide';
 import { addToBlocklist, runDueJobs } from '../lib/pipeline';
 import { sweepTimers } from '../lib/verifications/timers';
+import { reembedFaces } from '../lib/faces/reembed';
+import { analysisPool } from '../lib/media/pool';
 
 type Flags = Record<string, string | boolean | undefined>;
 type Command = { usage: string; run: (db: Db, f: Flags) => Promise<Record<string, unknown>> };
@@ -131,6 +133,11 @@ const COMMANDS: Record<string, Command> = {
       }
       return { blocklist_entry: { id: r.id } };
     },
+  },
+  'faces:reembed': {
+    usage: '',
+    // After an upgrade that changed the face description (migration 0007): describe stored faces again from their selfies.
+    run: async (db) => ({ reembed: await reembedFaces(db, (bytes, kind) => analysisPool().analyze(bytes, kind)) }),
   },
   'pipeline:run': {
     usage: '',

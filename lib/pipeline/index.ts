@@ -15,6 +15,7 @@ import { newId } from '../ids';
 import { audit } from '../audit';
 import { log } from '../log';
 import { mediaStore } from '../media/storage';
+import { currentAnalysis } from '../media/current-analysis';
 import type { Analysis, FaceMeasure } from '../media/types';
 import { parseAamva } from '../documents/aamva';
 import { readPdf417 } from '../documents/barcode';
@@ -80,10 +81,11 @@ async function gather(deps: PipelineDeps, job: Job, v: typeof verifications.$inf
   const get = (k: string) => (job.mediaIds[k] ? byId.get(job.mediaIds[k]) : undefined);
   const selfieRow = get('selfie');
   if (!selfieRow) throw new Error('submitted selfie missing');
-  // The analysis made at upload is used as is; the stored bytes are read (and so checked) for every medium.
-  const selfieAnalysis = selfieRow.analysis as Analysis | null;
+  // The analysis made at upload is used as is (made again if an older model made it); the stored bytes are read
+  // (and so checked) for every medium.
   const selfieBytes = await mediaStore.get(db, selfieRow.id);
   if (!selfieBytes) throw new Error('submitted selfie bytes missing');
+  const selfieAnalysis = await currentAnalysis(db, selfieRow, selfieBytes);
   const selfie = selfieAnalysis?.faces?.[0] ?? null;
   const evidence: Evidence = {
     flow: v.flow,
@@ -112,9 +114,9 @@ async function gather(deps: PipelineDeps, job: Job, v: typeof verifications.$inf
     const back = get('document_back');
     if (!front) throw new Error('submitted document front missing');
     const type = (front.documentType ?? 'id_card') as 'passport' | 'id_card' | 'driving_licence';
-    const frontAnalysis = front.analysis as Analysis | null;
     const frontBytes = await mediaStore.get(db, front.id);
     if (!frontBytes) throw new Error('submitted document bytes missing');
+    const frontAnalysis = await currentAnalysis(db, front, frontBytes);
     let read: DocumentRead = null;
     if (type === 'passport') {
       const r = await readMrz(frontBytes, frontAnalysis?.document?.box ?? null);
@@ -208,7 +210,8 @@ export async function addToBlocklist(db: Db, verificationId: string, actor: stri
   if (!embedding) {
     // Not processed by the pipeline (test mode): the newest selfie's analysis.
     const selfies = await db.select().from(media).where(and(eq(media.verificationId, v.id), eq(media.type, 'selfie'))).orderBy(desc(media.createdAt)).limit(1);
-    embedding = (selfies[0]?.analysis as Analysis | null)?.faces?.[0]?.embedding ?? null;
+    const bytes = selfies[0] ? await mediaStore.get(db, selfies[0].id) : null;
+    embedding = bytes ? ((await currentAnalysis(db, selfies[0], bytes)).faces?.[0]?.embedding ?? null) : null;
   }
   if (!embedding) return { error: 'NO_FACE' as const };
   const id = newId('blk');
