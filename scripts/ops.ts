@@ -68,7 +68,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'workspace:settings': {
     usage:
-      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--allow-duplicates B] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M]',
+      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--allow-duplicates B] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M] [--require-active-liveness B]',
     run: async (db, f) => {
       const id = req(f, 'workspace');
       const patch: SettingsPatch = {
@@ -81,6 +81,7 @@ const COMMANDS: Record<string, Command> = {
         media_retention_days: int(f, 'media-retention-days'),
         flow: f.flow as 'age' | 'kyc' | undefined,
         check_method: f['check-method'] as 'estimation' | 'document_verification' | undefined,
+        require_active_liveness: bool(f, 'require-active-liveness'),
       };
       const clean = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
       const ws = Object.keys(clean).length ? await updateWorkspaceSettings(db, id, clean) : await getWorkspaceOrThrow(db, id);

@@ -7,7 +7,7 @@ export type Chart = { id: string; title: string; svg: string };
 
 const W = 640;
 const H = 360;
-const M = { left: 64, right: 20, top: 40, bottom: 56 };
+const M = { left: 64, right: 20, top: 56, bottom: 56 };
 const PW = W - M.left - M.right;
 const PH = H - M.top - M.bottom;
 export const PALETTE = ['#1f6fb2', '#d1495b', '#2e933c', '#edae49', '#6c4f9c', '#00798c', '#8d6a4b', '#555555'];
@@ -17,7 +17,7 @@ const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1
 
 function frame(title: string, body: string, xLabel: string, yLabel: string, legend: { label: string; color: string }[] = []): string {
   const leg = legend
-    .map((l, i) => `<rect x="${M.left + 8 + i * 150}" y="${M.top - 26}" width="12" height="12" fill="${l.color}" fill-opacity="0.75"/><text x="${M.left + 24 + i * 150}" y="${M.top - 16}" font-size="12">${esc(l.label)}</text>`)
+    .map((l, i) => `<rect x="${M.left + 8 + i * 150}" y="${M.top - 24}" width="12" height="12" fill="${l.color}" fill-opacity="0.75"/><text x="${M.left + 24 + i * 150}" y="${M.top - 14}" font-size="12">${esc(l.label)}</text>`)
     .join('');
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="DejaVu Sans, Arial, sans-serif" role="img" aria-label="${esc(title)}">` +

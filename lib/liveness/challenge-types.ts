@@ -20,6 +20,8 @@ export type ChallengeFrame = { step: ChallengeStep; yaw: number | null; face_fou
 export type ChallengeOutcome = {
   id: string;
   passed: boolean;
+  /** the person chose the accessible alternative (no head turn): a reviewer checks the verification instead */
+  skipped?: boolean;
   failure: ChallengeFailure | null;
   steps: ChallengeStep[];
   issued_at: string;

@@ -88,6 +88,7 @@ export async function uploadMedia(db: Db, auth: AuthResult, verificationId: stri
         width: measured.width,
         height: measured.height,
         analysis: { ...measured, checks },
+        source: ctx.actor === 'capture' ? 'capture' : 'api',
       })
       .returning();
     await mediaStore.put(tx, id, stored);

@@ -47,4 +47,25 @@ describe('decide', () => {
     expect(c(40)).toBeGreaterThan(c(30));
     expect(c(18)).toBeCloseTo(0.5, 2);
   });
+
+  it('active liveness, where required: a passed challenge of the same person right before the selfie; skipped → review', () => {
+    const challenge = { id: 'lch_1', passed: true, failure: null, steps: ['left', 'right', 'straight'] as const, issued_at: '', completed_at: '', frames: [] };
+    const al = (over: object) => ev({ activeLiveness: { required: true, challenge: { ...challenge, steps: [...challenge.steps] }, selfieSimilarity: 0.97, selfieAfterChallengeMs: 5_000, ...over } });
+    expect(decide(al({}), now).outcome).toBe('approve');
+    expect(decide(al({ challenge: null }), now)).toMatchObject({ outcome: 'resubmit', reason: 'liveness_failed' });
+    expect(decide(al({ challenge: { ...challenge, steps: [], passed: false, failure: 'still_image' } }), now)).toMatchObject({ outcome: 'resubmit', reason: 'liveness_failed' });
+    expect(decide(al({ selfieSimilarity: 0.8 }), now).checks.signal).toBe('the selfie is not the person of the head-turn challenge');
+    expect(decide(al({ selfieAfterChallengeMs: 11 * 60_000 }), now).checks.signal).toBe('the selfie was not taken right after the head-turn challenge');
+    // The accessible alternative: what would be approved goes to a person; what is declined stays declined.
+    const skipped = al({ challenge: { ...challenge, steps: [], passed: false, skipped: true } });
+    expect(decide(skipped, now)).toMatchObject({ outcome: 'review', reason: null });
+    expect(decide({ ...skipped, ageThreshold: 99 }, now).outcome).not.toBe('approve');
+    // Not required (an API upload): the passive checks only.
+    expect(decide(ev({ activeLiveness: { required: false, challenge: null, selfieSimilarity: null, selfieAfterChallengeMs: null } }), now).outcome).toBe('approve');
+  });
+
+  it('presentation attack: the moiré score alone declines as fraud', () => {
+    expect(decide(ev({ selfie: face({ replay_score: 5, moire_score: 40 }) }), now)).toMatchObject({ outcome: 'decline', reason: 'fraud_detected', checks: { signal: 'screen moiré on the face' } });
+    expect(decide(ev({ selfie: face({ replay_score: 5, moire_score: 10 }) }), now).outcome).toBe('approve');
+  });
 });

@@ -39,7 +39,12 @@ export function decide(ev: Evidence, now: Date): Decision {
   for (const check of checksFor(ev)) {
     const r = check.run(ev, now);
     Object.assign(checks, r.measured);
-    if (r.status === 'decided') return { outcome: r.outcome, reason: r.reason, result: r.result, checks };
+    if (r.status === 'decided') {
+      // A check that asked for a person's look (the accessible alternative to the head-turn challenge) turns an
+      // approval into a review; declines and resubmissions stand.
+      const outcome = r.outcome === 'approve' && checks.review_required ? 'review' : r.outcome;
+      return { outcome, reason: r.reason, result: r.result, checks };
+    }
   }
   // The last check of every list decides; reaching here is a bug in the lists above.
   throw new Error('no check decided');

@@ -16,6 +16,8 @@ import { audit } from '../audit';
 import { log } from '../log';
 import { mediaStore } from '../media/storage';
 import { currentAnalysis } from '../media/current-analysis';
+import { latestChallenge } from '../liveness/challenge';
+import { cosine } from './similarity';
 import type { Analysis, FaceMeasure } from '../media/types';
 import { parseAamva } from '../documents/aamva';
 import { readPdf417 } from '../documents/barcode';
@@ -87,7 +89,15 @@ async function gather(deps: PipelineDeps, job: Job, v: typeof verifications.$inf
   if (!selfieBytes) throw new Error('submitted selfie bytes missing');
   const selfieAnalysis = await currentAnalysis(db, selfieRow, selfieBytes);
   const selfie = selfieAnalysis?.faces?.[0] ?? null;
+  // Active liveness: required for a selfie taken on the hosted page when the workspace asks for it.
+  const challenge = await latestChallenge(db, v.id);
   const evidence: Evidence = {
+    activeLiveness: {
+      required: ws.requireActiveLiveness && selfieRow.source === 'capture',
+      challenge: challenge?.outcome ?? null,
+      selfieSimilarity: challenge?.embedding && selfie?.embedding ? Math.round(cosine(challenge.embedding, selfie.embedding) * 10000) / 10000 : null,
+      selfieAfterChallengeMs: challenge?.completedAt ? selfieRow.createdAt.getTime() - challenge.completedAt.getTime() : null,
+    },
     flow: v.flow,
     checkMethod: v.checkMethod,
     ageThreshold: ws.ageThreshold,

@@ -7,7 +7,7 @@
 import { ACTIVE_LIVENESS_SELFIE_WITHIN_MS, FACE_MATCH_THRESHOLD, LIVENESS_FLOOR, SAME_CAPTURE_SIMILARITY } from '../thresholds';
 import { decided, next, type Check, type Evidence } from './types';
 
-function active(ev: Evidence): { failed: string | null; measured: Record<string, unknown> } {
+function active(ev: Evidence): { failed: string | null; review?: boolean; measured: Record<string, unknown> } {
   const a = ev.activeLiveness;
   if (!a?.required) return { failed: null, measured: a?.challenge ? { active_liveness: { passed: a.challenge.passed, failure: a.challenge.failure, required: false } } : {} };
   const c = a.challenge;
@@ -17,6 +17,8 @@ function active(ev: Evidence): { failed: string | null; measured: Record<string,
       : { required: true, challenge: null },
   };
   if (!c) return { failed: 'no head-turn challenge was completed', measured };
+  // The accessible alternative: no head turn, a person reviews instead of an automatic approval.
+  if (c.skipped) return { failed: null, review: true, measured };
   if (!c.passed) return { failed: `head-turn challenge failed: ${c.failure}`, measured };
   if (a.selfieSimilarity === null || a.selfieSimilarity < FACE_MATCH_THRESHOLD) return { failed: 'the selfie is not the person of the head-turn challenge', measured };
   if (a.selfieAfterChallengeMs === null || a.selfieAfterChallengeMs < 0 || a.selfieAfterChallengeMs > ACTIVE_LIVENESS_SELFIE_WITHIN_MS) {
@@ -36,6 +38,7 @@ export const liveness: Check = {
     }
     const a = active(ev);
     if (a.failed) return decided('resubmit', 'liveness_failed', { ...measured, ...a.measured, signal: a.failed });
-    return next({ ...measured, ...a.measured });
+    // An approval later in the order becomes a review (decide.ts): the challenge was skipped.
+    return next({ ...measured, ...a.measured, ...(a.review ? { review_required: 'head-turn challenge skipped (accessible alternative)' } : {}) });
   },
 };
