@@ -18,8 +18,6 @@ import { listWebhookEvents } from '../lib/webhooks/list';
 import { decideVerification } from '../lib/verifications/decide';
 import { addToBlocklist, runDueJobs } from '../lib/pipeline';
 import { sweepTimers } from '../lib/verifications/timers';
-import { reembedFaces } from '../lib/faces/reembed';
-import { analysisPool } from '../lib/media/pool';
 
 type Flags = Record<string, string | boolean | undefined>;
 type Command = { usage: string; run: (db: Db, f: Flags) => Promise<Record<string, unknown>> };
@@ -138,7 +136,11 @@ const COMMANDS: Record<string, Command> = {
   'faces:reembed': {
     usage: '',
     // After an upgrade that changed the face description (migration 0007): describe stored faces again from their selfies.
-    run: async (db) => ({ reembed: await reembedFaces(db, (bytes, kind) => analysisPool().analyze(bytes, kind)) }),
+    run: async (db) => {
+      // Loaded here: the other commands start no image analysis.
+      const [{ reembedFaces }, { analysisPool }] = await Promise.all([import('../lib/faces/reembed'), import('../lib/media/pool')]);
+      return { reembed: await reembedFaces(db, (bytes, kind) => analysisPool().analyze(bytes, kind)) };
+    },
   },
   'pipeline:run': {
     usage: '',
