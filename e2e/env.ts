@@ -12,6 +12,8 @@ export const STATE_FILE = path.join(E2E_DIR, 'state.json');
 export const FACE_Y4M = path.join(E2E_DIR, 'face.y4m');
 export const DARK_Y4M = path.join(E2E_DIR, 'dark.y4m');
 export const FACE_JPEG = path.join(E2E_DIR, 'face.jpg');
+/** The camera turning the head: straight, left, straight, right, looped (lib/testing/head-turn.ts). */
+export const TURNING_Y4M = path.join(E2E_DIR, 'turning.y4m');
 
 type Ws = { id: string; apiKey: string; test: string; live: string };
 export type E2eState = { base: string; dataDir: string; port: number; pid: number; estimation: Ws; documents: Ws };

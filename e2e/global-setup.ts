@@ -10,8 +10,9 @@ import sharp from 'sharp';
 import { provisionOrExit } from '../scripts/test-setup/provision.mjs';
 import { ensureBuild, freePort, start } from '../lib/testing/server';
 import { cameraFrame } from '../lib/testing/images';
-import { writeY4m } from '../lib/testing/y4m';
-import { DARK_Y4M, E2E_DIR, FACE_JPEG, FACE_Y4M, STATE_FILE, ops, type E2eState } from './env';
+import { writeY4m, writeY4mSequence } from '../lib/testing/y4m';
+import { turnedHead } from '../lib/testing/head-turn';
+import { DARK_Y4M, E2E_DIR, FACE_JPEG, FACE_Y4M, STATE_FILE, TURNING_Y4M, ops, type E2eState } from './env';
 
 export default async function globalSetup() {
   provisionOrExit(['chromium', 'photos', 'fonts']);
@@ -21,6 +22,10 @@ export default async function globalSetup() {
   fs.writeFileSync(FACE_JPEG, frame);
   await writeY4m(FACE_Y4M, frame);
   await writeY4m(DARK_Y4M, await sharp(frame).linear(0.12, 0).jpeg().toBuffer());
+  // The astronaut's face box in the camera frame (her 512 px photo cropped at x 56 and scaled 1.6).
+  const box = { x: 154, y: 80, w: 232, h: 232 };
+  const straight = await turnedHead(frame, 0, box);
+  await writeY4mSequence(TURNING_Y4M, [straight, await turnedHead(frame, 0.4, box), straight, await turnedHead(frame, -0.4, box)], { hold: 8, fps: 5 });
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-e2e-'));
   const port = await freePort();

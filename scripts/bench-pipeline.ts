@@ -9,19 +9,24 @@
  *    and recall@10 against an exact scan (the same query with index scans disabled). Targets: p50 under
  *    20 ms at 100k, recall@10 ≥ 0.95.
  *
+ * 3. A selfie's analysis (--part analysis, also in all): lib/media/analyze.ts on one warm worker-equivalent (the
+ *    face models loaded once), for a 1280x720 laptop selfie and the capture page's 640x480 camera frame, n=RUNS
+ *    each, p50/p95. Target: under 400 ms. The machine's load average is printed with it.
+ *
  * The stored embeddings are synthetic, drawn to look like Human's: per dimension, the mean and spread of the
  * real embeddings of the packaged photos; identities spread so that two different people have the
  * median cosine measured between real different people, and two captures of one person the median
  * measured between real same-person pairs. Each identity has 1 to 3 captures (accounts of their own).
  */
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import sharp from 'sharp';
 import { sql } from 'drizzle-orm';
 import { connect, type Db } from '../db/client';
 import { applyMigrations } from '../db/migrate';
 import { EF_SEARCH, findDuplicates, FIRST_DEPTH, HNSW_BUILD, tuneSearch, vectorLiteral } from '../lib/duplicates';
-import { loadHuman } from '../lib/faces/human-node.mjs';
-import { analyze } from '../lib/media/analyze.mjs';
+import { loadFaceModels } from '../lib/faces/models';
+import { analyze } from '../lib/media/analyze';
 import { cosine } from '../lib/pipeline/similarity';
 import { DEFAULT_DUPLICATE_THRESHOLD } from '../lib/pipeline/thresholds';
 import { apiClient } from '../lib/testing/api-client';
@@ -35,7 +40,7 @@ const DB = arg('db', 'embedded');
 const RUNS = Number(arg('runs', '20'));
 const SIZES = arg('sizes', '10000,100000').split(',').map(Number);
 const QUERIES = Number(arg('queries', '200'));
-const PART = arg('part', 'all'); // flows | search | all
+const PART = arg('part', 'all'); // flows | search | analysis | all
 const EFS = arg('ef', String(EF_SEARCH)).split(',').map(Number);
 /** HNSW build parameters to try instead of the migration's (e.g. --hnsw m=16,ef_construction=64). */
 const HNSW = arg('hnsw', HNSW_BUILD.replace(/ /g, ''));
@@ -89,9 +94,9 @@ async function submitToDecision() {
 
 /** Per-dimension statistics of real embeddings, and the median same/different-person similarities. */
 async function embeddingModel() {
-  const human = await loadHuman();
-  const run = async (bytes: Buffer) => (await analyze(human, { bytes, kind: 'selfie' })).faces[0]?.embedding ?? null;
-  const faces = await F.labelledFaces(async (bytes) => analyze(human, { bytes, kind: 'selfie' }));
+  const models = await loadFaceModels();
+  const run = async (bytes: Buffer) => (await analyze(models, { bytes, kind: 'selfie' })).faces[0]?.embedding ?? null;
+  const faces = await F.labelledFaces(async (bytes) => analyze(models, { bytes, kind: 'selfie' }));
   const main: number[][] = [];
   const same: number[] = [];
   for (const f of faces) {
@@ -237,10 +242,34 @@ async function duplicateSearch() {
   return { model, out };
 }
 
+/** A selfie's analysis time, in this process (one thread, as one pool worker runs it). */
+async function analysisTime() {
+  const models = await loadFaceModels();
+  const images = { 'selfie 1280x720': await I.selfie1280(), 'camera frame 640x480': await I.cameraFrame() };
+  const out: Record<string, number[]> = {};
+  for (const [name, img] of Object.entries(images)) {
+    for (let i = 0; i < 3; i++) await analyze(models, { bytes: await jitter(img, i), kind: 'selfie' }); // warm
+    out[name] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const bytes = await jitter(img, 100 + i);
+      const t = performance.now();
+      await analyze(models, { bytes, kind: 'selfie' });
+      out[name].push(performance.now() - t);
+    }
+  }
+  return out;
+}
+
 async function main() {
+  const analysis = PART === 'all' || PART === 'analysis' ? await analysisTime() : {};
+  if (PART === 'analysis') {
+    printAnalysis(analysis);
+    return;
+  }
   ensureBuild();
   const flows = PART === 'search' ? {} : await submitToDecision();
   const dup = PART === 'flows' ? { model: null, out: [] } : await duplicateSearch();
+  printAnalysis(analysis);
   console.log(`\nbench:pipeline  database=${DB} for submit→decision, PostgreSQL 15 + pgvector for duplicate search`);
   console.log('\nsubmit → decision (live mode, in-process runner, production build)');
   for (const [method, r] of Object.entries(flows)) {
@@ -257,6 +286,12 @@ async function main() {
     );
   }
   console.log('  targets: p50 < 20 ms at 100k, recall@10 ≥ 0.95');
+}
+
+function printAnalysis(a: Record<string, number[]>) {
+  if (!Object.keys(a).length) return;
+  console.log(`\na selfie's analysis (lib/media/analyze.ts, one thread, warm; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.availableParallelism()} cores)`);
+  for (const [name, t] of Object.entries(a)) console.log(`  ${name.padEnd(22)} n=${t.length}  p50 ${ms(percentile(t, 50))}  p95 ${ms(percentile(t, 95))}   (target < 400 ms)`);
 }
 
 runBench(main);

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildFaceDetector } from './build-face-detector.mjs';
+import { buildAnalysisWorker } from './build-analysis-worker.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const out = path.join(root, 'public', 'human');
@@ -22,3 +23,5 @@ for (const [from, to, files] of copies) {
 }
 console.log(`browser assets copied to ${path.relative(root, out)}/`);
 await buildFaceDetector();
+// Not a browser asset, but built at the same moments: the server's image-analysis worker (TypeScript, bundled).
+await buildAnalysisWorker();

@@ -8,16 +8,16 @@
  *    and on simulated screen replays and printed halftones.
  * Small, honest numbers: 17 people (the crops holding exactly one face), 2 known ages. Prints JSON lines.
  */
-import { loadHuman } from '../lib/faces/human-node.mjs';
-import { analyze } from '../lib/media/analyze.mjs';
+import { loadFaceModels } from '../lib/faces/models';
+import { analyze } from '../lib/media/analyze';
 import type { Analysis } from '../lib/media/types';
 import * as F from '../lib/testing/face-set';
 import * as I from '../lib/testing/images';
 import { cosine } from '../lib/pipeline/similarity';
 import * as T from '../lib/pipeline/thresholds';
 
-const human = await loadHuman();
-const run = (bytes: Buffer, kind: 'selfie' | 'document' = 'selfie'): Promise<Analysis> => analyze(human, { bytes, kind });
+const models = await loadFaceModels();
+const run = (bytes: Buffer, kind: 'selfie' | 'document' = 'selfie'): Promise<Analysis> => analyze(models, { bytes, kind });
 const q = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor(p * (s.length - 1)))] : NaN;
@@ -75,7 +75,7 @@ for (const r of rows) {
 }
 for (const e of ageErrors) console.log(JSON.stringify({ age: e }));
 const absErr = ageErrors.map((e) => Math.abs(e.error));
-console.log(JSON.stringify({ age_error: { n: absErr.length, mean_abs: +(absErr.reduce((a, b) => a + b, 0) / absErr.length).toFixed(1), max_abs: Math.max(...absErr), margin_used: T.AGE_MARGIN_YEARS }, age_estimates_unknown_people: dist(rows.filter((r) => r.knownAge === null).map((r) => r.age ?? NaN)) }));
+console.log(JSON.stringify({ age_error: { n: absErr.length, mean_abs: +(absErr.reduce((a, b) => a + b, 0) / absErr.length).toFixed(1), max_abs: Math.max(...absErr), margins_used: T.AGE_MARGINS }, age_estimates_unknown_people: dist(rows.filter((r) => r.knownAge === null).map((r) => r.age ?? NaN)) }));
 
 // Presentation attacks.
 const replayGenuine = rows.map((r) => r.replay ?? NaN).filter(Number.isFinite);

@@ -67,7 +67,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'workspace:settings': {
     usage:
-      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--allow-duplicates B] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M]',
+      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--allow-duplicates B] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M] [--require-active-liveness B]',
     run: async (db, f) => {
       const id = req(f, 'workspace');
       const patch: SettingsPatch = {
@@ -80,6 +80,7 @@ const COMMANDS: Record<string, Command> = {
         media_retention_days: int(f, 'media-retention-days'),
         flow: f.flow as 'age' | 'kyc' | undefined,
         check_method: f['check-method'] as 'estimation' | 'document_verification' | undefined,
+        require_active_liveness: bool(f, 'require-active-liveness'),
       };
       const clean = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
       const ws = Object.keys(clean).length ? await updateWorkspaceSettings(db, id, clean) : await getWorkspaceOrThrow(db, id);
@@ -134,6 +135,15 @@ const COMMANDS: Record<string, Command> = {
     run: async (db, f) => {
       const r = await removeFromBlocklist(db, { id: req(f, 'entry'), actor: 'operator' });
       return { removed: { id: r.id, verification_id: r.verificationId } };
+    },
+  },
+  'faces:reembed': {
+    usage: '',
+    // After an upgrade that changed the face description (migration 0007): describe stored faces again from their selfies.
+    run: async (db) => {
+      // Loaded here: the other commands start no image analysis.
+      const [{ reembedFaces }, { analysisPool }] = await Promise.all([import('../lib/faces/reembed'), import('../lib/media/pool')]);
+      return { reembed: await reembedFaces(db, (bytes, kind) => analysisPool().analyze(bytes, kind)) };
     },
   },
   'pipeline:run': {

@@ -7,7 +7,11 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { advise, call, type CaptureState } from './api';
 import { Consent } from './Consent';
+import dynamic from 'next/dynamic';
 import { PhotoStep } from './PhotoStep';
+
+/** The head-turn challenge's code loads only where a workspace requires it. */
+const HeadTurnChallenge = dynamic(() => import('./HeadTurnChallenge').then((mod) => mod.HeadTurnChallenge));
 import { MESSAGES, type Lang, type Messages } from './messages';
 
 type Step = 'consent' | 'selfie' | 'docType' | 'front' | 'back' | 'review' | 'waiting' | 'result';
@@ -75,6 +79,8 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
       clearTimeout(timer);
     };
   }, [step, refresh]);
+
+  const afterChallenge = useCallback(() => void refresh(), [refresh]);
 
   const afterUpload = (key: Shot) => async (preview: string) => {
     setPreviews((p) => ({ ...p, [key]: preview }));
@@ -148,7 +154,10 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
             {qr}
           </>
         )}
-        {step === 'selfie' && <PhotoStep key="selfie" token={token} m={m} target={{ type: 'selfie' }} title={m.selfieTitle} intro={m.selfieIntro} qr={qr} onUploaded={afterUpload('selfie')} />}
+        {step === 'selfie' && state.active_liveness?.required && !state.active_liveness.done && <HeadTurnChallenge token={token} m={m} onDone={afterChallenge} />}
+        {step === 'selfie' && !(state.active_liveness?.required && !state.active_liveness.done) && (
+          <PhotoStep key="selfie" token={token} m={m} target={{ type: 'selfie' }} title={m.selfieTitle} intro={m.selfieIntro} qr={qr} onUploaded={afterUpload('selfie')} />
+        )}
         {step === 'docType' && (
           <fieldset className="space-y-3">
             <legend className="sr-only">{m.documentType}</legend>

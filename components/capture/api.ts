@@ -13,6 +13,8 @@ export type CaptureState = {
   missing: string[];
   attempts_remaining: number;
   reason: string | null;
+  /** the head-turn challenge before the selfie, where the workspace requires it */
+  active_liveness?: { required: boolean; done: boolean };
 };
 
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; code: string; message: string };

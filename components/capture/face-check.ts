@@ -7,7 +7,7 @@
  */
 import type { Human } from '@vladmandic/human';
 import { SELFIE } from '@/lib/media/thresholds';
-import { laplacianVariance } from '@/lib/media/laplacian.mjs';
+import { laplacianVariance } from '@/lib/media/laplacian';
 
 export type Advice = 'noFace' | 'multipleFaces' | 'notCentred' | 'tooFar' | 'tooClose' | 'tooDark' | 'tooBright' | 'blurry' | 'ready';
 export type FaceCheck = { advice: Advice; faces: number; brightness: number | null; sharpness: number | null };

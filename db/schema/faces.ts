@@ -3,8 +3,14 @@ import { ts } from './columns';
 import { verifications } from './verifications';
 import { workspaces } from './workspaces';
 
-/** Human's face description (faceres) is a 1024-d vector; compared by cosine similarity. */
-export const EMBEDDING_DIMENSIONS = 1024;
+/**
+ * The face description (lib/faces/describe.ts: face-api's port of dlib's ResNet on an aligned chip) is a 128-d
+ * unit vector, compared by cosine similarity. Faces stored before it (Human's faceres, 1024-d) are kept in
+ * `legacy_embedding` until `npm run ops -- faces:reembed` describes them again from their stored selfie; until
+ * then they take no part in duplicate search or blocklist matching (the two spaces cannot be compared).
+ */
+export const EMBEDDING_DIMENSIONS = 128;
+export const LEGACY_EMBEDDING_DIMENSIONS = 1024;
 
 /**
  * The selfie face of each processed submission (the latest attempt's), for duplicate search within a
@@ -23,7 +29,9 @@ export const faceEmbeddings = pgTable(
     mode: text('mode', { enum: ['test', 'live'] }).notNull(),
     externalId: text('external_id'),
     account: text('account').notNull(),
-    embedding: vector('embedding', { dimensions: EMBEDDING_DIMENSIONS }).notNull(),
+    /** null while a legacy face waits to be described again */
+    embedding: vector('embedding', { dimensions: EMBEDDING_DIMENSIONS }),
+    legacyEmbedding: vector('legacy_embedding', { dimensions: LEGACY_EMBEDDING_DIMENSIONS }),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [
@@ -46,7 +54,9 @@ export const blocklistEntries = pgTable(
     verificationId: text('verification_id')
       .notNull()
       .references(() => verifications.id),
-    embedding: vector('embedding', { dimensions: EMBEDDING_DIMENSIONS }).notNull(),
+    /** null while a legacy face waits to be described again */
+    embedding: vector('embedding', { dimensions: EMBEDDING_DIMENSIONS }),
+    legacyEmbedding: vector('legacy_embedding', { dimensions: LEGACY_EMBEDDING_DIMENSIONS }),
     createdBy: text('created_by').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
   },

@@ -77,6 +77,8 @@ export const media = pgTable(
     height: integer('height').notNull(),
     /** Face and pixel analysis of the accepted image, kept so the pipeline need not recompute it. */
     analysis: jsonb('analysis'),
+    /** how it arrived: the /v1 API, or the hosted capture page (where a workspace may require active liveness) */
+    source: text('source', { enum: ['api', 'capture'] }).notNull().default('api'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [index('media_verification_idx').on(t.verificationId, t.type, t.side, t.createdAt)],

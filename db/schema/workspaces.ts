@@ -14,7 +14,10 @@ export const workspaces = pgTable('workspaces', {
     .default('estimation'),
   ageThreshold: integer('age_threshold').notNull().default(18),
   allowDuplicates: boolean('allow_duplicates').notNull().default(false),
-  duplicateThreshold: real('duplicate_threshold').notNull().default(0.68),
+  /** cosine similarity of the face description (lib/pipeline/thresholds.ts, DEFAULT_DUPLICATE_THRESHOLD) */
+  duplicateThreshold: real('duplicate_threshold').notNull().default(0.945),
+  /** the hosted capture page asks for a head-turn challenge before the selfie, and the pipeline requires it passed */
+  requireActiveLiveness: boolean('require_active_liveness').notNull().default(false),
   webhookUrl: text('webhook_url'),
   rateLimitPerMinute: integer('rate_limit_per_minute').notNull().default(60),
   mediaRetentionDays: integer('media_retention_days').notNull().default(30),

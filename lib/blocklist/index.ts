@@ -10,19 +10,25 @@ import type { Db, DbOrTx } from '@/db/client';
 import { notFound, validationError } from '../errors';
 import { newId } from '../ids';
 import { audit } from '../audit';
-import type { Analysis } from '../media/types';
+import { currentAnalysis } from '../media/current-analysis';
+import { mediaStore } from '../media/storage';
 
-/** The verification's selfie face: its pipeline embedding, or (test mode, never processed) its newest selfie's. */
+/**
+ * The verification's selfie face: its pipeline embedding, or (test mode, never processed) its newest selfie's,
+ * described again from the stored bytes if an older model described it (faces compare under one model only).
+ */
 async function faceOf(db: DbOrTx, verificationId: string): Promise<number[] | null> {
   const [fe] = await db.select({ embedding: faceEmbeddings.embedding }).from(faceEmbeddings).where(eq(faceEmbeddings.verificationId, verificationId));
   if (fe) return fe.embedding;
   const [selfie] = await db
-    .select({ analysis: media.analysis })
+    .select()
     .from(media)
     .where(and(eq(media.verificationId, verificationId), eq(media.type, 'selfie')))
     .orderBy(desc(media.createdAt))
     .limit(1);
-  return (selfie?.analysis as Analysis | null)?.faces?.[0]?.embedding ?? null;
+  if (!selfie) return null;
+  const bytes = await mediaStore.get(db, selfie.id);
+  return bytes ? ((await currentAnalysis(db, selfie, bytes)).faces?.[0]?.embedding ?? null) : null;
 }
 
 /** Adds a verification's selfie face to its workspace's blocklist (`npm run ops -- blocklist:add`, the admin case view). */

@@ -3,13 +3,14 @@
  * evidence behind it. Read by the page itself (app/verify/[token]) and by its GET endpoint.
  */
 import { desc, eq } from 'drizzle-orm';
-import { media, type VerificationRow } from '@/db/schema';
+import { media, workspaces, type VerificationRow } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { getActiveConsent, getConsentRecord, publicConsentVersion } from '../consent';
 import { attemptsRemaining, missingMedia, needsDocument } from '../verifications/policy';
+import { latestChallenge } from '../liveness/challenge';
 
 export async function captureState(db: DbOrTx, v: VerificationRow, workspaceName: string) {
-  const [consent, active, uploads] = await Promise.all([
+  const [consent, active, uploads, ws, challenge] = await Promise.all([
     getConsentRecord(db, v.id),
     getActiveConsent(db),
     db
@@ -17,6 +18,8 @@ export async function captureState(db: DbOrTx, v: VerificationRow, workspaceName
       .from(media)
       .where(eq(media.verificationId, v.id))
       .orderBy(desc(media.createdAt), desc(media.id)),
+    db.select({ requireActiveLiveness: workspaces.requireActiveLiveness }).from(workspaces).where(eq(workspaces.id, v.workspaceId)),
+    latestChallenge(db, v.id),
   ]);
   // Uploads since the last submission: what this attempt has (a resubmission starts from what is kept).
   const since = (m: { createdAt: Date }) => !v.submittedAt || m.createdAt > v.submittedAt;
@@ -43,6 +46,12 @@ export async function captureState(db: DbOrTx, v: VerificationRow, workspaceName
     missing: missingMedia(v, uploads),
     attempts_remaining: attemptsRemaining(v),
     reason: v.reason,
+    // The head-turn challenge before the selfie, where the workspace requires it (docs/api.md, Active liveness).
+    active_liveness: {
+      required: Boolean(ws[0]?.requireActiveLiveness),
+      // done for this attempt: passed, or skipped for the accessible alternative
+      done: Boolean((challenge?.outcome?.passed || challenge?.outcome?.skipped) && !(v.submittedAt && challenge.completedAt && challenge.completedAt < v.submittedAt)),
+    },
     // Estimation shows the person nothing of the estimate itself: only the outcome.
   };
 }

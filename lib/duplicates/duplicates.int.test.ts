@@ -1,12 +1,12 @@
 /** interface.md "duplicate_check" rules on the search itself, over stored faces (real Postgres, pgvector). */
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
-import { faceEmbeddings, verifications } from '@/db/schema';
+import { EMBEDDING_DIMENSIONS, faceEmbeddings, verifications } from '@/db/schema';
 import { makeWorkspace } from '@/lib/testing/factories';
 import { randomToken, uuidv7 } from '@/lib/ids';
 import { FIRST_DEPTH, findDuplicates, tuneSearch } from '.';
 
-const DIM = 1024;
+const DIM = EMBEDDING_DIMENSIONS;
 function unit(seed: number) {
   let s = seed;
   const v = Array.from({ length: DIM }, () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff) - 0.5);

@@ -54,7 +54,7 @@ async function searchAt(db: DbOrTx, input: Input, depth: number): Promise<{ chec
       select fe.verification_id, fe.external_id, fe.account, fe.embedding <=> ${q}::vector as distance
       from ${faceEmbeddings} fe
       where fe.workspace_id = ${input.workspaceId} and fe.mode = ${input.mode}
-        and fe.verification_id <> ${input.verificationId}
+        and fe.verification_id <> ${input.verificationId} and fe.embedding is not null
       order by fe.embedding <=> ${q}::vector
       limit ${depth}
     ), matches as (
@@ -101,7 +101,7 @@ async function nearestFace(db: DbOrTx, table: 'blocklist_entries' | 'face_embedd
   const except = input.exceptVerificationId ? sql`and verification_id <> ${input.exceptVerificationId}` : sql``;
   const rows = await db.execute<{ id: string; verification_id: string; similarity: number }>(sql`
     select ${key} as id, verification_id, 1 - (embedding <=> ${q}::vector) as similarity
-    from ${sql.identifier(table)} where workspace_id = ${input.workspaceId} and mode = ${input.mode} ${except}
+    from ${sql.identifier(table)} where workspace_id = ${input.workspaceId} and mode = ${input.mode} and embedding is not null ${except}
     order by embedding <=> ${q}::vector limit 1`);
   const r = Array.from(rows)[0];
   return r ? { id: r.id, verificationId: r.verification_id, similarity: Number(r.similarity) } : null;

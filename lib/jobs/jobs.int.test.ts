@@ -52,7 +52,8 @@ beforeAll(async () => {
   resetEnvCache();
   await analysisPool().ready();
   faces = await F.labelledFaces((bytes, kind) => analysisPool().analyze(bytes, kind));
-  w = await makeWorkspace();
+  // A low age threshold: every adult face is approved, whatever the measured age margins (these tests are about the runners).
+  w = await makeWorkspace({ age_threshold: 5 });
   rx = await startReceiver(tls);
   await updateWorkspaceSettings(getDb(), w.workspace.id, { webhook_url: rx.url });
 }, 180_000);

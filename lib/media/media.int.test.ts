@@ -14,6 +14,8 @@ import { consentedVerification, submit, upload } from '@/lib/testing/upload';
 import * as I from '@/lib/testing/images';
 import { mediaStore } from './storage';
 import { analysisPool } from './pool';
+import { ANALYSIS_VERSION } from './version';
+import { EMBEDDING_DIMENSIONS } from '@/db/schema';
 
 describe('media upload', () => {
   let w: TestWorkspace;
@@ -43,8 +45,9 @@ describe('media upload', () => {
     expect(stored.includes('EXIF-SECRET-MARKER')).toBe(false);
     expect((await sharp(stored).metadata()).exif).toBeUndefined();
     const [row] = await getDb().select().from(media).where(eq(media.id, r.json.data.id));
-    const analysis = row.analysis as { faces: { embedding: number[] }[] };
-    expect(analysis.faces[0].embedding).toHaveLength(1024); // kept for the pipeline
+    const analysis = row.analysis as { version: string; faces: { embedding: number[] }[] };
+    expect(analysis.faces[0].embedding).toHaveLength(EMBEDDING_DIMENSIONS); // kept for the pipeline
+    expect(analysis.version).toBe(ANALYSIS_VERSION);
   });
 
   it('CONSENT_REQUIRED (403) before consent', async () => {
@@ -104,6 +107,22 @@ describe('media upload', () => {
     it('FACE_TOO_BRIGHT rather than NO_FACE_DETECTED: overexposed', async () => {
       const e = await expectCode(selfie(id, await I.overexposed(I.astronaut())), 422, 'FACE_TOO_BRIGHT');
       expect(e.details.failed_checks[0]).toBe('FACE_TOO_BRIGHT');
+    });
+
+    it('FACE_TOO_BRIGHT on a face whose skin is clipped; a high-key studio portrait on a white backdrop is accepted', async () => {
+      const e = await expectCode(selfie(id, await sharp(I.astronaut()).linear(1.3, 30).jpeg().toBuffer()), 422, 'FACE_TOO_BRIGHT');
+      expect(e.details.checks.brightness.value).toMatchObject({ measured_on: 'skin' });
+      expect(e.details.checks.brightness.value.overexposed_fraction).toBeGreaterThan(0.3);
+      // The backdrop fills the corners of the face box (measured on the box, as before: mean 204, 36 % clipped);
+      // the skin itself keeps its detail.
+      const ok = await selfie(await consentedVerification(w), await I.studioPortrait());
+      expect(ok.status, JSON.stringify(ok.json)).toBe(201);
+    });
+
+    it('FACE_CUT_OFF: a face cut through the middle by the frame edge', async () => {
+      const e = await expectCode(selfie(id, await I.halfFace()), 422, 'FACE_CUT_OFF');
+      expect(e.details.checks.face_in_frame).toMatchObject({ passed: false, threshold: { max_outside_fraction: 0.05 } });
+      expect(e.details.checks.face_in_frame.value.outside_fraction).toBeGreaterThan(0.3);
     });
 
     it('FACE_TOO_BLURRY: Gaussian blur σ=6', async () => {

@@ -4,15 +4,15 @@
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { projectPath } from '../project-path';
 import { env } from '../env';
 import type { Analysis } from './types';
+import { analysisWorkerFile } from './worker-file';
 
 type Job = { id: number; bytes: Uint8Array; kind: 'selfie' | 'document'; resolve: (a: Analysis) => void; reject: (e: Error) => void };
 type Slot = { worker: Worker; ready: Promise<void>; busy: Job | null };
 
-// The worker runs unbundled in every setting (Next, tsx, vitest), loading sharp and Human from node_modules.
-const workerFile = () => projectPath('lib', 'media', 'worker.mjs');
+// The TypeScript worker bundled into one ES module (lib/media/worker-file.ts), the same in Next, tsx and vitest.
+const workerFile = () => analysisWorkerFile();
 
 export class AnalysisPool {
   private slots: Slot[] = [];

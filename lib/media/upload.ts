@@ -86,6 +86,7 @@ export async function uploadMedia(db: Db, input: UploadMediaInput) {
         width: measured.width,
         height: measured.height,
         analysis: { ...measured, checks },
+        source: ctx.actor === 'capture' ? 'capture' : 'api',
       })
       .returning();
     await mediaStore.put(tx, id, stored);

@@ -36,6 +36,7 @@ export const MESSAGES: Partial<Record<ErrorCode, string>> = {
   NO_FACE_DETECTED: 'No face was found: look straight at the camera.',
   MULTIPLE_FACES: 'More than one face is visible: only the person verifying should be in the photo.',
   FACE_TOO_SMALL: 'The face is too small: move closer to the camera.',
+  FACE_CUT_OFF: 'Part of the face is outside the picture: keep the whole face in the frame.',
   FACE_OCCLUDED: 'Part of the face is covered: remove anything covering the eyes or mouth.',
   DOCUMENT_NOT_FOUND: 'No identity document was found: place the whole document flat in the frame.',
   DOCUMENT_TOO_BLURRY: 'The document is blurry: hold still and make sure the text is sharp.',
@@ -74,17 +75,20 @@ export async function checkFile(bytes: Uint8Array): Promise<{ type: ImageType; w
 
 const usable = (faces: FaceMeasure[]) => faces.filter((f) => f.score >= SELFIE.minFaceScore);
 
-/** Selfie: light, sharpness, face count, face size, occlusion; light and sharpness on the face when found. */
+/** Selfie: light, sharpness, face count, face size, face in frame, occlusion; light and sharpness on the face when found. */
 export function checkSelfie(a: Analysis, checks: Checks): { failed: ErrorCode[]; face: FaceMeasure | null } {
   const failed: ErrorCode[] = [];
   const faces = usable(a.faces);
   const face = faces[0] ?? null;
   const light = face ?? a.whole;
   const on = face ? 'face' : 'image';
-  const tooBright = light.brightness > SELFIE.maxBrightness || light.overexposed_fraction > SELFIE.maxOverexposed;
+  // On the face, light is the skin inside the mesh's outline: bright skin that keeps its detail (a high-key studio
+  // portrait) is not overexposed; clipped skin is. Without a face, the whole image.
+  const maxMean = face ? SELFIE.maxSkinBrightness : SELFIE.maxBrightness;
+  const tooBright = light.brightness > maxMean || light.overexposed_fraction > SELFIE.maxOverexposed;
   checks.brightness = {
-    value: { measured_on: on, mean: light.brightness, overexposed_fraction: light.overexposed_fraction },
-    threshold: { min: SELFIE.minBrightness, max: SELFIE.maxBrightness, max_overexposed_fraction: SELFIE.maxOverexposed },
+    value: { measured_on: face ? 'skin' : 'image', mean: light.brightness, overexposed_fraction: light.overexposed_fraction },
+    threshold: { min: SELFIE.minBrightness, max: maxMean, max_overexposed_fraction: SELFIE.maxOverexposed },
     passed: light.brightness >= SELFIE.minBrightness && !tooBright,
   };
   if (light.brightness < SELFIE.minBrightness) failed.push('FACE_TOO_DARK');
@@ -98,6 +102,9 @@ export function checkSelfie(a: Analysis, checks: Checks): { failed: ErrorCode[];
   if (face) {
     checks.face_size = { value: face.size_fraction, threshold: SELFIE.minFaceSize, passed: face.size_fraction >= SELFIE.minFaceSize };
     if (!checks.face_size.passed) failed.push('FACE_TOO_SMALL');
+    // A face cut off by the frame edge: the mesh (which Human extrapolates past the edge) falls partly outside.
+    checks.face_in_frame = { value: { outside_fraction: face.outside_fraction }, threshold: { max_outside_fraction: SELFIE.maxOutsideFraction }, passed: face.outside_fraction <= SELFIE.maxOutsideFraction };
+    if (!checks.face_in_frame.passed) failed.push('FACE_CUT_OFF');
     const r = face.regions;
     const eyes = Math.min(r.left_eye_texture, r.right_eye_texture);
     checks.occlusion = {

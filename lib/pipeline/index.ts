@@ -15,6 +15,9 @@ import { audit } from '../audit';
 import { log } from '../log';
 import { env } from '../env';
 import { mediaStore } from '../media/storage';
+import { currentAnalysis } from '../media/current-analysis';
+import { latestChallenge } from '../liveness/challenge';
+import { cosine } from './similarity';
 import type { Analysis, FaceMeasure } from '../media/types';
 import { parseAamva } from '../documents/aamva';
 import { readPdf417 } from '../documents/barcode';
@@ -80,12 +83,21 @@ async function gather(deps: PipelineDeps, job: Job, v: typeof verifications.$inf
   const get = (k: string) => (job.mediaIds[k] ? byId.get(job.mediaIds[k]) : undefined);
   const selfieRow = get('selfie');
   if (!selfieRow) throw new Error('submitted selfie missing');
-  // The analysis made at upload is used as is; the stored bytes are read (and so checked) for every medium.
-  const selfieAnalysis = selfieRow.analysis as Analysis | null;
+  // The analysis made at upload is used as is (made again if an older model made it); the stored bytes are read
+  // (and so checked) for every medium.
   const selfieBytes = await mediaStore.get(db, selfieRow.id);
   if (!selfieBytes) throw new Error('submitted selfie bytes missing');
+  const selfieAnalysis = await currentAnalysis(db, selfieRow, selfieBytes);
   const selfie = selfieAnalysis?.faces?.[0] ?? null;
+  // Active liveness: required for a selfie taken on the hosted page when the workspace asks for it.
+  const challenge = await latestChallenge(db, v.id);
   const evidence: Evidence = {
+    activeLiveness: {
+      required: ws.requireActiveLiveness && selfieRow.source === 'capture',
+      challenge: challenge?.outcome ?? null,
+      selfieSimilarity: challenge?.embedding && selfie?.embedding ? Math.round(cosine(challenge.embedding, selfie.embedding) * 10000) / 10000 : null,
+      selfieAfterChallengeMs: challenge?.completedAt ? selfieRow.createdAt.getTime() - challenge.completedAt.getTime() : null,
+    },
     flow: v.flow,
     checkMethod: v.checkMethod,
     ageThreshold: ws.ageThreshold,
@@ -111,9 +123,9 @@ async function gather(deps: PipelineDeps, job: Job, v: typeof verifications.$inf
     const back = get('document_back');
     if (!front) throw new Error('submitted document front missing');
     const type = (front.documentType ?? 'id_card') as 'passport' | 'id_card' | 'driving_licence';
-    const frontAnalysis = front.analysis as Analysis | null;
     const frontBytes = await mediaStore.get(db, front.id);
     if (!frontBytes) throw new Error('submitted document bytes missing');
+    const frontAnalysis = await currentAnalysis(db, front, frontBytes);
     let read: DocumentRead = null;
     if (type === 'passport') {
       const r = await readMrz(frontBytes, frontAnalysis?.document?.box ?? null);

@@ -132,3 +132,51 @@ export async function printedHalftone(image: Buffer, cell = 4, strength = 0.5): 
   }
   return sharp(out, { raw: { width: w, height: h, channels: 3 } }).blur(0.5).jpeg({ quality: 90 }).toBuffer();
 }
+
+/**
+ * A screen photographed from further away: the photo shown on a display whose R, G, B sub-pixel columns are
+ * finer than the camera resolves, sampled by the camera's pixel grid (no optical low-pass filter in phones) and
+ * slightly out of focus. No stripes are visible; the grid beats against the sampling into colour moiré bands.
+ * `density` is screen pixels per camera pixel (near 1: slow beats), `angle` the tilt of the phone in degrees.
+ */
+export async function moireReplay(image: Buffer, opts: { density?: number; angle?: number; blur?: number; strength?: number } = {}): Promise<Buffer> {
+  const { density = 1.1, angle = 1.5, blur = 1.2, strength = 0.25 } = opts;
+  const meta = await sharp(image).metadata();
+  const w = meta.width!;
+  const h = meta.height!;
+  const sw = Math.round(w * density);
+  const sh = Math.round(h * density);
+  const src = await sharp(image).resize(sw, sh).removeAlpha().raw().toBuffer();
+  const K = 3; // one device pixel per sub-pixel column
+  const W = sw * K;
+  const H = sh * K;
+  const out = Buffer.alloc(W * H * 3);
+  for (let y = 0; y < H; y++) {
+    const sy = (y / K) | 0;
+    const gap = y % K === K - 1;
+    for (let x = 0; x < W; x++) {
+      const sx = (x / K) | 0;
+      const sub = x % K;
+      const i = (y * W + x) * 3;
+      for (let c = 0; c < 3; c++) out[i + c] = Math.max(0, Math.min(255, Math.round(src[(sy * sw + sx) * 3 + c] * (sub === c && !gap ? 1 + strength : 1 - strength))));
+    }
+  }
+  const shot = await sharp(out, { raw: { width: W, height: H, channels: 3 } }).rotate(angle, { background: '#111' }).png({ compressionLevel: 0 }).toBuffer();
+  return sharp(shot).resize(w, h, { fit: 'cover', kernel: 'nearest' }).blur(blur).jpeg({ quality: 90 }).toBuffer();
+}
+
+/** A phone held up to the camera: the screen replay (visible sub-pixel stripes) inside a dark bezel, on a room background. */
+export async function screenWithBezel(image: Buffer): Promise<Buffer> {
+  const meta = await sharp(image).metadata();
+  const w = meta.width!;
+  const h = meta.height!;
+  const screen = await sharp(await screenReplay(image)).resize(Math.round(w * 0.86), Math.round(h * 0.86)).toBuffer();
+  const bezel = await sharp({ create: { width: Math.round(w * 0.92), height: Math.round(h * 0.92), channels: 3, background: '#111' } })
+    .composite([{ input: screen, left: Math.round(w * 0.03), top: Math.round(h * 0.03) }])
+    .png()
+    .toBuffer();
+  return sharp({ create: { width: w, height: h, channels: 3, background: { r: 150, g: 140, b: 125 } } })
+    .composite([{ input: bezel, left: Math.round(w * 0.04), top: Math.round(h * 0.04) }])
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}

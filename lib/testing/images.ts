@@ -201,3 +201,23 @@ export async function renderDocument(
   }
   return jpeg(sharp(table, { raw: { width: W, height: H, channels: 3 } }).composite([{ input: cardImg, left: Math.round((W - cw) / 2), top: Math.round((H - ch) / 2) }]));
 }
+
+/**
+ * Half a face: the astronaut's photo cut through the middle of her face and placed at the left edge of a 640x480
+ * frame, so the frame edge cuts the face off (the left half of it is missing).
+ */
+export async function halfFace(): Promise<Buffer> {
+  const right = await sharp(astronaut()).extract({ left: 225, top: 0, width: 287, height: 512 }).resize({ height: 480 }).toBuffer();
+  return jpeg(sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 70, g: 80, b: 90 } } }).composite([{ input: right, left: 0, top: 0 }]));
+}
+
+/**
+ * A studio portrait: the astronaut lit a little brighter in front of a white backdrop that comes close around her
+ * head, so it fills the corners of the face box (her face box in the 512x512 photo: x 152-297, y 50-195).
+ */
+export async function studioPortrait(): Promise<Buffer> {
+  const lit = await sharp(astronaut()).linear(1.2, 16).toBuffer();
+  const mask = Buffer.from(`<svg width="512" height="512"><rect width="512" height="512" fill="#fff"/><ellipse cx="224" cy="124" rx="56" ry="80" fill="#000"/><rect x="110" y="205" width="240" height="307" fill="#000"/><rect x="180" y="160" width="92" height="60" fill="#000"/></svg>`);
+  // White wherever the mask is white: the backdrop around the head and shoulders.
+  return jpeg(sharp(lit).composite([{ input: await sharp(mask).png().toBuffer(), blend: 'lighten' }]));
+}

@@ -55,6 +55,7 @@ export const settingsPatch = z.strictObject({
   media_retention_days: z.number().int().min(1).max(3650).optional(),
   flow: z.enum(['age', 'kyc']).optional(),
   check_method: z.enum(['estimation', 'document_verification']).optional(),
+  require_active_liveness: z.boolean().optional(),
 });
 export type SettingsPatch = z.input<typeof settingsPatch>;
 
@@ -72,6 +73,7 @@ export async function updateWorkspaceSettings(db: DbOrTx, workspaceId: string, p
   if (p.media_retention_days !== undefined) set.mediaRetentionDays = p.media_retention_days;
   if (p.flow !== undefined) set.flow = p.flow;
   if (p.check_method !== undefined) set.checkMethod = p.check_method;
+  if (p.require_active_liveness !== undefined) set.requireActiveLiveness = p.require_active_liveness;
   const [ws] = await db.update(workspaces).set(set).where(eq(workspaces.id, workspaceId)).returning();
   if (!ws) throw notFound('Workspace');
   await audit(db, { workspaceId, actor: 'operator', action: 'workspace.settings_updated', data: p });
@@ -100,6 +102,7 @@ export function publicWorkspace(ws: Workspace) {
     media_retention_days: ws.mediaRetentionDays,
     enforce_signature: ws.enforceSignature,
     allow_placeholder_signature: ws.allowPlaceholderSignature,
+    require_active_liveness: ws.requireActiveLiveness,
     created_at: ws.createdAt.toISOString(),
   };
 }

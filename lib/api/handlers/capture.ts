@@ -5,10 +5,13 @@
  */
 import { z } from 'zod';
 import type { ApiContext, HandlerResult } from '../route';
-import { acceptConsent } from '../../consent';
+import { acceptConsent, getConsentRecord } from '../../consent';
+import { DomainError, validationError } from '../../errors';
+import { analysisPool } from '../../media/pool';
+import { completeChallenge, issueChallenge, skipChallenge } from '../../liveness/challenge';
 import { captureState } from '../../capture/state';
 import { submitVerification } from '../../verifications/submit';
-import { attemptsRemaining } from '../../verifications/policy';
+import { attemptsRemaining, UPLOAD_STATUSES } from '../../verifications/policy';
 import { caller, consentById, mediaFields, uploadFromForm } from './verifications';
 
 export const tokenParams = z.object({ token: z.string() });
@@ -34,4 +37,37 @@ export async function captureUploadHandler(ctx: ApiContext<{ token: string }, z.
 export async function captureSubmitHandler(ctx: ApiContext<{ token: string }, unknown>): Promise<HandlerResult> {
   const v = await submitVerification(ctx.db, { ...caller(ctx), verificationId: ctx.verification!.id });
   return { data: { status: v.status, attempts_remaining: attemptsRemaining(v) } };
+}
+
+export const challengeParams = z.object({ token: z.string(), challenge: z.string() });
+export const challengeFields = z.strictObject({ nonce: z.string().min(16).max(200) });
+
+/** Consent first, and only while media may be uploaded: the frames are media of the verification. */
+async function challengeAllowed(ctx: ApiContext<unknown, unknown>) {
+  const v = ctx.verification!;
+  if (!(await getConsentRecord(ctx.db, v.id))) throw new DomainError('CONSENT_REQUIRED', 'The user must accept the consent text first.');
+  if (!UPLOAD_STATUSES.has(v.status)) throw new DomainError('INVALID_STATUS', `No challenge in status ${v.status}.`, { status: v.status });
+  return v;
+}
+
+export const challengeRequest = z.strictObject({ skip: z.literal(true).optional() }).optional();
+
+/** A new challenge; or, with `{"skip": true}`, the accessible alternative (a reviewer checks instead). */
+export async function captureChallengeHandler(ctx: ApiContext<{ token: string }, z.infer<typeof challengeRequest>>): Promise<HandlerResult> {
+  const v = await challengeAllowed(ctx);
+  if (ctx.body?.skip) {
+    const o = await skipChallenge(ctx.db, v);
+    return { status: 201, data: { id: o.id, skipped: true } };
+  }
+  return { status: 201, data: await issueChallenge(ctx.db, v), headers: { 'cache-control': 'no-store' } };
+}
+
+export async function captureChallengeFramesHandler(ctx: ApiContext<{ token: string; challenge: string }, z.infer<typeof challengeFields>>): Promise<HandlerResult> {
+  const v = await challengeAllowed(ctx);
+  const files = ctx.form!.files;
+  const bad = files.filter((f) => !/^frame_\d$/.test(f.field)).map((f) => f.field);
+  if (bad.length) throw validationError(Object.fromEntries(bad.map((n) => [n, ['Unknown file field: send frame_0, frame_1, …']])));
+  const frames = [...files].sort((a, b) => a.field.localeCompare(b.field)).map((f) => f.bytes);
+  const outcome = await completeChallenge(ctx.db, v, { challengeId: ctx.params.challenge, nonce: ctx.body.nonce, frames }, (b, k) => analysisPool().analyze(b, k));
+  return { data: { id: outcome.id, passed: outcome.passed, failure: outcome.failure, steps: outcome.steps, frames: outcome.frames.map((f) => ({ step: f.step, face_found: f.face_found, turn: f.yaw })) } };
 }

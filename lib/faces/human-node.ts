@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * Human (@vladmandic/human) in Node without tfjs-node: the wasm build, loaded by file path, its .wasm
  * files from @tensorflow/tfjs-backend-wasm and its models from the package's models/ folder through a
@@ -7,13 +6,14 @@
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Config, Human } from '@vladmandic/human';
 
 const require = createRequire(import.meta.url);
 const humanDir = path.dirname(require.resolve('@vladmandic/human'));
 const modelsDir = path.join(humanDir, '..', 'models');
 const wasmDir = path.join(path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm')), '..', 'dist');
 
-export const HUMAN_CONFIG = {
+export const HUMAN_CONFIG: Partial<Config> = {
   backend: 'wasm',
   wasmPath: wasmDir + path.sep,
   modelBasePath: 'file://' + modelsDir + '/',
@@ -21,31 +21,33 @@ export const HUMAN_CONFIG = {
   // Server use: never reuse a previous image's result.
   cacheSensitivity: 0,
   skipAllowed: false,
-  filter: { enabled: false },
+  filter: { enabled: false } as Config['filter'],
   face: {
     enabled: true,
+    // return: the face crop tensor is not used (the networks of lib/faces/face-api-nets.ts get aligned crops).
     detector: { rotation: true, maxDetected: 10, minConfidence: 0.2, return: false },
     mesh: { enabled: true },
     iris: { enabled: true },
+    // faceres: its age estimate is one input of lib/faces/age.ts; its embedding is no longer the face description.
     description: { enabled: true },
     emotion: { enabled: false },
     antispoof: { enabled: true },
     liveness: { enabled: true },
-  },
-  body: { enabled: false },
-  hand: { enabled: false },
-  object: { enabled: false },
+  } as Config['face'],
+  body: { enabled: false } as Config['body'],
+  hand: { enabled: false } as Config['hand'],
+  object: { enabled: false } as Config['object'],
   gesture: { enabled: false },
-  segmentation: { enabled: false },
+  segmentation: { enabled: false } as Config['segmentation'],
 };
 
 let routerRegistered = false;
 
-/** @param {any} tf */
-function registerFileRouter(tf) {
+type Tf = Human['tf'];
+function registerFileRouter(tf: Tf) {
   if (routerRegistered) return;
   routerRegistered = true;
-  tf.io.registerLoadRouter((/** @type {string | string[]} */ url) => {
+  tf.io.registerLoadRouter((url: string | string[]) => {
     const u = Array.isArray(url) ? url[0] : url;
     if (typeof u !== 'string' || !u.startsWith('file://')) return null;
     const file = u.slice('file://'.length);
@@ -53,7 +55,7 @@ function registerFileRouter(tf) {
       load: async () => {
         const json = JSON.parse(fs.readFileSync(file, 'utf8'));
         const dir = path.dirname(file);
-        const manifest = /** @type {{ paths: string[], weights: unknown[] }[]} */ (json.weightsManifest);
+        const manifest = json.weightsManifest as { paths: string[]; weights: unknown[] }[];
         const data = Buffer.concat(manifest.flatMap((g) => g.paths.map((p) => fs.readFileSync(path.join(dir, p)))));
         return {
           modelTopology: json.modelTopology,
@@ -66,14 +68,14 @@ function registerFileRouter(tf) {
           userDefinedMetadata: json.userDefinedMetadata,
         };
       },
-    };
+    } as never;
   });
 }
 
 /** Loads Human once; throws when a model failed (human.load() itself does not). */
-export async function loadHuman() {
-  const { Human } = require(path.join(humanDir, 'human.node-wasm.js'));
-  const human = new Human(HUMAN_CONFIG);
+export async function loadHuman(): Promise<Human> {
+  const { Human: HumanClass } = require(path.join(humanDir, 'human.node-wasm.js')) as { Human: new (c: Partial<Config>) => Human };
+  const human = new HumanClass(HUMAN_CONFIG);
   registerFileRouter(human.tf);
   await human.load();
   const stats = human.models.stats();

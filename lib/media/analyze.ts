@@ -1,19 +1,27 @@
-// @ts-check
 /**
  * Measures an uploaded image: no decisions here (lib/media/validate.ts applies the thresholds).
  * Runs inside a worker thread (lib/media/pool.ts); decodes once, re-encodes without metadata.
  */
 import sharp from 'sharp';
-import { periodicPeakRatio } from '../faces/replay.mjs';
-import { laplacianVariance } from './laplacian.mjs';
+import type { FaceResult } from '@vladmandic/human';
+import { moireScore, periodicPeakRatio } from '../faces/replay';
+import { estimateAge } from '../faces/age';
+import { describeFace } from '../faces/describe';
+import type { FaceModels } from '../faces/models';
+import type { Rgb } from '../faces/align';
+import { laplacianVariance } from './laplacian';
+import { turnOf } from '../liveness/pose';
+import type { Analysis, FaceMeasure, LightSharpness } from './types';
+import { ANALYSIS_VERSION } from './version';
 
 export { laplacianVariance };
 
 export const MAX_PIXELS = 8000 * 8000;
 const WORK_LONG_SIDE = 960; // what the face models see; they resize further internally
 
-/** @param {Uint8Array} grey */
-function meanStd(grey) {
+type Region = { left: number; top: number; width: number; height: number };
+
+function meanStd(grey: Uint8Array) {
   let s = 0;
   let s2 = 0;
   for (const v of grey) {
@@ -27,11 +35,9 @@ function meanStd(grey) {
 /**
  * Light and sharpness of a region of the oriented image, measured at a fixed size so thresholds do not
  * depend on resolution.
- * @param {Buffer} oriented  encoded image, orientation applied
- * @param {{left:number, top:number, width:number, height:number} | null} region
- * @param {number} size  long side the region is scaled to
+ * `oriented` is the encoded image with its orientation applied; `size` the long side the region is scaled to.
  */
-async function lightAndSharpness(oriented, region, size) {
+async function lightAndSharpness(oriented: Buffer, region: Region | null, size: number): Promise<LightSharpness> {
   let img = sharp(oriented);
   if (region) img = img.extract(region);
   const { data, info } = await img
@@ -50,14 +56,10 @@ async function lightAndSharpness(oriented, region, size) {
   };
 }
 
-const round = (/** @type {number} */ x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
-/**
- * @param {{width:number, height:number}} size
- * @param {number[]} box [x, y, w, h]
- * @param {number} pad fraction of the box added on each side
- */
-function clampRegion(size, box, pad = 0) {
+/** The box [x, y, w, h] grown by `pad` of its size on each side, inside the image. */
+function clampRegion(size: { width: number; height: number }, box: number[], pad = 0): Region {
   const [x, y, w, h] = box;
   const left = Math.max(0, Math.floor(x - w * pad));
   const top = Math.max(0, Math.floor(y - h * pad));
@@ -69,12 +71,10 @@ function clampRegion(size, box, pad = 0) {
 /**
  * Texture of the face's key regions (eyes, mouth) against its cheeks, from the mesh: an occluder (a bar,
  * a hand, a sticker) is flat or off skin colour where eyes and lips have texture.
- * @param {{data: Uint8Array, width: number, height: number}} rgb work image
- * @param {Record<string, number[][]>} ann mesh annotations in work-image pixels
+ * `ann` are the mesh annotations in work-image pixels.
  */
-function regionStats(rgb, ann) {
-  /** @param {number[][]} pts */
-  const stats = (pts, pad = 0.25) => {
+function regionStats(rgb: Rgb, ann: Record<string, number[][]>): FaceMeasure['regions'] {
+  const stats = (pts: number[][], pad = 0.25) => {
     if (!pts || pts.length === 0) return null;
     const xs = pts.map((p) => p[0]);
     const ys = pts.map((p) => p[1]);
@@ -112,8 +112,7 @@ function regionStats(rgb, ann) {
   const rightEye = stats([...(ann.rightEyeUpper0 ?? []), ...(ann.rightEyeLower0 ?? [])]);
   const mouth = stats([...(ann.lipsUpperOuter ?? []), ...(ann.lipsLowerOuter ?? [])], 0.15);
   const cheeks = stats([...(ann.leftCheek ?? []), ...(ann.rightCheek ?? [])], 6);
-  /** @param {{color:number[]}|null} r */
-  const dist = (r) => (r && cheeks ? Math.hypot(r.color[0] - cheeks.color[0], r.color[1] - cheeks.color[1], r.color[2] - cheeks.color[2]) : 0);
+  const dist = (r: { color: number[] } | null) => (r && cheeks ? Math.hypot(r.color[0] - cheeks.color[0], r.color[1] - cheeks.color[1], r.color[2] - cheeks.color[2]) : 0);
   return {
     left_eye_texture: round(leftEye?.std ?? 0),
     right_eye_texture: round(rightEye?.std ?? 0),
@@ -127,9 +126,8 @@ function regionStats(rgb, ann) {
 /**
  * The largest card-shaped region that stands out from the image border (the background): its share of
  * the frame, aspect ratio, how rectangular it is, and how much fine detail (print) it carries.
- * @param {Buffer} oriented
  */
-async function findDocument(oriented) {
+async function findDocument(oriented: Buffer) {
   const { data, info } = await sharp(oriented).greyscale().resize({ width: 400, height: 400, fit: 'inside' }).blur(1).raw().toBuffer({ resolveWithObject: true });
   const w = info.width;
   const h = info.height;
@@ -155,7 +153,7 @@ async function findDocument(oriented) {
   const label = new Int32Array(w * h);
   let best = { count: 0, x0: 0, y0: 0, x1: 0, y1: 0 };
   let next = 1;
-  const stack = [];
+  const stack: number[] = [];
   for (let start = 0; start < w * h; start++) {
     if (!closed[start] || label[start]) continue;
     let count = 0;
@@ -166,7 +164,7 @@ async function findDocument(oriented) {
     stack.push(start);
     label[start] = next;
     while (stack.length) {
-      const i = /** @type {number} */ (stack.pop());
+      const i = stack.pop()!;
       const x = i % w;
       const y = (i / w) | 0;
       count++;
@@ -199,23 +197,72 @@ async function findDocument(oriented) {
 /**
  * The screen/print pattern signal (lib/faces/replay.mjs) on the face, at the stored image's own resolution:
  * a 256 (or 128) pixel square at the centre of the face box.
- * @param {Buffer} oriented @param {{width:number, height:number}} size @param {number[]} box
  */
-async function replayScore(oriented, size, box) {
+async function replayScores(oriented: Buffer, size: { width: number; height: number }, box: number[]): Promise<{ replay: number | null; moire: number | null }> {
   const [x, y, w, h] = box;
   const n = Math.min(w, h) >= 256 ? 256 : Math.min(w, h) >= 128 ? 128 : 64;
   const left = Math.max(0, Math.min(size.width - n, Math.round(x + w / 2 - n / 2)));
   const top = Math.max(0, Math.min(size.height - n, Math.round(y + h / 2 - n / 2)));
-  if (size.width < n || size.height < n) return null;
-  const { data } = await sharp(oriented).extract({ left, top, width: n, height: n }).greyscale().raw().toBuffer({ resolveWithObject: true });
-  return periodicPeakRatio(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), n);
+  if (size.width < n || size.height < n) return { replay: null, moire: null };
+  const { data } = await sharp(oriented).extract({ left, top, width: n, height: n }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const rgb = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const grey = new Uint8Array(n * n);
+  for (let i = 0; i < n * n; i++) grey[i] = Math.round(0.2126 * rgb[i * 3] + 0.7152 * rgb[i * 3 + 1] + 0.0722 * rgb[i * 3 + 2]);
+  return { replay: periodicPeakRatio(grey, n), moire: moireScore(rgb, n) };
 }
 
 /**
- * @param {any} human
- * @param {{ bytes: Uint8Array, kind: 'selfie' | 'document' }} input
+ * Light of the skin: the grey pixels inside the mesh's face outline (silhouette), at the work image's size. A
+ * bright studio background inside the face box no longer counts as an overexposed face.
  */
-export async function analyze(human, input) {
+function skinLight(rgb: Rgb, outline: number[][] | undefined): { brightness: number; overexposed_fraction: number } | null {
+  if (!outline || outline.length < 3) return null;
+  const ys = outline.map((p) => p[1]);
+  const y0 = Math.max(0, Math.floor(Math.min(...ys)));
+  const y1 = Math.min(rgb.height - 1, Math.ceil(Math.max(...ys)));
+  let n = 0;
+  let sum = 0;
+  let clipped = 0;
+  for (let y = y0; y <= y1; y++) {
+    // Crossings of this row with the outline polygon (even-odd fill).
+    const xs: number[] = [];
+    for (let i = 0, j = outline.length - 1; i < outline.length; j = i++) {
+      const [xi, yi] = outline[i];
+      const [xj, yj] = outline[j];
+      if (yi > y !== yj > y) xs.push(xi + ((y - yi) / (yj - yi)) * (xj - xi));
+    }
+    xs.sort((a, b) => a - b);
+    for (let k = 0; k + 1 < xs.length; k += 2) {
+      for (let x = Math.max(0, Math.ceil(xs[k])); x <= Math.min(rgb.width - 1, Math.floor(xs[k + 1])); x++) {
+        const i = (y * rgb.width + x) * 3;
+        const g = 0.299 * rgb.data[i] + 0.587 * rgb.data[i + 1] + 0.114 * rgb.data[i + 2];
+        sum += g;
+        if (g >= 250) clipped++;
+        n++;
+      }
+    }
+  }
+  return n ? { brightness: round(sum / n), overexposed_fraction: round(clipped / n, 3) } : null;
+}
+
+/**
+ * How much of the face the frame cuts off: the share of the mesh's points (468, Human extrapolates them past the
+ * edge for a face cut by the frame) that lie outside the image.
+ */
+function outsideFraction(mesh: number[][], w: number, h: number): number {
+  if (!mesh.length) return 0;
+  let out = 0;
+  for (const [x, y] of mesh) if (x < 0 || y < 0 || x >= w || y >= h) out++;
+  return round(out / mesh.length, 3);
+}
+
+/** How far the head is turned (lib/liveness/pose.ts): from the mesh's outer eye corners and nose tip. */
+function headTurn(mesh: number[][]): number | null {
+  return mesh.length >= 468 ? turnOf([mesh[33][0], mesh[33][1]], [mesh[263][0], mesh[263][1]], [mesh[1][0], mesh[1][1]]) : null;
+}
+
+export async function analyze(models: FaceModels, input: { bytes: Uint8Array; kind: 'selfie' | 'document' }): Promise<Analysis> {
+  const { human, nets } = models;
   const src = sharp(input.bytes, { limitInputPixels: MAX_PIXELS, failOn: 'error' });
   // Orientation applied, metadata (EXIF, GPS, ICC comments) dropped: this is what is stored.
   const stored = await src.rotate().jpeg({ quality: 90, mozjpeg: false }).toBuffer({ resolveWithObject: true });
@@ -231,41 +278,58 @@ export async function analyze(human, input) {
   } finally {
     human.tf.dispose(tensor);
   }
-  const rgb = { data: new Uint8Array(work.data.buffer, work.data.byteOffset, work.data.byteLength), width: work.info.width, height: work.info.height };
+  const rgb: Rgb = { data: new Uint8Array(work.data.buffer, work.data.byteOffset, work.data.byteLength), width: work.info.width, height: work.info.height };
 
-  const faces = [];
-  for (const f of result.face) {
-    const box = f.box.map((/** @type {number} */ v) => v * workScale);
+  const faces: FaceMeasure[] = [];
+  for (const f of result.face as FaceResult[]) {
+    const box = f.box.map((v) => v * workScale);
     const region = clampRegion(size, box);
+    const mesh = f.mesh as number[][];
+    const ann = (f.annotations ?? {}) as unknown as Record<string, number[][]>;
+    const described = mesh.length >= 468 ? await describeFace(nets, rgb, mesh) : null;
+    const ageFeatures = { faceres: f.age === undefined ? null : round(f.age, 1), face_api: described ? round(described.faceApiAge, 1) : null };
+    const boxLight = await lightAndSharpness(oriented, region, 256);
+    const skin = skinLight(rgb, ann.silhouette);
     faces.push({
       score: round(f.score, 3),
       detector_score: round(f.boxScore ?? f.score, 3),
       mesh_score: round(f.faceScore ?? 0, 3),
-      box: box.map((/** @type {number} */ v) => Math.round(v)),
+      box: box.map((v) => Math.round(v)) as [number, number, number, number],
       /** face height as a share of the image's shorter side */
       size_fraction: round(box[3] / Math.min(size.width, size.height), 3),
-      ...(await lightAndSharpness(oriented, region, 256)),
-      regions: regionStats(rgb, f.annotations ?? {}),
-      age: f.age === undefined ? null : round(f.age, 1),
+      // Light of the skin inside the face outline where the mesh gives one, else of the face box.
+      brightness: skin?.brightness ?? boxLight.brightness,
+      overexposed_fraction: skin?.overexposed_fraction ?? boxLight.overexposed_fraction,
+      sharpness: boxLight.sharpness,
+      outside_fraction: outsideFraction(mesh, rgb.width, rgb.height),
+      yaw: f.rotation?.angle ? round(f.rotation.angle.yaw, 3) : null,
+      turn: headTurn(mesh),
+      regions: regionStats(rgb, ann),
+      age: estimateAge(ageFeatures),
+      age_features: ageFeatures,
       gender: f.gender ?? null,
       gender_score: f.genderScore === undefined ? null : round(f.genderScore, 2),
       real: f.real === undefined ? null : round(f.real, 3),
       live: f.live === undefined ? null : round(f.live, 3),
-      embedding: f.embedding ? Array.from(f.embedding, (/** @type {number} */ v) => round(v, 6)) : null,
-      /** @type {number | null} */
+      embedding: described ? described.embedding.map((v) => round(v, 6)) : null,
       replay_score: null,
+      moire_score: null,
     });
   }
   faces.sort((a, b) => b.score * b.box[2] * b.box[3] - a.score * a.box[2] * a.box[3]);
-  if (input.kind === 'selfie' && faces[0]) faces[0].replay_score = await replayScore(oriented, size, faces[0].box);
+  if (input.kind === 'selfie' && faces[0]) {
+    const r = await replayScores(oriented, size, faces[0].box);
+    faces[0].replay_score = r.replay;
+    faces[0].moire_score = r.moire;
+  }
 
   const whole = await lightAndSharpness(oriented, null, 512);
-  let document = null;
+  let document: Analysis['document'] = null;
   if (input.kind === 'document') {
     const d = await findDocument(oriented);
     const k = size.width / d.size400[0];
-    const region = clampRegion(size, d.box400.map((v) => v * k));
+    const region = clampRegion(size, d.box400.map((v: number) => v * k));
     document = { ...d, box: [region.left, region.top, region.width, region.height], ...(await lightAndSharpness(oriented, region, 800)) };
   }
-  return { width: size.width, height: size.height, whole, faces, document, stored: oriented };
+  return { version: ANALYSIS_VERSION, width: size.width, height: size.height, whole, faces, document, stored: oriented };
 }

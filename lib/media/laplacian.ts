@@ -1,12 +1,6 @@
-// @ts-check
 /** Sharpness as the variance of the Laplacian of a grey image: shared by the server's analysis and the capture page. */
 
-/**
- * @param {Uint8Array | Uint8ClampedArray} grey
- * @param {number} w
- * @param {number} h
- */
-export function laplacianVariance(grey, w, h) {
+export function laplacianVariance(grey: Uint8Array | Uint8ClampedArray, w: number, h: number): number {
   let sum = 0;
   let sumSq = 0;
   let n = 0;

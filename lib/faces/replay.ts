@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * A presentation-attack signal of our own: screens and prints carry a fine periodic pattern (the sub-pixel
  * grid, moiré, a halftone dot screen) that a live face in front of a camera does not. We measure it as the
@@ -7,11 +6,8 @@
  * liveness scores do not separate these attacks on the packaged photos (npm run calibrate), this does.
  */
 
-/**
- * In-place radix-2 FFT of one row/column (re, im of length n, a power of two).
- * @param {Float64Array} re @param {Float64Array} im
- */
-function fft(re, im) {
+/** In-place radix-2 FFT of one row/column (re, im of length n, a power of two). */
+function fft(re: Float64Array, im: Float64Array) {
   const n = re.length;
   for (let i = 1, j = 0; i < n; i++) {
     let bit = n >> 1;
@@ -47,12 +43,20 @@ function fft(re, im) {
 }
 
 /**
- * Peak-to-ring-median ratio of the high-frequency spectrum of an n x n grey patch (n a power of two).
- * JPEG's 8-pixel block grid is excluded (its harmonics sit at multiples of n/8 on both axes).
- * @param {Uint8Array} grey @param {number} n
- * @returns {number}
+ * Peak-to-ring-median ratio of the spectrum of an n x n patch (n a power of two), over the frequencies from
+ * `lowCut` of n up (the default keeps the fine patterns: a display's pixel grid, a halftone screen). JPEG's 8-pixel
+ * block grid is excluded (its harmonics sit at multiples of n/8 on both axes; n/16 for colour planes, which JPEG
+ * subsamples 2:1 into 16-pixel blocks: `blockPixels`).
  */
-export function periodicPeakRatio(grey, n) {
+export function periodicPeakRatio(grey: ArrayLike<number>, n: number, lowCut = 0.12, blockPixels = 8): number {
+  const ratios = peakRatios(grey, n, lowCut, blockPixels);
+  let best = 0;
+  for (const v of ratios.values()) best = Math.max(best, v);
+  return Math.round(best * 10) / 10;
+}
+
+/** Each band frequency's magnitude over its ring's median, keyed by the frequency's index v * n + u. */
+function peakRatios(grey: ArrayLike<number>, n: number, lowCut: number, blockPixels: number): Map<number, number> {
   const re = new Float64Array(n * n);
   const im = new Float64Array(n * n);
   let mean = 0;
@@ -85,12 +89,11 @@ export function periodicPeakRatio(grey, n) {
       im[y * n + x] = ri[y];
     }
   }
-  /** @type {number[][]} */
-  const rings = Array.from({ length: n / 2 + 1 }, () => []);
-  /** @type {{ r: number, m: number }[]} */
-  const band = [];
-  const lo = Math.round(n * 0.12);
-  const block = n / 8;
+  const rings: number[][] = Array.from({ length: n / 2 + 1 }, () => []);
+  const band: { k: number; r: number; m: number }[] = [];
+  const lo = Math.max(2, Math.round(n * lowCut));
+  const block = n / blockPixels;
+  const nearBlock = (f: number) => Math.abs(f - Math.round(f / block) * block) <= 1;
   for (let v = 0; v < n; v++) {
     const fy = v <= n / 2 ? v : v - n;
     if (fy < 0) continue; // half plane: the spectrum of a real image is symmetric
@@ -100,16 +103,41 @@ export function periodicPeakRatio(grey, n) {
       if (r > n / 2) continue;
       const m = Math.hypot(re[v * n + u], im[v * n + u]);
       rings[r].push(m);
-      const nearBlock = (f) => Math.abs(f - Math.round(f / block) * block) <= 1;
-      if (r >= lo && !(nearBlock(fx) && nearBlock(fy))) band.push({ r, m });
+      if (r >= lo && !(nearBlock(fx) && nearBlock(fy))) band.push({ k: v * n + u, r, m });
     }
   }
   const median = rings.map((ms) => {
     if (ms.length === 0) return 0;
-    const s = [...ms].sort((a, b) => a - b);
+    const s = [...ms].sort((x, y) => x - y);
     return s[s.length >> 1];
   });
+  const out = new Map<number, number>();
+  for (const { k, r, m } of band) if (median[r] > 0) out.set(k, m / median[r]);
+  return out;
+}
+
+/**
+ * Moiré: a display photographed at a distance where its sub-pixel stripes are no longer resolved still leaves
+ * colour bands where its R, G and B columns beat against the camera's own sampling grid. They are periodic in
+ * the colour-difference planes (R−G, B−G), at lower frequencies than the grid itself, where a face's colour
+ * changes only smoothly. The bands of a sub-pixel grid show in both planes at the same frequency, so the score
+ * is, over the frequencies from 4 % of the patch size up, the strongest peak (against its ring's median) that
+ * both planes share: the smaller of the two ratios there. A photo without colour (a grey picture) scores 0.
+ * `rgb` is an n x n RGB patch.
+ */
+export function moireScore(rgb: Uint8Array, n: number): number {
+  const rg = new Float64Array(n * n);
+  const bg = new Float64Array(n * n);
+  let chroma = 0;
+  for (let i = 0; i < n * n; i++) {
+    rg[i] = rgb[i * 3] - rgb[i * 3 + 1];
+    bg[i] = rgb[i * 3 + 2] - rgb[i * 3 + 1];
+    chroma += Math.abs(rg[i]) + Math.abs(bg[i]);
+  }
+  if (chroma / (n * n) < 4) return 0;
+  const a = peakRatios(rg, n, 0.04, 16);
+  const b = peakRatios(bg, n, 0.04, 16);
   let best = 0;
-  for (const { r, m } of band) if (median[r] > 0) best = Math.max(best, m / median[r]);
+  for (const [k, v] of a) best = Math.max(best, Math.min(v, b.get(k) ?? 0));
   return Math.round(best * 10) / 10;
 }

@@ -1,0 +1,72 @@
+/**
+ * The evaluation manifest: a CSV with the header `file,person,age,kind`. `file` is relative to the manifest;
+ * `person` an identity label or empty (empty means unknown, not "a different person"); `age` in years or empty;
+ * `kind` is `genuine` or the name of an attack (`screen`, `print`, `mask`, …). Quoted fields ("a,b", "say ""hi""")
+ * are read as CSV does.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+export type ManifestRow = { file: string; path: string; person: string | null; age: number | null; kind: string };
+
+export class ManifestError extends Error {}
+
+/** One CSV line into fields (RFC 4180 quoting). */
+export function csvFields(line: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quoted) {
+      if (c === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cur += c;
+    } else if (c === '"' && cur === '') quoted = true;
+    else if (c === ',') {
+      out.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  out.push(cur);
+  return out;
+}
+
+export function parseManifest(text: string, folder: string): ManifestRow[] {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/).filter((l) => l.trim() !== '');
+  if (lines.length === 0) throw new ManifestError('the manifest is empty');
+  const header = csvFields(lines[0]).map((h) => h.trim().toLowerCase());
+  const col = (name: string) => {
+    const i = header.indexOf(name);
+    if (i < 0) throw new ManifestError(`the manifest's header must be file,person,age,kind (no "${name}" column)`);
+    return i;
+  };
+  const [fi, pi, ai, ki] = ['file', 'person', 'age', 'kind'].map(col);
+  const rows: ManifestRow[] = [];
+  const seen = new Set<string>();
+  for (const [n, line] of lines.slice(1).entries()) {
+    const f = csvFields(line);
+    const where = `manifest line ${n + 2}`;
+    const file = (f[fi] ?? '').trim();
+    if (!file) throw new ManifestError(`${where}: no file`);
+    if (path.isAbsolute(file) || file.split(/[\\/]/).includes('..')) throw new ManifestError(`${where}: file must be relative to the manifest, inside its folder`);
+    if (seen.has(file)) throw new ManifestError(`${where}: ${file} is listed twice`);
+    seen.add(file);
+    const ageText = (f[ai] ?? '').trim();
+    const age = ageText === '' ? null : Number(ageText);
+    if (age !== null && !(Number.isFinite(age) && age >= 0 && age < 130)) throw new ManifestError(`${where}: age "${ageText}" is not a number of years`);
+    const kind = (f[ki] ?? '').trim().toLowerCase() || 'genuine';
+    if (!/^[a-z0-9_-]+$/.test(kind)) throw new ManifestError(`${where}: kind "${kind}" must be genuine or an attack name (letters, digits, - and _)`);
+    const person = (f[pi] ?? '').trim() || null;
+    rows.push({ file, path: path.join(folder, file), person, age, kind });
+  }
+  return rows;
+}
+
+export function readManifest(folder: string): ManifestRow[] {
+  const file = path.join(folder, 'manifest.csv');
+  if (!fs.existsSync(file)) throw new ManifestError(`no manifest.csv in ${folder}`);
+  return parseManifest(fs.readFileSync(file, 'utf8'), folder);
+}

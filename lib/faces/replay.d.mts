@@ -1,1 +1,0 @@
-export declare function periodicPeakRatio(grey: Uint8Array, n: number): number;
