@@ -14,7 +14,7 @@ import { hmacSha256Hex } from '../crypto/hash';
 import { revealSecret } from '../auth/keys';
 import { newId } from '../ids';
 import { log } from '../log';
-import { allowPrivateTargets, isForbiddenAddress, webhookUrlProblem } from './ssrf';
+import { addressProblem, allowPrivateTargets, webhookUrlProblem } from './ssrf';
 
 export const MAX_ATTEMPTS = 4;
 const TIMEOUT_MS = 10_000;
@@ -51,10 +51,12 @@ export function sendOnce(
   const done = (r: Omit<SendResult, 'latencyMs'>): SendResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
   const problem = webhookUrlProblem(url, opts.allowPrivate);
   if (problem) return Promise.resolve(done({ error: `refused: ${problem}` }));
+  // Every address a name resolves to is checked (one forbidden answer refuses the name: DNS rebinding).
   const lookup: net.LookupFunction = (hostname, options, cb) => {
     (opts.resolver ?? systemResolver)(hostname, (err, list) => {
       if (err) return cb(err, '', 4);
-      const bad = list.find((a) => isForbiddenAddress(a.address));
+      if (list.length === 0) return cb(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 4);
+      const bad = list.find((a) => addressProblem(a.address) !== null);
       if (bad && !opts.allowPrivate) return cb(Object.assign(new Error(`refused: ${hostname} resolves to ${bad.address}`), { code: 'EFORBIDDEN' }), '', 4);
       if ((options as { all?: boolean }).all) return (cb as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       cb(null, list[0].address, list[0].family);
@@ -70,12 +72,27 @@ export function sendOnce(
       res.on('end', () => resolve(done({ statusCode: res.statusCode, body: text.slice(0, BODY_KEEP) })));
       res.on('error', (e) => resolve(done({ statusCode: res.statusCode, error: e.message })));
     });
+    // At connect time, whatever the URL said and however it was resolved (IP literals never go through
+    // lookup): the peer the socket reached is checked against the same table before a byte is sent.
+    req.on('socket', (socket) => guardPeer(socket, opts.allowPrivate, (e) => req.destroy(e)));
     const timeout = () => req.destroy(new Error(`timeout after ${timeoutMs} ms`));
     const timer = setTimeout(timeout, timeoutMs);
     req.on('timeout', timeout);
     req.on('error', (e) => resolve(done({ error: e.message })));
     req.on('close', () => clearTimeout(timer));
     req.end(body);
+  });
+}
+
+/**
+ * The connect-time check: when the socket connects, the peer it reached is checked against the address
+ * table, and the request is destroyed before a byte of it is sent if the peer is not allowed.
+ */
+export function guardPeer(socket: net.Socket, allowPrivate: boolean, refuse: (e: Error) => void) {
+  socket.once('connect', () => {
+    const peer = socket.remoteAddress ?? '';
+    const problem = allowPrivate ? null : addressProblem(peer);
+    if (problem) refuse(Object.assign(new Error(`refused: connected to ${peer} (${problem})`), { code: 'EFORBIDDEN' }));
   });
 }
 
