@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 
 export const ERROR_CODES = [
+  'BAD_REQUEST',
   'MISSING_API_KEY',
   'INVALID_API_KEY',
   'MISSING_SIGNATURE',
@@ -35,6 +36,8 @@ export const ERROR_CODES = [
   'IMAGE_TOO_LARGE',
   'RATE_LIMIT',
   'INTERNAL_ERROR',
+  'ANALYSIS_QUEUE_FULL',
+  'DATABASE_UNAVAILABLE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -5,6 +5,7 @@
 import type { ErrorCode } from '../errors';
 
 export const HTTP_STATUS = {
+  BAD_REQUEST: 400,
   MISSING_API_KEY: 401,
   INVALID_API_KEY: 401,
   MISSING_SIGNATURE: 401,
@@ -34,4 +35,6 @@ export const HTTP_STATUS = {
   IMAGE_TOO_LARGE: 422,
   RATE_LIMIT: 429,
   INTERNAL_ERROR: 500,
+  ANALYSIS_QUEUE_FULL: 503,
+  DATABASE_UNAVAILABLE: 503,
 } as const satisfies Record<ErrorCode, number>;
