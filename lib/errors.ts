@@ -38,6 +38,8 @@ export const ERROR_CODES = [
   'INTERNAL_ERROR',
   'ANALYSIS_QUEUE_FULL',
   'DATABASE_UNAVAILABLE',
+  'NOT_READY',
+  'REQUEST_TIMEOUT',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

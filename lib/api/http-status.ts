@@ -37,4 +37,6 @@ export const HTTP_STATUS = {
   INTERNAL_ERROR: 500,
   ANALYSIS_QUEUE_FULL: 503,
   DATABASE_UNAVAILABLE: 503,
+  NOT_READY: 503,
+  REQUEST_TIMEOUT: 408,
 } as const satisfies Record<ErrorCode, number>;
