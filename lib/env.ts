@@ -31,6 +31,8 @@ const schema = z.object({
   ANALYSIS_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   /** `off`: this server does no background work; `on`: it does even with Inngest configured. */
   IN_PROCESS_RUNNER: z.enum(['on', 'off']).optional(),
+  /** How long a stopping server (SIGTERM) waits for requests and background jobs in flight before exiting. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   /** Where the project's files (the worker, traineddata, wasm) are found; unset: the working directory. */
   OPEN_VERIFY_ROOT: z.string().min(1).optional(),
 });

@@ -4,7 +4,7 @@
  * seeds a demo workspace on first start, then runs Next.js connected to it. Ctrl-C stops all of it.
  */
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
+import path from 'node:path';
 import { EnvError, parseEnv, resetEnvCache } from '../lib/env';
 import { resolveRuntime, RuntimeError } from '../db/runtime';
 import { applyMigrations } from '../db/migrate';
@@ -12,7 +12,6 @@ import { connect } from '../db/client';
 import { checkDatabase } from '../db/check';
 import { seedIfEmpty } from '../db/seed';
 
-const require = createRequire(import.meta.url);
 const mode = process.argv[2] === 'start' ? 'start' : 'dev';
 
 async function main() {
@@ -34,9 +33,13 @@ async function main() {
     if (stopping) return;
     stopping = true;
     const child = proc.child;
-    if (child && child.exitCode === null) {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      // The server finishes what is in flight (scripts/serve.ts); past its grace period and 10 s more, it is killed.
+      const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      const killer = setTimeout(() => child.kill('SIGKILL'), env.SHUTDOWN_GRACE_MS + 10_000);
+      await exited;
+      clearTimeout(killer);
     }
     await runtime.release();
     process.exit(code);
@@ -59,11 +62,14 @@ async function main() {
     return;
   }
 
-  const nextBin = require.resolve('next/dist/bin/next');
-  const child = spawn(process.execPath, [nextBin, mode, '-p', String(env.PORT)], {
+  // Next.js behind the service's own HTTP server (scripts/serve.ts: raw request-target, error envelopes for
+  // unroutable requests, graceful shutdown).
+  // One process (no tsx CLI in between), so signals reach the server itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'serve.ts'), mode], {
     stdio: 'inherit',
     env: {
       ...process.env,
+      NODE_ENV: mode === 'start' ? 'production' : 'development',
       DATABASE_URL: runtime.databaseUrl,
       ENCRYPTION_KEY: runtime.encryptionKey,
       BASE_URL: env.BASE_URL,
