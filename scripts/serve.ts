@@ -25,14 +25,23 @@ import type { ErrorCode } from '../lib/errors';
 const root = path.resolve(import.meta.dirname, '..');
 const dev = process.argv[2] === 'dev';
 
-/** Why a request-target cannot be routed, or null. Next decodes each path segment and fails on bad UTF-8. */
+/**
+ * Why a request-target is refused before routing, or null: a path that is not valid percent-encoded UTF-8
+ * (Next fails on it with a bare 500), or one with dot segments or encoded slashes, raw or percent-encoded
+ * (Next resolves `/v1/verifications/%2e%2e/consent` to `/v1/consent`: no path of this API needs them, and a
+ * signed path should name one resource in one spelling).
+ */
 function targetProblem(target: string): string | null {
   const q = target.indexOf('?');
   const p = q < 0 ? target : target.slice(0, q);
+  let segments: string[];
   try {
-    decodeURIComponent(p);
+    segments = p.split('/').map((s) => decodeURIComponent(s));
   } catch {
     return 'The request path is not valid percent-encoded UTF-8.';
+  }
+  if (segments.some((s) => s === '.' || s === '..' || s.includes('/') || s.includes('\\'))) {
+    return 'The request path has a dot segment or an encoded slash.';
   }
   return null;
 }

@@ -38,9 +38,29 @@ export async function streamBody(req: Request, limit: number, onChunk: (chunk: U
       onChunk(next.value);
     }
   } catch (e) {
-    await reader.cancel().catch(() => {});
+    void discardRest(reader);
     throw e;
   }
+}
+
+/**
+ * After a refusal mid-body: read and drop what the client is still sending (nothing is kept), so it gets our
+ * answer instead of a reset connection (cancelling the stream destroys the socket before the answer is
+ * written). Bounded: at most 32 MiB or 30 s more, then the connection is dropped.
+ */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes = 32 * 1024 * 1024, maxMs = 30_000) {
+  const until = Date.now() + maxMs;
+  let n = 0;
+  try {
+    while (n <= maxBytes && Date.now() < until) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      n += value.byteLength;
+    }
+  } catch {
+    return;
+  }
+  await reader.cancel().catch(() => {});
 }
 
 /** The whole body, at most `limit` bytes. */

@@ -78,7 +78,12 @@ export function raw(
 ): Promise<RawResponse> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: u.hostname, port: u.port, method, path: pathAndQuery, headers, agent: false, timeout: timeoutMs }, (res) => {
+    let answered = false;
+    // Keep-alive, as browsers and fetch do (`agent: false` would send Connection: close, and a server that
+    // answers before the body is in then closes while the client still writes).
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const req = http.request({ host: u.hostname, port: u.port, method, path: pathAndQuery, headers, agent, timeout: timeoutMs }, (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       res.on('data', (d: Buffer) => chunks.push(d));
       res.on('end', () => {
@@ -90,11 +95,18 @@ export function raw(
           json = undefined;
         }
         resolve({ status: res.statusCode!, headers: res.headers, text, json });
+        // A request answered before it was all sent (413 on Content-Length, 401 before the body): done with it.
+        if (!req.writableFinished) req.destroy();
+        agent.destroy();
       });
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`timeout: ${method} ${pathAndQuery}`)));
-    req.on('error', reject);
+    // A server may answer and close before the whole body is sent (a 401 for a 10 MB upload): writing the
+    // rest then fails (EPIPE), but the answer was read.
+    req.on('error', (e) => {
+      if (!answered) reject(e);
+    });
     if (typeof body === 'function') body(req);
     else req.end(body);
   });
