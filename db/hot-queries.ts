@@ -51,7 +51,8 @@ const BUILDERS = {
         checkMethod: sql.placeholder('checkMethod'),
         externalId: sql.placeholder('externalId'),
         externalMetadata: sql.placeholder('externalMetadata'),
-        captureToken: sql.placeholder('captureToken'),
+        captureTokenHash: sql.placeholder('captureTokenHash'),
+        captureTokenCiphertext: sql.placeholder('captureTokenCiphertext'),
         idempotencyKey: sql.placeholder('idempotencyKey'),
         idempotencyHash: sql.placeholder('idempotencyHash'),
       })

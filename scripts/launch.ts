@@ -11,6 +11,7 @@ import { applyMigrations } from '../db/migrate';
 import { connect } from '../db/client';
 import { checkDatabase } from '../db/check';
 import { seedIfEmpty } from '../db/seed';
+import { releaseOrphanedLeases } from '../lib/runner/recover';
 
 const mode = process.argv[2] === 'start' ? 'start' : 'dev';
 
@@ -53,6 +54,11 @@ async function main() {
     process.env.ENCRYPTION_KEY = runtime.encryptionKey;
     resetEnvCache();
     const h = connect(runtime.databaseUrl, { max: 1 });
+    if (runtime.embedded) {
+      // This process owns the embedded database: whatever was held there was held by a process now gone.
+      const released = await releaseOrphanedLeases(h.db);
+      if (released.jobs + released.webhooks > 0) console.log(`open-verify: resumed ${released.jobs} decision(s) and ${released.webhooks} webhook attempt(s) interrupted by the last stop`);
+    }
     const seeded = await seedIfEmpty(h.db);
     await h.close();
     if (seeded) printDemo(env.BASE_URL, seeded);

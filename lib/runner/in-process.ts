@@ -3,7 +3,10 @@
  * short poll. It calls the same lib/ functions the Inngest functions wrap; every step is idempotent and
  * claims rows with SKIP LOCKED, so several servers on one database never do the same work twice.
  */
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '@/db/client';
+import { pipelineJobs } from '@/db/schema';
+import { env } from '../env';
 import { log } from '../log';
 import { deliverDueWebhooks, type DeliverDeps } from '../webhooks/deliver';
 import { sweepTimers } from '../verifications/timers';
@@ -18,7 +21,7 @@ export function startInProcessRunner(deps: { db: Db; intervalMs?: number; webhoo
   let running: Promise<void> = Promise.resolve();
   let lastSweep = 0;
   // Decisions run beside the webhook loop, several at once (the image work is in the worker pool).
-  const inFlight = new Set<Promise<unknown>>();
+  const inFlight = new Map<Promise<unknown>, string>();
   const concurrency = deps.pipelineConcurrency ?? 2;
   const pumpPipeline = async () => {
     while (!stopped && inFlight.size < concurrency) {
@@ -27,9 +30,22 @@ export function startInProcessRunner(deps: { db: Db; intervalMs?: number; webhoo
       const p = processJob({ db: deps.db, ...deps.pipeline }, job)
         .catch((e) => log.error('pipeline job crashed', { err: e, job: job.id }))
         .finally(() => inFlight.delete(p));
-      inFlight.add(p);
+      inFlight.set(p, job.id);
     }
   };
+  // While a decision runs, its lease is renewed (a third of the way through), so the lease can be short: a
+  // runner that dies stops renewing, and its job is taken over within one lease, not after a minute.
+  const leaseMs = deps.pipeline?.leaseMs ?? env().PIPELINE_LEASE_MS;
+  const renew = setInterval(() => {
+    const ids = [...inFlight.values()];
+    if (ids.length === 0) return;
+    deps.db
+      .update(pipelineJobs)
+      .set({ leaseUntil: new Date(Date.now() + leaseMs) })
+      .where(and(inArray(pipelineJobs.id, ids), eq(pipelineJobs.status, 'running')))
+      .catch((e) => log.warn('pipeline lease renewal failed', { err: e }));
+  }, Math.max(50, Math.floor(leaseMs / 3)));
+  renew.unref();
 
   const tick = async () => {
     try {
@@ -52,7 +68,8 @@ export function startInProcessRunner(deps: { db: Db; intervalMs?: number; webhoo
       stopped = true;
       clearTimeout(timer);
       await running;
-      await Promise.all(inFlight);
+      await Promise.all(inFlight.keys());
+      clearInterval(renew);
     },
   };
 }

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { verifications, type VerificationRow, type Workspace } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { DomainError, validationError } from '../errors';
-import { randomToken, uuidv7 } from '../ids';
+import { uuidv7 } from '../ids';
+import { newCaptureToken } from '../capture/auth';
 import { audit } from '../audit';
 import { hot } from '@/db/hot-queries';
 import type { Mode } from '../auth/keys';
@@ -64,15 +65,18 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
     throw validationError({ 'Idempotency-Key': ['Must be 1 to 255 printable ASCII characters.'] });
   }
 
+  const id = uuidv7();
+  const { captureTokenHash, captureTokenCiphertext } = newCaptureToken(id);
   const values = {
-    id: uuidv7(),
+    id,
     workspaceId: ws.id,
     mode,
     flow: ws.flow,
     checkMethod: ws.flow === 'age' ? ws.checkMethod : null,
     externalId: fields.external_id ?? null,
     externalMetadata: fields.external_metadata ?? null,
-    captureToken: randomToken(),
+    captureTokenHash,
+    captureTokenCiphertext,
     idempotencyKey: key,
     idempotencyHash: key ? input.idempotency!.bodyHash : null,
   };

@@ -6,7 +6,7 @@
 import dns from 'node:dns';
 import https from 'node:https';
 import net from 'node:net';
-import { and, asc, eq, inArray, isNull, lte } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, lte, or } from 'drizzle-orm';
 import { secretKeys, webhookAttempts, webhookEvents, workspaces } from '@/db/schema';
 import type { Db } from '@/db/client';
 import { env } from '../env';
@@ -18,8 +18,12 @@ import { addressProblem, allowPrivateTargets, webhookUrlProblem } from './ssrf';
 
 export const MAX_ATTEMPTS = 4;
 const TIMEOUT_MS = 10_000;
-/** How long a claimed event is held before another runner may take it (a runner that died mid-send). */
-const LEASE_MS = 60_000;
+/**
+ * How long a claimed event is held before another runner may take it (a runner that died mid-send): one
+ * attempt's budget and room to record it. A server that owns its database releases every lease at start
+ * (lib/runner/recover.ts), so after a crash of the embedded default nothing waits for it.
+ */
+export const LEASE_MS = TIMEOUT_MS + 15_000;
 const BODY_KEEP = 1024;
 
 export type DeliverDeps = {
@@ -112,14 +116,14 @@ export async function deliverDueWebhooks(deps: DeliverDeps, limit = 20): Promise
     const due = await tx
       .select({ id: webhookEvents.id })
       .from(webhookEvents)
-      .where(and(eq(webhookEvents.state, 'pending'), lte(webhookEvents.nextAttemptAt, now)))
+      .where(and(eq(webhookEvents.state, 'pending'), lte(webhookEvents.nextAttemptAt, now), or(isNull(webhookEvents.leaseUntil), lt(webhookEvents.leaseUntil, now))))
       .orderBy(asc(webhookEvents.nextAttemptAt))
       .limit(limit)
       .for('update', { skipLocked: true });
     if (due.length === 0) return [];
     return tx
       .update(webhookEvents)
-      .set({ nextAttemptAt: new Date(now.getTime() + LEASE_MS), updatedAt: now })
+      .set({ leaseUntil: new Date(now.getTime() + LEASE_MS), updatedAt: now })
       .where(inArray(webhookEvents.id, due.map((d) => d.id)))
       .returning();
   });
@@ -132,7 +136,7 @@ async function attempt(deps: DeliverDeps, e: typeof webhookEvents.$inferSelect, 
   const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, e.workspaceId));
   const n = e.attempts + 1;
   if (!ws.webhookUrl) {
-    await db.update(webhookEvents).set({ state: 'skipped', updatedAt: now }).where(eq(webhookEvents.id, e.id));
+    await db.update(webhookEvents).set({ state: 'skipped', leaseUntil: null, updatedAt: now }).where(eq(webhookEvents.id, e.id));
     return;
   }
   // Signed now, with the key active now: a retry an hour later passes the receiver's 300 s window,
@@ -181,6 +185,7 @@ async function attempt(deps: DeliverDeps, e: typeof webhookEvents.$inferSelect, 
         attempts: n,
         state: outcome === 'retry' ? 'pending' : outcome,
         nextAttemptAt: outcome === 'retry' ? new Date(after.getTime() + delays[n - 1] * 1000) : after,
+        leaseUntil: null,
         updatedAt: after,
       })
       .where(eq(webhookEvents.id, e.id));
@@ -192,7 +197,7 @@ async function attempt(deps: DeliverDeps, e: typeof webhookEvents.$inferSelect, 
 export async function redeliverWebhook(db: Db, eventId: string) {
   const [e] = await db
     .update(webhookEvents)
-    .set({ state: 'pending', attempts: 0, nextAttemptAt: new Date(), updatedAt: new Date() })
+    .set({ state: 'pending', attempts: 0, nextAttemptAt: new Date(), leaseUntil: null, updatedAt: new Date() })
     .where(eq(webhookEvents.id, eventId))
     .returning();
   return e;
