@@ -72,7 +72,8 @@ async function main() {
   // unroutable requests, graceful shutdown).
   // One process (no tsx CLI in between), so signals reach the server itself.
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'serve.ts'), mode], {
-    stdio: 'inherit',
+    // An IPC channel too: the server notices when the launcher is gone and stops (scripts/serve.ts).
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     env: {
       ...process.env,
       NODE_ENV: mode === 'start' ? 'production' : 'development',

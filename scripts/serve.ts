@@ -101,18 +101,26 @@ async function main() {
     draining = true;
     startDraining();
     const until = Date.now() + e.SHUTDOWN_GRACE_MS;
+    // Whatever hangs (a hook, Next's own close), the process is gone a little after its grace period.
+    setTimeout(() => {
+      console.error('open-verify: shutdown overran its grace period; exiting');
+      process.exit(1);
+    }, e.SHUTDOWN_GRACE_MS + 5_000);
     console.log(`open-verify: ${signal}: finishing ${inflight.size} request(s) in flight, then background work`);
     server.close();
     server.closeIdleConnections();
     while (inflight.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
     server.closeAllConnections();
     await runShutdownHooks(Math.max(1000, until - Date.now()), (m) => console.error(m));
-    await app.close().catch(() => {});
+    await Promise.race([app.close().catch(() => {}), new Promise((r) => setTimeout(r, 2_000))]);
     console.log('open-verify: stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // Started by the launcher with an IPC channel: if the launcher dies (kill -9), this server stops too
+  // rather than live on, orphaned, holding its port and its database connections.
+  if (process.connected) process.on('disconnect', () => void shutdown('launcher gone'));
 
   server.listen(e.PORT, () => console.log(`✓ Ready on http://localhost:${e.PORT} (${dev ? 'development' : 'production'})`));
 }

@@ -2,14 +2,39 @@
  * Readiness for operators (issue #19): /healthz and /readyz, and a graceful SIGTERM that lets a request
  * still arriving and a decision still running finish, refuses new connections, and exits 0.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
-import { apiClient } from '@/lib/testing/api-client';
 import * as I from '@/lib/testing/images';
-import { expectEnvelope, makeWorkspace, raw, startService, type Service } from './harness';
+import { expectEnvelope, makeWorkspace, raw, signedClient, startService, type Service } from './harness';
+
+describe('no orphan server', () => {
+  it('the launcher killed on its own (kill -9 of that one process): its HTTP server stops too', async () => {
+    const svc = await startService();
+    try {
+      const group = execFileSync('ps', ['-o', 'pid=,args=', '-g', String(svc.server.proc.pid)]).toString();
+      const launcher = Number(group.split('\n').find((l) => l.includes('scripts/launch.ts') && !l.includes('node_modules/.bin/tsx '))!.trim().split(/\s+/)[0]);
+      const http = svc.httpPid();
+      process.kill(launcher, 'SIGKILL');
+      const until = Date.now() + 60_000;
+      let alive = true;
+      while (alive && Date.now() < until) {
+        try {
+          process.kill(http, 0);
+          await new Promise((r) => setTimeout(r, 200));
+        } catch {
+          alive = false;
+        }
+      }
+      expect(alive).toBe(false);
+    } finally {
+      await svc.cleanup();
+    }
+  }, 240_000);
+});
 
 describe('health, readiness and graceful shutdown', () => {
   let svc: Service;
@@ -51,7 +76,7 @@ describe('health, readiness and graceful shutdown', () => {
 
   it('SIGTERM: an upload still arriving gets its 201, a decision under way completes, new connections are refused, exit 0', async () => {
     const ws = makeWorkspace(svc, ['--check-method', 'document_verification']);
-    const api = apiClient(svc.server.base, ws.apiKey, ws.live);
+    const api = signedClient(() => svc.server.base, ws.apiKey, ws.live);
     // A passport flow (reading the MRZ takes about a second): submitted just before the signal.
     const portrait = await I.selfie1280();
     const decideId = await api.prepare({ selfie: portrait, front: ['passport', await I.renderDocument('passport', 'front', portrait)] });
