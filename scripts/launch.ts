@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { EnvError, parseEnv, resetEnvCache } from '../lib/env';
 import { resolveRuntime, RuntimeError } from '../db/runtime';
+import { serveBackupRequests } from '../db/embedded/backup';
 import { applyMigrations } from '../db/migrate';
 import { connect } from '../db/client';
 import { checkDatabase } from '../db/check';
@@ -26,7 +27,11 @@ async function main() {
     }
     throw e;
   }
+  // Until the engine is up, a backup request (SIGUSR2) must not end this process (the signal's default).
+  process.on('SIGUSR2', () => {});
   const runtime = await resolveRuntime(env, { own: true });
+  // `npm run ops -- backup` while the server runs: this process owns the engine, so it takes the copy.
+  if (runtime.embedded) serveBackupRequests(path.resolve(env.DATA_DIR), runtime.embedded);
   // Set once Next is spawned; stop() may run before that.
   const proc: { child?: ReturnType<typeof spawn> } = {};
   let stopping = false;

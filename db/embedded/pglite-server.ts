@@ -33,7 +33,14 @@ type Conn = { id: number; socket: net.Socket; buffer: Buffer; closed: boolean; a
 type Chunk = { bytes: Buffer; endsWith: string };
 type Batch = Chunk & { conn: Conn; done: () => void };
 
-export type EmbeddedPostgres = { url: string; port: number; db: PGlite; stop: () => Promise<void> };
+export type EmbeddedPostgres = {
+  url: string;
+  port: number;
+  db: PGlite;
+  stop: () => Promise<void>;
+  /** A consistent copy of the whole database (gzipped tar of its data directory), taken between transactions. */
+  backup: () => Promise<Blob>;
+};
 
 const SCRAM_ITERATIONS = 4096;
 
@@ -118,12 +125,18 @@ export async function startEmbeddedPostgres(opts: {
   let owner: Conn | null = null; // connection holding an open transaction
   let running = false;
   const conns = new Set<Conn>();
+  /** Work on the engine itself (a backup), run when no connection holds a transaction. */
+  const maintenance: (() => Promise<void>)[] = [];
 
   async function pump() {
     if (running) return;
     running = true;
     try {
-      while (queue.length > 0) {
+      while (queue.length > 0 || (maintenance.length > 0 && !owner)) {
+        if (!owner && maintenance.length > 0) {
+          await maintenance.shift()!();
+          continue;
+        }
         const idx = owner ? queue.findIndex((q) => q.conn === owner) : 0;
         if (idx === -1) break; // wait for the transaction owner's next batch
         const [batch] = queue.splice(idx, 1);
@@ -281,6 +294,18 @@ export async function startEmbeddedPostgres(opts: {
     db,
     port,
     url: `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${host}:${port}/postgres`,
+    backup: () =>
+      new Promise<Blob>((resolve, reject) => {
+        maintenance.push(async () => {
+          try {
+            await db.exec('CHECKPOINT');
+            resolve(await db.dumpDataDir('gzip'));
+          } catch (e) {
+            reject(e);
+          }
+        });
+        void pump();
+      }),
     async stop() {
       for (const c of conns) c.socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
