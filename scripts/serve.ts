@@ -121,6 +121,10 @@ async function main() {
   // Started by the launcher with an IPC channel: if the launcher dies (kill -9), this server stops too
   // rather than live on, orphaned, holding its port and its database connections.
   if (process.connected) process.on('disconnect', () => void shutdown('launcher gone'));
+  // The parent may ask for this process's memory (the benchmarks: heap and RSS over a soak).
+  process.on('message', (m: { type?: string }) => {
+    if (m?.type === 'memory') process.send?.({ type: 'memory', ...process.memoryUsage() });
+  });
 
   server.listen(e.PORT, () => console.log(`✓ Ready on http://localhost:${e.PORT} (${dev ? 'development' : 'production'})`));
 }

@@ -40,6 +40,8 @@ export type EmbeddedPostgres = {
   stop: () => Promise<void>;
   /** A consistent copy of the whole database (gzipped tar of its data directory), taken between transactions. */
   backup: () => Promise<Blob>;
+  /** Client connections open now (the soak checks none leak). */
+  connections: () => number;
 };
 
 const SCRAM_ITERATIONS = 4096;
@@ -294,6 +296,7 @@ export async function startEmbeddedPostgres(opts: {
     db,
     port,
     url: `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${host}:${port}/postgres`,
+    connections: () => conns.size,
     backup: () =>
       new Promise<Blob>((resolve, reject) => {
         maintenance.push(async () => {
