@@ -503,6 +503,21 @@ describe('hostile input against the production build', () => {
       for (const r of await flood) expect(expectEnvelope(r, [401]).code).toBe('MISSING_API_KEY');
     }, 120_000);
 
+    it('one verification flooded with 10 uploads at once: the queue holds its bound, the rest is 503 ANALYSIS_QUEUE_FULL with Retry-After', async () => {
+      const photo = await I.selfie1280();
+      const res = await Promise.all(Array.from({ length: 10 }, () => upload(photo)));
+      const refused = res.filter((r) => r.status === 503);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const r of refused) {
+        expect(expectEnvelope(r, [503]).code).toBe('ANALYSIS_QUEUE_FULL');
+        expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      }
+      expect(res.filter((r) => r.status !== 503).map((r) => r.status)).toEqual(Array(10 - refused.length).fill(201));
+      // Sent again after Retry-After, an upload gets in.
+      await new Promise((r) => setTimeout(r, Number(refused[0].headers['retry-after']) * 1000));
+      expect((await upload(photo)).status).toBe(201);
+    }, 120_000);
+
     it('100 concurrent signed requests of a workspace at the default limit: exactly 60 pass, 40 get 429 with Retry-After', async () => {
       const limited = makeWorkspace(svc, [], []);
       const res = await Promise.all(Array.from({ length: 100 }, () => get('/v1/consent', limited)));
