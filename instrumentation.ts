@@ -8,10 +8,14 @@ export async function register() {
   // Start the image-analysis workers now, so the first upload does not wait for the face models (≈1.5 s).
   const { analysisPool } = await import('./lib/media/pool');
   analysisPool();
+  const { onShutdown } = await import('./lib/lifecycle');
+  const { getDb, getDbHandle } = await import('./db/client');
+  // At shutdown (scripts/serve.ts), after the runner's jobs and the workers' images: the pool closes last.
+  onShutdown('database', 'database-pool', () => getDbHandle().close());
   const { env, inngestEnabled } = await import('./lib/env');
   if (env().IN_PROCESS_RUNNER === 'off') return;
   if (inngestEnabled() && env().IN_PROCESS_RUNNER !== 'on') return;
-  const { getDb } = await import('./db/client');
   const { startLocalRunner } = await import('./lib/jobs/local-runner');
-  startLocalRunner({ db: getDb() });
+  const runner = startLocalRunner({ db: getDb() });
+  onShutdown('runner', 'in-process-runner', () => runner.stop());
 }

@@ -38,26 +38,40 @@ const BUILDERS = {
       .limit(1)
       .prepare('ov_verification_with_consent'),
 
-    /** Creating a verification: the insert (a conflict means an idempotent retry) and its audit entry. */
-    insertVerification: (db: Db) =>
-      db
-      .insert(verifications)
-      .values({
-        id: sql.placeholder('id'),
-        workspaceId: sql.placeholder('workspaceId'),
-        mode: sql.placeholder('mode'),
-        status: 'created',
-        flow: sql.placeholder('flow'),
-        checkMethod: sql.placeholder('checkMethod'),
-        externalId: sql.placeholder('externalId'),
-        externalMetadata: sql.placeholder('externalMetadata'),
-        captureToken: sql.placeholder('captureToken'),
-        idempotencyKey: sql.placeholder('idempotencyKey'),
-        idempotencyHash: sql.placeholder('idempotencyHash'),
-      })
-      .onConflictDoNothing()
-      .returning()
-      .prepare('ov_insert_verification'),
+    /**
+     * Creating a verification: the insert (a conflict means an idempotent retry) and its audit entry, in one
+     * statement, so they land together or not at all (a database lost between two statements left a
+     * verification without its entry), in one round trip.
+     */
+    insertVerification: (db: Db) => {
+      const inserted = db.$with('v').as(
+        db
+          .insert(verifications)
+          .values({
+            id: sql.placeholder('id'),
+            workspaceId: sql.placeholder('workspaceId'),
+            mode: sql.placeholder('mode'),
+            status: 'created',
+            flow: sql.placeholder('flow'),
+            checkMethod: sql.placeholder('checkMethod'),
+            externalId: sql.placeholder('externalId'),
+            externalMetadata: sql.placeholder('externalMetadata'),
+            captureTokenHash: sql.placeholder('captureTokenHash'),
+            captureTokenCiphertext: sql.placeholder('captureTokenCiphertext'),
+            idempotencyKey: sql.placeholder('idempotencyKey'),
+            idempotencyHash: sql.placeholder('idempotencyHash'),
+          })
+          .onConflictDoNothing()
+          .returning(),
+      );
+      const audited = db.$with('a', {}).as(
+        sql`insert into ${auditLog} (id, workspace_id, verification_id, actor, action, request_id, data)
+            select ${sql.placeholder('auditId')}, v.workspace_id, v.id, ${sql.placeholder('actor')}, 'verification.created',
+                   ${sql.placeholder('requestId')}, ${sql.placeholder('auditData')}::jsonb
+            from v`,
+      );
+      return db.with(inserted, audited).select().from(inserted).prepare('ov_insert_verification');
+    },
 
     insertAudit: (db: Db) =>
       db

@@ -3,9 +3,10 @@
  * launcher, the operator CLI and the benchmarks.
  *
  * - DATABASE_URL set: that Postgres (pgvector required); ENCRYPTION_KEY required.
- * - unset: the embedded PGlite in $DATA_DIR/db. The launcher owns it and serves it on a loopback port,
- *   recorded in $DATA_DIR/server.json; another process (the CLI) connects there while the server runs,
- *   and opens the data directory itself only when no server holds it.
+ * - unset: the embedded PGlite in $DATA_DIR/db. The launcher owns it and serves it on a loopback port with
+ *   a password generated at each start (SCRAM-SHA-256), recorded in $DATA_DIR/server.json; another process
+ *   of the same user (the CLI) connects there while the server runs, and opens the data directory itself
+ *   only when no server holds it. The directory and everything in it are readable by their owner only.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -45,10 +46,36 @@ export function runningServer(dataDir: string): { pid: number; databaseUrl: stri
   return undefined;
 }
 
+/**
+ * The data directory, readable by its owner only: the directory 0700, everything in it 0600/0700 (an
+ * existing directory from before is closed too), and this process's umask 077 so the engine's new files are.
+ */
+export function secureDataDir(dataDir: string) {
+  process.umask(0o077);
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const walk = (p: string) => {
+    const st = fs.lstatSync(p);
+    if (st.isSymbolicLink()) return;
+    if (st.isDirectory()) {
+      if ((st.mode & 0o077) !== 0) fs.chmodSync(p, st.mode & 0o700);
+      for (const name of fs.readdirSync(p)) walk(path.join(p, name));
+    } else if ((st.mode & 0o077) !== 0) fs.chmodSync(p, st.mode & 0o700);
+  };
+  walk(dataDir);
+}
+
+/** Writes a file readable by the owner only, atomically (a reader never sees half of it). */
+function writePrivate(file: string, text: string) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, text, { mode: 0o600 });
+  fs.chmodSync(tmp, 0o600);
+  fs.renameSync(tmp, file);
+}
+
 export function loadOrCreateEncryptionKey(dataDir: string): string {
   const file = path.join(dataDir, 'encryption.key');
   if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const key = randomBytes(32).toString('base64');
   fs.writeFileSync(file, key + '\n', { mode: 0o600, flag: 'wx' });
   return key;
@@ -66,18 +93,20 @@ export async function resolveRuntime(env: Env, opts: { own: boolean; port?: numb
     return { databaseUrl: env.DATABASE_URL, encryptionKey: env.ENCRYPTION_KEY, release: async () => {} };
   }
   const dataDir = path.resolve(env.DATA_DIR);
-  const encryptionKey = env.ENCRYPTION_KEY ?? loadOrCreateEncryptionKey(dataDir);
   const running = runningServer(dataDir);
+  // The owner opening the data directory closes it to everyone else (a process that only connects cannot).
+  if (!running) secureDataDir(dataDir);
+  const encryptionKey = env.ENCRYPTION_KEY ?? loadOrCreateEncryptionKey(dataDir);
   if (running) {
     if (opts.own) {
       throw new RuntimeError(`The service is already running on this data directory (pid ${running.pid}); stop it first.`);
     }
     return { databaseUrl: running.databaseUrl, encryptionKey, release: async () => {} };
   }
-  fs.mkdirSync(dataDir, { recursive: true });
   const embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'db'), port: opts.port ?? 0 });
   // Whoever opens the data directory serves it, so a second process connects instead of opening it twice.
-  fs.writeFileSync(serverFile(dataDir), JSON.stringify({ pid: process.pid, databaseUrl: embedded.url }));
+  // The URL carries the engine's generated password: the file is the owner's alone.
+  writePrivate(serverFile(dataDir), JSON.stringify({ pid: process.pid, databaseUrl: embedded.url }));
   return {
     databaseUrl: embedded.url,
     encryptionKey,

@@ -26,11 +26,13 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['0', '1']).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** How long a runner holds a pipeline job before another may take it over (crash recovery). */
-  PIPELINE_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  PIPELINE_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   /** Image-analysis worker threads; unset: cores − 1, 1 to 4 (lib/media/pool.ts). */
   ANALYSIS_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   /** `off`: this server does no background work; `on`: it does even with Inngest configured. */
   IN_PROCESS_RUNNER: z.enum(['on', 'off']).optional(),
+  /** How long a stopping server (SIGTERM) waits for requests and background jobs in flight before exiting. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   /** Where the project's files (the worker, traineddata, wasm) are found; unset: the working directory. */
   OPEN_VERIFY_ROOT: z.string().min(1).optional(),
 });

@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 
 export const ERROR_CODES = [
+  'BAD_REQUEST',
   'MISSING_API_KEY',
   'INVALID_API_KEY',
   'MISSING_SIGNATURE',
@@ -36,11 +37,28 @@ export const ERROR_CODES = [
   'IMAGE_TOO_LARGE',
   'RATE_LIMIT',
   'INTERNAL_ERROR',
+  'ANALYSIS_QUEUE_FULL',
+  'DATABASE_UNAVAILABLE',
+  'NOT_READY',
+  'REQUEST_TIMEOUT',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+const BRAND = Symbol.for('open-verify/DomainError');
+
 export class DomainError extends Error {
+  /**
+   * `instanceof` by brand, not by class identity: the production build bundles lib/ more than once (the
+   * instrumentation hook that creates the analysis pool, each route), so an error made in one copy must still
+   * be recognised by the translator of another (it was not: a queue-full 503 or a decode-failure 415 from
+   * the pool became a 500).
+   */
+  static [Symbol.hasInstance](x: unknown): boolean {
+    return typeof x === 'object' && x !== null && (x as Record<symbol, unknown>)[BRAND] === true;
+  }
+  readonly [BRAND] = true;
+
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -67,7 +85,8 @@ export function invalidStatus(message: string, details: Record<string, unknown>)
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, message?: string): z.infer<S> {
   const r = schema.safeParse(input);
   if (r.success) return r.data;
-  const fields: Record<string, string[]> = {};
+  // No prototype: a field named `__proto__` or `constructor` is a field like any other (it was a 500).
+  const fields: Record<string, string[]> = Object.create(null);
   for (const issue of r.error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const k of issue.keys) (fields[[...issue.path, k].join('.')] ??= []).push('Unknown field.');

@@ -166,7 +166,7 @@ async function duplicateSearch() {
         for (let c = 0; c < captures && stored + rows.length < size; c++) rows.push({ id: randomUUID(), acct, emb: vectorLiteral(gen.capture(id).map((x) => Math.round(x * 1e5) / 1e5)) });
       }
       const vals = sql.join(rows.map((r) => sql`(${r.id}, ${ws.id}, 'live', 'age', ${'tok_' + r.id}, 'approved', now())`), sql`, `);
-      await db.execute(sql`insert into verifications (id, workspace_id, mode, flow, capture_token, status, completed_at) values ${vals}`);
+      await db.execute(sql`insert into verifications (id, workspace_id, mode, flow, capture_token_hash, status, completed_at) values ${vals}`);
       const embs = sql.join(rows.map((r) => sql`(${r.id}, ${ws.id}, 'live', ${r.acct}, ${r.acct}, ${r.emb}::vector)`), sql`, `);
       await db.execute(sql`insert into face_embeddings (verification_id, workspace_id, mode, external_id, account, embedding) values ${embs}`);
       stored += rows.length;

@@ -4,15 +4,16 @@
  * seeds a demo workspace on first start, then runs Next.js connected to it. Ctrl-C stops all of it.
  */
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
+import path from 'node:path';
 import { EnvError, parseEnv, resetEnvCache } from '../lib/env';
 import { resolveRuntime, RuntimeError } from '../db/runtime';
+import { serveBackupRequests } from '../db/embedded/backup';
 import { applyMigrations } from '../db/migrate';
 import { connect } from '../db/client';
 import { checkDatabase } from '../db/check';
 import { seedIfEmpty } from '../db/seed';
+import { releaseOrphanedLeases } from '../lib/jobs/recover';
 
-const require = createRequire(import.meta.url);
 const mode = process.argv[2] === 'start' ? 'start' : 'dev';
 
 async function main() {
@@ -26,7 +27,11 @@ async function main() {
     }
     throw e;
   }
+  // Until the engine is up, a backup request (SIGUSR2) must not end this process (the signal's default).
+  process.on('SIGUSR2', () => {});
   const runtime = await resolveRuntime(env, { own: true });
+  // `npm run ops -- backup` while the server runs: this process owns the engine, so it takes the copy.
+  if (runtime.embedded) serveBackupRequests(path.resolve(env.DATA_DIR), runtime.embedded);
   // Set once Next is spawned; stop() may run before that.
   const proc: { child?: ReturnType<typeof spawn> } = {};
   let stopping = false;
@@ -34,9 +39,13 @@ async function main() {
     if (stopping) return;
     stopping = true;
     const child = proc.child;
-    if (child && child.exitCode === null) {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      // The server finishes what is in flight (scripts/serve.ts); past its grace period and 10 s more, it is killed.
+      const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      const killer = setTimeout(() => child.kill('SIGKILL'), env.SHUTDOWN_GRACE_MS + 10_000);
+      await exited;
+      clearTimeout(killer);
     }
     await runtime.release();
     process.exit(code);
@@ -50,6 +59,11 @@ async function main() {
     process.env.ENCRYPTION_KEY = runtime.encryptionKey;
     resetEnvCache();
     const h = connect(runtime.databaseUrl, { max: 1 });
+    if (runtime.embedded) {
+      // This process owns the embedded database: whatever was held there was held by a process now gone.
+      const released = await releaseOrphanedLeases(h.db);
+      if (released.jobs + released.webhooks > 0) console.log(`open-verify: resumed ${released.jobs} decision(s) and ${released.webhooks} webhook attempt(s) interrupted by the last stop`);
+    }
     const seeded = await seedIfEmpty(h.db);
     await h.close();
     if (seeded) printDemo(env.BASE_URL, seeded);
@@ -59,11 +73,15 @@ async function main() {
     return;
   }
 
-  const nextBin = require.resolve('next/dist/bin/next');
-  const child = spawn(process.execPath, [nextBin, mode, '-p', String(env.PORT)], {
-    stdio: 'inherit',
+  // Next.js behind the service's own HTTP server (scripts/serve.ts: raw request-target, error envelopes for
+  // unroutable requests, graceful shutdown).
+  // One process (no tsx CLI in between), so signals reach the server itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'serve.ts'), mode], {
+    // An IPC channel too: the server notices when the launcher is gone and stops (scripts/serve.ts).
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     env: {
       ...process.env,
+      NODE_ENV: mode === 'start' ? 'production' : 'development',
       DATABASE_URL: runtime.databaseUrl,
       ENCRYPTION_KEY: runtime.encryptionKey,
       BASE_URL: env.BASE_URL,

@@ -4,8 +4,10 @@
  * errors are `{ "error": { code, message, details } }` and exit 1.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { EnvError, parseEnv, resetEnvCache } from '../lib/env';
 import { resolveRuntime, RuntimeError } from '../db/runtime';
+import { backupEmbedded, restoreEmbedded } from '../db/embedded/backup';
 import { applyMigrations } from '../db/migrate';
 import { connect, type Db } from '../db/client';
 import { DomainError } from '../lib/errors';
@@ -170,6 +172,8 @@ const COMMANDS: Record<string, Command> = {
       return { webhook_event: { id: e.id, state: e.state, next_attempt_at: e.nextAttemptAt.toISOString() } };
     },
   },
+  backup: { usage: '--out FILE   (embedded database; works while the server runs)', run: async () => ({}) },
+  restore: { usage: '--from FILE [--force] [--encryption-key-file F]   (embedded database; server stopped)', run: async () => ({}) },
   'admin:create': {
     usage: '--email E --password P',
     run: async (db, f) => ({ admin: await createAdmin(db, { email: req(f, 'email'), password: req(f, 'password') }) }),
@@ -216,6 +220,26 @@ async function main(argv: string[]): Promise<number> {
     if (e instanceof EnvError) return fail('INVALID_ENVIRONMENT', e.message);
     throw e;
   }
+  // Backup and restore work on the data directory, not through a database connection.
+  if (name === 'backup' || name === 'restore') {
+    if (env.DATABASE_URL) return fail('VALIDATION_ERROR', 'backup and restore are for the embedded database; back up your own PostgreSQL with its tools (pg_dump, base backups).');
+    try {
+      const dataDir = path.resolve(env.DATA_DIR);
+      if (name === 'backup') {
+        const r = await backupEmbedded(dataDir, req(flags, 'out'));
+        print({ backup: { file: path.resolve(req(flags, 'out')), bytes: r.bytes, online: r.online } });
+      } else {
+        const keyFile = typeof flags['encryption-key-file'] === 'string' ? flags['encryption-key-file'] : undefined;
+        const r = await restoreEmbedded(dataDir, req(flags, 'from'), { force: flags.force === true, encryptionKeyFile: keyFile });
+        print({ restored: { data_dir: dataDir, verifications: r.verifications, media: r.media, moved_aside: r.movedAside } });
+      }
+      return 0;
+    } catch (e) {
+      if (e instanceof DomainError) return fail(e.code, e.message, e.details);
+      return fail(e instanceof RuntimeError ? 'BACKUP_FAILED' : 'INTERNAL_ERROR', (e as Error).message);
+    }
+  }
+
   let runtime;
   try {
     runtime = await resolveRuntime(env, { own: false });

@@ -21,7 +21,9 @@ describe('decision pipeline across a crash', () => {
 
   it('a server killed while jobs run finishes every job after restart, each decided once', async () => {
     ensureBuild();
-    const extra = { PIPELINE_LEASE_MS: '3000' };
+    // A ten-minute lease: the decisions resume at once anyway, because the launcher owns the embedded
+    // database and releases the leases of the process that died (lib/jobs/recover.ts).
+    const extra = { PIPELINE_LEASE_MS: '600000' };
     const port = await freePort();
     server = await start(dataDir, port, extra);
     const ops = (...a: string[]) => JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port, extra) }).toString());

@@ -56,31 +56,76 @@ describe('embedded PGlite wire server', () => {
   });
 
   it('a client that vanishes inside a transaction does not block the others', async () => {
-    // A raw wire client: startup, then BEGIN + INSERT as a simple query, then the socket is dropped.
-    const socket = net.connect(pg.port, '127.0.0.1');
-    await new Promise((r) => socket.once('connect', r));
-    const params = Buffer.from('user\0postgres\0database\0postgres\0\0');
-    const startup = Buffer.alloc(8);
-    startup.writeInt32BE(8 + params.length, 0);
-    startup.writeInt32BE(196608, 4);
-    const q = Buffer.from('begin; insert into counter values (777);\0');
-    const query = Buffer.concat([Buffer.from('Q'), Buffer.alloc(4), q]);
-    query.writeInt32BE(4 + q.length, 1);
-    let seen = Buffer.alloc(0);
-    const inTransaction = new Promise<void>((resolve) =>
-      socket.on('data', (d) => {
-        seen = Buffer.concat([seen, d]);
-        // ReadyForQuery 'Z' with status 'T' (in a transaction block)
-        for (let i = 0; i + 5 < seen.length; i++) if (seen[i] === 0x5a && seen.readInt32BE(i + 1) === 5 && seen[i + 5] === 0x54) resolve();
-      }),
-    );
-    socket.write(Buffer.concat([startup, params]));
-    await new Promise((r) => setTimeout(r, 100));
-    socket.write(query);
-    await inTransaction;
-    socket.destroy();
+    // Another client (its own pool) opens a transaction, writes, and its connection is destroyed mid-way.
+    const other = postgres(pg.url, { max: 1, onnotice: () => {} });
+    let inside!: () => void;
+    const entered = new Promise<void>((r) => (inside = r));
+    const tx = other
+      .begin(async (t) => {
+        await t`insert into counter values (777)`;
+        inside();
+        await new Promise(() => {}); // never commits
+      })
+      .catch(() => 'gone');
+    await entered;
+    await other.end({ timeout: 0 }); // the socket is destroyed, the transaction left open on the server
+    expect(await tx).toBe('gone');
     const [{ c }] = await sql`select count(*)::int as c from counter where n = 777`;
     expect(c).toBe(0);
+  });
+
+  describe('authentication (SCRAM-SHA-256)', () => {
+    const withUrl = async (url: string) => {
+      const s = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+      try {
+        return await s`select 1 as one`.then(() => 'ok', (e: { code?: string }) => e.code ?? String(e));
+      } finally {
+        await s.end({ timeout: 1 });
+      }
+    };
+    const u = () => new URL(pg.url);
+
+    it('the generated password lets the owner in', async () => {
+      expect(u().password.length).toBeGreaterThanOrEqual(40);
+      expect(await withUrl(pg.url)).toBe('ok');
+    });
+
+    it('a wrong password, no password, or another user is refused (28P01), as is a client offered nothing else', async () => {
+      const wrong = u();
+      wrong.password = 'postgres';
+      expect(await withUrl(wrong.href)).toBe('28P01');
+      const none = u();
+      none.password = '';
+      expect(await withUrl(none.href)).not.toBe('ok');
+      const otherUser = u();
+      otherUser.username = 'admin';
+      expect(await withUrl(otherUser.href)).toBe('28P01');
+    });
+
+    it('nothing reaches the engine before the login: a query sent right after the startup is not answered', async () => {
+      const socket = net.connect(pg.port, '127.0.0.1');
+      await new Promise((r) => socket.once('connect', r));
+      const params = Buffer.from('user\0postgres\0database\0postgres\0\0');
+      const startup = Buffer.alloc(8);
+      startup.writeInt32BE(8 + params.length, 0);
+      startup.writeInt32BE(196608, 4);
+      const q = Buffer.from('select * from counter;\0');
+      const query = Buffer.concat([Buffer.from('Q'), Buffer.alloc(4), q]);
+      query.writeInt32BE(4 + q.length, 1);
+      let seen = Buffer.alloc(0);
+      const closed = new Promise((r) => socket.once('close', r));
+      socket.on('data', (d) => (seen = Buffer.concat([seen, d])));
+      socket.on('error', () => {});
+      socket.write(Buffer.concat([startup, params, query]));
+      await closed;
+      // Exactly AuthenticationSASL (R, code 10), then an ErrorResponse (the query is not a SASL response):
+      // no RowDescription, DataRow or ReadyForQuery.
+      const types: string[] = [];
+      for (let i = 0; i + 5 <= seen.length; i += 1 + seen.readInt32BE(i + 1)) types.push(String.fromCharCode(seen[i]));
+      expect(types).toEqual(['R', 'E']);
+      expect(seen.readInt32BE(5)).toBe(10);
+      expect(seen.includes(Buffer.from('C08P01'))).toBe(true);
+    });
   });
 
   it('pgvector is loaded', async () => {

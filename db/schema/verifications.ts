@@ -31,8 +31,13 @@ export const verifications = pgTable(
     checkMethod: text('check_method', { enum: ['estimation', 'document_verification'] }),
     externalId: text('external_id'),
     externalMetadata: jsonb('external_metadata'),
-    /** Unguessable token of the capture URL (256 random bits). */
-    captureToken: text('capture_token').notNull().unique(),
+    /**
+     * The capture URL's token (256 random bits) is never stored in clear: its SHA-256 (hex) finds the
+     * verification, and it is kept encrypted (AES-256-GCM under ENCRYPTION_KEY, bound to the verification's
+     * id) only to show the `url` again. Tokens from before this column have no ciphertext: their url is null.
+     */
+    captureTokenHash: text('capture_token_hash').notNull().unique(),
+    captureTokenCiphertext: text('capture_token_ciphertext'),
     attemptsUsed: integer('attempts_used').notNull().default(0),
     reason: text('reason'),
     result: jsonb('result'),

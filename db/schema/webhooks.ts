@@ -5,8 +5,8 @@ import { workspaces } from './workspaces';
 
 /**
  * Outbox of webhook events: written in the same transaction as the status change that fires it.
- * `body` is the exact JSON sent, serialised once; `next_attempt_at` doubles as the lease of a runner
- * that claimed it, so a runner that dies mid-send lets the event come due again (sent twice, never lost).
+ * `body` is the exact JSON sent, serialised once; `lease_until` is held by the runner that claimed it, so a
+ * runner that dies mid-send lets the event come due again (sent twice, never lost).
  */
 export const webhookEvents = pgTable(
   'webhook_events',
@@ -24,6 +24,8 @@ export const webhookEvents = pgTable(
     state: text('state', { enum: ['pending', 'delivered', 'completed', 'failed', 'skipped'] }).notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+    /** Held by a runner sending an attempt until then (a runner that died mid-send lets go when it passes). */
+    leaseUntil: ts('lease_until'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

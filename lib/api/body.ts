@@ -1,28 +1,72 @@
+/**
+ * Request bodies: read only after the request is known to come from a workspace within its rate limit
+ * (lib/api/route.ts), chunk by chunk, refused with 413 the moment they pass their limit (or at once when
+ * Content-Length already says so), never buffered beyond it.
+ */
 import { DomainError } from '../errors';
 
 export const JSON_BODY_LIMIT = 64 * 1024;
+/** JSON nested deeper than this is refused before it is parsed (recursive code downstream must not overflow). */
+export const JSON_MAX_DEPTH = 64;
 
-/**
- * Reads the raw body, refusing it with 413 as soon as it passes `limit` bytes (and at once when
- * Content-Length already says so), so an oversized upload is never buffered whole.
- */
-export async function readBodyLimited(req: Request, limit: number): Promise<Uint8Array> {
+/** 413 at once when the declared length is over the limit. */
+export function refuseDeclaredLength(req: Request, limit: number) {
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  if (!req.body) return new Uint8Array(0);
+}
+
+/**
+ * Streams the body through `onChunk`, counting bytes: 413 as soon as the total passes `limit`. Whatever
+ * `onChunk` throws (a parser refusing the body) stops the reading there; the rest is never read.
+ */
+export async function streamBody(req: Request, limit: number, onChunk: (chunk: Uint8Array) => void): Promise<number> {
+  refuseDeclaredLength(req, limit);
+  if (!req.body) return 0;
   const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch {
+        throw new DomainError('BAD_REQUEST', 'The request body could not be read to its end.');
+      }
+      if (next.done) return total;
+      total += next.value.byteLength;
+      if (total > limit) throw tooLarge(limit);
+      onChunk(next.value);
     }
-    chunks.push(value);
+  } catch (e) {
+    void discardRest(reader);
+    throw e;
   }
+}
+
+/**
+ * After a refusal mid-body: read and drop what the client is still sending (nothing is kept), so it gets our
+ * answer instead of a reset connection (cancelling the stream destroys the socket before the answer is
+ * written). Bounded: at most 32 MiB or 30 s more, then the connection is dropped.
+ */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes = 32 * 1024 * 1024, maxMs = 30_000) {
+  const until = Date.now() + maxMs;
+  let n = 0;
+  try {
+    while (n <= maxBytes && Date.now() < until) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      n += value.byteLength;
+    }
+  } catch {
+    return;
+  }
+  await reader.cancel().catch(() => {});
+}
+
+/** The whole body, at most `limit` bytes. */
+export async function readBodyLimited(req: Request, limit: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  const total = await streamBody(req, limit, (c) => chunks.push(c));
   const out = new Uint8Array(total);
   let off = 0;
   for (const c of chunks) {
@@ -44,12 +88,34 @@ export function isJsonContentType(value: string | null): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
+/** How deeply arrays and objects nest in JSON text, counted without parsing (strings skipped). Stops past `max`. */
+export function jsonDepthOver(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 export function parseJsonBody(raw: Uint8Array): unknown {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
   } catch {
     throw new DomainError('VALIDATION_ERROR', 'The request body is not valid UTF-8.', { fields: { body: ['Invalid UTF-8'] } });
+  }
+  if (jsonDepthOver(text, JSON_MAX_DEPTH)) {
+    throw new DomainError('VALIDATION_ERROR', `The request body nests deeper than ${JSON_MAX_DEPTH} levels.`, {
+      fields: { body: [`At most ${JSON_MAX_DEPTH} levels of nesting.`] },
+    });
   }
   try {
     return JSON.parse(text);

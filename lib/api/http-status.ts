@@ -5,6 +5,7 @@
 import type { ErrorCode } from '../errors';
 
 export const HTTP_STATUS = {
+  BAD_REQUEST: 400,
   MISSING_API_KEY: 401,
   INVALID_API_KEY: 401,
   MISSING_SIGNATURE: 401,
@@ -35,4 +36,8 @@ export const HTTP_STATUS = {
   IMAGE_TOO_LARGE: 422,
   RATE_LIMIT: 429,
   INTERNAL_ERROR: 500,
+  ANALYSIS_QUEUE_FULL: 503,
+  DATABASE_UNAVAILABLE: 503,
+  NOT_READY: 503,
+  REQUEST_TIMEOUT: 408,
 } as const satisfies Record<ErrorCode, number>;

@@ -14,11 +14,35 @@ export function ok(data: unknown, status = 200, headers: Headers = {}): Response
   return json(status, { data }, headers);
 }
 
+/** Node and postgres.js codes of a connection that could not be made or was lost. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
+]);
+/** SQLSTATEs of a server that cannot serve now: connection exceptions (08), shutting down or starting (57P01-03), full (53300). */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+
+/** True when `err` (or what it wraps: drizzle wraps the driver's error) says the database is out of reach. */
+export function databaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (CONNECTION_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true;
+  }
+  return false;
+}
+
+/** How long a client should wait when the database is out of reach (a restart takes seconds). */
+const DATABASE_RETRY_AFTER_S = 5;
+
 /**
  * The translator: anything thrown becomes the error envelope, its status from the one table. Unknown
- * errors never leak their text.
+ * errors never leak their text. A lost database is not our bug but a moment: 503 with Retry-After.
  */
 export function errorResponse(err: unknown, requestId: string, headers: Headers = {}): Response {
+  if (!(err instanceof DomainError) && databaseUnavailable(err)) {
+    log.warn('database unavailable', { request_id: requestId, err });
+    err = new DomainError('DATABASE_UNAVAILABLE', 'The database cannot be reached right now. Retry shortly.', undefined, DATABASE_RETRY_AFTER_S);
+  }
   if (err instanceof DomainError) {
     const error: Record<string, unknown> = { code: err.code, message: err.message };
     if (err.details) error.details = err.details;

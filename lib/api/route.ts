@@ -1,21 +1,28 @@
 /**
- * The one wrapper every /v1 route is declared with: it names the auth mode and zod schemas, then calls
- * one lib/ operation. It reads the body (with its limit), authenticates, applies the rate limit,
- * validates, and turns whatever is thrown into the error envelope. Routes have no try/catch.
+ * The one wrapper every /v1 and capture route is declared with: it names the auth mode and zod schemas,
+ * then calls one lib/ operation. Order matters, and is the point of it:
+ *   1. who is asking, from the headers alone: the workspace X-API-Key names and the signature header's form
+ *      (or the capture link's token), then that workspace's (or link's) rate limit. An unknown key, a
+ *      missing signature or a workspace over its limit is answered without reading a byte of the body;
+ *   2. the body, streamed with its limit enforced as it arrives (multipart parsed as it streams, with its
+ *      part and size limits, each file hashed on the way);
+ *   3. the signature over the canonical request (the body is needed for it), then params and body
+ *      validation, then the handler. Whatever is thrown becomes the error envelope. Routes have no try/catch.
  */
 import type { z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import { newId } from '../ids';
 import { withLogContext } from '../log';
-import { authenticate, type AuthResult } from '../auth/authenticate';
+import { identify, verifySignature, type AuthResult } from '../auth/authenticate';
 import type { VerificationRow } from '@/db/schema';
 import { authenticateCapture, captureRateKey, CAPTURE_RATE_LIMIT_PER_MINUTE } from '../capture/auth';
-import { canonicalJson, canonicalMultipart } from '../auth/canonical';
+import { canonicalJson, canonicalMultipartFromHashes, requestTarget } from '../auth/canonical';
 import { LIMITS } from '../media/thresholds';
 import { rateLimitError, takeRateLimit, type RateLimitState } from '../ratelimit';
 import { DomainError, parseOrThrow } from '../errors';
 import { errorResponse, json } from './respond';
-import { isJsonContentType, JSON_BODY_LIMIT, parseJsonBody, readBodyLimited } from './body';
+import { isJsonContentType, JSON_BODY_LIMIT, parseJsonBody, readBodyLimited, streamBody } from './body';
+import { MultipartParser, multipartBoundary, type ParsedForm } from './multipart';
 
 export type HandlerResult = { status?: number; data: unknown; headers?: Record<string, string> };
 
@@ -30,7 +37,7 @@ export type ApiContext<P, B> = {
   /** Capture endpoints: the verification the link's token opens (read once, by the authentication). */
   verification?: VerificationRow;
   /** Multipart endpoints: the non-file fields and the files, by field name. */
-  form?: { fields: [string, string][]; files: { field: string; bytes: Uint8Array; type: string }[] };
+  form?: ParsedForm;
 };
 
 type RouteOptions<PS extends z.ZodType, BS extends z.ZodType> = {
@@ -51,10 +58,19 @@ type RouteOptions<PS extends z.ZodType, BS extends z.ZodType> = {
 
 type NextCtx = { params: Promise<Record<string, string | string[]>> };
 
-export function pathWithQuery(req: Request): string {
-  const u = new URL(req.url);
-  return u.pathname + u.search;
-}
+/** The media endpoints' form: type, side, document_type and one file, with room for a few stray parts. */
+export const MEDIA_FORM_LIMITS = {
+  maxParts: 8,
+  maxFieldBytes: 1024,
+  maxFileBytes: LIMITS.maxFileBytes,
+  maxHeaderBytes: 2048,
+  maxPreambleBytes: 1024,
+};
+/** The whole multipart body: the file plus the form's own bytes. */
+export const MULTIPART_BODY_LIMIT = LIMITS.maxFileBytes + 64 * 1024;
+
+/** The path and query of the request exactly as sent (canonical.ts). */
+export const pathWithQuery = requestTarget;
 
 export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType = z.ZodType>(
   opts: RouteOptions<PS, BS>,
@@ -69,35 +85,63 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
     let headers: Record<string, string> = { 'x-request-id': requestId };
     try {
       const db = getDb();
-      let form: ApiContext<unknown, unknown>['form'];
-      if (opts.multipart && !/^multipart\/form-data\s*;/i.test(req.headers.get('content-type') ?? '')) {
-        throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data.');
-      }
-      // Multipart: the file limit plus room for the form's own bytes, refused while streaming.
-      const rawBody = await readBodyLimited(req, opts.multipart ? LIMITS.maxFileBytes + 256 * 1024 : JSON_BODY_LIMIT);
-      if (opts.multipart) form = await parseMultipart(req, rawBody);
       const rawParams = nextCtx ? await nextCtx.params : {};
       const limitBy = async (key: string, perMinute: number, scope?: string) => {
         const limit = await takeRateLimit(db, key, perMinute);
         headers = { ...headers, ...rateLimitHeaders(limit) };
         if (!limit.allowed) throw rateLimitError(limit, scope);
       };
-      let auth: AuthResult;
+
+      // 1. Who is asking, and may they be heard now: headers only, the body untouched.
+      let auth: AuthResult | undefined;
+      let pending: Extract<Awaited<ReturnType<typeof identify>>, { pending: unknown }>['pending'] | undefined;
       let verification: VerificationRow | undefined;
       if (opts.auth === 'captureToken') {
         // The link first (an unknown token is 404 and leaves nothing behind), then its own rate limit.
         ({ auth, verification } = await authenticateCapture(db, String(rawParams.token ?? '')));
         await limitBy(captureRateKey(verification.id), CAPTURE_RATE_LIMIT_PER_MINUTE, 'this verification link');
       } else {
-        auth = await authenticate(db, {
+        const who = await identify(db, {
           apiKey: req.headers.get('x-api-key'),
           signature: req.headers.get('x-hmac-signature'),
-          canonical: form
-            ? [canonicalMultipart(req.method, pathWithQuery(req), form.fields, form.files.map((f) => f.bytes))]
-            : canonicalJson(req.method, pathWithQuery(req), rawBody),
           allowUnsigned: opts.auth === 'apiKeyUnsignedAllowed',
         });
-        await limitBy(`ws:${auth.workspace.id}`, auth.workspace.rateLimitPerMinute);
+        if ('auth' in who) auth = who.auth;
+        else pending = who.pending;
+        const workspace = auth?.workspace ?? pending!.workspace;
+        await limitBy(`ws:${workspace.id}`, workspace.rateLimitPerMinute);
+      }
+
+      // 2. The body, with its limits enforced while it streams.
+      let form: ParsedForm | undefined;
+      let rawBody: Uint8Array = new Uint8Array(0);
+      if (opts.multipart) {
+        const contentType = req.headers.get('content-type');
+        if (!/^\s*multipart\/form-data\s*(;|$)/i.test(contentType ?? '')) {
+          throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data.');
+        }
+        const boundary = multipartBoundary(contentType);
+        if (!boundary) {
+          throw new DomainError('VALIDATION_ERROR', 'The multipart body could not be parsed.', {
+            fields: { body: ['The Content-Type has no valid boundary parameter.'] },
+          });
+        }
+        const parser = new MultipartParser(boundary, MEDIA_FORM_LIMITS);
+        await streamBody(req, MULTIPART_BODY_LIMIT, (chunk) => parser.write(chunk));
+        form = parser.end();
+      } else {
+        rawBody = await readBodyLimited(req, JSON_BODY_LIMIT);
+      }
+
+      // 3. The signature over the canonical request.
+      if (pending) {
+        const target = requestTarget(req);
+        auth = verifySignature(
+          pending,
+          form
+            ? [canonicalMultipartFromHashes(req.method, target, form.fields, form.files.map((f) => f.sha256))]
+            : canonicalJson(req.method, target, rawBody),
+        );
       }
 
       let params: z.infer<PS> = rawParams as z.infer<PS>;
@@ -125,32 +169,12 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
         });
       }
 
-      const result = await opts.handler({ db, req, requestId, auth, params, body, rawBody, form, verification });
+      const result = await opts.handler({ db, req, requestId, auth: auth!, params, body, rawBody, form, verification });
       return json(result.status ?? 200, { data: result.data }, { ...headers, ...result.headers });
     } catch (err) {
       return errorResponse(err, requestId, headers);
     }
   }
-}
-
-/** Parses a buffered multipart body; a field given twice is refused (the signature would be ambiguous). */
-async function parseMultipart(req: Request, raw: Uint8Array): Promise<NonNullable<ApiContext<unknown, unknown>['form']>> {
-  let data: FormData;
-  try {
-    data = await new Response(raw as BodyInit, { headers: { 'content-type': req.headers.get('content-type')! } }).formData();
-  } catch {
-    throw new DomainError('VALIDATION_ERROR', 'The multipart body could not be parsed.', { fields: { body: ['Malformed multipart/form-data.'] } });
-  }
-  const fields: [string, string][] = [];
-  const files: { field: string; bytes: Uint8Array; type: string }[] = [];
-  const seen = new Set<string>();
-  for (const [name, value] of data.entries()) {
-    if (seen.has(name)) throw new DomainError('VALIDATION_ERROR', `The field ${name} is given more than once.`, { fields: { [name]: ['Given more than once.'] } });
-    seen.add(name);
-    if (typeof value === 'string') fields.push([name, value]);
-    else files.push({ field: name, bytes: new Uint8Array(await value.arrayBuffer()), type: value.type });
-  }
-  return { fields, files };
 }
 
 /** decisions.md: every response carries the rate limit's state. */

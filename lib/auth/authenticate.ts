@@ -22,17 +22,22 @@ export type AuthResult = {
 export const PLACEHOLDER_SIGNATURE = 'placeholder';
 const SIGNATURE_RE = /^[0-9a-f]{64}$/;
 
-export async function authenticate(
+/** A workspace named by its key whose signature is still to be checked against the body. */
+export type PendingSignature = {
+  workspace: Workspace;
+  signature: string;
+  keys: { id: string; mode: Mode; secretCiphertext: string }[];
+};
+
+/**
+ * Step one, from the headers alone (nothing of the body is read yet): the workspace X-API-Key names, and
+ * the form of X-HMAC-Signature. An unknown key, a missing or malformed signature, the placeholder where it
+ * is not allowed and a workspace without keys end here. Unsigned and placeholder requests are complete.
+ */
+export async function identify(
   db: DbOrTx,
-  input: {
-    apiKey: string | null;
-    signature: string | null;
-    /** The canonical request, as byte parts (see canonical.ts). */
-    canonical: (string | Uint8Array)[];
-    /** Only POST /v1/verifications may go unsigned, and only where the workspace allows it. */
-    allowUnsigned?: boolean;
-  },
-): Promise<AuthResult> {
+  input: { apiKey: string | null; signature: string | null; allowUnsigned?: boolean },
+): Promise<{ auth: AuthResult } | { pending: PendingSignature }> {
   const apiKey = input.apiKey?.trim();
   if (!apiKey) throw new DomainError('MISSING_API_KEY', 'The X-API-Key header is required.');
   if (apiKey.length > 200) throw new DomainError('INVALID_API_KEY', 'The API key is not valid.');
@@ -44,12 +49,12 @@ export async function authenticate(
   const signature = input.signature;
   if (signature === null || signature === '') {
     if (input.allowUnsigned && !workspace.enforceSignature) {
-      return { workspace, mode: 'live', via: { kind: 'unsigned' } };
+      return { auth: { workspace, mode: 'live', via: { kind: 'unsigned' } } };
     }
     throw new DomainError('MISSING_SIGNATURE', 'The X-HMAC-Signature header is required.');
   }
   if (signature === PLACEHOLDER_SIGNATURE) {
-    if (workspace.allowPlaceholderSignature) return { workspace, mode: 'test', via: { kind: 'placeholder' } };
+    if (workspace.allowPlaceholderSignature) return { auth: { workspace, mode: 'test', via: { kind: 'placeholder' } } };
     throw new DomainError('INVALID_SIGNATURE', 'The placeholder signature is not enabled for this workspace.');
   }
 
@@ -65,14 +70,35 @@ export async function authenticate(
       'X-HMAC-Signature must be 64 lowercase hexadecimal characters (HMAC-SHA256 of the canonical request).',
     );
   }
+  return { pending: { workspace, signature, keys } };
+}
+
+/** Step two: the HMAC of the canonical request (byte parts, see canonical.ts) under each key of the workspace. */
+export function verifySignature(p: PendingSignature, canonical: (string | Uint8Array)[]): AuthResult {
   // Test every key, without stopping at the first match, so timing does not reveal which key matched.
-  let match: (typeof keys)[number] | undefined;
-  for (const key of keys) {
-    const expected = hmacSha256Hex(revealSecret(key), input.canonical);
-    if (hexEqual(expected, signature) && !match) match = key;
+  let match: PendingSignature['keys'][number] | undefined;
+  for (const key of p.keys) {
+    const expected = hmacSha256Hex(revealSecret(key), canonical);
+    if (hexEqual(expected, p.signature) && !match) match = key;
   }
   if (!match) throw new DomainError('INVALID_SIGNATURE', 'The signature does not match the request.');
-  return { workspace, mode: match.mode, via: { kind: 'key', keyId: match.id } };
+  return { workspace: p.workspace, mode: match.mode, via: { kind: 'key', keyId: match.id } };
+}
+
+/** Both steps at once, for callers that already hold the whole request. */
+export async function authenticate(
+  db: DbOrTx,
+  input: {
+    apiKey: string | null;
+    signature: string | null;
+    /** The canonical request, as byte parts (see canonical.ts). */
+    canonical: (string | Uint8Array)[];
+    /** Only POST /v1/verifications may go unsigned, and only where the workspace allows it. */
+    allowUnsigned?: boolean;
+  },
+): Promise<AuthResult> {
+  const who = await identify(db, input);
+  return 'auth' in who ? who.auth : verifySignature(who.pending, input.canonical);
 }
 
 /** Who acted, for the audit log: the key that signed, or how the request was let in. */

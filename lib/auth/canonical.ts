@@ -42,5 +42,33 @@ export function canonicalMultipart(
   fields: [string, string][],
   files: Uint8Array[],
 ): string {
-  return `${method.toUpperCase()}${pathWithQuery}\n${sortedFormFields(fields)}\n${sortedFileHashes(files)}`;
+  return canonicalMultipartFromHashes(method, pathWithQuery, fields, files.map((f) => sha256Hex(f)));
+}
+
+/** The same, from the files' lowercase hex SHA-256 (computed while the body streamed). */
+export function canonicalMultipartFromHashes(method: string, pathWithQuery: string, fields: [string, string][], fileHashes: string[]): string {
+  return `${method.toUpperCase()}${pathWithQuery}\n${sortedFormFields(fields)}\n${[...fileHashes].sort().join(',')}`;
+}
+
+/**
+ * The service's HTTP server (scripts/serve.ts) puts the request-target exactly as it came on the wire in
+ * this header, replacing whatever a client sent, and says so on globalThis. Next.js rebuilds the URL it hands
+ * to route handlers from a parsed query (`?a=%41` becomes `?a=A`, a bare `?` disappears, `&&` collapses), so
+ * the wire form is the only faithful one (interface.md: "the query string as sent").
+ */
+export const REQUEST_TARGET_HEADER = 'x-ov-request-target';
+const server = globalThis as unknown as { __ovRequestTargetHeader?: boolean };
+export const markRequestTargetTrusted = () => {
+  server.__ovRequestTargetHeader = true;
+};
+
+/** Path and query exactly as sent: origin-form as is; absolute-form without its scheme and authority. */
+export function requestTarget(req: Request): string {
+  const raw = server.__ovRequestTargetHeader ? req.headers.get(REQUEST_TARGET_HEADER) : null;
+  const target = raw ?? req.url;
+  // Absolute form (and the URL a handler sees when no server set the header): drop scheme://authority.
+  const withoutOrigin = /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') : target;
+  const hash = withoutOrigin.indexOf('#');
+  const out = hash >= 0 ? withoutOrigin.slice(0, hash) : withoutOrigin;
+  return out.startsWith('/') ? out : '/' + out;
 }

@@ -2,7 +2,10 @@
  * The hosted capture page's authentication: the unguessable token of the verification's `url`
  * (256 random bits). It grants exactly what the end user needs on that one verification (read its state,
  * accept consent, upload, submit) and nothing else; the browser never sees a secret key.
- * The token is never logged or stored outside its column: the rate limit is keyed by the verification.
+ * The token is never logged, and never stored in clear: the database holds its SHA-256, by which the link
+ * is found, and a ciphertext (AES-256-GCM under ENCRYPTION_KEY, bound to the verification's id) from which
+ * the `url` can be shown again. Someone who reads the database without the key cannot open a link.
+ * The rate limit is keyed by the verification.
  */
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
@@ -10,6 +13,9 @@ import { verifications, workspaces } from '@/db/schema';
 import { DomainError } from '../errors';
 import type { AuthResult } from '../auth/authenticate';
 import type { VerificationRow } from '@/db/schema';
+import { sha256Hex } from '../crypto/hash';
+import { decrypt, encrypt } from '../crypto/secretbox';
+import { randomToken } from '../ids';
 
 /** randomToken(): 43 characters of base64url. Anything else is not a token. */
 export const CAPTURE_TOKEN_RE = /^[A-Za-z0-9_-]{32,64}$/;
@@ -18,13 +24,27 @@ export const CAPTURE_RATE_LIMIT_PER_MINUTE = 120;
 
 export const captureRateKey = (verificationId: string) => `cap:${verificationId}`;
 
+export const captureTokenHash = (token: string) => sha256Hex(token);
+const aad = (verificationId: string) => `capture-token:${verificationId}`;
+
+/** A new link for a verification: the token (for its url) and what is stored of it. */
+export function newCaptureToken(verificationId: string) {
+  const token = randomToken();
+  return { token, captureTokenHash: captureTokenHash(token), captureTokenCiphertext: encrypt(token, aad(verificationId)) };
+}
+
+/** The token of a verification's link, for its url; null for links made before tokens were encrypted. */
+export function revealCaptureToken(v: Pick<VerificationRow, 'id' | 'captureTokenCiphertext'>): string | null {
+  return v.captureTokenCiphertext ? decrypt(v.captureTokenCiphertext, aad(v.id)).toString('utf8') : null;
+}
+
 export async function verificationByToken(db: DbOrTx, token: string) {
   if (!CAPTURE_TOKEN_RE.test(token)) return null;
   const [r] = await db
     .select({ v: verifications, workspace: workspaces })
     .from(verifications)
     .innerJoin(workspaces, eq(workspaces.id, verifications.workspaceId))
-    .where(eq(verifications.captureToken, token))
+    .where(eq(verifications.captureTokenHash, captureTokenHash(token)))
     .limit(1);
   return r ?? null;
 }

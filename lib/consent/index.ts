@@ -108,22 +108,26 @@ export async function acceptConsent(
       status: verification.status,
     });
   }
-  const inserted = await db
-    .insert(consentRecords)
-    .values({ id: newId('con'), verificationId: verification.id, consentVersionId: active.id, version: active.version, textSha256: active.textSha256 })
-    .onConflictDoNothing()
-    .returning();
-  if (inserted.length > 0) {
-    await audit(db, {
-      workspaceId: verification.workspaceId,
-      verificationId: verification.id,
-      actor,
-      requestId,
-      action: 'consent.accepted',
-      data: { consent_version_id: active.id, version: active.version },
-    });
-    return inserted[0];
-  }
+  // The record and its audit entry together (a database lost between the two left a record without one).
+  const inserted = await db.transaction(async (tx) => {
+    const rows = await tx
+      .insert(consentRecords)
+      .values({ id: newId('con'), verificationId: verification.id, consentVersionId: active.id, version: active.version, textSha256: active.textSha256 })
+      .onConflictDoNothing()
+      .returning();
+    if (rows.length > 0) {
+      await audit(tx, {
+        workspaceId: verification.workspaceId,
+        verificationId: verification.id,
+        actor,
+        requestId,
+        action: 'consent.accepted',
+        data: { consent_version_id: active.id, version: active.version },
+      });
+    }
+    return rows;
+  });
+  if (inserted.length > 0) return inserted[0];
   return (await findRecord(db, verification.id, active.id))!;
 }
 

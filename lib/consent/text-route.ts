@@ -1,12 +1,18 @@
 import { getDb } from '@/db/client';
 import { getConsentVersion } from '.';
+import { notFound } from '../errors';
+import { errorResponse } from '../api/respond';
+import { newId } from '../ids';
 
 /** Serves a consent version's text byte for byte, publicly, as text/plain; charset=utf-8. */
 export async function serveConsentText(_req: Request, ctx: { params: Promise<{ file: string }> }): Promise<Response> {
   const { file } = await ctx.params;
   const m = /^(\d{1,9})\.txt$/.exec(file);
   const row = m ? await getConsentVersion(getDb(), Number(m[1])) : undefined;
-  if (!row) return new Response('Not found\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  if (!row) {
+    const requestId = newId('req');
+    return errorResponse(notFound('Consent text'), requestId, { 'x-request-id': requestId });
+  }
   return new Response(Buffer.from(row.text, 'utf8'), {
     headers: {
       'content-type': 'text/plain; charset=utf-8',

@@ -30,7 +30,7 @@ describe('findDuplicates', () => {
     const probe = unit(1);
     const add = async (ws: string, mode: 'test' | 'live', externalId: string | null, emb: number[], approved = true) => {
       const id = uuidv7();
-      await db.insert(verifications).values({ id, workspaceId: ws, mode, status: approved ? 'approved' : 'declined', flow: 'age', checkMethod: 'estimation', externalId, captureToken: randomToken(), completedAt: new Date() });
+      await db.insert(verifications).values({ id, workspaceId: ws, mode, status: approved ? 'approved' : 'declined', flow: 'age', checkMethod: 'estimation', externalId, captureTokenHash: randomToken(), completedAt: new Date() });
       await db.insert(faceEmbeddings).values({ verificationId: id, workspaceId: ws, mode, externalId, account: externalId ?? id, embedding: emb });
       return id;
     };
@@ -63,7 +63,7 @@ describe('findDuplicates', () => {
     const probe = unit(2);
     const n = FIRST_DEPTH + 30;
     const rows = Array.from({ length: n }, (_, i) => ({ id: uuidv7(), acct: `many-${i}`, emb: at(probe, 0.9 - (i % 20) * 0.005, 1000 + i) }));
-    await db.insert(verifications).values(rows.map((r) => ({ id: r.id, workspaceId: w.workspace.id, mode: 'live' as const, status: 'approved' as const, flow: 'age' as const, checkMethod: 'estimation' as const, externalId: r.acct, captureToken: randomToken(), completedAt: new Date() })));
+    await db.insert(verifications).values(rows.map((r) => ({ id: r.id, workspaceId: w.workspace.id, mode: 'live' as const, status: 'approved' as const, flow: 'age' as const, checkMethod: 'estimation' as const, externalId: r.acct, captureTokenHash: randomToken(), completedAt: new Date() })));
     await db.insert(faceEmbeddings).values(rows.map((r) => ({ verificationId: r.id, workspaceId: w.workspace.id, mode: 'live' as const, externalId: r.acct, account: r.acct, embedding: r.emb })));
     const r = await db.transaction(async (tx) => {
       await tuneSearch(tx);

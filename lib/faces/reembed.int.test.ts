@@ -4,6 +4,7 @@
  * selfie; a face whose selfie is gone stays out. An analysis made by an older model is made again before the
  * pipeline uses it.
  */
+import { captureTokenHash } from '@/lib/capture/auth';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
@@ -33,7 +34,7 @@ beforeAll(async () => {
   withSelfie = await consentedVerification(w, w.liveSecret);
   expect((await upload(w, w.liveSecret, withSelfie, { type: 'selfie' }, I.astronaut())).status).toBe(201);
   withoutSelfie = uuidv7();
-  await db().insert(verifications).values({ id: withoutSelfie, workspaceId: w.workspace.id, mode: 'live', status: 'approved', flow: 'age', checkMethod: 'estimation', captureToken: randomToken() });
+  await db().insert(verifications).values({ id: withoutSelfie, workspaceId: w.workspace.id, mode: 'live', status: 'approved', flow: 'age', checkMethod: 'estimation', captureTokenHash: captureTokenHash(randomToken()) });
   for (const id of [withSelfie, withoutSelfie]) {
     await db().insert(faceEmbeddings).values({ verificationId: id, workspaceId: w.workspace.id, mode: 'live', account: id, embedding: null, legacyEmbedding: legacy() });
   }

@@ -49,7 +49,7 @@ export async function uploadMedia(db: Db, input: UploadMediaInput) {
   try {
     const file = await checkFile(input.file);
     checks = file.checks;
-    analysis = await analysisPool().analyze(input.file, input.type);
+    analysis = await analysisPool().analyze(input.file, input.type, { workspace: v.workspaceId, verification: v.id });
     const { failed } = input.type === 'selfie' ? checkSelfie(analysis, checks) : checkDocument(analysis, checks, side!);
     throwIfFailed(failed, checks);
   } catch (e) {

@@ -42,6 +42,10 @@ export const MESSAGES: Partial<Record<ErrorCode, string>> = {
   DOCUMENT_TOO_BLURRY: 'The document is blurry: hold still and make sure the text is sharp.',
 };
 
+/** The most memory one decode may take: the largest 8-bit RGB image the pixel limit allows (8000x8000x3). */
+export const MAX_DECODED_BYTES = LIMITS.maxSide * LIMITS.maxSide * 3;
+const BYTES_PER_SAMPLE: Record<string, number> = { uchar: 1, char: 1, ushort: 2, short: 2, uint: 4, int: 4, float: 4, complex: 8, double: 8, dpcomplex: 16 };
+
 /** File checks, before any decoding: type by magic bytes, size, and the pixel size the header declares. */
 export async function checkFile(bytes: Uint8Array): Promise<{ type: ImageType; width: number; height: number; checks: Checks }> {
   const checks: Checks = {};
@@ -70,6 +74,13 @@ export async function checkFile(bytes: Uint8Array): Promise<{ type: ImageType; w
   checks.dimensions = { value: [width, height], threshold, passed: !tooSmall && !tooLarge };
   if (tooLarge) throw fail('IMAGE_TOO_LARGE', MESSAGES.IMAGE_TOO_LARGE!, checks, ['IMAGE_TOO_LARGE']);
   if (tooSmall) throw fail('IMAGE_TOO_SMALL', MESSAGES.IMAGE_TOO_SMALL!, checks, ['IMAGE_TOO_SMALL']);
+  // The decode budget, from the header too: pixels × channels × bytes per sample, the memory the full decode
+  // takes. An 8000x8000 16-bit PNG (a 498 KB file) would need 384 MB and seconds of one worker's time.
+  const decoded = width * height * (meta.channels ?? 3) * (BYTES_PER_SAMPLE[meta.depth ?? 'uchar'] ?? 1);
+  checks.decoded_size = { value: decoded, threshold: MAX_DECODED_BYTES, passed: decoded <= MAX_DECODED_BYTES };
+  if (!checks.decoded_size.passed) {
+    throw fail('IMAGE_TOO_LARGE', 'The image needs too much memory to decode: fewer pixels, 8 bits per channel, no alpha.', checks, ['IMAGE_TOO_LARGE']);
+  }
   return { type, width, height, checks };
 }
 

@@ -155,8 +155,29 @@ const TRIGGER: Record<'approve' | 'decline' | 'resubmit' | 'review', Trigger> = 
   review: 'pipeline_review',
 };
 
-/** Decides one claimed job. Never throws for a job's own failure: it is retried or becomes processing_error. */
+/**
+ * Decides one claimed job. Never throws for a job's own failure: it is retried or becomes processing_error.
+ * While it runs, its lease is renewed a third of the way through each lease, so leases can be short: a runner
+ * that dies stops renewing, and its job is taken over within one lease (under either runner).
+ */
 export async function processJob(deps: PipelineDeps, job: Job): Promise<{ status: string }> {
+  const ms = leaseMs(deps);
+  const renew = setInterval(() => {
+    deps.db
+      .update(pipelineJobs)
+      .set({ leaseUntil: new Date(now(deps).getTime() + ms) })
+      .where(and(eq(pipelineJobs.id, job.id), eq(pipelineJobs.status, 'running')))
+      .catch((e) => log.warn('pipeline lease renewal failed', { err: e, job: job.id }));
+  }, Math.max(50, Math.floor(ms / 3)));
+  renew.unref();
+  try {
+    return await decideJob(deps, job);
+  } finally {
+    clearInterval(renew);
+  }
+}
+
+async function decideJob(deps: PipelineDeps, job: Job): Promise<{ status: string }> {
   const db = deps.db;
   const [v] = await db.select().from(verifications).where(eq(verifications.id, job.verificationId));
   if (!v || v.status !== 'submitted' || v.attemptsUsed !== job.attempt) {

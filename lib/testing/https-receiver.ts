@@ -17,8 +17,11 @@ export function selfSignedCert(): { key: string; cert: string } {
   return out;
 }
 
-/** Answers each request with the next scripted reply (the last one repeats); `script()` starts a new script. */
-export async function startReceiver(tls: { key: string; cert: string }, replies: Reply[] = [{ status: 200 }]) {
+/**
+ * Answers each request with the next scripted reply (the last one repeats), or what `replies(n)` says for the n-th;
+ * `script()` starts a new script (counted from the next request).
+ */
+export async function startReceiver(tls: { key: string; cert: string }, replies: Reply[] | ((n: number, r: Received) => Reply) = [{ status: 200 }]) {
   const received: Received[] = [];
   let script = replies;
   let scriptStart = 0;
@@ -27,8 +30,10 @@ export async function startReceiver(tls: { key: string; cert: string }, replies:
     req.setEncoding('utf8');
     req.on('data', (d) => (body += d));
     req.on('end', () => {
-      received.push({ headers: req.headers, body, at: Date.now() });
-      const r = script[Math.min(received.length - 1 - scriptStart, script.length - 1)];
+      const got = { headers: req.headers, body, at: Date.now() };
+      received.push(got);
+      const n = received.length - scriptStart;
+      const r = typeof script === 'function' ? script(n, got) : script[Math.min(n - 1, script.length - 1)];
       setTimeout(() => {
         res.writeHead(r.status, { 'content-type': 'text/plain', ...r.headers });
         res.end(`reply ${r.status}`);
@@ -41,7 +46,7 @@ export async function startReceiver(tls: { key: string; cert: string }, replies:
     url: `https://127.0.0.1:${port}/hooks/verify`,
     port,
     received,
-    script: (r: Reply[]) => {
+    script: (r: Reply[] | ((n: number, got: Received) => Reply)) => {
       script = r;
       scriptStart = received.length;
     },

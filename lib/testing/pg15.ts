@@ -19,7 +19,14 @@ function postgresUser() {
 }
 
 /** `settings`: extra server settings, e.g. { shared_buffers: '2GB' } for the duplicate-search benchmark. */
-export async function startPg15(settings: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
+export type Pg15 = {
+  url: string;
+  stop: () => Promise<void>;
+  /** A clean shutdown (fast: open transactions are rolled back) and a start again on the same port. */
+  restart: (downMs?: number) => Promise<void>;
+};
+
+export async function startPg15(settings: Record<string, string> = {}): Promise<Pg15> {
   provision(['pg15']);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-pg15-'));
   const data = path.join(dir, 'data');
@@ -32,27 +39,39 @@ export async function startPg15(settings: Record<string, string> = {}): Promise<
     '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=300',
     ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
   ];
-  const proc: ChildProcess = spawn(`${BIN}/postgres`, args, { stdio: 'ignore', ...user, cwd: dir });
+  let proc: ChildProcess = spawn(`${BIN}/postgres`, args, { stdio: 'ignore', ...user, cwd: dir });
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 2 });
-    try {
-      await sql`select 1`;
-      await sql.end();
-      break;
-    } catch (e) {
-      await sql.end({ timeout: 1 }).catch(() => {});
-      if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`PostgreSQL 15 did not start: ${(e as Error).message}`);
-      await new Promise((r) => setTimeout(r, 200));
+  const ready = async () => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 2 });
+      try {
+        await sql`select 1`;
+        await sql.end();
+        return;
+      } catch (e) {
+        await sql.end({ timeout: 1 }).catch(() => {});
+        if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`PostgreSQL 15 did not start: ${(e as Error).message}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
     }
-  }
+  };
+  await ready();
+  const halt = async () => {
+    proc.kill('SIGINT');
+    await new Promise((r) => (proc.exitCode !== null || proc.signalCode !== null ? r(null) : proc.once('exit', r)));
+  };
   return {
     url,
     stop: async () => {
-      proc.kill('SIGINT');
-      await new Promise((r) => (proc.exitCode !== null ? r(null) : proc.once('exit', r)));
+      await halt();
       fs.rmSync(dir, { recursive: true, force: true });
+    },
+    restart: async (downMs = 0) => {
+      await halt();
+      await new Promise((r) => setTimeout(r, downMs));
+      proc = spawn(`${BIN}/postgres`, args, { stdio: 'ignore', ...user, cwd: dir });
+      await ready();
     },
   };
 }

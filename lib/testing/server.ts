@@ -41,7 +41,8 @@ export async function start(dataDir: string, port: number, extra: Record<string,
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
   const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  // Generous: a first start (initdb of the embedded engine, the workers' models) on a busy 2-core machine takes minutes.
+  const deadline = Date.now() + 180_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`launcher exited: ${out}`);
     try {

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { verifications, type VerificationRow, type Workspace } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { DomainError, validationError } from '../errors';
-import { randomToken, uuidv7 } from '../ids';
-import { audit } from '../audit';
+import { newId, uuidv7 } from '../ids';
+import { newCaptureToken } from '../capture/auth';
 import { hot } from '@/db/hot-queries';
 import type { Mode } from '../auth/keys';
 
@@ -64,30 +64,30 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
     throw validationError({ 'Idempotency-Key': ['Must be 1 to 255 printable ASCII characters.'] });
   }
 
+  const id = uuidv7();
+  const { captureTokenHash, captureTokenCiphertext } = newCaptureToken(id);
   const values = {
-    id: uuidv7(),
+    id,
     workspaceId: ws.id,
     mode,
     flow: ws.flow,
     checkMethod: ws.flow === 'age' ? ws.checkMethod : null,
     externalId: fields.external_id ?? null,
     externalMetadata: fields.external_metadata ?? null,
-    captureToken: randomToken(),
+    captureTokenHash,
+    captureTokenCiphertext,
     idempotencyKey: key,
     idempotencyHash: key ? input.idempotency!.bodyHash : null,
   };
-  const inserted = await hot(db, 'insertVerification').execute(values);
-  if (inserted.length === 1) {
-    await audit(db, {
-      workspaceId: ws.id,
-      verificationId: values.id,
-      actor: input.actor,
-      requestId: input.requestId,
-      action: 'verification.created',
-      data: { mode, external_id: values.externalId },
-    });
-    return { row: inserted[0], replayed: false };
-  }
+  // The row and its audit entry in one statement (db/hot-queries.ts).
+  const inserted = await hot(db, 'insertVerification').execute({
+    ...values,
+    auditId: newId('aud'),
+    actor: input.actor,
+    requestId: input.requestId ?? null,
+    auditData: JSON.stringify({ mode, external_id: values.externalId }),
+  });
+  if (inserted.length === 1) return { row: inserted[0], replayed: false };
   // Only the idempotency index can conflict (ids and tokens are random): this is a retry.
   const [prior] = await db
     .select()

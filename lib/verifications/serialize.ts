@@ -4,8 +4,14 @@ import type { ConsentRecord } from '../consent';
 import { consentFields } from '../consent';
 import { env } from '../env';
 import { attemptsRemaining } from './policy';
+import { revealCaptureToken } from '../capture/auth';
 
 export const captureUrl = (token: string) => `${env().BASE_URL}/verify/${token}`;
+/** A verification's capture url (null for one whose link predates encrypted tokens: see lib/capture/auth.ts). */
+export function captureUrlOf(v: Pick<VerificationRow, 'id' | 'captureTokenCiphertext'>): string | null {
+  const token = revealCaptureToken(v);
+  return token === null ? null : captureUrl(token);
+}
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 const NO_DUPLICATE_CHECK = { checked: false, duplicate_count: 0, duplicates: [] };
@@ -20,7 +26,7 @@ export function serializeVerification(v: VerificationRow, consent: ConsentRecord
     check_method: v.checkMethod,
     external_id: v.externalId,
     external_metadata: v.externalMetadata ?? null,
-    url: captureUrl(v.captureToken),
+    url: captureUrlOf(v),
     created_at: iso(v.createdAt),
     started_at: iso(v.startedAt),
     submitted_at: iso(v.submittedAt),

@@ -6,7 +6,7 @@
 import dns from 'node:dns';
 import https from 'node:https';
 import net from 'node:net';
-import { and, asc, eq, inArray, isNull, lte } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, lte, or } from 'drizzle-orm';
 import { secretKeys, webhookAttempts, webhookEvents, workspaces } from '@/db/schema';
 import type { Db } from '@/db/client';
 import { env } from '../env';
@@ -14,13 +14,17 @@ import { hmacSha256Hex } from '../crypto/hash';
 import { revealSecret } from '../auth/keys';
 import { newId } from '../ids';
 import { log } from '../log';
-import { allowPrivateTargets, isForbiddenAddress, webhookUrlProblem } from './ssrf';
+import { addressProblem, allowPrivateTargets, webhookUrlProblem } from './ssrf';
 import { announce } from '../jobs/events';
 
 export const MAX_ATTEMPTS = 4;
 const TIMEOUT_MS = 10_000;
-/** How long a claimed event is held before another runner may take it (a runner that died mid-send). */
-const LEASE_MS = 60_000;
+/**
+ * How long a claimed event is held before another runner may take it (a runner that died mid-send): one
+ * attempt's budget and room to record it. A server that owns its database releases every lease at start
+ * (lib/jobs/recover.ts), so after a crash of the embedded default nothing waits for it.
+ */
+export const LEASE_MS = TIMEOUT_MS + 15_000;
 const BODY_KEEP = 1024;
 
 export type DeliverDeps = {
@@ -52,10 +56,12 @@ export function sendOnce(
   const done = (r: Omit<SendResult, 'latencyMs'>): SendResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
   const problem = webhookUrlProblem(url, opts.allowPrivate);
   if (problem) return Promise.resolve(done({ error: `refused: ${problem}` }));
+  // Every address a name resolves to is checked (one forbidden answer refuses the name: DNS rebinding).
   const lookup: net.LookupFunction = (hostname, options, cb) => {
     (opts.resolver ?? systemResolver)(hostname, (err, list) => {
       if (err) return cb(err, '', 4);
-      const bad = list.find((a) => isForbiddenAddress(a.address));
+      if (list.length === 0) return cb(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 4);
+      const bad = list.find((a) => addressProblem(a.address) !== null);
       if (bad && !opts.allowPrivate) return cb(Object.assign(new Error(`refused: ${hostname} resolves to ${bad.address}`), { code: 'EFORBIDDEN' }), '', 4);
       if ((options as { all?: boolean }).all) return (cb as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       cb(null, list[0].address, list[0].family);
@@ -71,12 +77,27 @@ export function sendOnce(
       res.on('end', () => resolve(done({ statusCode: res.statusCode, body: text.slice(0, BODY_KEEP) })));
       res.on('error', (e) => resolve(done({ statusCode: res.statusCode, error: e.message })));
     });
+    // At connect time, whatever the URL said and however it was resolved (IP literals never go through
+    // lookup): the peer the socket reached is checked against the same table before a byte is sent.
+    req.on('socket', (socket) => guardPeer(socket, opts.allowPrivate, (e) => req.destroy(e)));
     const timeout = () => req.destroy(new Error(`timeout after ${timeoutMs} ms`));
     const timer = setTimeout(timeout, timeoutMs);
     req.on('timeout', timeout);
     req.on('error', (e) => resolve(done({ error: e.message })));
     req.on('close', () => clearTimeout(timer));
     req.end(body);
+  });
+}
+
+/**
+ * The connect-time check: when the socket connects, the peer it reached is checked against the address
+ * table, and the request is destroyed before a byte of it is sent if the peer is not allowed.
+ */
+export function guardPeer(socket: net.Socket, allowPrivate: boolean, refuse: (e: Error) => void) {
+  socket.once('connect', () => {
+    const peer = socket.remoteAddress ?? '';
+    const problem = allowPrivate ? null : addressProblem(peer);
+    if (problem) refuse(Object.assign(new Error(`refused: connected to ${peer} (${problem})`), { code: 'EFORBIDDEN' }));
   });
 }
 
@@ -96,14 +117,14 @@ export async function deliverDueWebhooks(deps: DeliverDeps, limit = 20): Promise
     const due = await tx
       .select({ id: webhookEvents.id })
       .from(webhookEvents)
-      .where(and(eq(webhookEvents.state, 'pending'), lte(webhookEvents.nextAttemptAt, now)))
+      .where(and(eq(webhookEvents.state, 'pending'), lte(webhookEvents.nextAttemptAt, now), or(isNull(webhookEvents.leaseUntil), lt(webhookEvents.leaseUntil, now))))
       .orderBy(asc(webhookEvents.nextAttemptAt))
       .limit(limit)
       .for('update', { skipLocked: true });
     if (due.length === 0) return [];
     return tx
       .update(webhookEvents)
-      .set({ nextAttemptAt: new Date(now.getTime() + LEASE_MS), updatedAt: now })
+      .set({ leaseUntil: new Date(now.getTime() + LEASE_MS), updatedAt: now })
       .where(inArray(webhookEvents.id, due.map((d) => d.id)))
       .returning();
   });
@@ -140,7 +161,7 @@ async function attempt(deps: DeliverDeps, e: WebhookEventRow, now: Date) {
   const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, e.workspaceId));
   const n = e.attempts + 1;
   if (!ws.webhookUrl) {
-    await db.update(webhookEvents).set({ state: 'skipped', updatedAt: now }).where(eq(webhookEvents.id, e.id));
+    await db.update(webhookEvents).set({ state: 'skipped', leaseUntil: null, updatedAt: now }).where(eq(webhookEvents.id, e.id));
     return;
   }
   // Signed now, with the key active now: a retry an hour later passes the receiver's 300 s window,
@@ -189,6 +210,7 @@ async function attempt(deps: DeliverDeps, e: WebhookEventRow, now: Date) {
         attempts: n,
         state: outcome === 'retry' ? 'pending' : outcome,
         nextAttemptAt: outcome === 'retry' ? new Date(after.getTime() + delays[n - 1] * 1000) : after,
+        leaseUntil: null,
         updatedAt: after,
       })
       .where(eq(webhookEvents.id, e.id));
@@ -200,7 +222,7 @@ async function attempt(deps: DeliverDeps, e: WebhookEventRow, now: Date) {
 export async function redeliverWebhook(db: Db, eventId: string) {
   const [e] = await db
     .update(webhookEvents)
-    .set({ state: 'pending', attempts: 0, nextAttemptAt: new Date(), updatedAt: new Date() })
+    .set({ state: 'pending', attempts: 0, nextAttemptAt: new Date(), leaseUntil: null, updatedAt: new Date() })
     .where(eq(webhookEvents.id, eventId))
     .returning();
   if (e) await announce('webhook/enqueued', { eventId: e.id });

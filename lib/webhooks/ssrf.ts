@@ -1,65 +1,63 @@
 /**
- * Where webhooks may go: https:// only, and never to loopback, private, link-local, CGNAT, multicast or
- * otherwise reserved addresses, in any spelling (decimal and hex IPv4 forms are normalised by the URL
- * parser; IPv4-mapped and NAT64 IPv6 are checked as the IPv4 they carry). The resolved address is checked
- * again at connect time, so DNS cannot point an allowed name at a forbidden address.
+ * Where webhooks may go: https:// only, and only to public unicast addresses. One table decides, for an
+ * address written in the URL and for every address a name resolves to, and it is applied again to the
+ * address the socket actually connects to (lib/webhooks/deliver.ts), so neither DNS nor a spelling of an IP
+ * literal can reach loopback, private, link-local, CGNAT, multicast or reserved space.
+ *
+ * The table is ipaddr.js's classification (IANA's special-purpose registries): an IPv4 address must be
+ * `unicast`; an IPv6 one must be `unicast` inside 2000::/3. IPv4-mapped (::ffff:a.b.c.d) and NAT64
+ * (64:ff9b::/96, used by DNS64 networks) addresses are judged as the IPv4 address they carry; every other
+ * transition form (IPv4-compatible ::a.b.c.d, 6to4, Teredo, SIIT, the local-use NAT64 prefix) is refused.
  * WEBHOOK_ALLOW_PRIVATE_TARGETS=1 lifts the address rule (local demos, tests), never the https rule.
  */
-import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { env } from '../env';
 
-const V4_BLOCKED: [string, number][] = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-];
+const NAT64_WKP = ipaddr.parseCIDR('64:ff9b::/96');
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
-const v4int = (ip: string) => ip.split('.').reduce((a, o) => a * 256 + Number(o), 0);
-
-function blockedV4(ip: string): boolean {
-  const x = v4int(ip);
-  return V4_BLOCKED.some(([base, bits]) => Math.floor(x / 2 ** (32 - bits)) === Math.floor(v4int(base) / 2 ** (32 - bits)));
-}
-
-/** Expands an IPv6 address to 8 groups of 16 bits. */
-function v6groups(ip: string): number[] {
-  let s = ip.toLowerCase().split('%')[0];
-  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
-  if (tail) {
-    const n = v4int(tail[1]);
-    s = s.slice(0, -tail[1].length) + `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+/** The IPv4 address an IPv6 address stands for, where that is the whole of its meaning. */
+function embeddedV4(a: ipaddr.IPv6): ipaddr.IPv4 | null {
+  if (a.isIPv4MappedAddress()) return a.toIPv4Address();
+  if (a.match(NAT64_WKP)) {
+    const p = a.parts;
+    return new ipaddr.IPv4([p[6] >> 8, p[6] & 255, p[7] >> 8, p[7] & 255]);
   }
-  const [head, rest] = s.split('::');
-  const h = head ? head.split(':') : [];
-  const r = rest !== undefined && rest ? rest.split(':') : [];
-  const zeros = s.includes('::') ? Array(8 - h.length - r.length).fill('0') : [];
-  return [...h, ...zeros, ...r].map((g) => parseInt(g || '0', 16));
+  return null;
 }
 
-function blockedV6(ip: string): boolean {
-  const g = v6groups(ip);
-  const embeddedV4 = () => `${g[6] >> 8}.${g[6] & 255}.${g[7] >> 8}.${g[7] & 255}`;
-  if (g.every((x) => x === 0)) return true; // ::
-  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return true; // ::1
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return blockedV4(embeddedV4()); // ::ffff:a.b.c.d
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return blockedV4(embeddedV4()); // NAT64
-  if ((g[0] & 0xfe00) === 0xfc00) return true; // fc00::/7 unique local
-  if ((g[0] & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
-  if ((g[0] & 0xff00) === 0xff00) return true; // multicast
-  if (g[0] === 0x2001 && g[1] === 0x0db8) return true; // documentation
-  return false;
+/**
+ * null when a webhook may be delivered to this address, else why not (its special-purpose range).
+ * Only canonical forms are addresses here (dotted-quad IPv4, RFC 4291 IPv6): `127.1` or `0x7f.0.0.1` are not.
+ */
+export function addressProblem(ip: string): string | null {
+  const bare = ip.replace(/^\[|\]$/g, '').split('%')[0];
+  let a: ipaddr.IPv4 | ipaddr.IPv6;
+  if (ipaddr.IPv4.isValidFourPartDecimal(bare)) a = ipaddr.IPv4.parse(bare);
+  else if (ipaddr.IPv6.isValid(bare)) a = ipaddr.IPv6.parse(bare);
+  else return 'not an IP address';
+  if (a.kind() === 'ipv6') {
+    const v4 = embeddedV4(a as ipaddr.IPv6);
+    if (v4) a = v4;
+    else if (!(a as ipaddr.IPv6).match(GLOBAL_UNICAST_V6)) return `${a.range()} (outside 2000::/3)`;
+  }
+  const range = a.range();
+  return range === 'unicast' ? null : range;
 }
 
-export function isForbiddenAddress(ip: string): boolean {
-  const kind = net.isIP(ip);
-  if (kind === 4) return blockedV4(ip);
-  if (kind === 6) return blockedV6(ip);
-  return true;
-}
+export const isForbiddenAddress = (ip: string) => addressProblem(ip) !== null;
 
 export const allowPrivateTargets = () => env().WEBHOOK_ALLOW_PRIVATE_TARGETS === '1';
 
-/** Checks a webhook URL as configured: null when acceptable, else the reason. */
+/** Host names that never name a public receiver (RFC 6761 / 6762 and common internal zones). */
+const INTERNAL_NAME = /(^|\.)(localhost|local|internal|intranet|lan|home\.arpa|localdomain)$/i;
+
+/** The URL's host as the resolver and the table see it: no brackets, no trailing dot(s), lower case. */
+export function hostOf(u: URL): string {
+  return u.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+}
+
+/** Checks a webhook URL as configured (and again before each attempt): null when acceptable, else the reason. */
 export function webhookUrlProblem(raw: string, allowPrivate = allowPrivateTargets()): string | null {
   let u: URL;
   try {
@@ -69,10 +67,14 @@ export function webhookUrlProblem(raw: string, allowPrivate = allowPrivateTarget
   }
   if (u.protocol !== 'https:') return 'webhooks are delivered only to https:// URLs';
   if (u.username || u.password) return 'credentials in the URL are not allowed';
-  const host = u.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate) {
-    if (net.isIP(host) && isForbiddenAddress(host)) return `the address ${host} is private, loopback or reserved`;
-    if (/^localhost$|\.localhost$|\.local$|\.internal$/i.test(host)) return `the host ${host} is not public`;
+  const host = hostOf(u);
+  if (!host) return 'the URL has no host';
+  if (allowPrivate) return null;
+  const literal = ipaddr.IPv4.isValidFourPartDecimal(host) || ipaddr.IPv6.isValid(host);
+  if (literal) {
+    const problem = addressProblem(host);
+    return problem ? `the address ${host} is not a public unicast address (${problem})` : null;
   }
+  if (!host.includes('.') || INTERNAL_NAME.test(host)) return `the host ${host} is not public`;
   return null;
 }

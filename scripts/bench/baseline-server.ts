@@ -6,7 +6,7 @@
  * and an audit row).
  */
 import http from 'node:http';
-import { createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import postgres from 'postgres';
 
 const sql = postgres(process.env.DATABASE_URL!, { max: Number(process.env.DATABASE_POOL_SIZE ?? 10), onnotice: () => {} });
@@ -70,8 +70,9 @@ const server = http.createServer(async (req, res) => {
     }
     const input = JSON.parse(body.toString() || '{}');
     const id = uuidv7();
-    const [v] = await sql`insert into verifications (id, workspace_id, mode, status, flow, check_method, external_id, capture_token)
-      values (${id}, ${ws.id}, ${mode}, 'created', 'age', 'estimation', ${input.external_id ?? null}, ${randomBytes(32).toString('base64url')}) returning *`;
+    const token = randomBytes(32).toString('base64url');
+    const [v] = await sql`insert into verifications (id, workspace_id, mode, status, flow, check_method, external_id, capture_token_hash)
+      values (${id}, ${ws.id}, ${mode}, 'created', 'age', 'estimation', ${input.external_id ?? null}, ${createHash('sha256').update(token).digest('hex')}) returning *`;
     await sql`insert into audit_log (id, workspace_id, verification_id, actor, action) values (${'aud_' + id}, ${ws.id}, ${id}, 'bench', 'verification.created')`;
     return send(res, 201, { data: { id: v.id, status: v.status, external_id: v.external_id, created_at: v.created_at } });
   } catch (e) {

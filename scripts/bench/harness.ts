@@ -20,8 +20,8 @@ export const arg = (name: string, dflt: string) => {
   return i > 0 ? process.argv[i + 1] : dflt;
 };
 
-export function startChild(cmd: string, args: string[], env: NodeJS.ProcessEnv, readyOn: RegExp): Promise<{ proc: ChildProcess; line: string }> {
-  const proc = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+export function startChild(cmd: string, args: string[], env: NodeJS.ProcessEnv, readyOn: RegExp, ipc = false): Promise<{ proc: ChildProcess; line: string }> {
+  const proc = spawn(cmd, args, { cwd: root, env, stdio: ipc ? ['ignore', 'pipe', 'inherit', 'ipc'] : ['ignore', 'pipe', 'inherit'] });
   children.push(proc);
   return new Promise((resolve, reject) => {
     let buf = '';
@@ -77,10 +77,33 @@ export async function prepare(dbUrl: string, settings: Record<string, unknown> =
   return { apiKey: ws.workspace.apiKey, secret: secretOf('test'), liveSecret: secretOf('live'), workspaceId: ws.workspace.id, consent: { id: consent.id, sha: consent.textSha256 }, env };
 }
 
-export async function startService(env: NodeJS.ProcessEnv): Promise<string> {
+/**
+ * The production server as `npm start` runs it (scripts/serve.ts: Next behind the service's own HTTP server),
+ * with an IPC channel through which `memory()` reads its process.memoryUsage().
+ */
+export async function startServer(env: NodeJS.ProcessEnv): Promise<{ base: string; proc: ChildProcess; memory: () => Promise<NodeJS.MemoryUsage> }> {
   const port = await freePort();
-  await startChild(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port)], { ...env, PORT: String(port) }, /Ready/);
-  return `http://127.0.0.1:${port}`;
+  const { proc } = await startChild(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/serve.ts'), 'start'], { ...env, NODE_ENV: 'production', PORT: String(port) }, /Ready/, true);
+  const memory = () =>
+    new Promise<NodeJS.MemoryUsage>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error('no memory answer')), 10_000);
+      proc.once('message', (m: { type?: string } & NodeJS.MemoryUsage) => {
+        clearTimeout(t);
+        resolve(m);
+      });
+      proc.send({ type: 'memory' });
+    });
+  return { base: `http://127.0.0.1:${port}`, proc, memory };
+}
+
+export async function startService(env: NodeJS.ProcessEnv): Promise<string> {
+  return (await startServer(env)).base;
+}
+
+/** Resident memory of a process, MB (Linux /proc). */
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
 }
 
 export function stopAll() {

@@ -11,7 +11,7 @@ import { acceptConsent, consentFields, getActiveConsentOrThrow, publicConsentVer
 import { createVerification, type CreateVerificationFields } from '../../verifications/create';
 import { getVerification } from '../../verifications/get';
 import { submitVerification } from '../../verifications/submit';
-import { captureUrl, serializeVerification } from '../../verifications/serialize';
+import { captureUrlOf, serializeVerification } from '../../verifications/serialize';
 import { attemptsRemaining } from '../../verifications/policy';
 import { serializeMedia, uploadMedia } from '../../media/upload';
 
@@ -44,7 +44,7 @@ export async function createVerificationHandler(ctx: ApiContext<unknown, CreateV
       mode: row.mode,
       external_id: row.externalId,
       external_metadata: row.externalMetadata ?? null,
-      url: captureUrl(row.captureToken),
+      url: captureUrlOf(row),
       created_at: row.createdAt.toISOString(),
     },
   };

@@ -1,0 +1,7 @@
+import { readyz } from '@/lib/health';
+import { methodNotAllowed } from '@/lib/api/route';
+
+// GET /readyz – ready for traffic: database reachable, migrations current, analysis workers alive, not draining
+export const GET = readyz;
+
+export const { POST, PUT, PATCH, DELETE } = methodNotAllowed('GET');

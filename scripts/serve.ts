@@ -1,0 +1,135 @@
+/**
+ * The service's HTTP server: Next.js behind a plain node:http server of our own (a Next "custom server"),
+ * started by the launcher (scripts/launch.ts) in place of `next start` / `next dev`. It exists for what
+ * Next's own server does not do:
+ *  - the request-target exactly as sent, for the signature (interface.md: "the query string as sent"): Next
+ *    hands route handlers a URL rebuilt from a parsed query, so the wire form goes to them in a header that
+ *    this server alone sets (lib/auth/canonical.ts);
+ *  - a request Next cannot route (a path that is not valid percent-encoded UTF-8, `/v1/%ff`) or Node cannot
+ *    parse (a bad request line or header) gets the error envelope, where Next and Node answered a bare 500/400;
+ *  - graceful shutdown on SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then let the
+ *    background runner finish its jobs, the analysis workers their images, and close the database pool
+ *    (lib/lifecycle.ts), within SHUTDOWN_GRACE_MS.
+ */
+import http from 'node:http';
+import type net from 'node:net';
+import path from 'node:path';
+import next from 'next';
+import { env } from '../lib/env';
+import { newId } from '../lib/ids';
+import { markRequestTargetTrusted, REQUEST_TARGET_HEADER } from '../lib/auth/canonical';
+import { runShutdownHooks, startDraining } from '../lib/lifecycle';
+import { HTTP_STATUS } from '../lib/api/http-status';
+import type { ErrorCode } from '../lib/errors';
+
+const root = path.resolve(import.meta.dirname, '..');
+const dev = process.argv[2] === 'dev';
+
+/**
+ * Why a request-target is refused before routing, or null: a path that is not valid percent-encoded UTF-8
+ * (Next fails on it with a bare 500), or one with dot segments or encoded slashes, raw or percent-encoded
+ * (Next resolves `/v1/verifications/%2e%2e/consent` to `/v1/consent`: no path of this API needs them, and a
+ * signed path should name one resource in one spelling).
+ */
+function targetProblem(target: string): string | null {
+  const q = target.indexOf('?');
+  const p = q < 0 ? target : target.slice(0, q);
+  let segments: string[];
+  try {
+    segments = p.split('/').map((s) => decodeURIComponent(s));
+  } catch {
+    return 'The request path is not valid percent-encoded UTF-8.';
+  }
+  if (segments.some((s) => s === '.' || s === '..' || s.includes('/') || s.includes('\\'))) {
+    return 'The request path has a dot segment or an encoded slash.';
+  }
+  return null;
+}
+
+function envelope(code: ErrorCode, message: string) {
+  const requestId = newId('req');
+  return { requestId, body: JSON.stringify({ error: { code, message, request_id: requestId } }) };
+}
+
+function sendError(res: http.ServerResponse, code: ErrorCode, message: string) {
+  const { requestId, body } = envelope(code, message);
+  res.writeHead(HTTP_STATUS[code], { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': requestId, connection: 'close' });
+  res.end(body);
+}
+
+async function main() {
+  const e = env();
+  const app = next({ dev, dir: root, port: e.PORT, hostname: 'localhost' });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  markRequestTargetTrusted();
+
+  const inflight = new Set<http.ServerResponse>();
+  let draining = false;
+  const server = http.createServer((req, res) => {
+    const target = req.url ?? '/';
+    const problem = targetProblem(target);
+    if (problem) return sendError(res, 'BAD_REQUEST', problem);
+    // Whatever a client put in this header is replaced: only this server says what was on the wire.
+    req.headers[REQUEST_TARGET_HEADER] = target;
+    inflight.add(res);
+    res.once('close', () => inflight.delete(res));
+    if (draining) res.setHeader('connection', 'close');
+    handle(req, res).catch(() => {
+      if (!res.headersSent) sendError(res, 'INTERNAL_ERROR', 'An internal error occurred. Retry later.');
+      else res.destroy();
+    });
+  });
+  // Slow clients: headers within 20 s, a whole request (a 10 MiB upload on a slow phone) within 5 minutes.
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 300_000;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: net.Socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
+    const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const code: ErrorCode = timeout ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST';
+    const { body } = envelope(code, timeout ? 'The request took too long to arrive.' : `The HTTP request is malformed (${err.code ?? 'parse error'}).`);
+    const status = HTTP_STATUS[code];
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+  if (dev) server.on('upgrade', app.getUpgradeHandler());
+
+  const shutdown = async (signal: string) => {
+    if (draining) return;
+    draining = true;
+    startDraining();
+    const until = Date.now() + e.SHUTDOWN_GRACE_MS;
+    // Whatever hangs (a hook, Next's own close), the process is gone a little after its grace period.
+    setTimeout(() => {
+      console.error('open-verify: shutdown overran its grace period; exiting');
+      process.exit(1);
+    }, e.SHUTDOWN_GRACE_MS + 5_000);
+    console.log(`open-verify: ${signal}: finishing ${inflight.size} request(s) in flight, then background work`);
+    server.close();
+    server.closeIdleConnections();
+    while (inflight.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+    server.closeAllConnections();
+    await runShutdownHooks(Math.max(1000, until - Date.now()), (m) => console.error(m));
+    await Promise.race([app.close().catch(() => {}), new Promise((r) => setTimeout(r, 2_000))]);
+    console.log('open-verify: stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // Started by the launcher with an IPC channel: if the launcher dies (kill -9), this server stops too
+  // rather than live on, orphaned, holding its port and its database connections.
+  if (process.connected) process.on('disconnect', () => void shutdown('launcher gone'));
+  // The parent may ask for this process's memory (the benchmarks: heap and RSS over a soak).
+  process.on('message', (m: { type?: string }) => {
+    if (m?.type === 'memory') process.send?.({ type: 'memory', ...process.memoryUsage() });
+  });
+
+  server.listen(e.PORT, () => console.log(`✓ Ready on http://localhost:${e.PORT} (${dev ? 'development' : 'production'})`));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

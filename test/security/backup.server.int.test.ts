@@ -1,0 +1,99 @@
+/**
+ * Backup and restore of the embedded database (issue #19): a backup taken while the server runs, the data
+ * directory wiped, the backup restored with the encryption key kept apart: the verifications and their media
+ * (decrypted byte for byte) are back, and what came after the backup is not.
+ */
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { decryptBytes } from '@/lib/crypto/secretbox';
+import { signJsonRequest } from '@/lib/auth/sign';
+import * as I from '@/lib/testing/images';
+import { childEnv, root, start, stop, tsx } from '@/lib/testing/server';
+import { makeWorkspace, raw, signedClient, startService, type Service } from './harness';
+
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+describe('backup and restore of the embedded database', () => {
+  const keep = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-backup-'));
+  let svc: Service | undefined;
+  afterAll(async () => {
+    await svc?.cleanup();
+    fs.rmSync(keep, { recursive: true, force: true });
+  });
+
+  /** Every media blob of the database, decrypted with the key: id → SHA-256 of the image. */
+  async function mediaHashes(dataDir: string) {
+    const url = JSON.parse(fs.readFileSync(path.join(dataDir, 'server.json'), 'utf8')).databaseUrl;
+    const key = Buffer.from(fs.readFileSync(path.join(dataDir, 'encryption.key'), 'utf8').trim(), 'base64');
+    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      const rows = await sql`select media_id, ciphertext from media_blobs order by media_id`;
+      return Object.fromEntries(rows.map((r) => [r.media_id, sha(decryptBytes(r.ciphertext, `media:${r.media_id}`, key))]));
+    } finally {
+      await sql.end();
+    }
+  }
+  const ops = (s: Service, ...a: string[]) => {
+    try {
+      return JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(s.dataDir, s.port, s.env) }).toString());
+    } catch (e) {
+      return JSON.parse((e as { stdout: Buffer }).stdout.toString());
+    }
+  };
+
+  it('online backup, wipe, restore with the key kept apart: verifications and media back; later changes not', async () => {
+    svc = await startService();
+    const w = makeWorkspace(svc);
+    const api = signedClient(() => svc!.server.base, w.apiKey, w.test);
+    const inReview = await api.prepare({ selfie: await I.selfie1280() });
+    expect((await api.submit(inReview)).data.status).toBe('review');
+    const started = await api.prepare({ selfie: I.astronaut() });
+    const before = await mediaHashes(svc.dataDir);
+    expect(Object.keys(before)).toHaveLength(2);
+
+    // Online: the server keeps serving while the launcher takes the copy.
+    const file = path.join(keep, 'open-verify.tar.gz');
+    const b = ops(svc, 'backup', '--out', file);
+    expect(b.backup).toMatchObject({ online: true, file });
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(file).size).toBeGreaterThan(1000);
+    // The backup does not carry the key: no trace of it in the archive's bytes.
+    const key = fs.readFileSync(path.join(svc.dataDir, 'encryption.key'), 'utf8').trim();
+    expect(execFileSync('sh', ['-c', `gzip -dc '${file}' | grep -c -F '${key}' || true`]).toString().trim()).toBe('0');
+
+    const after = (await api.json('POST', '/v1/verifications', '{"external_id":"after-the-backup"}')).data.id as string;
+    fs.copyFileSync(path.join(svc.dataDir, 'encryption.key'), path.join(keep, 'encryption.key'));
+
+    // Wipe the whole data directory.
+    expect(await stop(svc.server)).toBe(0);
+    fs.rmSync(svc.dataDir, { recursive: true, force: true });
+    const r = ops(svc, 'restore', '--from', file, '--encryption-key-file', path.join(keep, 'encryption.key'));
+    expect(r.restored).toMatchObject({ verifications: 2, media: 2, moved_aside: null });
+    svc.server = await start(svc.dataDir, svc.port, svc.env);
+
+    const get = (id: string) => raw(svc!.server.base, 'GET', `/v1/verifications/${id}`, { 'x-api-key': w.apiKey, 'x-hmac-signature': signJsonRequest(w.test, 'GET', `/v1/verifications/${id}`) });
+    expect((await get(inReview)).json.data.status).toBe('review');
+    expect((await get(started)).json.data.status).toBe('started');
+    expect((await get(after)).status).toBe(404);
+    expect(await mediaHashes(svc.dataDir)).toEqual(before);
+    // And it works on: a new upload and submit on the restored database.
+    expect((await api.submit(started)).data.status).toBe('review');
+  }, 300_000);
+
+  it('offline backup with the server stopped; a restore over an existing database needs --force and keeps the old one aside', async () => {
+    expect(await stop(svc!.server)).toBe(0);
+    const file = path.join(keep, 'offline.tar.gz');
+    expect(ops(svc!, 'backup', '--out', file).backup).toMatchObject({ online: false });
+    expect(ops(svc!, 'restore', '--from', file).error.code).toBe('BACKUP_FAILED');
+    const r = ops(svc!, 'restore', '--from', file, '--force');
+    expect(r.restored.moved_aside).toMatch(/db\.before-restore-/);
+    expect(fs.existsSync(r.restored.moved_aside)).toBe(true);
+    svc!.server = await start(svc!.dataDir, svc!.port, svc!.env);
+    expect((await raw(svc!.server.base, 'GET', '/readyz')).status).toBe(200);
+  }, 300_000);
+});

@@ -1,0 +1,188 @@
+/**
+ * What the security, crash and lifecycle suites share: the production server started by the real
+ * launcher, the operator CLI against it, raw HTTP (paths and bytes exactly as given), the check that an
+ * answer is a documented error envelope, and the server process's memory.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { HTTP_STATUS } from '@/lib/api/http-status';
+import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
+import { ERROR_CODES } from '@/lib/errors';
+import { childEnv, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
+
+export type Service = {
+  server: Server;
+  port: number;
+  dataDir: string;
+  env: Record<string, string>;
+  ops: (...args: string[]) => JsonValue;
+  /** The PID of the process that serves HTTP (scripts/serve.ts), in the launcher's process group. */
+  httpPid: () => number;
+  restart: () => Promise<void>;
+  stop: () => Promise<number | null>;
+  cleanup: () => Promise<void>;
+};
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsonValue = any;
+
+export async function startService(extra: Record<string, string> = {}, dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-sec-'))): Promise<Service> {
+  ensureBuild();
+  const port = await freePort();
+  const env = { ...extra };
+  const svc: Service = {
+    server: await start(dataDir, port, env),
+    port,
+    dataDir,
+    env,
+    ops: (...a) => JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port, env) }).toString()),
+    httpPid: () => {
+      const out = execFileSync('ps', ['-o', 'pid=,args=', '-g', String(svc.server.proc.pid)]).toString();
+      const line = out.split('\n').find((l) => l.includes('scripts/serve.ts'));
+      if (!line) throw new Error(`no serve.ts process in\n${out}`);
+      return Number(line.trim().split(/\s+/)[0]);
+    },
+    restart: async () => {
+      if (svc.server.proc.exitCode === null && svc.server.proc.signalCode === null) await stop(svc.server);
+      svc.server = await start(dataDir, port, env);
+    },
+    stop: () => stop(svc.server),
+    cleanup: async () => {
+      if (svc.server.proc.exitCode === null && svc.server.proc.signalCode === null) await stop(svc.server);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return svc;
+}
+
+/** A workspace with its keys (rate limit raised unless given), through the operator CLI. */
+export function makeWorkspace(svc: Service, flags: string[] = [], settings: string[] = ['--rate-limit-per-minute', '100000']) {
+  const created = svc.ops('workspace:create', '--name', `sec-${Math.random().toString(36).slice(2, 8)}`, ...flags);
+  if (settings.length) svc.ops('workspace:settings', '--workspace', created.workspace.id, ...settings);
+  const secret = (mode: string) => created.secret_keys.find((k: { mode: string }) => k.mode === mode).secret as string;
+  return { id: created.workspace.id as string, apiKey: created.workspace.api_key as string, test: secret('test'), live: secret('live') };
+}
+
+export type RawResponse = { status: number; headers: http.IncomingHttpHeaders; text: string; json: JsonValue };
+
+/** One HTTP request with the path and body exactly as given (no URL normalisation on our side). */
+export function raw(
+  base: string,
+  method: string,
+  pathAndQuery: string,
+  headers: Record<string, string | string[]> = {},
+  body?: string | Uint8Array | ((req: http.ClientRequest) => void),
+  timeoutMs = 120_000,
+): Promise<RawResponse> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    // Keep-alive, as browsers and fetch do (`agent: false` would send Connection: close, and a server that
+    // answers before the body is in then closes while the client still writes).
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const req = http.request({ host: u.hostname, port: u.port, method, path: pathAndQuery, headers, agent, timeout: timeoutMs }, (res) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: JsonValue;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode!, headers: res.headers, text, json });
+        // A request answered before it was all sent (413 on Content-Length, 401 before the body): done with it.
+        if (!req.writableFinished) req.destroy();
+        agent.destroy();
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`timeout: ${method} ${pathAndQuery}`)));
+    // A server may answer and close before the whole body is sent (a 401 for a 10 MB upload): writing the
+    // rest then fails (EPIPE), but the answer was read.
+    req.on('error', (e) => {
+      if (!answered) reject(e);
+    });
+    if (typeof body === 'function') body(req);
+    else req.end(body);
+  });
+}
+
+const DOCUMENTED = new Set<string>(ERROR_CODES);
+
+/**
+ * The answer is a documented error envelope: a known code whose status (from the one table) is the one
+ * sent, a message, JSON, and nothing of the server's insides (no stack, no file paths, no exception text).
+ */
+export function expectEnvelope(r: RawResponse, allowed?: number[], context = '') {
+  const where = `${context} → ${r.status} ${r.text.slice(0, 300)}`;
+  expect(r.status, where).toBeGreaterThanOrEqual(400);
+  expect(r.status, where).not.toBe(500);
+  if (allowed) expect(allowed, where).toContain(r.status);
+  expect(String(r.headers['content-type']), where).toMatch(/^application\/json/);
+  const e = r.json?.error;
+  expect(e, where).toBeTruthy();
+  expect(DOCUMENTED.has(e.code), where).toBe(true);
+  expect(HTTP_STATUS[e.code as keyof typeof HTTP_STATUS], where).toBe(r.status);
+  expect(typeof e.message, where).toBe('string');
+  expect(r.text, where).not.toMatch(/\n\s+at |node_modules|\/work\/|\.ts:\d+|TypeError|RangeError|SyntaxError: Unexpected/);
+  return e as { code: string; message: string; details?: JsonValue };
+}
+
+/** The resident memory of a process, in MB (Linux). */
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+export { freePort, root };
+
+/**
+ * An integrator's signed client over raw(): one connection per request, so a server killed and restarted on
+ * the same port never meets a pooled connection to its previous self (fetch's keep-alive pool does).
+ */
+export function signedClient(base: () => string, apiKey: string, secret: string) {
+  const json = async (method: string, p: string, body = '') => {
+    const r = await raw(base(), method, p, { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, method, p, body) }, body || undefined);
+    return r.json as { data?: JsonValue; error?: JsonValue };
+  };
+  const uploadFile = async (id: string, fields: Record<string, string>, bytes: Buffer) => {
+    const p = `/v1/verifications/${id}/media`;
+    const b = 'XyZsigned';
+    const parts = Object.entries(fields).map(([k, v]) => `--${b}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
+    const body = Buffer.concat([Buffer.from(parts.join('') + `--${b}\r\nContent-Disposition: form-data; name="file"; filename="f.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`), bytes, Buffer.from(`\r\n--${b}--\r\n`)]);
+    const r = await raw(base(), 'POST', p, { 'content-type': `multipart/form-data; boundary=${b}`, 'x-api-key': apiKey, 'x-hmac-signature': signMultipartRequest(secret, 'POST', p, Object.entries(fields), [bytes]) }, body);
+    if (r.status !== 201) throw new Error(`upload ${r.status}: ${r.text}`);
+  };
+  return {
+    json,
+    async prepare(media: { selfie: Buffer; front?: [string, Buffer] }) {
+      const id = (await json('POST', '/v1/verifications', '{}')).data.id as string;
+      const c = (await json('GET', '/v1/consent')).data;
+      await json('POST', `/v1/verifications/${id}/consent`, JSON.stringify({ consent_version_id: c.id, text_sha256: c.text_sha256 }));
+      await uploadFile(id, { type: 'selfie' }, media.selfie);
+      if (media.front) await uploadFile(id, { type: 'document', side: 'front', document_type: media.front[0] }, media.front[1]);
+      return id;
+    },
+    submit: (id: string) => json('POST', `/v1/verifications/${id}/submit`),
+    async get(id: string) {
+      const r = await json('GET', `/v1/verifications/${id}`);
+      if (!r.data) throw new Error(`GET ${id}: ${JSON.stringify(r.error)}`);
+      return r.data;
+    },
+    async waitDecided(id: string, ms = 90_000, pollMs = 200) {
+      const until = Date.now() + ms;
+      for (;;) {
+        const v = await this.get(id);
+        if (v.status !== 'submitted') return v;
+        if (Date.now() > until) throw new Error(`${id} still submitted after ${ms} ms`);
+        await new Promise((r) => setTimeout(r, pollMs));
+      }
+    },
+  };
+}
