@@ -9,7 +9,7 @@ import { adminUsers, auditLog } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { parseOrThrow } from '../errors';
 import { inScope, scopeFor, type Actor } from './access';
-import { afterCursor, cursorTime, decodeCursor, encodeCursor } from './cursor';
+import { afterCursor, cursorTime, decodeCursor, pageOf } from './cursor';
 
 /** The actions written today, for the filter's list (any other action name can still be typed in the URL). */
 export const AUDIT_ACTIONS = [
@@ -58,11 +58,5 @@ export async function searchAudit(db: DbOrTx, actor: Actor, raw: unknown, limit 
     )
     .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
     .limit(limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    filters: f,
-    items: page.map((r) => ({ ...r.e, who: r.email ?? r.e.actor })),
-    next: rows.length > limit && last ? encodeCursor({ at: last.cursorAt, id: last.e.id }) : null,
-  };
+  return { filters: f, ...pageOf(rows.map((r) => ({ ...r.e, who: r.email ?? r.e.actor, cursorAt: r.cursorAt })), limit) };
 }

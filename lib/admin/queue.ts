@@ -6,24 +6,30 @@ import { and, asc, count, desc, eq, ne, sql } from 'drizzle-orm';
 import { verifications, workspaces } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { inScope, scopeFor, type Actor } from './access';
-import { afterCursor, cursorTime, encodeCursor, type Cursor } from './cursor';
+import { afterCursor, cursorTime, pageOf, type Cursor } from './cursor';
 
 export type Mode = 'test' | 'live';
 export const QUEUE_PAGE = 50;
 
-export async function reviewQueue(db: DbOrTx, actor: Actor, input: { workspaceId?: string | null; mode: Mode; after?: Cursor | null; limit?: number }) {
+/** What a list of verifications shows of each (the queue and the search). */
+export const LIST_COLUMNS = {
+  id: verifications.id,
+  workspaceId: verifications.workspaceId,
+  workspaceName: workspaces.name,
+  mode: verifications.mode,
+  externalId: verifications.externalId,
+  flow: verifications.flow,
+  checkMethod: verifications.checkMethod,
+};
+
+export async function reviewQueue(db: DbOrTx, actor: Actor, input: { workspaceId?: string | null; mode: Mode; after?: Cursor | null; limit?: number; now?: Date }) {
+  const now = (input.now ?? new Date()).getTime();
   const limit = input.limit ?? QUEUE_PAGE;
   const scope = scopeFor(actor, 'case.read', input.workspaceId);
   const after = input.after ? afterCursor(verifications.statusChangedAt, verifications.id, input.after, 'asc') : undefined;
   const rows = await db
     .select({
-      id: verifications.id,
-      workspaceId: verifications.workspaceId,
-      workspaceName: workspaces.name,
-      mode: verifications.mode,
-      externalId: verifications.externalId,
-      flow: verifications.flow,
-      checkMethod: verifications.checkMethod,
+      ...LIST_COLUMNS,
       attemptsUsed: verifications.attemptsUsed,
       result: verifications.result,
       createdAt: verifications.createdAt,
@@ -36,9 +42,8 @@ export async function reviewQueue(db: DbOrTx, actor: Actor, input: { workspaceId
     .where(and(eq(verifications.status, 'review'), eq(verifications.mode, input.mode), inScope(scope, verifications.workspaceId), after))
     .orderBy(asc(verifications.statusChangedAt), asc(verifications.id))
     .limit(limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return { items: page, next: rows.length > limit && last ? encodeCursor({ at: last.cursorAt, id: last.id }) : null };
+  const page = pageOf(rows, limit);
+  return { items: page.items.map((c) => ({ ...c, waitingMs: now - c.inReviewSince.getTime() })), next: page.next };
 }
 
 /** Cases waiting per workspace and mode, within what the actor may read. */

@@ -10,7 +10,8 @@ import type { DbOrTx } from '@/db/client';
 import { parseOrThrow } from '../errors';
 import { UUID_RE } from '../ids';
 import { inScope, scopeFor, type Actor } from './access';
-import { afterCursor, cursorTime, decodeCursor, encodeCursor } from './cursor';
+import { afterCursor, cursorTime, decodeCursor, pageOf } from './cursor';
+import { LIST_COLUMNS } from './queue';
 
 export const SEARCH_PAGE = 50;
 
@@ -49,15 +50,9 @@ export async function searchVerifications(db: DbOrTx, actor: Actor, raw: unknown
   );
   const rows = await db
     .select({
-      id: verifications.id,
-      workspaceId: verifications.workspaceId,
-      workspaceName: workspaces.name,
-      mode: verifications.mode,
+      ...LIST_COLUMNS,
       status: verifications.status,
       reason: verifications.reason,
-      externalId: verifications.externalId,
-      flow: verifications.flow,
-      checkMethod: verifications.checkMethod,
       createdAt: verifications.createdAt,
       completedAt: verifications.completedAt,
       cursorAt: cursorTime(verifications.createdAt),
@@ -67,7 +62,5 @@ export async function searchVerifications(db: DbOrTx, actor: Actor, raw: unknown
     .where(where)
     .orderBy(desc(verifications.createdAt), desc(verifications.id))
     .limit(limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return { filters: f, items: page, next: rows.length > limit && last ? encodeCursor({ at: last.cursorAt, id: last.id }) : null };
+  return { filters: f, ...pageOf(rows, limit) };
 }

@@ -66,6 +66,9 @@ function config(): NextAuthConfig {
       clientSecret: e.AUTH_OIDC_SECRET,
       checks: ['pkce', 'state', 'nonce'],
       authorization: { params: { scope: 'openid email profile' } },
+      // The email from the userinfo endpoint (checked against the ID token's subject): providers that
+      // keep scope claims out of the ID token (as OpenID Connect allows) still name the admin.
+      idToken: false,
     });
   }
   return {

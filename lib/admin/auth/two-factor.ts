@@ -26,7 +26,7 @@ function recoveryCode(): string {
   return `${s.slice(0, 5)}-${s.slice(5)}`;
 }
 
-const wrongCode = () => validationError({ code: ['That code is not right (or was already used). Try the newest one.'] }, 'The code is not right.');
+const wrongCode = () => validationError({ code: ['Not right.'] }, 'That code is not right (or was already used). Try the newest one from your app.');
 
 /** Starts (or restarts) enrolment: a new secret, kept aside until a code from it confirms it. */
 export async function beginTotpEnrolment(db: DbOrTx, actor: Actor): Promise<{ secret: string; uri: string }> {
