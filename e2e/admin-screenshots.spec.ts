@@ -55,7 +55,8 @@ test('admin pages at phone and desktop width', async ({ browser }) => {
     await page.waitForFunction(() => [...document.images].every((i) => i.complete && i.naturalWidth > 0));
     await shot('3-case');
     await page.getByRole('button', { name: 'Decline…' }).click();
-    await shot('4-decision');
+    // The dialog over the page as the reviewer sees it (a full-page shot would show the backdrop over one screen only).
+    await page.screenshot({ path: path.join(OUT, `admin-4-decision-${device}.png`), animations: 'disabled' });
     await page.keyboard.press('Escape');
     await page.goto(`${origin()}/admin/verifications?mode=live`);
     await shot('5-search');

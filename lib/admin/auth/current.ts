@@ -9,6 +9,7 @@ import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { getDb } from '@/db/client';
 import type { Actor } from '../access';
+import { safeNext } from './throttle';
 import { auth } from './nextauth';
 import { loadSession, type LoadedSession } from './sessions';
 
@@ -17,11 +18,7 @@ export const currentSession = cache(async (): Promise<LoadedSession | null> => {
   return s?.sid ? loadSession(getDb(), s.sid, new Date()) : null;
 });
 
-/** Where to come back to after signing in: an admin path only (never another site). */
-export function safeNext(raw: unknown): string {
-  const s = typeof raw === 'string' ? raw : '';
-  return /^\/admin(\/|\?|$)/.test(s) && !s.startsWith('//') && !s.includes('\\') && !s.startsWith('/admin/sign-in') ? s : '/admin';
-}
+export { safeNext };
 
 export async function requireSession(opts: { allowEnrol?: boolean } = {}): Promise<LoadedSession> {
   const s = await currentSession();

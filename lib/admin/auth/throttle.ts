@@ -64,3 +64,9 @@ export function clientAddress(forwardedFor: string | null, trustedProxies: numbe
   const i = trustedProxies === 0 ? list.length - 1 : Math.max(0, list.length - trustedProxies);
   return list[i].slice(0, 64);
 }
+
+/** Where to come back to after signing in: a path of the admin area only (never another site, never sign-in itself). */
+export function safeNext(raw: unknown): string {
+  const s = typeof raw === 'string' ? raw : '';
+  return /^\/admin(\/|\?|$)/.test(s) && !s.includes('\\') && !/^\/admin\/sign-in(\/|\?|$)/.test(s) && !/[\r\n]/.test(s) ? s : '/admin';
+}
