@@ -9,13 +9,12 @@
  * time, on loopback: the server's time plus a loopback round trip. Signed in as an operator (every
  * workspace) and as a reviewer of two workspaces.
  */
-import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { sql } from 'drizzle-orm';
 import { encode } from 'next-auth/jwt';
 import { connect, type Db } from '../db/client';
 import { media, verifications } from '../db/schema';
-import { arg, ensureBuild, percentile, prepare, runBench, startService } from './bench/harness';
+import { arg, ensureBuild, percentile, prepare, runBench, startService, stopAll } from './bench/harness';
 import { startPg15 } from '../lib/testing/pg15';
 
 const N = Number(arg('verifications', '100000'));
@@ -27,7 +26,7 @@ async function seed(db: Db, workspaceIds: string[]) {
   const t = Date.now();
   // Verifications over the last 90 days: 80 % live; statuses as a busy deployment has them (2 % waiting for review).
   await db.execute(sql`
-    with w as (select * from unnest(${workspaceIds}::text[], ${WORKSPACES}::float8[]) with ordinality as t(id, share, n)),
+    with w as (select * from unnest(string_to_array(${workspaceIds.join(',')}, ','), string_to_array(${WORKSPACES.join(',')}, ',')::float8[]) with ordinality as t(id, share, n)),
     cum as (select id, sum(share) over (order by n) as upto from w),
     g as (select i, random() as r1, random() as r2, random() as r3, random() as r4 from generate_series(1, ${N}) i)
     insert into verifications (id, workspace_id, mode, status, flow, check_method, external_id, capture_token, attempts_used, reason, result, created_at, submitted_at, completed_at, status_changed_at, updated_at)
@@ -65,16 +64,16 @@ async function seed(db: Db, workspaceIds: string[]) {
   return Date.now() - t;
 }
 
-/** Three real JPEGs (a selfie-sized photo, a document front and back) stored encrypted on some review cases. */
+/**
+ * Three photos as an upload stores them (JPEG, metadata stripped), encrypted, on some review cases: a 1280-wide
+ * selfie from the packaged photo and the test suite's synthetic identity card, front and back.
+ */
 async function photos(db: Db) {
   const { mediaStore } = await import('../lib/media/storage');
   const { newId } = await import('../lib/ids');
-  const jpeg = (w: number, h: number, seed: number) =>
-    sharp({ create: { width: w, height: h, channels: 3, background: { r: (seed * 37) % 255, g: 120, b: 90 } } })
-      .composite([{ input: randomBytes(w * h * 3 / 16), raw: { width: w / 4, height: h / 4, channels: 3 }, tile: true, blend: 'overlay' }])
-      .jpeg({ quality: 85 })
-      .toBuffer();
-  const files = [await jpeg(1280, 960, 1), await jpeg(1600, 1000, 2), await jpeg(1600, 1000, 3)];
+  const I = await import('../lib/testing/images');
+  const stored = (img: Buffer) => sharp(img).rotate().jpeg({ quality: 90 }).toBuffer();
+  const files = [await stored(await I.selfie1280()), await stored(await I.renderDocument('id_card', 'front')), await stored(await I.renderDocument('id_card', 'back'))];
   const cases = await db.select({ id: verifications.id }).from(verifications).where(sql`status = 'review' and mode = 'live'`).limit(CASES_WITH_PHOTOS);
   for (const c of cases) {
     for (const [i, kind] of (['selfie', 'front', 'back'] as const).entries()) {
@@ -86,13 +85,41 @@ async function photos(db: Db) {
   return { cases: cases.map((c) => c.id), bytes: files.map((f) => f.length) };
 }
 
+/** The same reads without HTTP or rendering: the lib/admin operations the pages call, on the same database. */
+async function libTimings(db: Db, sessions: { operator: string; reviewer: string }, ids: string[], caseIds: string[]) {
+  const { loadSession } = await import('../lib/admin/auth/sessions');
+  const { reviewQueue, queueCounts } = await import('../lib/admin/queue');
+  const { searchVerifications } = await import('../lib/admin/search');
+  const { loadCase } = await import('../lib/admin/case');
+  const op = (await loadSession(db, sessions.operator, new Date()))!.actor;
+  const rev = (await loadSession(db, sessions.reviewer, new Date()))!.actor;
+  const runs: [string, () => Promise<unknown>][] = [
+    ['session + actor (every page)', () => loadSession(db, sessions.reviewer, new Date())],
+    ['queue + counts, one workspace (reviewer)', () => Promise.all([queueCounts(db, rev), reviewQueue(db, rev, { workspaceId: ids[0], mode: 'live' })])],
+    ['queue + counts, all workspaces (operator)', () => Promise.all([queueCounts(db, op), reviewQueue(db, op, { mode: 'live' })])],
+    ['search, everything (operator)', () => searchVerifications(db, op, {})],
+    ['search, two workspaces (reviewer)', () => searchVerifications(db, rev, {})],
+    ['search, status declined, live (operator)', () => searchVerifications(db, op, { status: 'declined', mode: 'live' })],
+    ['search, by external_id (reviewer)', () => searchVerifications(db, rev, { q: 'user-4242' })],
+    ['case, everything but the photo bytes (operator)', () => loadCase(db, op, caseIds[Math.floor(Math.random() * caseIds.length)])],
+  ];
+  const out: [string, number[]][] = [];
+  for (const [name, fn] of runs) {
+    for (let i = 0; i < 10; i++) await fn();
+    const xs: number[] = [];
+    for (let i = 0; i < RUNS; i++) xs.push(await time(async () => void (await fn())));
+    out.push([name, xs]);
+  }
+  return out;
+}
+
 async function cookieFor(db: Db, userId: string) {
   const { createSession, redeemTicket } = await import('../lib/admin/auth/sessions');
   const { authSecret } = await import('../lib/admin/auth/secret');
   const s = await createSession(db, { userId, method: 'password', stage: 'full', ip: '127.0.0.1', userAgent: 'bench', now: new Date() });
   await redeemTicket(db, s.ticket, new Date());
   const token = await encode({ token: { sid: s.id }, secret: authSecret(), salt: 'authjs.session-token' });
-  return `authjs.session-token=${token}`;
+  return { cookie: `authjs.session-token=${token}`, sessionId: s.id };
 }
 
 async function time(fn: () => Promise<void>): Promise<number> {
@@ -127,7 +154,8 @@ async function main() {
     const rev = await createAdmin(db, { email: 'rev@bench.local', password: 'bench bench bench' });
     const { setMembership } = await import('../lib/admin/users');
     for (const w of ids.slice(0, 2)) await setMembership(db, { email: 'rev@bench.local', workspaceId: w, role: 'reviewer', actor: 'operator' });
-    const who = { operator: await cookieFor(db, op.id), reviewer: await cookieFor(db, rev.id) };
+    const signedIn = { operator: await cookieFor(db, op.id), reviewer: await cookieFor(db, rev.id) };
+    const who = { operator: signedIn.operator.cookie, reviewer: signedIn.reviewer.cookie };
     const counts = (await db.execute<{ status: string; n: number }>(sql`select status, count(*)::int as n from verifications group by status order by n desc`)) as unknown as { status: string; n: number }[];
     console.log(`statuses: ${counts.map((c) => `${c.status} ${c.n}`).join(', ')}`);
     const url = await startService(base.env);
@@ -145,12 +173,11 @@ async function main() {
       ['search, by external_id (reviewer)', `/admin/verifications?q=${oneExternal}`, 'reviewer'],
       ['search, 7-day range (operator)', `/admin/verifications?from=${new Date(Date.now() - 30 * 864e5).toISOString().slice(0, 10)}&to=${new Date(Date.now() - 23 * 864e5).toISOString().slice(0, 10)}`, 'operator'],
     ];
-    const results: [string, number[]][] = [];
-    for (const [name, path, as] of pages) {
-      for (let i = 0; i < 10; i++) await get(url + path, who[as]);
-      const xs: number[] = [];
-      for (let i = 0; i < RUNS; i++) xs.push(await time(async () => void (await get(url + path, who[as]))));
-      results.push([name, xs]);
+    // Round robin over the pages, so that whatever else the machine does falls on all of them alike.
+    const results: [string, number[]][] = pages.map(([name]) => [name, []]);
+    for (let i = 0; i < 10; i++) for (const [, path, as] of pages) await get(url + path, who[as]);
+    for (let i = 0; i < RUNS; i++) {
+      for (const [k, [, path, as]] of pages.entries()) results[k][1].push(await time(async () => void (await get(url + path, who[as]))));
     }
     // Five pages deep: follow the "Older results" cursor.
     {
@@ -192,7 +219,10 @@ async function main() {
       results.push(['case view, page only (operator)', pageOnly]);
       results.push(['case view with its three photos (operator)', xs]);
     }
-    console.log(`\n${RUNS} requests each (after 10 warm-up), one at a time; ms from request to last byte:`);
+    const lib = await libTimings(db, { operator: signedIn.operator.sessionId, reviewer: signedIn.reviewer.sessionId }, ids, p.cases);
+    console.log(`\nServer-side reads (lib/admin, in this process, same database), ${RUNS} each, ms:`);
+    for (const [name, xs] of lib) console.log(`  ${name.padEnd(48)} p50 ${percentile(xs, 50).toFixed(1).padStart(6)}  p95 ${percentile(xs, 95).toFixed(1).padStart(6)}  max ${Math.max(...xs).toFixed(1).padStart(6)}`);
+    console.log(`\nThrough HTTP (production build: session, queries, rendering), ${RUNS} requests each (after 10 warm-up), one at a time; ms from request to last byte:`);
     for (const [name, xs] of results) {
       const target = name.startsWith('case view with') ? 500 : name.startsWith('case view') ? null : 200;
       const p95 = percentile(xs, 95);
@@ -200,6 +230,8 @@ async function main() {
     }
     await h.close();
   } finally {
+    // The server first (its runner polls the database every quarter second), then the database.
+    stopAll();
     await pg.stop();
   }
 }
