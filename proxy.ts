@@ -1,10 +1,16 @@
 /**
- * Security headers of the hosted capture page (Next 16 Proxy): a CSP allowing only this origin, with a
- * per-request nonce for Next's own inline scripts and 'wasm-unsafe-eval' for tfjs's wasm backend; the
- * camera allowed for this origin only; no referrer (the page's URL carries the verification's token);
- * never cached; never framed.
+ * Security headers (Next 16 Proxy) of the two front doors people use in a browser.
+ *
+ * The hosted capture page: a CSP allowing only this origin, with a per-request nonce for Next's own inline
+ * scripts and 'wasm-unsafe-eval' for tfjs's wasm backend; the camera allowed for this origin only; no
+ * referrer (the page's URL carries the verification's token); never cached; never framed.
+ *
+ * The admin area (and Auth.js's endpoints): the same nonce CSP without wasm or camera, never framed,
+ * never cached (`no-store`: pages and photos hold personal data), never indexed. Form submissions may go
+ * to this origin and, when single sign-on is configured, to the identity provider.
  */
 import { NextResponse, type NextRequest } from 'next/server';
+import { env } from './lib/env';
 
 export function capturePageCsp(nonce: string) {
   return [
@@ -23,20 +29,48 @@ export function capturePageCsp(nonce: string) {
   ].join('; ');
 }
 
+export function adminCsp(nonce: string, ssoOrigin: string | null) {
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'`,
+    `style-src 'self' 'nonce-${nonce}'`,
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    `form-action 'self'${ssoOrigin ? ` ${ssoOrigin}` : ''}`,
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+const ssoOrigin = () => {
+  const issuer = env().AUTH_OIDC_ISSUER;
+  return issuer ? new URL(issuer).origin : null;
+};
+
 export function proxy(request: NextRequest) {
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64');
-  const csp = capturePageCsp(nonce);
+  const admin = !request.nextUrl.pathname.startsWith('/verify/');
+  const csp = admin ? adminCsp(nonce, ssoOrigin()) : capturePageCsp(nonce);
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set('x-nonce', nonce);
   requestHeaders.set('content-security-policy', csp);
+  // The admin pages send a signed-out visitor to sign-in and back to where they were going.
+  if (admin) requestHeaders.set('x-admin-path', request.nextUrl.pathname + request.nextUrl.search);
   const res = NextResponse.next({ request: { headers: requestHeaders } });
   res.headers.set('content-security-policy', csp);
-  res.headers.set('permissions-policy', 'camera=(self), microphone=(), geolocation=(), payment=(), usb=()');
+  res.headers.set('permissions-policy', admin ? 'camera=(), microphone=(), geolocation=(), payment=(), usb=()' : 'camera=(self), microphone=(), geolocation=(), payment=(), usb=()');
   res.headers.set('referrer-policy', 'no-referrer');
   res.headers.set('x-content-type-options', 'nosniff');
   res.headers.set('x-frame-options', 'DENY');
   res.headers.set('cache-control', 'no-store');
+  if (admin) {
+    res.headers.set('x-robots-tag', 'noindex, nofollow');
+    res.headers.set('cross-origin-opener-policy', 'same-origin');
+    res.headers.set('cross-origin-resource-policy', 'same-origin');
+  }
   return res;
 }
 
-export const config = { matcher: '/verify/:path*' };
+export const config = { matcher: ['/verify/:path*', '/admin', '/admin/:path*', '/api/auth/:path*'] };

@@ -14,9 +14,13 @@ export const DARK_Y4M = path.join(E2E_DIR, 'dark.y4m');
 export const FACE_JPEG = path.join(E2E_DIR, 'face.jpg');
 /** The camera turning the head: straight, left, straight, right, looped (lib/testing/head-turn.ts). */
 export const TURNING_Y4M = path.join(E2E_DIR, 'turning.y4m');
+/** The local HTTPS webhook receiver's key and certificate (the server trusts it: NODE_EXTRA_CA_CERTS). */
+export const RECEIVER_TLS = path.join(E2E_DIR, 'receiver-tls.json');
+/** The OpenID provider the admin single sign-on test starts (its port is fixed when the server starts). */
+export const OIDC = { clientId: 'open-verify-e2e', clientSecret: 'e2e-client-secret-not-for-production', name: 'Test IdP' };
 
 type Ws = { id: string; apiKey: string; test: string; live: string };
-export type E2eState = { base: string; dataDir: string; port: number; pid: number; estimation: Ws; documents: Ws };
+export type E2eState = { base: string; dataDir: string; port: number; pid: number; oidcPort: number; estimation: Ws; documents: Ws };
 
 export const state = (): E2eState => JSON.parse(fs.readFileSync(STATE_FILE, 'utf8'));
 
@@ -40,5 +44,5 @@ export async function newVerification(ws: 'estimation' | 'documents', mode: 'tes
 
 export function ops(...args: string[]) {
   const s = state();
-  return JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...args, '--json'], { cwd: root, env: childEnv(s.dataDir, s.port) }).toString());
+  return JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...args, '--json'], { cwd: root, env: childEnv(s.dataDir, s.port, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }) }).toString());
 }

@@ -12,7 +12,8 @@ import { ensureBuild, freePort, start } from '../lib/testing/server';
 import { cameraFrame } from '../lib/testing/images';
 import { writeY4m, writeY4mSequence } from '../lib/testing/y4m';
 import { turnedHead } from '../lib/testing/head-turn';
-import { DARK_Y4M, E2E_DIR, FACE_JPEG, FACE_Y4M, STATE_FILE, TURNING_Y4M, ops, type E2eState } from './env';
+import { selfSignedCert } from '../lib/testing/https-receiver';
+import { DARK_Y4M, E2E_DIR, FACE_JPEG, FACE_Y4M, OIDC, RECEIVER_TLS, STATE_FILE, TURNING_Y4M, ops, type E2eState } from './env';
 
 export default async function globalSetup() {
   provisionOrExit(['chromium', 'photos', 'fonts']);
@@ -29,9 +30,27 @@ export default async function globalSetup() {
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-e2e-'));
   const port = await freePort();
-  const server = await start(dataDir, port);
+  // The admin tests: webhooks to a local HTTPS receiver (its certificate trusted by the server), and single
+  // sign-on against an OpenID provider that e2e/admin-oidc.spec.ts starts on this port.
+  fs.writeFileSync(RECEIVER_TLS, JSON.stringify(selfSignedCert()));
+  fs.writeFileSync(RECEIVER_TLS + '.cert.pem', JSON.parse(fs.readFileSync(RECEIVER_TLS, 'utf8')).cert);
+  const oidcPort = await freePort();
+  const server = await start(dataDir, port, {
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+    WEBHOOK_RETRY_DELAYS: '2,2,2',
+    NODE_EXTRA_CA_CERTS: RECEIVER_TLS + '.cert.pem',
+    AUTH_OIDC_ISSUER: `http://127.0.0.1:${oidcPort}`,
+    AUTH_OIDC_ID: OIDC.clientId,
+    AUTH_OIDC_SECRET: OIDC.clientSecret,
+    AUTH_OIDC_NAME: OIDC.name,
+  });
   server.proc.unref();
-  const partial = { base: server.base, dataDir, port, pid: server.proc.pid! };
+  // The server's output after start-up, for a failing test to be read against.
+  const log = path.join(E2E_DIR, 'server.log');
+  fs.writeFileSync(log, server.out());
+  server.proc.stdout!.on('data', (d) => fs.appendFileSync(log, d));
+  server.proc.stderr!.on('data', (d) => fs.appendFileSync(log, d));
+  const partial = { base: server.base, dataDir, port, pid: server.proc.pid!, oidcPort };
   fs.writeFileSync(STATE_FILE, JSON.stringify(partial));
   const ws = (checkMethod: string) => {
     const c = ops('workspace:create', '--name', `e2e ${checkMethod}`, '--check-method', checkMethod);

@@ -35,6 +35,25 @@ const schema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   /** Where the project's files (the worker, traineddata, wasm) are found; unset: the working directory. */
   OPEN_VERIFY_ROOT: z.string().min(1).optional(),
+  /** Signs the admin area's session cookies and image links; unset: derived from ENCRYPTION_KEY. At least 32 characters. */
+  AUTH_SECRET: z.string().min(32, 'at least 32 characters (openssl rand -base64 32)').optional(),
+  /** Optional OpenID Connect single sign-on for the admin area: all three, or none. */
+  AUTH_OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+  AUTH_OIDC_ID: z.string().min(1).optional(),
+  AUTH_OIDC_SECRET: z.string().min(1).optional(),
+  /** The sign-in button's label: "Sign in with …". */
+  AUTH_OIDC_NAME: z.string().min(1).max(60).default('single sign-on'),
+  /** `1`: every admin must use a second factor (TOTP); otherwise per user (admin:create --require-totp). */
+  ADMIN_REQUIRE_TOTP: z.enum(['0', '1']).default('0'),
+  /** Minutes without a request after which an admin session ends. */
+  ADMIN_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
+  /** Hours after sign-in at which an admin session ends, however active. */
+  ADMIN_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(12),
+  /**
+   * Reverse proxies in front of the server that append to X-Forwarded-For: the sign-in throttle counts the
+   * address that many entries from the right. 0: the server is reached directly.
+   */
+  ADMIN_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
 });
 
 export type Env = z.infer<typeof schema> & { BASE_URL: string };
@@ -49,6 +68,10 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new EnvError(`Invalid environment:\n${lines.join('\n')}`);
   }
   const env = parsed.data;
+  const oidc = [env.AUTH_OIDC_ISSUER, env.AUTH_OIDC_ID, env.AUTH_OIDC_SECRET].filter(Boolean).length;
+  if (oidc !== 0 && oidc !== 3) {
+    throw new EnvError('Invalid environment:\n  AUTH_OIDC_ISSUER, AUTH_OIDC_ID, AUTH_OIDC_SECRET: set all three for single sign-on, or none');
+  }
   const baseUrl = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
   return { ...env, BASE_URL: baseUrl };
 }
@@ -61,6 +84,14 @@ export function env(): Env {
 
 /** Background work runs on Inngest when it is configured (an event key, or the dev server). */
 export const inngestEnabled = () => Boolean(env().INNGEST_EVENT_KEY || env().INNGEST_DEV);
+
+/**
+ * Auth.js builds its URLs (OAuth callbacks, redirects after sign-in) from AUTH_URL, else from the request's
+ * Host header: pin it to BASE_URL, the deployment's public address, unless the operator set it.
+ */
+export function pinAuthUrl() {
+  process.env.AUTH_URL ??= `${env().BASE_URL}/api/auth`;
+}
 
 /** Tests change the environment between cases; they call this after doing so. */
 export function resetEnvCache() {

@@ -86,6 +86,39 @@ describe('operator CLI', { timeout: 120_000 }, () => {
     expect((await ops('admin:create', '--email', 'x@example.com', '--password', 'short')).out.error.code).toBe('VALIDATION_ERROR');
   });
 
+  it('admin roles, password and second-factor resets: each ends the admin\'s sessions', async () => {
+    const ws = (await ops('workspace:create', '--name', 'roles')).out.workspace.id;
+    const email = `rev-${Math.random().toString(36).slice(2)}@example.com`;
+    const made = await ops('admin:create', '--email', email, '--password', 'correct horse battery', '--workspace', ws, '--role', 'reviewer', '--require-totp');
+    expect(made.out.admin).toMatchObject({ email, operator: false });
+    expect((await ops('admin:create', '--email', `x${email}`, '--workspace', ws)).out.error.code).toBe('VALIDATION_ERROR'); // a role goes with the workspace
+    const listed = (await ops('admin:list')).out.admins.find((a: { email: string }) => a.email === email);
+    expect(listed).toEqual({ id: made.out.admin.id, email, operator: false, password: true, totp: false, totp_required: true, workspaces: [{ workspace_id: ws, role: 'reviewer' }] });
+    expect(JSON.stringify(listed)).not.toMatch(/scrypt/);
+    const { createSession, loadSession, redeemTicket } = await import('@/lib/admin/auth/sessions');
+    const signedIn = async () => {
+      const s = await createSession(getDb(), { userId: made.out.admin.id, method: 'password', stage: 'full', ip: null, userAgent: null, now: new Date() });
+      await redeemTicket(getDb(), s.ticket, new Date());
+      return s.id;
+    };
+    // Each change ends the sessions (every kind is tested in lib/admin/auth/sign-in.int.test.ts): two here, through the CLI.
+    for (const args of [
+      ['admin:reset-password', '--email', email, '--password', 'another correct horse'],
+      ['admin:reset-2fa', '--email', email],
+    ]) {
+      const sid = await signedIn();
+      const r = await ops(...args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(await loadSession(getDb(), sid, new Date()), args.join(' ')).toBeNull();
+    }
+    expect((await ops('admin:role', '--email', email, '--operator', 'true')).code).toBe(0);
+    expect((await ops('admin:role', '--email', email, '--workspace', ws, '--role', 'none')).code).toBe(0);
+    expect((await ops('admin:role', '--email', email, '--workspace', ws, '--role', 'none')).out.error.code).toBe('NOT_FOUND');
+    expect((await ops('admin:role', '--email', email, '--workspace', ws, '--role', 'boss')).out.error.code).toBe('VALIDATION_ERROR');
+    const admins = (await ops('admin:list')).out.admins.find((a: { email: string }) => a.email === email);
+    expect(admins).toMatchObject({ operator: true, workspaces: [] });
+  }, 240_000);
+
   it('verification:decide decides a verification in review; timers:run sweeps as of --now', async () => {
     const created = (await ops('workspace:create', '--name', 'decide')).out;
     const r = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: created.workspace.api_key, secret: created.secret_keys[0].secret });

@@ -14,7 +14,8 @@ import { DomainError } from '../lib/errors';
 import { createWorkspace, getWorkspaceOrThrow, publicWorkspace, updateWorkspaceSettings, type SettingsPatch } from '../lib/workspaces';
 import { activateSecretKey, createSecretKey, deleteSecretKey, listSecretKeys } from '../lib/auth/keys';
 import { publishConsent, publicConsentVersion } from '../lib/consent';
-import { createAdmin } from '../lib/admin/users';
+import { createAdmin, listAdmins, setAdminPassword, setMembership, setOperator, signOutEverywhere } from '../lib/admin/users';
+import { resetSecondFactor } from '../lib/admin/auth/two-factor';
 import { redeliverWebhook } from '../lib/webhooks/deliver';
 import { listWebhookEvents } from '../lib/webhooks/list';
 import { decideReview } from '../lib/verifications/review';
@@ -30,6 +31,12 @@ function req(f: Flags, name: string): string {
   if (typeof v !== 'string' || v === '') {
     throw new DomainError('VALIDATION_ERROR', `--${name} is required.`, { fields: { [name]: ['Required.'] } });
   }
+  return v;
+}
+function optional(f: Flags, name: string): string | undefined {
+  const v = f[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v === '') throw new DomainError('VALIDATION_ERROR', `--${name} needs a value.`, { fields: { [name]: ['Required.'] } });
   return v;
 }
 function bool(f: Flags, name: string): boolean | undefined {
@@ -175,9 +182,42 @@ const COMMANDS: Record<string, Command> = {
   backup: { usage: '--out FILE   (embedded database; works while the server runs)', run: async () => ({}) },
   restore: { usage: '--from FILE [--force] [--encryption-key-file F]   (embedded database; server stopped)', run: async () => ({}) },
   'admin:create': {
-    usage: '--email E --password P',
-    run: async (db, f) => ({ admin: await createAdmin(db, { email: req(f, 'email'), password: req(f, 'password') }) }),
+    usage: '--email E [--password P] [--operator | --workspace ID --role owner|reviewer] [--require-totp]',
+    run: async (db, f) => ({
+      admin: await createAdmin(db, {
+        email: req(f, 'email'),
+        password: optional(f, 'password'),
+        operator: f.operator === true,
+        workspaceId: optional(f, 'workspace'),
+        role: optional(f, 'role') as 'owner' | 'reviewer' | undefined,
+        requireTotp: f['require-totp'] === true,
+      }),
+    }),
   },
+  'admin:reset-password': {
+    usage: '--email E --password P',
+    run: async (db, f) => ({ admin: await setAdminPassword(db, { email: req(f, 'email'), password: req(f, 'password'), actor: 'operator' }) }),
+  },
+  'admin:reset-2fa': {
+    usage: '--email E',
+    run: async (db, f) => ({ admin: await resetSecondFactor(db, { email: req(f, 'email'), actor: 'operator' }) }),
+  },
+  'admin:role': {
+    usage: '--email E (--operator true|false | --workspace ID --role owner|reviewer|none)',
+    run: async (db, f) => {
+      if (f.operator !== undefined) return { admin: await setOperator(db, { email: req(f, 'email'), operator: bool(f, 'operator')!, actor: 'operator' }) };
+      const role = req(f, 'role');
+      if (role !== 'owner' && role !== 'reviewer' && role !== 'none') {
+        throw new DomainError('VALIDATION_ERROR', '--role is owner, reviewer or none.', { fields: { role: ['owner, reviewer or none'] } });
+      }
+      return { membership: await setMembership(db, { email: req(f, 'email'), workspaceId: req(f, 'workspace'), role: role === 'none' ? null : role, actor: 'operator' }) };
+    },
+  },
+  'admin:sign-out': {
+    usage: '--email E',
+    run: async (db, f) => ({ admin: await signOutEverywhere(db, { email: req(f, 'email'), actor: 'operator' }) }),
+  },
+  'admin:list': { usage: '', run: async (db) => ({ admins: await listAdmins(db) }) },
 };
 
 function help(): string {

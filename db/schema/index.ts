@@ -5,3 +5,4 @@ export * from './ops';
 export * from './webhooks';
 export * from './faces';
 export * from './liveness';
+export * from './admin';

@@ -28,13 +28,7 @@ export const auditLog = pgTable(
   (t) => [
     index('audit_log_workspace_idx').on(t.workspaceId, t.createdAt),
     index('audit_log_verification_idx').on(t.verificationId, t.createdAt),
+    // The admin audit page's actor filter.
+    index('audit_log_actor_idx').on(t.actor, t.createdAt),
   ],
 );
-
-export const adminUsers = pgTable('admin_users', {
-  id: text('id').primaryKey(),
-  email: text('email').notNull().unique(),
-  /** scrypt$N$r$p$salt$hash */
-  passwordHash: text('password_hash').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
-});

@@ -22,7 +22,8 @@ export const reviewDecision = z.discriminatedUnion('status', [
   z.object({ status: z.literal('resubmission_requested'), reason: z.enum(RESUBMIT_REASONS).default('selfie_quality') }),
 ]);
 
-export type DecideReviewInput = { verificationId: string; status: string; reason?: string; actor: string; requestId?: string };
+/** `note`: the reviewer's own words, kept in the audit log with the decision (never sent in the webhook). */
+export type DecideReviewInput = { verificationId: string; status: string; reason?: string; note?: string; actor: string; requestId?: string };
 
 export async function decideReview(db: Db, input: DecideReviewInput) {
   const d = parseOrThrow(reviewDecision, { status: input.status, reason: input.reason });
@@ -36,7 +37,7 @@ export async function decideReview(db: Db, input: DecideReviewInput) {
       reason = ATTEMPTS_EXHAUSTED_REASON;
     }
     const { row } = await applyTransition(tx, { verificationId: v.id, trigger, patch: { reason } });
-    await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: input.actor, requestId: input.requestId, action: 'verification.decided', data: { status: row.status, reason } });
+    await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: input.actor, requestId: input.requestId, action: 'verification.decided', data: { status: row.status, reason, ...(input.note ? { note: input.note.slice(0, 2000) } : {}) } });
     return row;
   });
 }

@@ -1,0 +1,13 @@
+/** The signed-in admin area's frame. Each page checks the session itself too (layouts are not re-run on every navigation). */
+import { requireSession } from '@/lib/admin/auth/current';
+import { Shell } from '@/components/admin/Shell';
+import { signOutAction } from '../auth-actions';
+
+export default async function AreaLayout({ children }: { children: React.ReactNode }) {
+  const s = await requireSession({ allowEnrol: true });
+  return (
+    <Shell actor={s.actor} signOut={signOutAction} nav={s.stage === 'enrol' ? [{ href: '/admin/account', label: 'Account' }] : undefined}>
+      {children}
+    </Shell>
+  );
+}

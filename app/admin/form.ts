@@ -1,0 +1,21 @@
+/** Reading a server action's FormData through a zod schema (every action validates before lib/ does). */
+import type { z } from 'zod';
+import { DomainError, parseOrThrow } from '@/lib/errors';
+
+export const INVALID_FORM = 'The form has invalid fields.';
+
+export function formInput<S extends z.ZodType>(schema: S, form: FormData): z.infer<S> {
+  const raw: Record<string, string> = {};
+  for (const [k, v] of form.entries()) if (typeof v === 'string' && !k.startsWith('$ACTION')) raw[k] = v;
+  return parseOrThrow(schema, raw, INVALID_FORM);
+}
+
+/** What a form shows after its action: a message, and for validation errors the fields concerned. */
+export type FormState = { ok?: boolean; message?: string; fields?: Record<string, string[]>; details?: Record<string, unknown>; values?: Record<string, string> } | undefined;
+
+/** A DomainError as form state; anything else is rethrown (Next shows its error page, never a stack trace). */
+export function asFormState(e: unknown): FormState {
+  if (!(e instanceof DomainError)) throw e;
+  const fields = (e.details as { fields?: Record<string, string[]> } | undefined)?.fields;
+  return { ok: false, message: e.message, fields, details: e.details };
+}

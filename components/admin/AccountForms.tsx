@@ -1,0 +1,102 @@
+'use client';
+/** The account page's forms (each shows the server's answer in place). */
+import { useActionState } from 'react';
+import { INVALID_FORM, type FormState } from '@/app/admin/form';
+import type { RecoveryState } from '@/app/admin/account-actions';
+import { buttonClass, inputClass, labelClass, Notice } from './ui';
+
+function Answer({ state }: { state: FormState }) {
+  if (!state?.message) return null;
+  // A form-level "invalid fields" says nothing by itself: show what is wrong with the fields instead.
+  const fields = state.fields ? Object.values(state.fields).flat().join(' ') : '';
+  return <Notice tone={state.ok ? 'success' : 'error'}>{fields && !state.ok && state.message === INVALID_FORM ? fields : state.message}</Notice>;
+}
+
+function CodeInput({ id, label }: { id: string; label: string }) {
+  return (
+    <div>
+      <label htmlFor={id} className={labelClass}>{label}</label>
+      <input id={id} name="code" autoComplete="one-time-code" inputMode="numeric" required className={`${inputClass} max-w-48 font-mono tracking-widest`} />
+    </div>
+  );
+}
+
+export function RecoveryCodes({ codes }: { codes: string[] }) {
+  return (
+    <div className="rounded-md border border-amber-300 bg-amber-50 p-3" data-testid="recovery-codes">
+      <p className="text-sm font-semibold text-amber-950">Recovery codes: shown this once. Keep them somewhere safe; each signs you in once if you lose your phone.</p>
+      <ul className="mt-2 grid grid-cols-2 gap-1 font-mono text-sm text-neutral-950 sm:grid-cols-5">
+        {codes.map((c) => (
+          <li key={c}>{c}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+export function ConfirmEnrolForm({ action }: { action: (s: RecoveryState, f: FormData) => Promise<RecoveryState> }) {
+  const [state, act, pending] = useActionState(action, undefined);
+  if (state?.ok && state.recoveryCodes) {
+    return (
+      <div className="space-y-3">
+        <Answer state={state} />
+        <RecoveryCodes codes={state.recoveryCodes} />
+        <a href="/admin/queue" className={buttonClass.primary}>I have saved them: continue</a>
+      </div>
+    );
+  }
+  return (
+    <form action={act} className="space-y-3">
+      <Answer state={state} />
+      <CodeInput id="enrol-code" label="Code from the app" />
+      <button type="submit" disabled={pending} className={buttonClass.primary}>{pending ? 'Checking…' : 'Turn on'}</button>
+    </form>
+  );
+}
+
+export function RegenerateForm({ action }: { action: (s: RecoveryState, f: FormData) => Promise<RecoveryState> }) {
+  const [state, act, pending] = useActionState(action, undefined);
+  return (
+    <form action={act} className="space-y-3">
+      <Answer state={state} />
+      {state?.ok && state.recoveryCodes ? <RecoveryCodes codes={state.recoveryCodes} /> : null}
+      <CodeInput id="regen-code" label="Code from the app" />
+      <button type="submit" disabled={pending} className={buttonClass.secondary}>New recovery codes</button>
+    </form>
+  );
+}
+
+export function DisableForm({ action }: { action: (s: FormState, f: FormData) => Promise<FormState> }) {
+  const [state, act, pending] = useActionState(action, undefined);
+  return (
+    <form action={act} className="space-y-3">
+      <Answer state={state} />
+      <CodeInput id="disable-code" label="Code from the app" />
+      <button type="submit" disabled={pending} className={buttonClass.danger}>Turn off two-factor authentication</button>
+    </form>
+  );
+}
+
+export function PasswordForm({ action }: { action: (s: FormState, f: FormData) => Promise<FormState> }) {
+  const [state, act, pending] = useActionState(action, undefined);
+  return (
+    <form action={act} className="grid max-w-md gap-3">
+      <Answer state={state} />
+      <div>
+        <label htmlFor="current" className={labelClass}>Current password</label>
+        <input id="current" name="current" type="password" autoComplete="current-password" required className={inputClass} />
+      </div>
+      <div>
+        <label htmlFor="next" className={labelClass}>New password (at least 12 characters)</label>
+        <input id="next" name="next" type="password" autoComplete="new-password" minLength={12} required className={inputClass} />
+      </div>
+      <div>
+        <label htmlFor="confirm" className={labelClass}>New password again</label>
+        <input id="confirm" name="confirm" type="password" autoComplete="new-password" required className={inputClass} />
+      </div>
+      <div>
+        <button type="submit" disabled={pending} className={buttonClass.secondary}>Change password</button>
+      </div>
+    </form>
+  );
+}
