@@ -11,6 +11,7 @@ import { applyMigrations } from '../db/migrate';
 import { connect } from '../db/client';
 import { checkDatabase } from '../db/check';
 import { seedIfEmpty } from '../db/seed';
+import { embeddedKeyFile } from '../lib/crypto/keyring';
 
 const require = createRequire(import.meta.url);
 const mode = process.argv[2] === 'start' ? 'start' : 'dev';
@@ -48,6 +49,9 @@ async function main() {
     await checkDatabase(runtime.databaseUrl);
     await applyMigrations(runtime.databaseUrl);
     process.env.ENCRYPTION_KEY = runtime.encryptionKey;
+    // Embedded: the key file in $DATA_DIR is the key ring, re-read when `encryption:rotate` changes it.
+    const keyFile = embeddedKeyFile(env);
+    if (keyFile) process.env.ENCRYPTION_KEY_FILE = keyFile;
     resetEnvCache();
     const h = connect(runtime.databaseUrl, { max: 1 });
     const seeded = await seedIfEmpty(h.db);
@@ -66,6 +70,7 @@ async function main() {
       ...process.env,
       DATABASE_URL: runtime.databaseUrl,
       ENCRYPTION_KEY: runtime.encryptionKey,
+      ...(embeddedKeyFile(env) ? { ENCRYPTION_KEY_FILE: embeddedKeyFile(env) } : {}),
       BASE_URL: env.BASE_URL,
       PORT: String(env.PORT),
       NEXT_TELEMETRY_DISABLED: process.env.NEXT_TELEMETRY_DISABLED ?? '1',

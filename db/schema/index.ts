@@ -4,3 +4,4 @@ export * from './consent';
 export * from './ops';
 export * from './webhooks';
 export * from './faces';
+export * from './retention';

@@ -27,6 +27,8 @@ export function childEnv(dataDir: string, port: number, extra: Record<string, st
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', NEXT_TELEMETRY_DISABLED: '1' };
   delete env.DATABASE_URL;
   delete env.ENCRYPTION_KEY;
+  delete env.ENCRYPTION_KEY_FILE;
+  delete env.ENCRYPTION_KEYS_PREVIOUS;
   delete env.BASE_URL;
   delete env.VITEST;
   return { ...env, ...extra };

@@ -1,0 +1,131 @@
+/**
+ * Rotating ENCRYPTION_KEY without downtime. Everything the key protects carries the id of the key that
+ * wrapped it: the verifications' data keys (`data_keys.kek_id`), the secret API keys and the receipt signing
+ * key (`v1.<key id>.…`). While a rotation runs, servers encrypt with the new key and still read with the old one
+ * (ENCRYPTION_KEYS_PREVIOUS, or the key file's `.previous`); `rewrapAll` then moves every value under the new key
+ * in batches (SKIP LOCKED, beside live traffic). Only data keys are re-wrapped, never the photos: a rotation is
+ * a few hundred bytes per verification whatever its photos weigh. Once `keyUsage` shows nothing under an old
+ * key, the old key can be destroyed — and with it every backup made before the rotation becomes unreadable for
+ * photos and personal fields (their data keys in that backup are wrapped by the destroyed key).
+ */
+import { sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { keyRing } from './keyring';
+import { openWithKek, sealWithKek, unwrapWithKek, wrapWithKek } from './secretbox';
+import { secretKeyAad } from '../auth/keys';
+import { upgradeLegacyData } from '../retention/upgrade';
+
+export type RewrapCounts = { data_keys: number; secret_keys: number; signing_keys: number; legacy_media: number; unsealed_results: number };
+
+async function batches(work: () => Promise<number>, batch: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await work();
+    total += n;
+    if (n < batch) return total;
+  }
+}
+
+/** Re-wraps every value not under the primary key (and moves data from before data keys under one). */
+export async function rewrapAll(db: Db, opts: { batch?: number } = {}): Promise<RewrapCounts> {
+  const batch = opts.batch ?? 500;
+  const primary = keyRing().primary;
+  const current = `v1.${primary.id}.%`;
+
+  const dataKeys = await batches(
+    () =>
+      db.transaction(async (tx) => {
+        const rows = Array.from(
+          await tx.execute<{ verification_id: string; kek_id: string; wrapped: Buffer }>(sql`
+            select verification_id, kek_id, wrapped from data_keys where kek_id <> ${primary.id}
+            limit ${batch} for update skip locked`),
+        );
+        if (!rows.length) return 0;
+        const next = rows.map((r) => {
+          const aad = `data_key:${r.verification_id}`;
+          const w = wrapWithKek(unwrapWithKek(r.kek_id, r.wrapped, aad), aad, primary);
+          return { id: r.verification_id, k: w.kekId, w: w.wrapped.toString('base64') };
+        });
+        await tx.execute(sql`
+          update data_keys d set kek_id = x.k, wrapped = decode(x.w, 'base64')
+          from json_to_recordset(${JSON.stringify(next)}::json) as x(id text, k text, w text)
+          where d.verification_id = x.id`);
+        return rows.length;
+      }),
+    batch,
+  );
+
+  // Secret API keys, deleted ones included (their rows stay; none must be left under a key about to go).
+  const secretKeys = await batches(
+    () =>
+      db.transaction(async (tx) => {
+        const rows = Array.from(
+          await tx.execute<{ id: string; secret_ciphertext: string }>(sql`
+            select id, secret_ciphertext from secret_keys where secret_ciphertext not like ${current}
+            limit ${batch} for update skip locked`),
+        );
+        for (const r of rows) {
+          const sealed = sealWithKek(openWithKek(r.secret_ciphertext, secretKeyAad(r.id)), secretKeyAad(r.id), primary);
+          await tx.execute(sql`update secret_keys set secret_ciphertext = ${sealed} where id = ${r.id}`);
+        }
+        return rows.length;
+      }),
+    batch,
+  );
+
+  const signingKeys = await batches(
+    () =>
+      db.transaction(async (tx) => {
+        const rows = Array.from(
+          await tx.execute<{ id: string; private_key_sealed: string }>(sql`
+            select id, private_key_sealed from signing_keys where private_key_sealed not like ${current}
+            limit ${batch} for update skip locked`),
+        );
+        for (const r of rows) {
+          const aad = `signing_key:${r.id}`;
+          await tx.execute(sql`update signing_keys set private_key_sealed = ${sealWithKek(openWithKek(r.private_key_sealed, aad), aad, primary)} where id = ${r.id}`);
+        }
+        return rows.length;
+      }),
+    batch,
+  );
+
+  const legacy = await upgradeLegacyData(db, { batch });
+  return { data_keys: dataKeys, secret_keys: secretKeys, signing_keys: signingKeys, legacy_media: legacy.media, unsealed_results: legacy.results };
+}
+
+export type KeyUsage = {
+  primary: string;
+  accepted: string[];
+  source: 'environment' | 'file';
+  /** Values per wrapping key id; `legacy` = written before key ids (under some accepted key). */
+  data_keys: Record<string, number>;
+  secret_keys: Record<string, number>;
+  signing_keys: Record<string, number>;
+  /** Photos still sealed directly by ENCRYPTION_KEY (written before data keys). */
+  legacy_media: number;
+  /** Values under any key other than the primary: 0 means the previous keys can be destroyed. */
+  not_under_primary: number;
+};
+
+const tally = (rows: Iterable<{ kid: string; n: number }>) => Object.fromEntries(Array.from(rows, (r) => [r.kid, Number(r.n)]));
+
+export async function keyUsage(db: Db): Promise<KeyUsage> {
+  const ring = keyRing();
+  const kidOf = (col: string) => sql.raw(`case when ${col} like 'v1.%' then split_part(${col}, '.', 2) else 'legacy' end`);
+  const dataKeys = tally(await db.execute<{ kid: string; n: number }>(sql`select kek_id as kid, count(*)::int as n from data_keys group by 1`));
+  const secretKeys = tally(await db.execute<{ kid: string; n: number }>(sql`select ${kidOf('secret_ciphertext')} as kid, count(*)::int as n from secret_keys group by 1`));
+  const signing = tally(await db.execute<{ kid: string; n: number }>(sql`select ${kidOf('private_key_sealed')} as kid, count(*)::int as n from signing_keys group by 1`));
+  const [{ n: legacyMedia }] = Array.from(await db.execute<{ n: number }>(sql`select count(*)::int as n from media_blobs where sealed_by = 'encryption_key'`));
+  const others = (t: Record<string, number>) => Object.entries(t).reduce((s, [kid, n]) => s + (kid === ring.primary.id ? 0 : n), 0);
+  return {
+    primary: ring.primary.id,
+    accepted: [...ring.accepted.keys()].filter((k) => k !== ring.primary.id),
+    source: ring.source,
+    data_keys: dataKeys,
+    secret_keys: secretKeys,
+    signing_keys: signing,
+    legacy_media: Number(legacyMedia),
+    not_under_primary: others(dataKeys) + others(secretKeys) + others(signing) + Number(legacyMedia),
+  };
+}
