@@ -14,6 +14,7 @@ import { keyRing } from './keyring';
 import { openWithKek, sealWithKek, unwrapWithKek, wrapWithKek } from './secretbox';
 import { secretKeyAad } from '../auth/keys';
 import { upgradeLegacyData } from '../retention/upgrade';
+import { log } from '../log';
 
 export type RewrapCounts = { data_keys: number; secret_keys: number; signing_keys: number; legacy_media: number; unsealed_results: number };
 
@@ -91,7 +92,9 @@ export async function rewrapAll(db: Db, opts: { batch?: number } = {}): Promise<
   );
 
   const legacy = await upgradeLegacyData(db, { batch });
-  return { data_keys: dataKeys, secret_keys: secretKeys, signing_keys: signingKeys, legacy_media: legacy.media, unsealed_results: legacy.results };
+  const counts = { data_keys: dataKeys, secret_keys: secretKeys, signing_keys: signingKeys, legacy_media: legacy.media, unsealed_results: legacy.results };
+  log.info('encryption keys re-wrapped', { key_id: primary.id, ...counts });
+  return counts;
 }
 
 export type KeyUsage = {

@@ -16,6 +16,7 @@ import { openMedia, readSealedMedia } from '../media/storage';
 import { serializeVerification } from '../verifications/serialize';
 import { openResult } from './result-fields';
 import { receiptOf } from './receipts';
+import { log } from '../log';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -87,6 +88,8 @@ export async function exportVerification(db: Db, input: { verificationId: string
     audit_log: trail.map((a) => ({ id: a.id, actor: a.actor, action: a.action, created_at: iso(a.createdAt), data: a.data })),
     erasure_receipt: await receiptOf(db, v.id),
   };
-  await audit(db, { workspaceId: v.workspaceId, verificationId: v.id, actor: input.actor, requestId: input.requestId, action: 'verification.exported', data: { photos: photos.filter((p) => p.photo_base64).length } });
+  const exported = photos.filter((p) => p.photo_base64).length;
+  await audit(db, { workspaceId: v.workspaceId, verificationId: v.id, actor: input.actor, requestId: input.requestId, action: 'verification.exported', data: { photos: exported } });
+  log.info('verification exported', { verification_id: v.id, actor: input.actor, media_exported: exported });
   return bundle;
 }

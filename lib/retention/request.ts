@@ -11,6 +11,7 @@ import { UUID_RE } from '../ids';
 import type { Scope } from '../verifications/get';
 import { eraseLocked } from './erase';
 import { receiptOf, type SignedReceipt } from './receipts';
+import { log } from '../log';
 
 export type EraseRequest = { verificationId: string; scope?: Scope; actor: string; requestId?: string; now?: Date };
 export type EraseOutcome = { verification: VerificationRow; receipt: SignedReceipt; erasedNow: boolean };
@@ -32,6 +33,7 @@ export async function eraseVerificationData(db: Db, input: EraseRequest): Promis
     }
     const [receipt] = await eraseLocked(tx, [v], { trigger: 'request', actor: input.actor, requestId: input.requestId, now: input.now ?? new Date() });
     const [after] = await tx.select().from(verifications).where(eq(verifications.id, v.id));
+    log.info('verification data erased', { verification_id: v.id, trigger: 'request', actor: input.actor, status: after.status, receipt_id: receipt.receipt.id });
     return { verification: after, receipt, erasedNow: true };
   });
 }

@@ -15,6 +15,7 @@ import type { Db, DbOrTx } from '@/db/client';
 import { eraseLocked, type ErasureTarget } from './erase';
 import { DAY_MS, MAX_RETENTION_DAYS, WAITING_STATUSES } from './policy';
 import { upgradeLegacyData, type UpgradeCounts } from './upgrade';
+import { log } from '../log';
 
 export type SweepOptions = {
   now?: Date;
@@ -94,5 +95,6 @@ export async function sweepRetention(db: Db, opts: SweepOptions = {}): Promise<S
     }
   }
   const upgraded = opts.upgrade === false ? { media: 0, results: 0, more: false } : await upgradeLegacyData(db, { batch, deadline });
+  if (erased || upgraded.media || upgraded.results) log.info('retention sweep', { erased, batches, more, upgraded_media: upgraded.media, upgraded_results: upgraded.results });
   return { erased, batches, more: more || upgraded.more, upgraded: { media: upgraded.media, results: upgraded.results } };
 }
