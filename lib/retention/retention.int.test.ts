@@ -227,6 +227,31 @@ describe('the retention sweep', () => {
   });
 });
 
+describe('leftovers', () => {
+  it('a photo or clear result a server of the earlier version wrote after the erasure goes at the next sweep', async () => {
+    const w = await makeWorkspace({}, { flow: 'kyc' });
+    const h = await heldVerification(db(), w);
+    await eraseVerificationData(db(), { verificationId: h.id, actor: 'operator' });
+    const late = newId('med');
+    await db().insert(media).values({ id: late, verificationId: h.id, type: 'selfie', contentType: 'image/jpeg', byteSize: 4, width: 640, height: 480 });
+    await db().insert(mediaBlobs).values({ mediaId: late, ciphertext: aesGcmEncrypt(Buffer.from('late'), `media:${late}`, keyRing().primary.key) });
+    await db().update(verifications).set({ result: kycResult() }).where(eq(verifications.id, h.id));
+    await sweepRetention(db());
+    expect(await db().select().from(mediaBlobs).where(eq(mediaBlobs.mediaId, late))).toEqual([]);
+    const [row] = await db().select().from(verifications).where(eq(verifications.id, h.id));
+    expect([row.result, row.resultSealed]).toEqual([{ decision: 'pass', document: { type: 'id_card', source: 'mrz' }, face_match: kycResult().face_match }, null]);
+  });
+
+  it('sealed fields whose data key is already gone are erased all the same, and the receipt says they could not be listed', async () => {
+    const w = await makeWorkspace({}, { flow: 'kyc' });
+    const h = await heldVerification(db(), w);
+    await db().delete(dataKeys).where(eq(dataKeys.verificationId, h.id));
+    const { receipt } = await eraseVerificationData(db(), { verificationId: h.id, actor: 'operator' });
+    expect(receipt.receipt.erased).toMatchObject({ data_key: false, result_fields: ['(sealed fields)'], media: [{ bytes: true }] });
+    expect((await state(h.id)).v.resultSealed).toBeNull();
+  });
+});
+
 describe('DELETE /v1/verifications/{id}/data', () => {
   let w: TestWorkspace;
   let other: TestWorkspace;
