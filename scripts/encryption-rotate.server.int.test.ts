@@ -25,7 +25,7 @@ describe('rotating the embedded ENCRYPTION_KEY while the server runs', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('no request fails during the rotation; afterwards every photo is readable and only the new key exists', { timeout: 300_000 }, async () => {
+  it('no request fails during the rotation; afterwards every photo is readable and only the new key exists', { timeout: 900_000 }, async () => {
     ensureBuild();
     const port = await freePort();
     server = await start(dataDir, port);

@@ -52,6 +52,15 @@ function int(f: Flags, name: string): number | undefined {
   if (!Number.isInteger(n)) throw new DomainError('VALIDATION_ERROR', `--${name} takes an integer.`, { fields: { [name]: ['integer'] } });
   return n;
 }
+/** The text of the file a flag names; an unreadable one is VALIDATION_ERROR on that flag. */
+function readFlagFile(f: Flags, name: string): { file: string; text: string } {
+  const file = req(f, name);
+  try {
+    return { file, text: fs.readFileSync(file, 'utf8') };
+  } catch {
+    throw new DomainError('VALIDATION_ERROR', `Cannot read ${file}.`, { fields: { [name]: ['Unreadable.'] } });
+  }
+}
 function when(f: Flags): Date {
   const now = f.now === undefined ? new Date() : new Date(String(f.now));
   if (Number.isNaN(now.getTime())) throw new DomainError('VALIDATION_ERROR', '--now takes an ISO 8601 time.', { fields: { now: ['ISO 8601'] } });
@@ -117,16 +126,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'consent:publish': {
     usage: '--text-file F --version LABEL',
-    run: async (db, f) => {
-      const file = req(f, 'text-file');
-      let text: string;
-      try {
-        text = fs.readFileSync(file, 'utf8');
-      } catch {
-        throw new DomainError('VALIDATION_ERROR', `Cannot read ${file}.`, { fields: { 'text-file': ['Unreadable.'] } });
-      }
-      return { consent_version: publicConsentVersion(await publishConsent(db, { text, version: req(f, 'version') })) };
-    },
+    run: async (db, f) => ({ consent_version: publicConsentVersion(await publishConsent(db, { text: readFlagFile(f, 'text-file').text, version: req(f, 'version') })) }),
   },
   'verification:decide': {
     usage: '--id ID --status approved|declined|resubmission_requested [--reason R]',
@@ -155,11 +155,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'timers:run': {
     usage: '[--now ISO]',
-    run: async (db, f) => {
-      const now = f.now === undefined ? new Date() : new Date(String(f.now));
-      if (Number.isNaN(now.getTime())) throw new DomainError('VALIDATION_ERROR', '--now takes an ISO 8601 time.', { fields: { now: ['ISO 8601'] } });
-      return sweepTimers(db, now);
-    },
+    run: async (db, f) => sweepTimers(db, when(f)),
   },
   'verification:erase': {
     usage: '--id ID',
@@ -182,13 +178,13 @@ const COMMANDS: Record<string, Command> = {
   'receipt:verify': {
     usage: '--file F (a receipt as DELETE /v1/verifications/{id}/data or verification:erase returned it)',
     run: async (db, f) => {
-      const file = req(f, 'file');
+      const { file, text } = readFlagFile(f, 'file');
       let signed: SignedReceipt;
       try {
-        const parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+        const parsed = JSON.parse(text);
         signed = parsed.receipt?.receipt ? parsed.receipt : (parsed.data?.receipt ?? parsed);
       } catch {
-        throw new DomainError('VALIDATION_ERROR', `Cannot read a receipt from ${file}.`, { fields: { file: ['Not a JSON receipt.'] } });
+        throw new DomainError('VALIDATION_ERROR', `${file} is not JSON.`, { fields: { file: ['Not a JSON receipt.'] } });
       }
       const r = verifyReceipt(signed, await receiptKeys(db));
       if (!r.valid) throw new DomainError('INVALID_SIGNATURE', `The receipt does not verify: ${r.reason}.`, { reason: r.reason });

@@ -33,7 +33,8 @@ function parseOne(stdout: string) {
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ov-ops-'));
 const audits = async (id: string, action: string) => getDb().select().from(auditLog).where(and(eq(auditLog.verificationId, id), eq(auditLog.action, action)));
 
-describe('operator CLI: retention and erasure', { timeout: 120_000 }, () => {
+// Each command is a process of its own (3-10 s on a busy 2-core machine): room for a dozen per test.
+describe('operator CLI: retention and erasure', { timeout: 300_000 }, () => {
   it('verification:erase prints a receipt that receipt:verify accepts (and refuses once altered); the erasure is audited', async () => {
     const w = await makeWorkspace({}, { flow: 'kyc' });
     const h = await heldVerification(getDb(), w);

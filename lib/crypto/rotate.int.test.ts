@@ -4,16 +4,14 @@
  * API key, the receipt signing key and the data from before data keys under the new key; after the old key is
  * retired every remaining photo is readable, and a backup copy of a data key from before the rotation is not.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { connect, getDbHandle, setDbHandle, type DbHandle } from '@/db/client';
-import { applyMigrations } from '@/db/migrate';
-import { startEmbeddedPostgres } from '@/db/embedded/pglite-server';
 import { dataKeys, media, mediaBlobs, secretKeys } from '@/db/schema';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { resetEnvCache } from '@/lib/env';
 import { call } from '@/lib/testing/http';
-import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
+import { makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
+import { ownDatabase } from '@/lib/testing/own-database';
 import { heldVerification, type Held } from '@/lib/testing/retention';
 import { mediaStore } from '@/lib/media/storage';
 import { eraseVerificationData } from '@/lib/retention/request';
@@ -35,25 +33,10 @@ function keys(primary: string, previous?: string) {
   reloadKeyRing();
 }
 
-let pg: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
-let handle: DbHandle;
-let previous: DbHandle | undefined;
-const db = () => handle.db;
+keys(K1);
+const { db } = ownDatabase('embedded', { pool: 4 });
 
-beforeAll(async () => {
-  keys(K1);
-  pg = await startEmbeddedPostgres({});
-  await applyMigrations(pg.url);
-  previous = getDbHandle();
-  handle = connect(pg.url, { max: 4 });
-  setDbHandle(handle);
-  await ensureConsent(handle.db);
-}, 120_000);
-
-afterAll(async () => {
-  setDbHandle(previous);
-  await handle?.close();
-  await pg?.stop();
+afterAll(() => {
   process.env.ENCRYPTION_KEY = saved.key;
   if (saved.prev) process.env.ENCRYPTION_KEYS_PREVIOUS = saved.prev;
   else delete process.env.ENCRYPTION_KEYS_PREVIOUS;

@@ -56,45 +56,31 @@ export async function rewrapAll(db: Db, opts: { batch?: number } = {}): Promise<
     batch,
   );
 
-  // Secret API keys, deleted ones included (their rows stay; none must be left under a key about to go).
-  const secretKeys = await batches(
-    () =>
-      db.transaction(async (tx) => {
-        const rows = Array.from(
-          await tx.execute<{ id: string; secret_ciphertext: string }>(sql`
-            select id, secret_ciphertext from secret_keys where secret_ciphertext not like ${current}
-            limit ${batch} for update skip locked`),
-        );
-        for (const r of rows) {
-          const sealed = sealWithKek(openWithKek(r.secret_ciphertext, secretKeyAad(r.id)), secretKeyAad(r.id), primary);
-          await tx.execute(sql`update secret_keys set secret_ciphertext = ${sealed} where id = ${r.id}`);
-        }
-        return rows.length;
-      }),
-    batch,
-  );
-
-  const signingKeys = await batches(
-    () =>
-      db.transaction(async (tx) => {
-        const rows = Array.from(
-          await tx.execute<{ id: string; private_key_sealed: string }>(sql`
-            select id, private_key_sealed from signing_keys where private_key_sealed not like ${current}
-            limit ${batch} for update skip locked`),
-        );
-        for (const r of rows) {
-          const aad = `signing_key:${r.id}`;
-          await tx.execute(sql`update signing_keys set private_key_sealed = ${sealWithKek(openWithKek(r.private_key_sealed, aad), aad, primary)} where id = ${r.id}`);
-        }
-        return rows.length;
-      }),
-    batch,
-  );
+  // Secret API keys (deleted ones included: their rows stay, and none must be left under a key about to go) and
+  // the receipt signing keys: text sealed as `v1.<key id>.…`.
+  const secretKeys = await batches(() => reseal(db, 'secret_keys', 'secret_ciphertext', secretKeyAad, current, batch), batch);
+  const signingKeys = await batches(() => reseal(db, 'signing_keys', 'private_key_sealed', (id) => `signing_key:${id}`, current, batch), batch);
 
   const legacy = await upgradeLegacyData(db, { batch });
   const counts = { data_keys: dataKeys, secret_keys: secretKeys, signing_keys: signingKeys, legacy_media: legacy.media, unsealed_results: legacy.results };
   log.info('encryption keys re-wrapped', { key_id: primary.id, ...counts });
   return counts;
+}
+
+/** One batch of a sealed text column not under the primary key (`current`: its `v1.<id>.%` prefix), re-sealed. */
+function reseal(db: Db, table: 'secret_keys' | 'signing_keys', column: string, aad: (id: string) => string, current: string, batch: number) {
+  return db.transaction(async (tx) => {
+    const col = sql.identifier(column);
+    const rows = Array.from(
+      await tx.execute<{ id: string; sealed: string }>(sql`
+        select id, ${col} as sealed from ${sql.identifier(table)} where ${col} not like ${current}
+        limit ${batch} for update skip locked`),
+    );
+    for (const r of rows) {
+      await tx.execute(sql`update ${sql.identifier(table)} set ${col} = ${sealWithKek(openWithKek(r.sealed, aad(r.id)), aad(r.id))} where id = ${r.id}`);
+    }
+    return rows.length;
+  });
 }
 
 export type KeyUsage = {

@@ -12,12 +12,11 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, inArray, sql } from 'drizzle-orm';
-import { connect, getDbHandle, setDbHandle, type DbHandle } from '@/db/client';
-import { applyMigrations } from '@/db/migrate';
+import { connect } from '@/db/client';
 import { auditLog, erasureReceipts, media, verifications } from '@/db/schema';
-import { startPg15 } from '@/lib/testing/pg15';
+import { ownDatabase } from '@/lib/testing/own-database';
 import { PG15_BIN } from '@/scripts/test-setup/provision.mjs';
-import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
+import { makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
 import { consentedVerification, submit, upload } from '@/lib/testing/upload';
 import { heldVerification, kycResult } from '@/lib/testing/retention';
 import * as I from '@/lib/testing/images';
@@ -34,28 +33,10 @@ import { newId } from '@/lib/ids';
 import { sweepRetention } from './sweep';
 
 const DAY = 86_400_000;
-let pg: Awaited<ReturnType<typeof startPg15>>;
-let handle: DbHandle;
-let previous: DbHandle | undefined;
-const db = () => handle.db;
+const { db, url } = ownDatabase('pg15', { pool: 20 });
+afterAll(() => stopOcr());
 
-beforeAll(async () => {
-  pg = await startPg15();
-  await applyMigrations(pg.url);
-  previous = getDbHandle();
-  handle = connect(pg.url, { max: 20 });
-  setDbHandle(handle);
-  await ensureConsent(handle.db);
-}, 180_000);
-
-afterAll(async () => {
-  stopOcr();
-  setDbHandle(previous);
-  await handle?.close();
-  await pg?.stop();
-});
-
-const dump = () => execFileSync(`${PG15_BIN}/pg_dump`, ['--dbname', pg.url, '--format', 'plain'], { maxBuffer: 1 << 30 }).toString('latin1');
+const dump = () => execFileSync(`${PG15_BIN}/pg_dump`, ['--dbname', url(), '--format', 'plain'], { maxBuffer: 1 << 30 }).toString('latin1');
 const utf8 = (s: string) => Buffer.from(s, 'utf8').toString('latin1'); // how a UTF-8 string reads in the latin1 dump text
 const backdate = (id: string, days: number) => db().update(verifications).set({ completedAt: new Date(Date.now() - days * DAY) }).where(eq(verifications.id, id));
 
@@ -158,8 +139,8 @@ describe('two servers sweeping at once', () => {
 
   it('one holds a batch while the other sweeps: the other skips exactly that batch, and each row is erased once', { timeout: 300_000 }, async () => {
     const ids = await due(120);
-    const a = connect(pg.url, { max: 4 });
-    const b = connect(pg.url, { max: 4 });
+    const a = connect(url(), { max: 4 });
+    const b = connect(url(), { max: 4 });
     try {
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
@@ -191,7 +172,7 @@ describe('two servers sweeping at once', () => {
 
   it('four sweeps on two servers racing: every row erased once, nothing left', { timeout: 300_000 }, async () => {
     const ids = await due(200);
-    const servers = [connect(pg.url, { max: 6 }), connect(pg.url, { max: 6 })];
+    const servers = [connect(url(), { max: 6 }), connect(url(), { max: 6 })];
     try {
       const runs = await Promise.all(servers.flatMap((s) => [sweepRetention(s.db, { batch: 10, upgrade: false }), sweepRetention(s.db, { batch: 10, upgrade: false })]));
       expect(runs.reduce((n, r) => n + r.erased, 0)).toBe(ids.length);
