@@ -18,7 +18,7 @@
  * signed receipt (receipts.ts) and an audit entry, in the same transaction as the erasure itself.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { auditLog, erasureReceipts, type VerificationRow } from '@/db/schema';
+import type { VerificationRow } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { env } from '../env';
 import { newId } from '../ids';
@@ -33,12 +33,12 @@ import { canonicalJson, receiptKeysUrl, receiptSigner, signReceipt, type ErasedM
 export type ErasureTarget = VerificationRow & { retentionDays?: number | null };
 export type ErasureContext = { trigger: Receipt['trigger']; actor: string; requestId?: string; now: Date };
 
-/** What a verification still says after the erasure (the receipt's `kept.fields`). */
-export const KEPT_FIELDS = [
-  'id', 'external_id', 'mode', 'flow', 'check_method', 'status', 'reason', 'created_at', 'started_at', 'submitted_at',
-  'completed_at', 'attempts_remaining', 'result (decision, threshold, estimated_age, age_range, confidence, age, face_match, document.type, document.source)',
-  'duplicate_check', 'consent', 'audit trail', 'media type, side, size and dimensions',
-];
+/**
+ * What a verification still says after the erasure (the receipt's `kept.fields`; docs/receipts.md spells them
+ * out): its id, external_id, mode, flow, status, reason, timestamps and attempts; the decision part of its
+ * result; its duplicate check; its consent record; its audit trail; its media rows' type, side, size and pixels.
+ */
+export const KEPT_FIELDS = ['identifiers', 'status', 'reason', 'timestamps', 'attempts', 'decision', 'duplicate_check', 'consent', 'audit_trail', 'media_metadata'];
 
 /** One text[] parameter for a list of ids (drizzle would expand an array into a list of parameters). */
 export const textArray = (xs: string[]): SQL => sql`${`{${xs.map((x) => `"${x.replace(/["\\]/g, '\\$&')}"`).join(',')}}`}::text[]`;
@@ -160,37 +160,31 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
     };
     return signReceipt(signer, receipt);
   });
-  await tx.insert(erasureReceipts).values(
-    signed.map((s) => ({
-      id: s.receipt.id,
-      verificationId: s.receipt.verification_id,
-      workspaceId: s.receipt.workspace_id,
-      trigger: s.receipt.trigger,
-      keyId: s.signature.kid,
-      payload: canonicalJson(s.receipt),
-      signature: s.signature.value,
-      createdAt: ctx.now,
-    })),
-  );
-  await tx.insert(auditLog).values(
-    signed.map((s) => ({
-      id: newId('aud'),
-      workspaceId: s.receipt.workspace_id,
-      verificationId: s.receipt.verification_id,
-      actor: ctx.actor,
-      action: 'verification.data_erased',
-      requestId: ctx.requestId ?? null,
-      data: {
-        trigger: s.receipt.trigger,
-        receipt_id: s.receipt.id,
-        media: s.receipt.erased.media.length,
-        face_embedding: s.receipt.erased.face_embedding,
-        data_key: s.receipt.erased.data_key,
-        result_fields: s.receipt.erased.result_fields.length,
-        status: s.receipt.status,
-      },
-      createdAt: ctx.now,
-    })),
-  );
+  // One parameter each (a JSON array), not one per column and row: a batch is two statements whatever its size.
+  await tx.execute(sql`
+    insert into erasure_receipts (id, verification_id, workspace_id, trigger, key_id, payload, signature, created_at)
+    select x.id, x.verification_id, x.workspace_id, x.trigger, x.key_id, x.payload, x.signature, ${at}::timestamptz
+    from json_to_recordset(${JSON.stringify(
+      signed.map((s) => ({ id: s.receipt.id, verification_id: s.receipt.verification_id, workspace_id: s.receipt.workspace_id, trigger: s.receipt.trigger, key_id: s.signature.kid, payload: canonicalJson(s.receipt), signature: s.signature.value })),
+    )}::json) as x(id text, verification_id text, workspace_id text, trigger text, key_id text, payload text, signature text)`);
+  await tx.execute(sql`
+    insert into audit_log (id, workspace_id, verification_id, actor, action, request_id, data, created_at)
+    select x.id, x.workspace_id, x.verification_id, ${ctx.actor}, 'verification.data_erased', ${ctx.requestId ?? null}, x.data, ${at}::timestamptz
+    from json_to_recordset(${JSON.stringify(
+      signed.map((s) => ({
+        id: newId('aud'),
+        workspace_id: s.receipt.workspace_id,
+        verification_id: s.receipt.verification_id,
+        data: {
+          trigger: s.receipt.trigger,
+          receipt_id: s.receipt.id,
+          media: s.receipt.erased.media.length,
+          face_embedding: s.receipt.erased.face_embedding,
+          data_key: s.receipt.erased.data_key,
+          result_fields: s.receipt.erased.result_fields.length,
+          status: s.receipt.status,
+        },
+      })),
+    )}::json) as x(id text, workspace_id text, verification_id text, data jsonb)`);
   return signed;
 }
