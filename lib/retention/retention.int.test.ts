@@ -196,6 +196,24 @@ describe('the retention sweep', () => {
     await expect(db().execute(`update workspaces set media_retention_days = 400 where id = '${long.workspace.id}'`)).rejects.toMatchObject({ cause: { code: '23514' } });
   });
 
+  it('paces itself: after each full batch it rests in proportion to the batch’s time; not after the last', async () => {
+    const paced = await makeWorkspace({ media_retention_days: 0 });
+    for (let i = 0; i < 10; i++) await heldVerification(db(), paced, { decidedDaysAgo: 1, result: { decision: 'pass' } });
+    const rests: number[] = [];
+    const t0 = performance.now();
+    const out = await sweepRetention(db(), { batch: 2, pace: 0.25, sleep: async (ms) => void rests.push(ms), upgrade: false });
+    const elapsed = performance.now() - t0;
+    expect(out.erased).toBeGreaterThanOrEqual(10);
+    expect(rests.length).toBeGreaterThanOrEqual(5);
+    expect(rests.every((ms) => ms > 0)).toBe(true);
+    // pace 0.25: three times as long resting as working; the work of the full batches is most of the elapsed time
+    // (the rests themselves were not slept).
+    expect(rests.reduce((a, b) => a + b, 0)).toBeGreaterThan(1.5 * elapsed);
+    const full: number[] = [];
+    await sweepRetention(db(), { pace: 1, sleep: async (ms) => void full.push(ms) });
+    expect(full).toEqual([]);
+  });
+
   it('a case left waiting for a decision for the maximum retention is erased too, and abandoned', async () => {
     const h = await heldVerification(db(), w, { decidedDaysAgo: null });
     const longAgo = new Date(Date.now() - (MAX_RETENTION_DAYS + 1) * DAY);

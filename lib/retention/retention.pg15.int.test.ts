@@ -150,6 +150,7 @@ describe('two servers sweeping at once', () => {
       const sweepA = sweepRetention(a.db, {
         batch: 20,
         upgrade: false,
+        pace: 1,
         onLocked: async (batch) => {
           if (!first) return;
           first = false;
@@ -158,7 +159,7 @@ describe('two servers sweeping at once', () => {
         },
       });
       const heldByA = await lockedIds;
-      const byB = await sweepRetention(b.db, { batch: 25, upgrade: false });
+      const byB = await sweepRetention(b.db, { batch: 25, upgrade: false, pace: 1 });
       expect(byB.erased).toBe(ids.length - heldByA.length);
       release();
       const byA = await sweepA;

@@ -27,12 +27,21 @@ export type SweepOptions = {
   onLocked?: (ids: string[]) => Promise<void>;
   /** Skip the legacy-data upgrade (benchmarks measure erasure alone). */
   upgrade?: boolean;
+  /**
+   * The share of the time the sweep works (0 < pace ≤ 1): after each full batch it rests for as long again as
+   * the batch took, times (1 − pace) / pace. The sweep runs beside the API, in the server's own process; on a
+   * small machine a sweep at full speed takes the CPU the API's requests need (measured: npm run bench:retention).
+   */
+  pace?: number;
+  /** How it rests (tests watch it). */
+  sleep?: (ms: number) => Promise<void>;
 };
 
 export type SweepResult = { erased: number; batches: number; more: boolean; upgraded: UpgradeCounts };
 
-export const SWEEP_BATCH = 200;
+export const SWEEP_BATCH = 100;
 export const SWEEP_BUDGET_MS = 45_000;
+export const SWEEP_PACE = 0.25;
 
 /** Up to `limit` verifications due for erasure, locked (skipping rows another transaction holds). */
 export async function lockDue(tx: DbOrTx, now: Date, limit: number): Promise<ErasureTarget[]> {
@@ -75,10 +84,12 @@ export async function sweepRetention(db: Db, opts: SweepOptions = {}): Promise<S
   const now = opts.now ?? new Date();
   const batch = opts.batch ?? SWEEP_BATCH;
   const deadline = Date.now() + (opts.budgetMs ?? SWEEP_BUDGET_MS);
+  const pace = Math.min(1, Math.max(0.05, opts.pace ?? SWEEP_PACE));
   let erased = 0;
   let batches = 0;
   let more = false;
   for (;;) {
+    const started = performance.now();
     const n = await db.transaction(async (tx) => {
       const due = await lockDue(tx, now, batch);
       if (due.length === 0) return 0;
@@ -93,6 +104,7 @@ export async function sweepRetention(db: Db, opts: SweepOptions = {}): Promise<S
       more = true;
       break;
     }
+    if (pace < 1) await (opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(((performance.now() - started) * (1 - pace)) / pace);
   }
   const upgraded = opts.upgrade === false ? { media: 0, results: 0, more: false } : await upgradeLegacyData(db, { batch, deadline });
   if (erased || upgraded.media || upgraded.results) log.info('retention sweep', { erased, batches, more, upgraded_media: upgraded.media, upgraded_results: upgraded.results });
