@@ -3,7 +3,7 @@
  * only when first used (building a drizzle query costs more CPU than the round trip on a busy server).
  */
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
-import { auditLog, consentRecords, secretKeys, verifications, workspaces } from '@/db/schema';
+import { auditLog, consentRecords, dataKeys, secretKeys, verifications, workspaces } from '@/db/schema';
 import type { Db, DbOrTx } from '@/db/client';
 
 const BUILDERS = {
@@ -21,12 +21,13 @@ const BUILDERS = {
       .where(eq(workspaces.apiKey, sql.placeholder('apiKey')))
       .prepare('ov_workspace_with_keys'),
 
-    /** A verification of a workspace and mode with its latest consent record. */
+    /** A verification of a workspace and mode with its latest consent record and its wrapped data key. */
     verificationWithConsent: (db: Db) =>
       db
-      .select({ v: verifications, consent: consentRecords })
+      .select({ v: verifications, consent: consentRecords, dataKey: dataKeys })
       .from(verifications)
       .leftJoin(consentRecords, eq(consentRecords.verificationId, verifications.id))
+      .leftJoin(dataKeys, eq(dataKeys.verificationId, verifications.id))
       .where(
         and(
           eq(verifications.id, sql.placeholder('id')),

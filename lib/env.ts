@@ -18,6 +18,21 @@ const schema = z.object({
     .string()
     .refine((s) => Buffer.from(s, 'base64').length === 32, '32 bytes, base64-encoded (openssl rand -base64 32)')
     .optional(),
+  /**
+   * Keys still accepted for reading (never for writing) during a rotation of ENCRYPTION_KEY: comma-separated,
+   * each 32 bytes base64. `npm run ops -- encryption:rotate` re-wraps everything under ENCRYPTION_KEY.
+   */
+  ENCRYPTION_KEYS_PREVIOUS: z
+    .string()
+    .transform((s) => s.split(',').map((k) => k.trim()).filter(Boolean))
+    .refine((ks) => ks.every((k) => Buffer.from(k, 'base64').length === 32), 'comma-separated keys of 32 bytes each, base64-encoded')
+    .optional(),
+  /**
+   * A key file instead of ENCRYPTION_KEY (which it then overrides): its first line is the key that encrypts,
+   * `<file>.previous` holds keys still accepted; both are re-read when they change, so a rotation needs no
+   * restart. The embedded default uses $DATA_DIR/encryption.key this way.
+   */
+  ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   INNGEST_EVENT_KEY: z.string().optional(),
   INNGEST_SIGNING_KEY: z.string().optional(),

@@ -39,9 +39,9 @@ test('secrets, tokens, faces and personal data are redacted at any depth and ins
     err: new Error(`boom at /api/capture/${token}/media`),
   });
   const all = raw.join('');
-  for (const s of [secret, token, 'hunter22hunter22', 'ERIKSSON', 'ANNA', '1974-08-12', 'ab'.repeat(32), 'abc.def', '0.1,0.2']) expect(all).not.toContain(s);
+  for (const s of [secret, token, 'hunter22hunter22', 'ERIKSSON', 'ANNA', '1974-08-12', '02C3', 'ab'.repeat(32), 'abc.def', '0.1,0.2']) expect(all).not.toContain(s);
   const line = lines[0] as { msg: string; err: { message: string } };
-  expect(line).toMatchObject({ level: 'warn', workspace: { id: 'ws_1', secret_key: '[redacted]' }, face: { embedding: '[redacted]', age: 31 }, result: { person: '[redacted]', document: { number_masked: '•••••02C3' } } });
+  expect(line).toMatchObject({ level: 'warn', workspace: { id: 'ws_1', secret_key: '[redacted]' }, face: { embedding: '[redacted]', age: 31 }, result: { person: '[redacted]', document: { number_masked: '[redacted]' } } });
   expect(line.msg).toContain('/verify/[redacted]');
   expect(line.err.message).toContain('/api/capture/[redacted]/media');
 });
@@ -60,4 +60,22 @@ test('every line written while a request is served carries its request id; the l
     ['inside', 'req_abc'],
     ['outside', undefined],
   ]);
+});
+
+test('a failed query logs its SQL, never the values it bound; photos, metadata and sealed data are redacted by name', () => {
+  process.env.LOG_LEVEL = 'info';
+  resetEnvCache();
+  const { raw } = capture();
+  const token = 'Zq3' + 'x'.repeat(40);
+  const err = new Error(`Failed query: insert into "verifications" ("capture_token", "external_id") values ($1, $2)\nparams: ${token},ERIKSSON`);
+  log.error('unhandled error', {
+    err: new Error('outer', { cause: err }),
+    external_metadata: { name: 'ANNA' },
+    photo_base64: '/9j/4AAQ',
+    result_sealed: 'v1.abc.def',
+  });
+  const all = raw.join('');
+  for (const s of [token, 'ERIKSSON', 'ANNA', '/9j/4AAQ', 'v1.abc.def']) expect(all).not.toContain(s);
+  expect(all).toContain('Failed query: insert into \\"verifications\\"');
+  expect(all).toContain('params: [redacted]');
 });

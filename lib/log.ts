@@ -9,7 +9,8 @@ import pino from 'pino';
 import { env } from './env';
 
 /** Field names never logged with their value (matched anywhere in the object, case-insensitively). */
-const SECRET_FIELD = /secret|token|password|passwd|signature|authorization|cookie|api[_-]?key|ciphertext|embedding|surname|given_?names?|birth|date_of_birth|dob|document_?number|email|totp|recovery|^person$|^image$|^bytes$/i;
+const SECRET_FIELD =
+  /secret|token|password|passwd|signature|authorization|cookie|api[_-]?key|ciphertext|embedding|surname|given_?names?|birth|date_of_birth|dob|document_?number|number_masked|email|totp|recovery|^person$|^image$|^bytes$|photo|external_?metadata|^analysis$|wrapped|private_?key|result_?sealed|data_?key$/i;
 /** Text never logged: secret keys, capture links' tokens, bearer credentials. */
 const SECRET_TEXT: [RegExp, string][] = [
   [/sk_(test|live)_[A-Za-z0-9]{56}/g, 'sk_$1_[redacted]'],
@@ -39,8 +40,19 @@ export function redact(value: unknown, depth = 0): unknown {
   return out;
 }
 
+/**
+ * A failed query's error (drizzle: "Failed query: <sql>\nparams: <values>") carries the values it bound — a
+ * capture token, a name, a ciphertext: the SQL stays, the values go.
+ */
+export function dropQueryParams(s: string): string {
+  const i = s.indexOf('\nparams: ');
+  if (i < 0) return s;
+  const at = s.indexOf('\n    at ', i);
+  return `${s.slice(0, i)}\nparams: ${REDACTED}${at >= 0 ? s.slice(at) : ''}`;
+}
+
 function errorFields(e: Error, depth: number): Record<string, unknown> {
-  const f: Record<string, unknown> = { name: e.name, message: scrubText(e.message), stack: e.stack && scrubText(e.stack) };
+  const f: Record<string, unknown> = { name: e.name, message: scrubText(dropQueryParams(e.message)), stack: e.stack && scrubText(dropQueryParams(e.stack)) };
   const code = (e as { code?: unknown }).code;
   if (code !== undefined) f.code = code;
   if (e.cause !== undefined && depth < 6) f.cause = redact(e.cause, depth + 1);

@@ -13,6 +13,7 @@ import { connect } from '../db/client';
 import { checkDatabase } from '../db/check';
 import { seedIfEmpty } from '../db/seed';
 import { releaseOrphanedLeases } from '../lib/jobs/recover';
+import { embeddedKeyFile } from '../lib/crypto/keyring';
 
 const mode = process.argv[2] === 'start' ? 'start' : 'dev';
 
@@ -57,6 +58,9 @@ async function main() {
     await checkDatabase(runtime.databaseUrl);
     await applyMigrations(runtime.databaseUrl);
     process.env.ENCRYPTION_KEY = runtime.encryptionKey;
+    // Embedded: the key file in $DATA_DIR is the key ring, re-read when `encryption:rotate` changes it.
+    const keyFile = embeddedKeyFile(env);
+    if (keyFile) process.env.ENCRYPTION_KEY_FILE = keyFile;
     resetEnvCache();
     const h = connect(runtime.databaseUrl, { max: 1 });
     if (runtime.embedded) {
@@ -84,6 +88,7 @@ async function main() {
       NODE_ENV: mode === 'start' ? 'production' : 'development',
       DATABASE_URL: runtime.databaseUrl,
       ENCRYPTION_KEY: runtime.encryptionKey,
+      ...(embeddedKeyFile(env) ? { ENCRYPTION_KEY_FILE: embeddedKeyFile(env) } : {}),
       BASE_URL: env.BASE_URL,
       PORT: String(env.PORT),
       NEXT_TELEMETRY_DISABLED: process.env.NEXT_TELEMETRY_DISABLED ?? '1',

@@ -22,6 +22,14 @@ import { decideReview } from '../lib/verifications/review';
 import { runDueJobs } from '../lib/pipeline';
 import { addToBlocklist, removeFromBlocklist } from '../lib/blocklist';
 import { sweepTimers } from '../lib/verifications/timers';
+import { eraseVerificationData } from '../lib/retention/request';
+import { exportVerification } from '../lib/retention/export';
+import { sweepRetention } from '../lib/retention/sweep';
+import { receiptKeys, verifyReceipt, type SignedReceipt } from '../lib/retention/receipts';
+import { embeddedKeyFile, KEY_FILE_RECHECK_MS, keyRing, newKeyBase64, readKeyFiles, writeKeyFiles } from '../lib/crypto/keyring';
+import { keyUsage, rewrapAll } from '../lib/crypto/rotate';
+import { env } from '../lib/env';
+import { sha256Hex } from '../lib/crypto/hash';
 
 type Flags = Record<string, string | boolean | undefined>;
 type Command = { usage: string; run: (db: Db, f: Flags) => Promise<Record<string, unknown>> };
@@ -52,6 +60,20 @@ function int(f: Flags, name: string): number | undefined {
   const n = Number(v);
   if (!Number.isInteger(n)) throw new DomainError('VALIDATION_ERROR', `--${name} takes an integer.`, { fields: { [name]: ['integer'] } });
   return n;
+}
+/** The text of the file a flag names; an unreadable one is VALIDATION_ERROR on that flag. */
+function readFlagFile(f: Flags, name: string): { file: string; text: string } {
+  const file = req(f, name);
+  try {
+    return { file, text: fs.readFileSync(file, 'utf8') };
+  } catch {
+    throw new DomainError('VALIDATION_ERROR', `Cannot read ${file}.`, { fields: { [name]: ['Unreadable.'] } });
+  }
+}
+function when(f: Flags): Date {
+  const now = f.now === undefined ? new Date() : new Date(String(f.now));
+  if (Number.isNaN(now.getTime())) throw new DomainError('VALIDATION_ERROR', '--now takes an ISO 8601 time.', { fields: { now: ['ISO 8601'] } });
+  return now;
 }
 function mode(f: Flags): 'test' | 'live' {
   const m = req(f, 'mode');
@@ -114,16 +136,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'consent:publish': {
     usage: '--text-file F --version LABEL',
-    run: async (db, f) => {
-      const file = req(f, 'text-file');
-      let text: string;
-      try {
-        text = fs.readFileSync(file, 'utf8');
-      } catch {
-        throw new DomainError('VALIDATION_ERROR', `Cannot read ${file}.`, { fields: { 'text-file': ['Unreadable.'] } });
-      }
-      return { consent_version: publicConsentVersion(await publishConsent(db, { text, version: req(f, 'version') })) };
-    },
+    run: async (db, f) => ({ consent_version: publicConsentVersion(await publishConsent(db, { text: readFlagFile(f, 'text-file').text, version: req(f, 'version') })) }),
   },
   'verification:decide': {
     usage: '--id ID --status approved|declined|resubmission_requested [--reason R]',
@@ -161,10 +174,84 @@ const COMMANDS: Record<string, Command> = {
   },
   'timers:run': {
     usage: '[--now ISO]',
+    run: async (db, f) => sweepTimers(db, when(f)),
+  },
+  'verification:erase': {
+    usage: '--id ID',
     run: async (db, f) => {
-      const now = f.now === undefined ? new Date() : new Date(String(f.now));
-      if (Number.isNaN(now.getTime())) throw new DomainError('VALIDATION_ERROR', '--now takes an ISO 8601 time.', { fields: { now: ['ISO 8601'] } });
-      return sweepTimers(db, now);
+      const out = await eraseVerificationData(db, { verificationId: req(f, 'id'), actor: 'operator' });
+      const v = out.verification;
+      return { verification: { id: v.id, status: v.status, data_erased_at: v.dataErasedAt!.toISOString() }, erased_now: out.erasedNow, receipt: out.receipt };
+    },
+  },
+  'verification:export': {
+    usage: '--id ID [--out FILE]',
+    run: async (db, f) => {
+      const bundle = await exportVerification(db, { verificationId: req(f, 'id'), actor: 'operator' });
+      if (typeof f.out !== 'string') return bundle;
+      const text = JSON.stringify(bundle, null, 2) + '\n';
+      fs.writeFileSync(f.out, text, { mode: 0o600 });
+      return { file: f.out, bytes: Buffer.byteLength(text), sha256: sha256Hex(text), photos: bundle.media.filter((m) => m.photo_base64).length };
+    },
+  },
+  'receipt:verify': {
+    usage: '--file F (a receipt as DELETE /v1/verifications/{id}/data or verification:erase returned it)',
+    run: async (db, f) => {
+      const { file, text } = readFlagFile(f, 'file');
+      let signed: SignedReceipt;
+      try {
+        const parsed = JSON.parse(text);
+        signed = parsed.receipt?.receipt ? parsed.receipt : (parsed.data?.receipt ?? parsed);
+      } catch {
+        throw new DomainError('VALIDATION_ERROR', `${file} is not JSON.`, { fields: { file: ['Not a JSON receipt.'] } });
+      }
+      const r = verifyReceipt(signed, await receiptKeys(db));
+      if (!r.valid) throw new DomainError('INVALID_SIGNATURE', `The receipt does not verify: ${r.reason}.`, { reason: r.reason });
+      return { valid: true, kid: signed.signature.kid, receipt_id: signed.receipt.id, verification_id: signed.receipt.verification_id, erased_at: signed.receipt.erased_at };
+    },
+  },
+  'retention:run': {
+    usage: '[--now ISO]',
+    run: async (db, f) => sweepRetention(db, { now: when(f), budgetMs: 24 * 3600_000 }),
+  },
+  'encryption:status': {
+    usage: '',
+    run: async (db) => ({ encryption: await keyUsage(db) }),
+  },
+  'encryption:rotate': {
+    usage: '[--rewrap-only]',
+    run: async (db, f) => {
+      const before = keyRing();
+      if (f['rewrap-only'] !== true) {
+        if (before.source !== 'file') {
+          throw new DomainError('VALIDATION_ERROR', 'ENCRYPTION_KEY comes from the environment: set the new key as ENCRYPTION_KEY and the old one in ENCRYPTION_KEYS_PREVIOUS on every server, then run encryption:rotate --rewrap-only.', { fields: { 'rewrap-only': ['Required with keys from the environment.'] } });
+        }
+        const file = env().ENCRYPTION_KEY_FILE!;
+        const cur = readKeyFiles(file);
+        writeKeyFiles(file, newKeyBase64(), [cur.primary, ...cur.previous.filter((k) => k !== cur.primary)]);
+        // Servers reading the same key file see the new key within KEY_FILE_RECHECK_MS: wait before re-wrapping,
+        // so nothing new is written under the old key afterwards.
+        await new Promise((r) => setTimeout(r, 2 * KEY_FILE_RECHECK_MS + 500));
+      }
+      const rewrapped = await rewrapAll(db);
+      const usage = await keyUsage(db);
+      return { key_id: usage.primary, previous_key_ids: usage.accepted, rewrapped, not_under_primary: usage.not_under_primary };
+    },
+  },
+  'encryption:retire': {
+    usage: '',
+    run: async (db) => {
+      const usage = await keyUsage(db);
+      if (usage.not_under_primary > 0) {
+        throw new DomainError('ENCRYPTION_KEY_IN_USE', `${usage.not_under_primary} values are still under a previous key: run encryption:rotate first.`, { usage });
+      }
+      const ring = keyRing();
+      if (ring.source === 'file') {
+        const file = env().ENCRYPTION_KEY_FILE!;
+        writeKeyFiles(file, readKeyFiles(file).primary, []);
+        return { key_id: usage.primary, retired_key_ids: usage.accepted, removed_from: file };
+      }
+      return { key_id: usage.primary, retired_key_ids: usage.accepted, removed_from: null, next_step: 'Remove ENCRYPTION_KEYS_PREVIOUS from the environment of every server, and destroy those keys.' };
     },
   },
   'webhook:list': {
@@ -288,6 +375,9 @@ async function main(argv: string[]): Promise<number> {
     throw e;
   }
   process.env.ENCRYPTION_KEY = runtime.encryptionKey;
+  // The embedded default's key file is read (and re-read) as a key ring, so encryption:rotate can rotate it.
+  const keyFile = embeddedKeyFile(env);
+  if (keyFile) process.env.ENCRYPTION_KEY_FILE = keyFile;
   resetEnvCache();
   const h = connect(runtime.databaseUrl, { max: 2 });
   try {

@@ -6,3 +6,4 @@ export * from './webhooks';
 export * from './faces';
 export * from './liveness';
 export * from './admin';
+export * from './retention';

@@ -17,6 +17,8 @@ export const VERIFICATION_STATUSES = [
 ] as const;
 export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
 
+export const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
 export const verifications = pgTable(
   'verifications',
   {
@@ -40,7 +42,10 @@ export const verifications = pgTable(
     captureTokenCiphertext: text('capture_token_ciphertext'),
     attemptsUsed: integer('attempts_used').notNull().default(0),
     reason: text('reason'),
+    /** The decision's outcome only; the personal fields of a result are in `result_sealed` (lib/retention/result-fields.ts). */
     result: jsonb('result'),
+    /** The personal fields of the result (names, date of birth, document number…), under the verification's data key. */
+    resultSealed: bytea('result_sealed'),
     duplicateCheck: jsonb('duplicate_check'),
     idempotencyKey: text('idempotency_key'),
     idempotencyHash: text('idempotency_hash'),
@@ -51,6 +56,8 @@ export const verifications = pgTable(
     /** When the current status last changed; timers measure inactivity from it. */
     statusChangedAt: ts('status_changed_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    /** When its photos, analyses, face embedding, data key and personal fields were erased (lib/retention). */
+    dataErasedAt: ts('data_erased_at'),
   },
   (t) => [
     index('verifications_workspace_idx').on(t.workspaceId, t.mode, t.createdAt),
@@ -67,6 +74,14 @@ export const verifications = pgTable(
     index('verifications_created_idx').on(t.createdAt, t.id),
     // and an external_id across workspaces.
     index('verifications_external_id_idx').on(t.externalId),
+    // The retention sweep: decided verifications whose data is still held, oldest decision first.
+    index('verifications_retention_idx')
+      .on(t.completedAt)
+      .where(sql`${t.dataErasedAt} is null and ${t.completedAt} is not null`),
+    // Results written before personal fields were sealed (lib/retention/upgrade.ts seals them in the background).
+    index('verifications_unsealed_result_idx')
+      .on(t.id)
+      .where(sql`${t.result} ? 'person' or (${t.result} -> 'document') ?| array['number_masked', 'expiry_date', 'issuing_country']`),
   ],
 );
 
@@ -97,16 +112,24 @@ export const media = pgTable(
   (t) => [index('media_verification_idx').on(t.verificationId, t.type, t.side, t.createdAt)],
 );
 
-const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
-
-/** Encrypted media bytes (AES-256-GCM, bound to the media id), behind lib/media/storage.ts. */
-export const mediaBlobs = pgTable('media_blobs', {
-  mediaId: text('media_id')
-    .primaryKey()
-    .references(() => media.id, { onDelete: 'cascade' }),
-  ciphertext: bytea('ciphertext').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
-});
+/**
+ * Encrypted media bytes (AES-256-GCM, bound to the media id), behind lib/media/storage.ts: under the
+ * verification's own data key (`data_key`), or, written before data keys existed, under ENCRYPTION_KEY
+ * itself (`encryption_key`, the column's default so that a server of the earlier version still labels its
+ * rows right during a rolling deploy; the retention sweep moves them under a data key).
+ */
+export const mediaBlobs = pgTable(
+  'media_blobs',
+  {
+    mediaId: text('media_id')
+      .primaryKey()
+      .references(() => media.id, { onDelete: 'cascade' }),
+    ciphertext: bytea('ciphertext').notNull(),
+    sealedBy: text('sealed_by', { enum: ['data_key', 'encryption_key'] }).notNull().default('encryption_key'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('media_blobs_legacy_idx').on(t.mediaId).where(sql`${t.sealedBy} = 'encryption_key'`)],
+);
 
 /** Work for the decision pipeline, written in the same transaction as the submit (outbox). */
 export const pipelineJobs = pgTable(

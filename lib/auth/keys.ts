@@ -3,7 +3,7 @@ import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { secretKeys } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { DomainError, notFound } from '../errors';
-import { decrypt, encrypt } from '../crypto/secretbox';
+import { openWithKek, sealWithKek } from '../crypto/secretbox';
 import { newId, randomAlnum } from '../ids';
 
 export type Mode = 'test' | 'live';
@@ -11,15 +11,16 @@ export const MAX_SECRET_KEYS = 5;
 export const SECRET_KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{56}$/;
 
 export const modeOfSecret = (secret: string): Mode => (secret.startsWith('sk_live_') ? 'live' : 'test');
-const aad = (keyId: string) => `secret_key:${keyId}`;
+export const secretKeyAad = (keyId: string) => `secret_key:${keyId}`;
+const aad = secretKeyAad;
 
 // Decryption is deterministic per ciphertext, so caching by ciphertext is safe: the key rows are still
-// read on every request, so a deleted key stops validating at once.
+// read on every request, so a deleted key stops validating at once (and a re-encrypted one is a new entry).
 const plainCache = new Map<string, string>();
 export function revealSecret(row: { id: string; secretCiphertext: string }): string {
   let s = plainCache.get(row.secretCiphertext);
   if (!s) {
-    s = decrypt(row.secretCiphertext, aad(row.id)).toString('utf8');
+    s = openWithKek(row.secretCiphertext, aad(row.id)).toString('utf8');
     if (plainCache.size > 10_000) plainCache.clear();
     plainCache.set(row.secretCiphertext, s);
   }
@@ -49,7 +50,7 @@ export async function createSecretKey(
       id,
       workspaceId: input.workspaceId,
       mode: input.mode,
-      secretCiphertext: encrypt(secret, aad(id)),
+      secretCiphertext: sealWithKek(secret, aad(id)),
       lastFour: secret.slice(-4),
       isActive: !!input.active,
       activatedAt: input.active ? new Date() : null,

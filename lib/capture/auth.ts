@@ -14,7 +14,7 @@ import { DomainError } from '../errors';
 import type { AuthResult } from '../auth/authenticate';
 import type { VerificationRow } from '@/db/schema';
 import { sha256Hex } from '../crypto/hash';
-import { decrypt, encrypt } from '../crypto/secretbox';
+import { openWithKek, sealWithKek } from '../crypto/secretbox';
 import { randomToken } from '../ids';
 
 /** randomToken(): 43 characters of base64url. Anything else is not a token. */
@@ -25,17 +25,18 @@ export const CAPTURE_RATE_LIMIT_PER_MINUTE = 120;
 export const captureRateKey = (verificationId: string) => `cap:${verificationId}`;
 
 export const captureTokenHash = (token: string) => sha256Hex(token);
-const aad = (verificationId: string) => `capture-token:${verificationId}`;
+export const captureTokenAad = (verificationId: string) => `capture-token:${verificationId}`;
+const aad = captureTokenAad;
 
 /** A new link for a verification: the token (for its url) and what is stored of it. */
 export function newCaptureToken(verificationId: string) {
   const token = randomToken();
-  return { token, captureTokenHash: captureTokenHash(token), captureTokenCiphertext: encrypt(token, aad(verificationId)) };
+  return { token, captureTokenHash: captureTokenHash(token), captureTokenCiphertext: sealWithKek(token, aad(verificationId)) };
 }
 
 /** The token of a verification's link, for its url; null for links made before tokens were encrypted. */
 export function revealCaptureToken(v: Pick<VerificationRow, 'id' | 'captureTokenCiphertext'>): string | null {
-  return v.captureTokenCiphertext ? decrypt(v.captureTokenCiphertext, aad(v.id)).toString('utf8') : null;
+  return v.captureTokenCiphertext ? openWithKek(v.captureTokenCiphertext, aad(v.id)).toString('utf8') : null;
 }
 
 export async function verificationByToken(db: DbOrTx, token: string) {

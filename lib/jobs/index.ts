@@ -6,5 +6,6 @@ import type { JobDefinition } from './job';
 import { decideSubmission } from './definitions/decide-submission';
 import { deliverWebhook } from './definitions/deliver-webhook';
 import { sweepInactivityTimers } from './definitions/sweep-timers';
+import { retentionSweep } from './definitions/retention-sweep';
 
-export const JOBS: readonly JobDefinition[] = [decideSubmission, deliverWebhook, sweepInactivityTimers] as JobDefinition[];
+export const JOBS: readonly JobDefinition[] = [decideSubmission, deliverWebhook, sweepInactivityTimers, retentionSweep] as JobDefinition[];

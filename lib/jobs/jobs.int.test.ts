@@ -8,11 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InngestTestEngine } from '@inngest/test';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
-import { pipelineJobs, verifications, webhookAttempts, webhookEvents } from '@/db/schema';
+import { erasureReceipts, pipelineJobs, verifications, webhookAttempts, webhookEvents } from '@/db/schema';
 import { inngestFunction } from '@/inngest/functions';
 import { resetEnvCache } from '@/lib/env';
 import { makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
 import { consentedVerification, submit, upload } from '@/lib/testing/upload';
+import { heldVerification } from '@/lib/testing/retention';
 import { selfSignedCert, startReceiver } from '@/lib/testing/https-receiver';
 import { analysisPool } from '@/lib/media/pool';
 import * as F from '@/lib/testing/face-set';
@@ -215,6 +216,29 @@ describe('the job registry', () => {
     } finally {
       await r?.stop();
     }
+  });
+
+  it('retention-sweep: the same erasure under both, every minute; a second run erases nothing more', async () => {
+    covered.add('retention-sweep');
+    const job = JOBS.find((j) => j.id === 'retention-sweep')!;
+    expect(cronIntervalMs(job.cron!)).toBe(60_000);
+    const due = () => heldVerification(getDb(), w, { decidedDaysAgo: 31 });
+    const erasedAt = async (id: string) => (await getDb().select().from(verifications).where(eq(verifications.id, id)))[0].dataErasedAt;
+    const receipts = async (id: string) => (await getDb().select().from(erasureReceipts).where(eq(erasureReceipts.verificationId, id))).length;
+    const a = await due();
+    const viaInngest = await new InngestTestEngine({ function: fn('retention-sweep'), events: CRON_EVENT }).execute();
+    expect(viaInngest.result).toMatchObject({ erased: expect.any(Number), more: false });
+    expect(await erasedAt(a.id)).toBeInstanceOf(Date);
+    const b = await due();
+    let r: LocalRunner | undefined;
+    try {
+      r = runner(); // the cron runs when the runner starts, then every minute
+      expect(await until(() => erasedAt(b.id), (d) => d !== null)).toBeInstanceOf(Date);
+    } finally {
+      await r?.stop();
+    }
+    await new InngestTestEngine({ function: fn('retention-sweep'), events: CRON_EVENT }).execute();
+    expect([await receipts(a.id), await receipts(b.id)]).toEqual([1, 1]);
   });
 
   it('every job of the registry is exercised above, under both runners', () => {

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { provisionOrExit } from '@/scripts/test-setup/provision.mjs';
 import { startEmbeddedPostgres } from '@/db/embedded/pglite-server';
 import { applyMigrations } from '@/db/migrate';
+import { clearTestLogs } from './test-logs';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,6 +19,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   provisionOrExit(['fonts', 'photos']);
+  clearTestLogs();
   const pg = await startEmbeddedPostgres({});
   await applyMigrations(pg.url);
   project.provide('databaseUrl', pg.url);

@@ -3,6 +3,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { testLogFile } from './test-logs';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 export const tsx = path.join(root, 'node_modules/.bin/tsx');
@@ -24,9 +25,11 @@ export async function freePort(): Promise<number> {
 }
 
 export function childEnv(dataDir: string, port: number, extra: Record<string, string> = {}) {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', NEXT_TELEMETRY_DISABLED: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', NEXT_TELEMETRY_DISABLED: '1' };
   delete env.DATABASE_URL;
   delete env.ENCRYPTION_KEY;
+  delete env.ENCRYPTION_KEY_FILE;
+  delete env.ENCRYPTION_KEYS_PREVIOUS;
   delete env.BASE_URL;
   delete env.VITEST;
   return { ...env, ...extra };
@@ -38,8 +41,15 @@ export async function start(dataDir: string, port: number, extra: Record<string,
   // Its own process group, so kill() can take the launcher, Next and the embedded database down at once.
   const proc = spawn(tsx, ['scripts/launch.ts', 'start'], { cwd: root, env: childEnv(dataDir, port, extra), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
+  // The logs (stderr: JSON lines) are also kept for npm run test:logs, which searches them for what must never
+  // be logged. (stdout carries the first start's banner, which shows the demo secrets once, on purpose.)
+  const file = fs.createWriteStream(testLogFile(`server-${port}-${Date.now()}.log`), { flags: 'a' });
   proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d: Buffer) => {
+    out += d;
+    file.write(d);
+  });
+  proc.once('exit', () => file.end());
   const base = `http://127.0.0.1:${port}`;
   // Generous: a first start (initdb of the embedded engine, the workers' models) on a busy 2-core machine takes minutes.
   const deadline = Date.now() + 180_000;

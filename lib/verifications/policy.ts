@@ -34,6 +34,8 @@ export const CONSENT_STATUSES = UPLOAD_STATUSES;
 export const SUBMIT_STATUSES: ReadonlySet<VerificationStatus> = new Set(['created', ...statusesAllowing('submit')]);
 /** Where a reviewer's decision applies. */
 export const REVIEW_STATUSES = statusesAllowing('admin_approve');
+/** A case in progress: erasing its data abandons it (every other status keeps its status). */
+export const ERASURE_ABANDONS = statusesAllowing('data_erasure');
 
 export type RequiredMedia = 'selfie' | 'document_front' | 'document_back';
 

@@ -36,5 +36,7 @@ export function serializeVerification(v: VerificationRow, consent: ConsentRecord
     result: v.result ?? null,
     duplicate_check: v.duplicateCheck ?? NO_DUPLICATE_CHECK,
     ...consentFields(consent),
+    // Extension (docs/api.md "Data retention and erasure"): when its photos and personal data were erased.
+    data_erased_at: iso(v.dataErasedAt),
   };
 }

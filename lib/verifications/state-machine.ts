@@ -9,6 +9,7 @@ import { verifications, type VerificationRow, type VerificationStatus } from '@/
 import type { DbOrTx } from '@/db/client';
 import { DomainError, notFound } from '../errors';
 import { enqueueWebhook } from '../webhooks/outbox';
+import { sealResult } from '../retention/result-fields';
 
 export type Trigger =
   | 'media_uploaded'
@@ -22,7 +23,8 @@ export type Trigger =
   | 'pipeline_review'
   | 'admin_approve'
   | 'admin_decline'
-  | 'admin_resubmit';
+  | 'admin_resubmit'
+  | 'data_erasure';
 
 export type Transition = {
   from: VerificationStatus;
@@ -54,6 +56,11 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'review', trigger: 'admin_approve', to: 'approved', webhook: true },
   { from: 'review', trigger: 'admin_decline', to: 'declined', webhook: true },
   { from: 'review', trigger: 'admin_resubmit', to: 'resubmission_requested', webhook: true, testOnly: true },
+  // Extension (docs/api.md "Data retention and erasure"): erasing the data of a case in progress ends it; with
+  // its photos gone it cannot be decided. A decided case keeps its status.
+  ...(['created', 'started', 'submitted', 'resubmission_requested', 'review'] as const).map(
+    (from): Transition => ({ from, trigger: 'data_erasure', to: 'abandoned', webhook: true }),
+  ),
 ];
 
 export function findTransition(from: VerificationStatus, trigger: Trigger, mode: 'test' | 'live') {
@@ -89,6 +96,8 @@ async function applyIn(db: DbOrTx, input: { verificationId: string; trigger: Tri
     status: t.to,
     updatedAt: now,
   };
+  // A result's personal fields are stored only encrypted under the verification's data key.
+  if (input.patch && 'result' in input.patch) Object.assign(set, await sealResult(db, current.id, input.patch.result));
   if (t.to !== current.status) set.statusChangedAt = now;
   if (TERMINAL.has(t.to)) set.completedAt = now;
   if (t.to === 'started' && !current.startedAt) set.startedAt = now;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildWebhookBody, sanitizeDeviceSignals } from './payload';
+import { buildWebhookBody, redactWebhookBody, sanitizeDeviceSignals } from './payload';
 import type { VerificationRow } from '@/db/schema';
 
 describe('device_signals sanitizer', () => {
@@ -60,5 +60,23 @@ describe('device_signals sanitizer', () => {
     const body = buildWebhookBody(v, new Date('2026-11-22T10:00:00Z'), provider);
     expect(Object.keys(JSON.parse(body))).toEqual(['verification_id', 'status', 'external_id', 'external_metadata', 'reason', 'timestamp', 'duplicate_detected', 'duplicate_count', 'duplicate_of', 'device_signals']);
     expect(JSON.parse(body)).toMatchObject({ reason: 'blocklist_match', duplicate_detected: true, duplicate_count: 3, duplicate_of: { verification_id: 'v0', external_id: 'e0' } });
+  });
+});
+
+describe('after an erasure', () => {
+  const v = { id: 'v1', status: 'abandoned', externalId: 'e1', externalMetadata: null, reason: null, duplicateCheck: null } as unknown as VerificationRow;
+
+  it('the payload says when the data was erased (extension, last)', () => {
+    const body = JSON.parse(buildWebhookBody({ ...v, dataErasedAt: new Date('2026-11-22T10:00:00Z') }, new Date('2026-11-22T10:00:00Z')));
+    expect(Object.keys(body).at(-1)).toBe('data_erased_at');
+    expect(body.data_erased_at).toBe('2026-11-22T10:00:00.000Z');
+    expect(JSON.parse(buildWebhookBody({ ...v, dataErasedAt: null }, new Date()))).not.toHaveProperty('data_erased_at');
+  });
+
+  it('a stored body loses external_metadata and device_signals, every other key in its place; one with neither is left alone', () => {
+    const stored = JSON.stringify({ verification_id: 'v1', status: 'approved', external_id: 'e1', external_metadata: { email: 'anna@example.com' }, reason: null, timestamp: 't', duplicate_detected: false, duplicate_count: 0, device_signals: { emulator: true } });
+    expect(redactWebhookBody(stored)).toBe('{"verification_id":"v1","status":"approved","external_id":"e1","external_metadata":null,"reason":null,"timestamp":"t","duplicate_detected":false,"duplicate_count":0}');
+    expect(redactWebhookBody(redactWebhookBody(stored)!)).toBeNull();
+    expect(redactWebhookBody('not json')).toBeNull();
   });
 });

@@ -78,5 +78,28 @@ export function buildWebhookBody(v: VerificationRow, at: Date, deviceSignals?: u
   }
   const signals = sanitizeDeviceSignals(deviceSignals);
   if (signals) payload.device_signals = signals;
+  // Extension (docs/webhooks.md): a verification whose data was erased says when (an erasure of a case in
+  // progress abandons it, and that webhook carries this field).
+  if (v.dataErasedAt) payload.data_erased_at = v.dataErasedAt.toISOString();
   return JSON.stringify(payload);
+}
+
+/**
+ * A stored body (webhook_events.body) as it may be kept once the verification's data is erased: no
+ * external_metadata (null) and no device_signals; every other key in its place. Null when there is nothing to
+ * change. A retry after an erasure sends this body.
+ */
+export function redactWebhookBody(body: string): string | null {
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (typeof o !== 'object' || o === null) return null;
+  const hadSignals = 'device_signals' in o;
+  if (!hadSignals && (o.external_metadata === null || !('external_metadata' in o))) return null;
+  if ('external_metadata' in o) o.external_metadata = null;
+  delete o.device_signals;
+  return JSON.stringify(o);
 }

@@ -7,6 +7,7 @@ import { newId, randomAlnum } from '../ids';
 import { createSecretKey, type CreatedKey } from '../auth/keys';
 import { audit } from '../audit';
 import { webhookUrlProblem } from '../webhooks/ssrf';
+import { MAX_RETENTION_DAYS } from '../retention/policy';
 
 import type { Workspace } from '@/db/schema';
 export type { Workspace };
@@ -52,7 +53,7 @@ export const settingsPatch = z.strictObject({
   duplicate_threshold: z.number().min(0).max(1).optional(),
   age_threshold: z.number().int().min(1).max(120).optional(),
   rate_limit_per_minute: z.number().int().min(1).max(1_000_000).optional(),
-  media_retention_days: z.number().int().min(1).max(3650).optional(),
+  media_retention_days: z.number().int().min(0).max(MAX_RETENTION_DAYS).optional(),
   flow: z.enum(['age', 'kyc']).optional(),
   check_method: z.enum(['estimation', 'document_verification']).optional(),
   require_active_liveness: z.boolean().optional(),

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decryptBytes } from '@/lib/crypto/secretbox';
+import { aesGcmDecrypt } from '@/lib/crypto/secretbox';
 import { signJsonRequest } from '@/lib/auth/sign';
 import * as I from '@/lib/testing/images';
 import { childEnv, root, start, stop, tsx } from '@/lib/testing/server';
@@ -32,8 +32,16 @@ describe('backup and restore of the embedded database', () => {
     const key = Buffer.from(fs.readFileSync(path.join(dataDir, 'encryption.key'), 'utf8').trim(), 'base64');
     const sql = postgres(url, { max: 1, onnotice: () => {} });
     try {
-      const rows = await sql`select media_id, ciphertext from media_blobs order by media_id`;
-      return Object.fromEntries(rows.map((r) => [r.media_id, sha(decryptBytes(r.ciphertext, `media:${r.media_id}`, key))]));
+      // Each photo under its verification's data key, wrapped by the encryption key (lib/media/storage.ts).
+      const rows = await sql`
+        select b.media_id, b.ciphertext, b.sealed_by, m.verification_id, k.wrapped
+        from media_blobs b join media m on m.id = b.media_id left join data_keys k on k.verification_id = m.verification_id
+        order by b.media_id`;
+      const open = (r: (typeof rows)[number]) =>
+        r.sealed_by === 'data_key'
+          ? aesGcmDecrypt(r.ciphertext, `media:${r.media_id}`, aesGcmDecrypt(r.wrapped, `data_key:${r.verification_id}`, key))
+          : aesGcmDecrypt(r.ciphertext, `media:${r.media_id}`, key);
+      return Object.fromEntries(rows.map((r) => [r.media_id, sha(open(r))]));
     } finally {
       await sql.end();
     }

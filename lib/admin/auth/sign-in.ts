@@ -10,7 +10,7 @@ import { adminRecoveryCodes, adminSessions, adminUsers } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { audit } from '../../audit';
 import { sha256Hex } from '../../crypto/hash';
-import { decrypt } from '../../crypto/secretbox';
+import { openWithKek } from '../../crypto/secretbox';
 import { env } from '../../env';
 import { checkAdminPassword } from '../users';
 import { clearAccount, lockedFor, recordFailure } from './throttle';
@@ -89,7 +89,7 @@ export async function redeemCode(db: DbOrTx, userId: string, code: string, now: 
   const [u] = await db.select().from(adminUsers).where(eq(adminUsers.id, userId));
   if (!u?.totpSecret) return null;
   if (/^\d{6}$/.test(code.replace(/\s/g, ''))) {
-    const step = matchTotp(decrypt(u.totpSecret, totpAad(u.id)).toString(), code, now, u.totpLastStep);
+    const step = matchTotp(openWithKek(u.totpSecret, totpAad(u.id)).toString(), code, now, u.totpLastStep);
     if (step === null) return null;
     const won = await db
       .update(adminUsers)

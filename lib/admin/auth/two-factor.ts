@@ -8,7 +8,7 @@ import { adminRecoveryCodes, adminUsers } from '@/db/schema';
 import type { Db, DbOrTx } from '@/db/client';
 import { audit } from '../../audit';
 import { sha256Hex } from '../../crypto/hash';
-import { decrypt, encrypt } from '../../crypto/secretbox';
+import { openWithKek, sealWithKek } from '../../crypto/secretbox';
 import { DomainError, notFound, validationError } from '../../errors';
 import { actorId, type Actor } from '../access';
 import { normaliseRecoveryCode, totpAad, totpRequiredFor, redeemCode } from './sign-in';
@@ -31,7 +31,7 @@ const wrongCode = () => validationError({ code: ['Not right.'] }, 'That code is 
 /** Starts (or restarts) enrolment: a new secret, kept aside until a code from it confirms it. */
 export async function beginTotpEnrolment(db: DbOrTx, actor: Actor): Promise<{ secret: string; uri: string }> {
   const secret = newTotpSecret();
-  await db.update(adminUsers).set({ totpPending: encrypt(secret, totpAad(actor.userId)), updatedAt: new Date() }).where(eq(adminUsers.id, actor.userId));
+  await db.update(adminUsers).set({ totpPending: sealWithKek(secret, totpAad(actor.userId)), updatedAt: new Date() }).where(eq(adminUsers.id, actor.userId));
   return { secret, uri: otpauthUri(secret, actor.email, TOTP_ISSUER) };
 }
 
@@ -39,7 +39,7 @@ export async function beginTotpEnrolment(db: DbOrTx, actor: Actor): Promise<{ se
 export async function pendingTotp(db: DbOrTx, actor: Actor): Promise<{ secret: string; uri: string } | null> {
   const [u] = await db.select({ p: adminUsers.totpPending }).from(adminUsers).where(eq(adminUsers.id, actor.userId));
   if (!u?.p) return null;
-  const secret = decrypt(u.p, totpAad(actor.userId)).toString();
+  const secret = openWithKek(u.p, totpAad(actor.userId)).toString();
   return { secret, uri: otpauthUri(secret, actor.email, TOTP_ISSUER) };
 }
 
@@ -55,7 +55,7 @@ export async function confirmTotpEnrolment(db: Db, actor: Actor, code: string, n
   return db.transaction(async (tx) => {
     const [u] = await tx.select().from(adminUsers).where(eq(adminUsers.id, actor.userId)).for('update');
     if (!u?.totpPending) throw new DomainError('INVALID_STATUS', 'Start the set-up again: there is no code to confirm.', { status: u?.totpSecret ? 'enabled' : 'none' });
-    const secret = decrypt(u.totpPending, totpAad(u.id)).toString();
+    const secret = openWithKek(u.totpPending, totpAad(u.id)).toString();
     const step = matchTotp(secret, code, now, null);
     if (step === null) throw wrongCode();
     await tx.update(adminUsers).set({ totpSecret: u.totpPending, totpPending: null, totpEnabledAt: now, totpLastStep: step, updatedAt: now }).where(eq(adminUsers.id, u.id));
