@@ -7,9 +7,9 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import type { Actor } from '@/lib/admin/access';
 import { workspacesFor } from '@/lib/admin/access';
-import { NavLinks } from './NavLinks';
+import { NavLinks, type NavItem } from './NavLinks';
 
-export type NavItem = { href: string; label: string };
+export type { NavItem } from './NavLinks';
 
 export function navFor(actor: Actor): NavItem[] {
   const items: NavItem[] = [

@@ -1,4 +1,4 @@
-import { serveConsentText } from '@/lib/consent/text-route';
+import { serveConsentText } from '@/lib/api/handlers/consent-text';
 import { methodNotAllowed } from '@/lib/api/route';
 
 // GET /consent/{id}.txt – the exact consent text, public

@@ -1,8 +1,8 @@
 import { getDb } from '@/db/client';
-import { getConsentVersion } from '.';
-import { notFound } from '../errors';
-import { errorResponse } from '../api/respond';
-import { newId } from '../ids';
+import { getConsentVersion } from '../../consent';
+import { notFound } from '../../errors';
+import { errorResponse } from '../respond';
+import { newId } from '../../ids';
 
 /** Serves a consent version's text byte for byte, publicly, as text/plain; charset=utf-8. */
 export async function serveConsentText(_req: Request, ctx: { params: Promise<{ file: string }> }): Promise<Response> {
