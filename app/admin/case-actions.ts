@@ -7,6 +7,7 @@ import { getDb } from '@/db/client';
 import { requireActor } from '@/lib/admin/auth/current';
 import { blockCase, unblock } from '@/lib/admin/blocklist';
 import { decideCase } from '@/lib/admin/decide';
+import { eraseCase } from '@/lib/admin/erase';
 import { asFormState, formInput, type FormState } from './form';
 
 const uuid = z.string().regex(/^[0-9a-f-]{36}$/i, 'Not a verification id.');
@@ -59,6 +60,20 @@ export async function unblockAction(_: FormState, form: FormData): Promise<FormS
     revalidatePath('/admin/blocklist');
     revalidatePath(`/admin/verifications/${r.verificationId}`);
     return { ok: true, message: 'Removed from the blocklist.' };
+  } catch (e) {
+    return asFormState(e);
+  }
+}
+
+const eraseForm = z.object({ verification_id: uuid, confirm: z.literal('erase', 'Type erase to confirm.') });
+
+export async function eraseAction(_: FormState, form: FormData): Promise<FormState> {
+  const actor = await requireActor();
+  try {
+    const f = formInput(eraseForm, form);
+    const r = await eraseCase(getDb(), actor, { verificationId: f.verification_id });
+    revalidatePath(`/admin/verifications/${f.verification_id}`);
+    return { ok: true, message: `Erased: its photos, faces and personal fields are gone. Receipt ${r.receipt.receipt.id}, signed by ${r.receipt.signature.kid}.` };
   } catch (e) {
     return asFormState(e);
   }

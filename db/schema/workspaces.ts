@@ -20,7 +20,7 @@ export const workspaces = pgTable('workspaces', {
   requireActiveLiveness: boolean('require_active_liveness').notNull().default(false),
   webhookUrl: text('webhook_url'),
   rateLimitPerMinute: integer('rate_limit_per_minute').notNull().default(60),
-  /** Days the data of a decided verification is kept: 0 to 365, default 30 (lib/retention/policy.ts; a CHECK in migration 0007). */
+  /** Days the data of a decided verification is kept: 0 to 365, default 30 (lib/retention/policy.ts; a CHECK in migration 0010). */
   mediaRetentionDays: integer('media_retention_days').notNull().default(30),
   enforceSignature: boolean('enforce_signature').notNull().default(true),
   allowPlaceholderSignature: boolean('allow_placeholder_signature').notNull().default(false),

@@ -27,6 +27,8 @@ export const PERMISSIONS = {
   'blocklist.add': ['owner', 'reviewer'],
   'blocklist.remove': ['owner'],
   'audit.read': ['owner'],
+  // Erasing a case's photos, faces and personal fields before its retention ends (lib/retention).
+  'case.erase': ['owner'],
 } as const satisfies Record<string, readonly WorkspaceRole[]>;
 export type Permission = keyof typeof PERMISSIONS;
 

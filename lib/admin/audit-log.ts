@@ -14,7 +14,7 @@ import { afterCursor, cursorTime, decodeCursor, pageOf } from './cursor';
 /** The actions written today, for the filter's list (any other action name can still be typed in the URL). */
 export const AUDIT_ACTIONS = [
   'verification.created', 'consent.accepted', 'media.uploaded', 'media.rejected', 'verification.submitted', 'verification.decided',
-  'verification.viewed', 'media.viewed', 'blocklist.added', 'blocklist.removed',
+  'verification.viewed', 'media.viewed', 'blocklist.added', 'blocklist.removed', 'verification.data_erased', 'verification.exported',
   'workspace.created', 'workspace.settings_updated', 'consent.published',
   'admin.created', 'admin.signed_in', 'admin.sign_in_failed', 'admin.second_factor_passed', 'admin.signed_out', 'admin.signed_out_everywhere',
   'admin.second_factor_enabled', 'admin.second_factor_disabled', 'admin.second_factor_reset', 'admin.recovery_codes_regenerated',

@@ -4,6 +4,7 @@
  * blocklist matches with the other accounts' selfies, the audit trail and the webhook events, and the
  * neighbouring cases of its queue. NOT_FOUND unless the actor may read the workspace.
  */
+import { receiptOf } from '../retention/receipts';
 import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import { adminUsers, auditLog, blocklistEntries, consentRecords, media, pipelineJobs, verifications, workspaces } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
@@ -57,10 +58,13 @@ export async function loadCase(db: DbOrTx, actor: Actor, id: string, now = new D
     db.select({ id: blocklistEntries.id, createdAt: blocklistEntries.createdAt, createdBy: blocklistEntries.createdBy }).from(blocklistEntries).where(eq(blocklistEntries.verificationId, v.id)),
   ]);
 
+  // Erased (retention, the API, the CLI or an admin): the signed receipt, as the API returns it.
+  const receipt = v.dataErasedAt ? await receiptOf(db, v.id) : null;
+
   // What is decided on: the newest upload of each kind (what a submit hands to the pipeline).
   const current = submittedMedia(uploads);
   const photos: CasePhoto[] = uploads
-    .filter((m) => Object.values(current).includes(m.id))
+    .filter((m) => !v.dataErasedAt && Object.values(current).includes(m.id))
     .map((m) => ({ mediaId: m.id, kind: kindOf(m), documentType: m.documentType, url: mediaLink(actor, m.id, now), createdAt: m.createdAt, width: m.width, height: m.height }))
     .sort((a, b) => ['selfie', 'document_front', 'document_back'].indexOf(a.kind) - ['selfie', 'document_front', 'document_back'].indexOf(b.kind));
 
@@ -106,7 +110,8 @@ export async function loadCase(db: DbOrTx, actor: Actor, id: string, now = new D
     trail: trail.map((e) => ({ ...e, who: emailOf.get(e.actor) ?? e.actor })),
     webhooks,
     neighbours,
-    can: { decide: can(actor, 'case.decide', v.workspaceId), blocklistAdd: can(actor, 'blocklist.add', v.workspaceId), blocklistRemove: can(actor, 'blocklist.remove', v.workspaceId) },
+    erasure: v.dataErasedAt ? { at: v.dataErasedAt, receipt } : null,
+    can: { decide: can(actor, 'case.decide', v.workspaceId), blocklistAdd: can(actor, 'blocklist.add', v.workspaceId), blocklistRemove: can(actor, 'blocklist.remove', v.workspaceId), erase: can(actor, 'case.erase', v.workspaceId) },
   };
 }
 export type CaseView = Awaited<ReturnType<typeof loadCase>>;

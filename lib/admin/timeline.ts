@@ -46,6 +46,9 @@ export function timeline(c: CaseView): { events: TimelineEvent[]; views: number 
       case 'blocklist.removed':
         out.push({ at: e.createdAt, title: `Removed from the blocklist by ${e.who}`, tone: 'neutral' });
         break;
+      case 'verification.data_erased':
+        out.push({ at: e.createdAt, title: e.actor === 'system' ? 'Data erased: its retention ended' : `Data erased by ${e.who}`, detail: 'Photos, faces and personal fields; a signed receipt was issued.', tone: 'warn' });
+        break;
       case 'verification.viewed':
       case 'media.viewed':
         views += e.action === 'verification.viewed' ? 1 : 0;

@@ -21,7 +21,9 @@ import { FactTable } from '@/components/admin/FactTable';
 import { DecisionPanel } from '@/components/admin/DecisionPanel';
 import { Photo } from '@/components/admin/Photo';
 import { BlockForm, UnblockForm } from '@/components/admin/BlocklistForms';
-import { blockAction, decideAction, unblockAction } from '../../../case-actions';
+import { EraseForm } from '@/components/admin/EraseForm';
+import { ERASURE_ABANDONS } from '@/lib/verifications/policy';
+import { blockAction, decideAction, eraseAction, unblockAction } from '../../../case-actions';
 
 export const metadata: Metadata = { title: 'Case' };
 
@@ -70,7 +72,9 @@ export default async function CasePage(props: { params: Promise<{ id: string }>;
 
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
         <Card title="Photos" id="photos" className="lg:col-span-2">
-          {c.photos.length === 0 ? (
+          {c.erasure ? (
+            <p className="text-sm text-neutral-800">The photos were erased on {dateTime(c.erasure.at)} (see Data below).</p>
+          ) : c.photos.length === 0 ? (
             <p className="text-sm text-neutral-800">No photo was uploaded{v.status === 'expired' ? ' before the link expired' : ''}.</p>
           ) : (
             <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
@@ -188,6 +192,28 @@ export default async function CasePage(props: { params: Promise<{ id: string }>;
             <BlockForm action={blockAction} verificationId={v.id} />
           ) : (
             <p className="text-sm text-neutral-800">{c.ownSelfie ? 'Your role cannot add to the blocklist.' : 'There is no selfie to add.'}</p>
+          )}
+        </Card>
+
+        <Card title="Data" id="data">
+          {c.erasure ? (
+            <div className="space-y-2 text-sm">
+              <p className="text-neutral-950">
+                Erased on {dateTime(c.erasure.at)}
+                {c.erasure.receipt ? ` (${c.erasure.receipt.receipt.trigger === 'retention' ? `retention of ${c.erasure.receipt.receipt.retention_days} days` : `requested by ${c.erasure.receipt.receipt.requested_by}`})` : ''}: photos, faces and personal fields are gone.
+              </p>
+              {c.erasure.receipt ? (
+                <details>
+                  <summary className="cursor-pointer text-neutral-900">Signed erasure receipt {c.erasure.receipt.receipt.id}</summary>
+                  <pre data-testid="erasure-receipt" className="mt-2 max-h-80 overflow-auto rounded bg-neutral-100 p-2 text-xs text-neutral-950 [overflow-wrap:anywhere] whitespace-pre-wrap">{JSON.stringify(c.erasure.receipt, null, 2)}</pre>
+                  <p className="mt-1 text-xs text-neutral-700">Check it against the public keys at /receipt-keys (docs/receipts.md).</p>
+                </details>
+              ) : null}
+            </div>
+          ) : c.can.erase ? (
+            <EraseForm action={eraseAction} verificationId={v.id} inProgress={ERASURE_ABANDONS.has(v.status)} />
+          ) : (
+            <p className="text-sm text-neutral-800">Held until its retention ends. Only an owner of the workspace can erase it sooner.</p>
           )}
         </Card>
 
