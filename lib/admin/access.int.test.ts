@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
-import { auditLog, faceEmbeddings } from '@/db/schema';
+import { auditLog, faceEmbeddings, EMBEDDING_DIMENSIONS } from '@/db/schema';
 import { makeWorkspace } from '@/lib/testing/factories';
 import { makeAdmin, makeReviewCase } from '@/lib/testing/admin-factories';
 import type { DomainError } from '../errors';
@@ -102,7 +102,7 @@ describe('admin access by membership', () => {
     // No usable face in the stored analysis: a clear validation error, not a crash.
     expect(await code(blockCase(getDb(), reviewerA, { verificationId: noFace.id }))).toBe('VALIDATION_ERROR');
     const face = await makeReviewCase(a, 'test');
-    await getDb().insert(faceEmbeddings).values({ verificationId: face.id, workspaceId: a, mode: 'test', account: face.id, embedding: Array(1024).fill(0.03) });
+    await getDb().insert(faceEmbeddings).values({ verificationId: face.id, workspaceId: a, mode: 'test', account: face.id, embedding: Array(EMBEDDING_DIMENSIONS).fill(0.09) });
     const entry = await blockCase(getDb(), reviewerA, { verificationId: face.id, note: 'same face as a known fraud' });
     const listed = await listBlocklistFor(getDb(), reviewerA, {});
     expect(listed.map((e) => [e.id, e.canRemove, e.createdByEmail])).toEqual([[entry.id, false, reviewerA.email]]);

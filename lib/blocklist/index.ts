@@ -7,7 +7,7 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { blocklistEntries, faceEmbeddings, media, verifications } from '@/db/schema';
 import type { Db, DbOrTx } from '@/db/client';
-import { notFound, validationError } from '../errors';
+import { DomainError, notFound, validationError } from '../errors';
 import { newId } from '../ids';
 import { audit } from '../audit';
 import { currentAnalysis } from '../media/current-analysis';
@@ -28,7 +28,14 @@ async function faceOf(db: DbOrTx, verificationId: string): Promise<number[] | nu
     .limit(1);
   if (!selfie) return null;
   const bytes = await mediaStore.get(db, selfie.id);
-  return bytes ? ((await currentAnalysis(db, selfie, bytes)).faces?.[0]?.embedding ?? null) : null;
+  if (!bytes) return null;
+  try {
+    return (await currentAnalysis(db, selfie, bytes)).faces?.[0]?.embedding ?? null;
+  } catch (e) {
+    // Bytes the current models cannot read (undecodable, too large): no usable face, like no selfie at all.
+    if (e instanceof DomainError) return null;
+    throw e;
+  }
 }
 
 /** Adds a verification's selfie face to its workspace's blocklist (`npm run ops -- blocklist:add`, the admin case view). */
