@@ -1,19 +1,40 @@
-/** An integrator's signed HTTP client for a running server (benchmarks and restart tests). */
+/** An integrator's signed HTTP client for a running server (benchmarks, restart, crash and security tests). */
 import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
 import type { JsonBody } from './http';
 
-export function apiClient(base: string, apiKey: string, secret: string) {
+/** How a request is sent: fetch by default; the security tests send over a fresh socket each time. */
+export type Transport = (base: string, method: string, pathAndQuery: string, headers: Record<string, string>, body?: string | Uint8Array) => Promise<{ status: number; text: string; json: JsonBody }>;
+
+export const fetchTransport: Transport = async (base, method, p, headers, body) => {
+  const r = await fetch(base + p, { method, body: body as BodyInit | undefined, headers });
+  const text = await r.text();
+  let json: JsonBody = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: r.status, text, json };
+};
+
+/** A multipart body of form fields and one file, as a client would send it (the signature does not cover the boundary). */
+function multipartBody(fields: Record<string, string>, bytes: Uint8Array, boundary = 'XyZsigned') {
+  const parts = Object.entries(fields).map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
+  const body = Buffer.concat([Buffer.from(parts.join('') + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="photo.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`), bytes, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+  return { body, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+export function apiClient(base: string | (() => string), apiKey: string, secret: string, send: Transport = fetchTransport) {
+  const at = () => (typeof base === 'function' ? base() : base);
   const json = async (method: string, p: string, body = '') => {
-    const r = await fetch(base + p, { method, body: body || undefined, headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, method, p, body) } });
-    return (await r.json()) as { data?: JsonBody; error?: JsonBody };
+    const r = await send(at(), method, p, { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, method, p, body) }, body || undefined);
+    return r.json as { data?: JsonBody; error?: JsonBody };
   };
   const uploadFile = async (id: string, fields: Record<string, string>, bytes: Buffer) => {
-    const form = new FormData();
-    for (const [k, v] of Object.entries(fields)) form.append(k, v);
-    form.append('file', new Blob([bytes as BlobPart], { type: 'image/jpeg' }), 'photo.jpg');
     const p = `/v1/verifications/${id}/media`;
-    const r = await fetch(base + p, { method: 'POST', body: form, headers: { 'x-api-key': apiKey, 'x-hmac-signature': signMultipartRequest(secret, 'POST', p, Object.entries(fields), [bytes]) } });
-    if (r.status !== 201) throw new Error(`upload ${r.status}: ${await r.text()}`);
+    const { body, contentType } = multipartBody(fields, bytes);
+    const r = await send(at(), 'POST', p, { 'content-type': contentType, 'x-api-key': apiKey, 'x-hmac-signature': signMultipartRequest(secret, 'POST', p, Object.entries(fields), [bytes]) }, body);
+    if (r.status !== 201) throw new Error(`upload ${r.status}: ${r.text}`);
   };
   return {
     json,

@@ -3,6 +3,7 @@
  * launcher, the operator CLI against it, raw HTTP (paths and bytes exactly as given), the check that an
  * answer is a documented error envelope, and the server process's memory.
  */
+import { apiClient } from '@/lib/testing/api-client';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -10,7 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { HTTP_STATUS } from '@/lib/api/http-status';
-import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
 import { ERROR_CODES } from '@/lib/errors';
 import { childEnv, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
 
@@ -147,42 +147,5 @@ export { freePort, root };
  * the same port never meets a pooled connection to its previous self (fetch's keep-alive pool does).
  */
 export function signedClient(base: () => string, apiKey: string, secret: string) {
-  const json = async (method: string, p: string, body = '') => {
-    const r = await raw(base(), method, p, { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, method, p, body) }, body || undefined);
-    return r.json as { data?: JsonValue; error?: JsonValue };
-  };
-  const uploadFile = async (id: string, fields: Record<string, string>, bytes: Buffer) => {
-    const p = `/v1/verifications/${id}/media`;
-    const b = 'XyZsigned';
-    const parts = Object.entries(fields).map(([k, v]) => `--${b}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
-    const body = Buffer.concat([Buffer.from(parts.join('') + `--${b}\r\nContent-Disposition: form-data; name="file"; filename="f.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`), bytes, Buffer.from(`\r\n--${b}--\r\n`)]);
-    const r = await raw(base(), 'POST', p, { 'content-type': `multipart/form-data; boundary=${b}`, 'x-api-key': apiKey, 'x-hmac-signature': signMultipartRequest(secret, 'POST', p, Object.entries(fields), [bytes]) }, body);
-    if (r.status !== 201) throw new Error(`upload ${r.status}: ${r.text}`);
-  };
-  return {
-    json,
-    async prepare(media: { selfie: Buffer; front?: [string, Buffer] }) {
-      const id = (await json('POST', '/v1/verifications', '{}')).data.id as string;
-      const c = (await json('GET', '/v1/consent')).data;
-      await json('POST', `/v1/verifications/${id}/consent`, JSON.stringify({ consent_version_id: c.id, text_sha256: c.text_sha256 }));
-      await uploadFile(id, { type: 'selfie' }, media.selfie);
-      if (media.front) await uploadFile(id, { type: 'document', side: 'front', document_type: media.front[0] }, media.front[1]);
-      return id;
-    },
-    submit: (id: string) => json('POST', `/v1/verifications/${id}/submit`),
-    async get(id: string) {
-      const r = await json('GET', `/v1/verifications/${id}`);
-      if (!r.data) throw new Error(`GET ${id}: ${JSON.stringify(r.error)}`);
-      return r.data;
-    },
-    async waitDecided(id: string, ms = 90_000, pollMs = 200) {
-      const until = Date.now() + ms;
-      for (;;) {
-        const v = await this.get(id);
-        if (v.status !== 'submitted') return v;
-        if (Date.now() > until) throw new Error(`${id} still submitted after ${ms} ms`);
-        await new Promise((r) => setTimeout(r, pollMs));
-      }
-    },
-  };
+  return apiClient(base, apiKey, secret, (b, method, p, headers, body) => raw(b, method, p, headers, body));
 }
