@@ -143,15 +143,18 @@ export async function deliverWebhookEvent(deps: DeliverDeps, eventId: string): P
   const now = deps.now?.() ?? new Date();
   const [claimed] = await deps.db
     .update(webhookEvents)
-    .set({ nextAttemptAt: new Date(now.getTime() + LEASE_MS), updatedAt: now })
-    .where(and(eq(webhookEvents.id, eventId), eq(webhookEvents.state, 'pending'), lte(webhookEvents.nextAttemptAt, now)))
+    .set({ leaseUntil: new Date(now.getTime() + LEASE_MS), updatedAt: now })
+    .where(and(eq(webhookEvents.id, eventId), eq(webhookEvents.state, 'pending'), lte(webhookEvents.nextAttemptAt, now), or(isNull(webhookEvents.leaseUntil), lt(webhookEvents.leaseUntil, now))))
     .returning();
   if (claimed) await attempt(deps, claimed, now);
   const [e] = await deps.db
-    .select({ state: webhookEvents.state, attempts: webhookEvents.attempts, nextAttemptAt: webhookEvents.nextAttemptAt })
+    .select({ state: webhookEvents.state, attempts: webhookEvents.attempts, nextAttemptAt: webhookEvents.nextAttemptAt, leaseUntil: webhookEvents.leaseUntil })
     .from(webhookEvents)
     .where(eq(webhookEvents.id, eventId));
-  return e ?? null;
+  if (!e) return null;
+  // Held by another runner: come back when its lease ends (it records the attempt, or its lease runs out).
+  const next = e.leaseUntil && e.leaseUntil > e.nextAttemptAt ? e.leaseUntil : e.nextAttemptAt;
+  return { state: e.state, attempts: e.attempts, nextAttemptAt: next };
 }
 
 type WebhookEventRow = typeof webhookEvents.$inferSelect;

@@ -15,7 +15,7 @@ import { createVerification } from '@/lib/verifications/create';
 import { applyTransition } from '@/lib/verifications/state-machine';
 import { activateSecretKey, createSecretKey } from '@/lib/auth/keys';
 import { updateWorkspaceSettings } from '@/lib/workspaces';
-import { deliverDueWebhooks, redeliverWebhook, sendOnce, type DeliverDeps } from './deliver';
+import { deliverDueWebhooks, deliverWebhookEvent, redeliverWebhook, sendOnce, type DeliverDeps } from './deliver';
 
 const DELAYS = [0.15, 0.3, 0.6]; // seconds: the 5/15/60-minute schedule, scaled
 
@@ -214,6 +214,24 @@ describe('webhook delivery', () => {
       const { event } = await drain(eventId);
       expect(event.state).toBe('delivered');
       expect(rx.received.map((r) => r.headers['x-webhook-id'])).toEqual([eventId, eventId]);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('one attempt however it is started: the cron sweep and the event job on another server send an event once', async () => {
+    const rx = await startReceiver(tls, [{ status: 200, delayMs: 300 }]);
+    try {
+      const w = await makeWorkspace();
+      const { eventId } = await decided(w, rx.url);
+      // The sweep holds the event (its lease) while the receiver is slow; the event job meanwhile finds it held.
+      const [swept, job] = await Promise.all([deliverDueWebhooks(deps), new Promise((r) => setTimeout(r, 100)).then(() => deliverWebhookEvent(deps, eventId))]);
+      expect(swept).toBeGreaterThanOrEqual(1);
+      // The job was told to come back when the lease ends, not at once.
+      expect(job!.state === 'delivered' || job!.nextAttemptAt.getTime() > Date.now()).toBe(true);
+      await deliverWebhookEvent(deps, eventId);
+      expect(rx.received.filter((r) => r.headers['x-webhook-id'] === eventId)).toHaveLength(1);
+      expect(await getDb().select().from(webhookAttempts).where(eq(webhookAttempts.eventId, eventId))).toHaveLength(1);
     } finally {
       await rx.close();
     }
