@@ -18,7 +18,7 @@ import type { VerificationRow } from '@/db/schema';
 import { authenticateCapture, captureRateKey, CAPTURE_RATE_LIMIT_PER_MINUTE } from '../capture/auth';
 import { canonicalJson, canonicalMultipartFromHashes, requestTarget } from '../auth/canonical';
 import { LIMITS } from '../media/thresholds';
-import { rateLimitError, takeRateLimit, type RateLimitState } from '../ratelimit';
+import { rateLimitError, refundRateLimit, takeRateLimit, type RateLimitState } from '../ratelimit';
 import { DomainError, parseOrThrow } from '../errors';
 import { errorResponse, json } from './respond';
 import { isJsonContentType, JSON_BODY_LIMIT, parseJsonBody, readBodyLimited, streamBody } from './body';
@@ -86,10 +86,13 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
     try {
       const db = getDb();
       const rawParams = nextCtx ? await nextCtx.params : {};
+      let taken: { key: string; atMs: number } | undefined;
       const limitBy = async (key: string, perMinute: number, scope?: string) => {
-        const limit = await takeRateLimit(db, key, perMinute);
+        const atMs = Date.now();
+        const limit = await takeRateLimit(db, key, perMinute, atMs);
         headers = { ...headers, ...rateLimitHeaders(limit) };
         if (!limit.allowed) throw rateLimitError(limit, scope);
+        taken = { key, atMs };
       };
 
       // 1. Who is asking, and may they be heard now: headers only, the body untouched.
@@ -136,12 +139,19 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
       // 3. The signature over the canonical request.
       if (pending) {
         const target = requestTarget(req);
-        auth = verifySignature(
-          pending,
-          form
-            ? [canonicalMultipartFromHashes(req.method, target, form.fields, form.files.map((f) => f.sha256))]
-            : canonicalJson(req.method, target, rawBody),
-        );
+        try {
+          auth = verifySignature(
+            pending,
+            form
+              ? [canonicalMultipartFromHashes(req.method, target, form.fields, form.files.map((f) => f.sha256))]
+              : canonicalJson(req.method, target, rawBody),
+          );
+        } catch (e) {
+          // The public key alone must not spend a workspace's quota: a request whose signature fails gives back
+          // the request it took (it held it only while its body was read, within the body's limits).
+          if (taken) await refundRateLimit(db, taken.key, taken.atMs);
+          throw e;
+        }
       }
 
       let params: z.infer<PS> = rawParams as z.infer<PS>;
