@@ -29,7 +29,7 @@ async function seed(db: Db, workspaceIds: string[]) {
     with w as (select * from unnest(string_to_array(${workspaceIds.join(',')}, ','), string_to_array(${WORKSPACES.join(',')}, ',')::float8[]) with ordinality as t(id, share, n)),
     cum as (select id, sum(share) over (order by n) as upto from w),
     g as (select i, random() as r1, random() as r2, random() as r3, random() as r4 from generate_series(1, ${N}) i)
-    insert into verifications (id, workspace_id, mode, status, flow, check_method, external_id, capture_token, attempts_used, reason, result, created_at, submitted_at, completed_at, status_changed_at, updated_at)
+    insert into verifications (id, workspace_id, mode, status, flow, check_method, external_id, capture_token_hash, attempts_used, reason, result, created_at, submitted_at, completed_at, status_changed_at, updated_at)
     select gen_random_uuid()::text,
       (select id from cum where cum.upto >= g.r1 order by upto limit 1),
       case when g.r2 < 0.8 then 'live' else 'test' end,

@@ -2,7 +2,7 @@
  * npm run bench:retention [-- --due N] [--rate R] [--seconds S] [--rounds K] [--hnsw yes|no]
  *
  * The retention sweep on PostgreSQL 15 with N verifications due (default 100,000), each holding what a decided
- * one holds: a photo blob (8 KiB, encrypted bytes), its analysis with a 1024-d embedding, its face in
+ * one holds: a photo blob (8 KiB, encrypted bytes), its analysis with a 128-d embedding, its face in
  * face_embeddings (with the HNSW index), a data key, a webhook body with external_metadata; one in five a KYC
  * result with personal fields sealed under its data key (really encrypted, so the sweep lists them).
  *
@@ -26,6 +26,7 @@ import { arg, ensureBuild, prepare, runBench, startService, stopAll } from './be
 import { startPg15 } from '../lib/testing/pg15';
 import { connect } from '../db/client';
 import { sweepRetention, SWEEP_PACE } from '../lib/retention/sweep';
+import { EMBEDDING_DIMENSIONS } from '../db/schema';
 
 const DUE = Number(arg('due', '100000'));
 const RATE = Number(arg('rate', '100'));
@@ -47,8 +48,8 @@ export async function seed(sql: postgres.Sql, workspaceId: string, due = DUE, hn
   const { aesGcmEncrypt } = await import('../lib/crypto/secretbox');
   const { wrapDataKey } = await import('../lib/crypto/data-keys');
   const decided = new Date(Date.now() - 40 * 86_400_000).toISOString();
-  // A pool of distinct 1024-d embeddings (random unit-ish vectors), assigned round-robin.
-  const pool = Array.from({ length: 64 }, () => Array.from({ length: 1024 }, () => Math.round((Math.random() * 2 - 1) * 0.0625 * 1e6) / 1e6));
+  // A pool of distinct 128-d embeddings (random unit-ish vectors), assigned round-robin.
+  const pool = Array.from({ length: 64 }, () => Array.from({ length: EMBEDDING_DIMENSIONS }, () => Math.round((Math.random() * 2 - 1) * 0.177 * 1e6) / 1e6));
   await sql`create temporary table emb_pool (n int, j jsonb, v text)`;
   for (const [n, e] of pool.entries()) await sql`insert into emb_pool values (${n}, ${JSON.stringify(e)}::text::jsonb, ${`[${e.join(',')}]`})`;
   // Loaded without the HNSW index, which is rebuilt afterwards (faster than N inserts into it). Deleting rows does
@@ -63,7 +64,7 @@ export async function seed(sql: postgres.Sql, workspaceId: string, due = DUE, hn
         create temporary table batch on commit drop as
         select gen_random_uuid()::text as id, g as n from generate_series(${from + 1}::int, ${from + n}::int) g`;
       await tx`
-        insert into verifications (id, workspace_id, mode, status, flow, check_method, external_id, external_metadata, capture_token,
+        insert into verifications (id, workspace_id, mode, status, flow, check_method, external_id, external_metadata, capture_token_hash,
           attempts_used, result, created_at, started_at, submitted_at, completed_at, status_changed_at, updated_at)
         select id, ${workspaceId}, 'live', 'approved', 'age', 'estimation', 'user-' || n, jsonb_build_object('plan', 'pro', 'email', 'user' || n || '@example.com'),
           md5(id) || md5(n::text), 1,
