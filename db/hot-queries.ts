@@ -57,6 +57,7 @@ const BUILDERS = {
             checkMethod: sql.placeholder('checkMethod'),
             externalId: sql.placeholder('externalId'),
             externalMetadata: sql.placeholder('externalMetadata'),
+            externalMetadataRaw: sql.placeholder('externalMetadataRaw'),
             captureTokenHash: sql.placeholder('captureTokenHash'),
             captureTokenCiphertext: sql.placeholder('captureTokenCiphertext'),
             idempotencyKey: sql.placeholder('idempotencyKey'),

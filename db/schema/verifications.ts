@@ -34,6 +34,11 @@ export const verifications = pgTable(
     externalId: text('external_id'),
     externalMetadata: jsonb('external_metadata'),
     /**
+     * `external_metadata`'s own text as the request carried it (lib/json-raw.ts): what GET and webhooks return,
+     * keys in the integrator's order and numbers to the digit (jsonb keeps neither). Null for rows from before.
+     */
+    externalMetadataRaw: text('external_metadata_raw'),
+    /**
      * The capture URL's token (256 random bits) is never stored in clear: its SHA-256 (hex) finds the
      * verification, and it is kept encrypted (AES-256-GCM under ENCRYPTION_KEY, bound to the verification's
      * id) only to show the `url` again. Tokens from before this column have no ciphertext: their url is null.

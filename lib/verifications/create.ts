@@ -39,6 +39,8 @@ export type CreateVerificationInput = {
   /** The mode of the key that signed the request; null for an unsigned create (decisions.md: the body's mode, or live). */
   keyMode: Mode | null;
   fields: CreateVerificationFields;
+  /** `external_metadata`'s text as sent (lib/json-raw.ts), returned as it came; without it, the parsed object's. */
+  externalMetadataRaw?: string;
   /** A retry with the same key and the same body (by its hash) returns the same verification. */
   idempotency?: { key: string; bodyHash: string } | null;
   actor: string;
@@ -74,6 +76,7 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
     checkMethod: ws.flow === 'age' ? ws.checkMethod : null,
     externalId: fields.external_id ?? null,
     externalMetadata: fields.external_metadata ?? null,
+    externalMetadataRaw: fields.external_metadata ? (input.externalMetadataRaw ?? JSON.stringify(fields.external_metadata)) : null,
     captureTokenHash,
     captureTokenCiphertext,
     idempotencyKey: key,

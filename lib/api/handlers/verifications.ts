@@ -11,7 +11,8 @@ import { acceptConsent, consentFields, getActiveConsentOrThrow, publicConsentVer
 import { createVerification, type CreateVerificationFields } from '../../verifications/create';
 import { getVerification } from '../../verifications/get';
 import { submitVerification } from '../../verifications/submit';
-import { captureUrlOf, serializeVerification } from '../../verifications/serialize';
+import { captureUrlOf, externalMetadataOf, serializeVerification } from '../../verifications/serialize';
+import { rawMember } from '../../json-raw';
 import { attemptsRemaining } from '../../verifications/policy';
 import { serializeMedia, uploadMedia } from '../../media/upload';
 
@@ -31,6 +32,8 @@ export async function createVerificationHandler(ctx: ApiContext<unknown, CreateV
     workspace: ctx.auth.workspace,
     keyMode: ctx.auth.via.kind === 'unsigned' ? null : ctx.auth.mode,
     fields: ctx.body,
+    // The field's own text from the body (parsed once already, so it is valid JSON).
+    externalMetadataRaw: ctx.body.external_metadata ? rawMember(new TextDecoder().decode(ctx.rawBody), 'external_metadata') : undefined,
     idempotency: key === null ? null : { key, bodyHash: sha256Hex(ctx.rawBody) },
     actor: actorOf(ctx.auth),
     requestId: ctx.requestId,
@@ -43,7 +46,7 @@ export async function createVerificationHandler(ctx: ApiContext<unknown, CreateV
       status: row.status,
       mode: row.mode,
       external_id: row.externalId,
-      external_metadata: row.externalMetadata ?? null,
+      external_metadata: externalMetadataOf(row),
       url: captureUrlOf(row),
       created_at: row.createdAt.toISOString(),
     },

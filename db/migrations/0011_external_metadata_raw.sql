@@ -1,0 +1,1 @@
+ALTER TABLE "verifications" ADD COLUMN "external_metadata_raw" text;
