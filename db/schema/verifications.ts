@@ -66,7 +66,11 @@ export const verifications = pgTable(
   },
   (t) => [
     index('verifications_workspace_idx').on(t.workspaceId, t.mode, t.createdAt),
-    index('verifications_external_idx').on(t.workspaceId, t.mode, t.externalId),
+    // Reconciliation (GET /v1/verifications, lib/verifications/list.ts): what changed since a time, in (updated_at, id)
+    // order, in a workspace and mode, and the same for one external_id (which also serves every lookup by
+    // (workspace, mode, external_id) that verifications_external_idx served before it).
+    index('verifications_sync_idx').on(t.workspaceId, t.mode, t.updatedAt, t.id),
+    index('verifications_external_sync_idx').on(t.workspaceId, t.mode, t.externalId, t.updatedAt, t.id),
     index('verifications_timer_idx').on(t.status, t.statusChangedAt),
     uniqueIndex('verifications_idempotency_idx')
       .on(t.workspaceId, t.mode, t.idempotencyKey)

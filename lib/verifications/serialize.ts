@@ -38,6 +38,8 @@ export function serializeVerification(v: VerificationRow, consent: ConsentRecord
     started_at: iso(v.startedAt),
     submitted_at: iso(v.submittedAt),
     completed_at: iso(v.completedAt),
+    // Extension: when anything of it last changed (the order and the filter of GET /v1/verifications).
+    updated_at: iso(v.updatedAt),
     attempts_remaining: attemptsRemaining(v),
     reason: v.reason,
     result: v.result ?? null,

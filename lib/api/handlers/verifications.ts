@@ -10,6 +10,7 @@ import { sha256Hex } from '../../crypto/hash';
 import { acceptConsent, consentFields, getActiveConsentOrThrow, publicConsentVersion, type AcceptConsentInput } from '../../consent';
 import { createVerification, type CreateVerificationFields } from '../../verifications/create';
 import { getVerification } from '../../verifications/get';
+import { listVerifications, type ListVerificationsQuery } from '../../verifications/list';
 import { submitVerification } from '../../verifications/submit';
 import { captureUrlOf, externalMetadataOf, serializeVerification } from '../../verifications/serialize';
 import { rawMember } from '../../json-raw';
@@ -56,6 +57,19 @@ export async function createVerificationHandler(ctx: ApiContext<unknown, CreateV
 export async function getVerificationHandler(ctx: ApiContext<{ id: string }, unknown>): Promise<HandlerResult> {
   const { verification, consent } = await getVerification(ctx.db, { ...caller(ctx), id: ctx.params.id });
   return { data: serializeVerification(verification, consent) };
+}
+
+export async function listVerificationsHandler(ctx: ApiContext<unknown, unknown, ListVerificationsQuery>): Promise<HandlerResult> {
+  const q = ctx.query;
+  const { items, nextCursor } = await listVerifications(ctx.db, {
+    ...caller(ctx),
+    externalId: q.external_id,
+    statuses: q.status,
+    updatedSince: q.updated_since ? new Date(q.updated_since) : undefined,
+    limit: q.limit,
+    cursor: q.cursor,
+  });
+  return { data: { items: items.map((i) => serializeVerification(i.verification, i.consent)), next_cursor: nextCursor } };
 }
 
 export async function getActiveConsentHandler(ctx: ApiContext<unknown, unknown>): Promise<HandlerResult> {

@@ -1,1 +1,0 @@
-ALTER TABLE "verifications" ADD COLUMN "external_metadata_raw" text;
