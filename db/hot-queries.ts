@@ -58,6 +58,7 @@ const BUILDERS = {
             externalId: sql.placeholder('externalId'),
             externalMetadata: sql.placeholder('externalMetadata'),
             externalMetadataRaw: sql.placeholder('externalMetadataRaw'),
+            returnUrl: sql.placeholder('returnUrl'),
             captureTokenHash: sql.placeholder('captureTokenHash'),
             captureTokenCiphertext: sql.placeholder('captureTokenCiphertext'),
             idempotencyKey: sql.placeholder('idempotencyKey'),

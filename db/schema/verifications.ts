@@ -38,6 +38,8 @@ export const verifications = pgTable(
      * keys in the integrator's order and numbers to the digit (jsonb keeps neither). Null for rows from before.
      */
     externalMetadataRaw: text('external_metadata_raw'),
+    /** Extension: where the hosted capture page sends the user back when it finishes (https only). */
+    returnUrl: text('return_url'),
     /**
      * The capture URL's token (256 random bits) is never stored in clear: its SHA-256 (hex) finds the
      * verification, and it is kept encrypted (AES-256-GCM under ENCRYPTION_KEY, bound to the verification's

@@ -34,6 +34,8 @@ export function serializeVerification(v: VerificationRow, consent: ConsentRecord
     external_id: v.externalId,
     external_metadata: externalMetadataOf(v),
     url: captureUrlOf(v),
+    // Extension: where the capture page sends the user back (null when none was given).
+    return_url: v.returnUrl,
     created_at: iso(v.createdAt),
     started_at: iso(v.startedAt),
     submitted_at: iso(v.submittedAt),

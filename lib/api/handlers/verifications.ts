@@ -49,6 +49,7 @@ export async function createVerificationHandler(ctx: ApiContext<unknown, CreateV
       external_id: row.externalId,
       external_metadata: externalMetadataOf(row),
       url: captureUrlOf(row),
+      return_url: row.returnUrl,
       created_at: row.createdAt.toISOString(),
     },
   };
