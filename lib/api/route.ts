@@ -42,7 +42,9 @@ export type ApiContext<P, B, Q = unknown> = {
   form?: ParsedForm;
 };
 
-type RouteOptions<PS extends z.ZodType, BS extends z.ZodType, QS extends z.ZodType = z.ZodType> = {
+export type RouteOptions<PS extends z.ZodType, BS extends z.ZodType, QS extends z.ZodType = z.ZodType> = {
+  /** The /v1 operation this route serves (lib/api/operations.ts): tests check its answers against that contract. */
+  operationId?: string;
   /**
    * `apiKey`: signed; `apiKeyUnsignedAllowed`: may be unsigned when the workspace does not enforce it;
    * `captureToken`: the hosted capture page, by the `token` path parameter (rate-limited per link).
@@ -82,11 +84,12 @@ export const pathWithQuery = requestTarget;
 export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType = z.ZodType, QS extends z.ZodType = z.ZodType>(
   opts: RouteOptions<PS, BS, QS>,
 ) {
-  return (req: Request, nextCtx?: NextCtx): Promise<Response> => {
+  const route = (req: Request, nextCtx?: NextCtx): Promise<Response> => {
     const requestId = newId('req');
     // Every log line written while this request is served carries its id (the same as X-Request-Id).
     return withLogContext({ requestId }, () => serve(req, nextCtx, requestId));
   };
+  return Object.assign(route, { operationId: opts.operationId });
 
   async function serve(req: Request, nextCtx: NextCtx | undefined, requestId: string): Promise<Response> {
     let headers: Record<string, string> = { 'x-request-id': requestId };

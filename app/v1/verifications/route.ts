@@ -1,12 +1,10 @@
 import { apiRoute, methodNotAllowed } from '@/lib/api/route';
-import { createVerificationBody } from '@/lib/verifications/create';
-import { listVerificationsQuery } from '@/lib/verifications/list';
-import { createVerificationHandler, listVerificationsHandler } from '@/lib/api/handlers/verifications';
+import { OPERATIONS } from '@/lib/api/operations';
 
 // POST /v1/verifications – create a verification session
-export const POST = apiRoute({ auth: 'apiKeyUnsignedAllowed', body: createVerificationBody, handler: createVerificationHandler });
+export const POST = apiRoute(OPERATIONS.createVerification);
 
 // GET /v1/verifications?external_id=&status=&updated_since=&limit=&cursor= – reconciliation (extension)
-export const GET = apiRoute({ auth: 'apiKey', query: listVerificationsQuery, handler: listVerificationsHandler });
+export const GET = apiRoute(OPERATIONS.listVerifications);
 
 export const { PUT, PATCH, DELETE } = methodNotAllowed('GET', 'POST');

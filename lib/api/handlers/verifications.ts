@@ -81,7 +81,7 @@ export const consentById = z.strictObject({
   consent_version_id: z.number({ error: 'Must be an integer.' }).int('Must be an integer.').positive('Must be positive.'),
   text_sha256: z.string({ error: 'Must be a string.' }).regex(/^[0-9a-fA-F]{64}$/, 'Must be 64 hexadecimal characters.'),
 });
-const byLabel = z.strictObject({
+export const consentByLabel = z.strictObject({
   consent_version: z.string({ error: 'Must be a string.' }).min(1),
   accepted: z.boolean({ error: 'Must be a boolean.' }),
 });
@@ -95,7 +95,7 @@ function consentAcceptance(b: Record<string, unknown>): AcceptConsentInput {
     return { shape: 'id', consentVersionId: p.consent_version_id, textSha256: p.text_sha256 };
   }
   if ('consent_version' in b || 'accepted' in b) {
-    const p = parseOrThrow(byLabel, b);
+    const p = parseOrThrow(consentByLabel, b);
     return { shape: 'label', consentVersion: p.consent_version, accepted: p.accepted };
   }
   throw validationError({ consent_version_id: ['Required.'], text_sha256: ['Required.'] });
