@@ -5,7 +5,8 @@ import { getDb } from '@/db/client';
 import { verifications } from '@/db/schema';
 import { GET as list, POST as create } from '@/app/v1/verifications/route';
 import { call } from '@/lib/testing/http';
-import { makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
+import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
+import { POST as acceptConsent } from '@/app/v1/verifications/[id]/consent/route';
 import { applyTransition } from './state-machine';
 
 describe('GET /v1/verifications', () => {
@@ -48,6 +49,13 @@ describe('GET /v1/verifications', () => {
     const [row] = await getDb().select().from(verifications).where(eq(verifications.id, ids[2]));
     const since = await get(`/v1/verifications?updated_since=${encodeURIComponent(row.updatedAt.toISOString())}`);
     expect(since.json.data.items.map((v: { id: string }) => v.id)).toEqual([ids[2]]);
+    // Accepting consent changes what GET shows: the verification is listed as changed.
+    const active = await ensureConsent();
+    await call(acceptConsent, { method: 'POST', path: `/v1/verifications/${ids[0]}/consent`, body: { consent_version_id: active.id, text_sha256: active.textSha256 }, apiKey: w.apiKey, secret: w.testSecret, params: { id: ids[0] } });
+    const [consented] = await getDb().select().from(verifications).where(eq(verifications.id, ids[0]));
+    expect(consented.updatedAt.getTime()).toBeGreaterThan(row.updatedAt.getTime());
+    const after = await get(`/v1/verifications?updated_since=${encodeURIComponent(consented.updatedAt.toISOString())}`);
+    expect(after.json.data.items.map((v: { id: string; consent_accepted: boolean }) => [v.id, v.consent_accepted])).toEqual([[ids[0], true]]);
     const none = await get('/v1/verifications?external_id=nobody');
     expect(none.json.data).toEqual({ items: [], next_cursor: null });
   });
