@@ -159,6 +159,11 @@ describe('the TypeScript client', () => {
     expect(calls[0].headers['x-hmac-signature']).toBe(signJsonRequest(SECRET, 'GET', target));
   });
 
+  it('the Python client\'s transport tests pass (sdk/python/tests: retries, lost submit, typed errors, query signing)', { timeout: 60_000 }, () => {
+    const out = execFileSync('python3', ['-m', 'unittest', 'discover', '-s', path.join(root, 'sdk/python/tests')], { stdio: 'pipe' });
+    void out; // throws (failing this test) on a non-zero exit, with unittest's report in the error
+  });
+
   it('covers every operation of the route registry, in both SDKs', () => {
     const registry = Object.fromEntries(Object.entries(REGISTRY).map(([id, op]) => [id, `${op.method} ${op.path}`]));
     expect(OPERATIONS).toEqual(registry);
