@@ -17,6 +17,13 @@ export default function Home() {
           <code className="font-mono">GET /v1/consent</code>: the active consent text
         </li>
       </ul>
+      <p className="mt-6 text-neutral-700">
+        The whole API: <a className="underline" href="/docs/api">reference</a> (from{' '}
+        <a className="underline" href="/v1/openapi.json">
+          <code className="font-mono">/v1/openapi.json</code>
+        </a>
+        , OpenAPI 3.1).
+      </p>
     </main>
   );
 }

@@ -57,6 +57,8 @@ const BUILDERS = {
             checkMethod: sql.placeholder('checkMethod'),
             externalId: sql.placeholder('externalId'),
             externalMetadata: sql.placeholder('externalMetadata'),
+            externalMetadataRaw: sql.placeholder('externalMetadataRaw'),
+            returnUrl: sql.placeholder('returnUrl'),
             captureTokenHash: sql.placeholder('captureTokenHash'),
             captureTokenCiphertext: sql.placeholder('captureTokenCiphertext'),
             idempotencyKey: sql.placeholder('idempotencyKey'),

@@ -24,6 +24,17 @@ test.describe('links that cannot be used', () => {
     await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'declined');
   });
 
+  test('a finished verification with a return_url offers "Back to {host}" (extension, docs/api.md)', async ({ page }) => {
+    const { api } = await newVerification('estimation', 'test');
+    const id = await api.prepare({ selfie: fs.readFileSync(FACE_JPEG) }, { return_url: 'https://shop.example.com/verified?o=1' });
+    await api.submit(id);
+    await page.goto((await api.get(id)).url);
+    await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'review');
+    const back = page.getByRole('link', { name: 'Back to shop.example.com' });
+    await expect(back).toBeVisible();
+    await expect(back).toHaveAttribute('href', 'https://shop.example.com/verified?o=1');
+  });
+
   test('capture endpoints answer a bad token with the error envelope', async ({ request }) => {
     const { url } = await newVerification('estimation', 'test');
     const origin = new URL(url).origin;

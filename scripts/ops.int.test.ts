@@ -66,6 +66,12 @@ describe('operator CLI', { timeout: 120_000 }, () => {
     expect(r.out.workspace).toMatchObject({ enforce_signature: false, age_threshold: 21, webhook_url: 'https://hooks.example.com/x' });
     const bad = await ops('workspace:settings', '--workspace', ws, '--webhook-url', 'http://plain.example.com');
     expect([bad.code, bad.out.error.code]).toEqual([1, 'VALIDATION_ERROR']);
+    const dup = await ops('workspace:settings', '--workspace', ws, '--duplicate-threshold', '0.91');
+    expect(dup.out.workspace).toMatchObject({ duplicate_threshold: expect.closeTo(0.91, 5) });
+    for (const v of ['1.5', '-0.1', 'high', '']) {
+      const r = await ops('workspace:settings', '--workspace', ws, '--duplicate-threshold', v);
+      expect([v, r.code, r.out.error?.code]).toEqual([v, 1, 'VALIDATION_ERROR']);
+    }
     const missing = await ops('workspace:settings', '--workspace', 'ws_nope', '--age-threshold', '20');
     expect(missing.out.error.code).toBe('NOT_FOUND');
   });

@@ -54,6 +54,14 @@ function bool(f: Flags, name: string): boolean | undefined {
   if (v === 'false') return false;
   throw new DomainError('VALIDATION_ERROR', `--${name} takes true or false.`, { fields: { [name]: ['true or false'] } });
 }
+/** A decimal number (e.g. a similarity threshold); the range is the setting's own rule (lib/workspaces). */
+function num(f: Flags, name: string): number | undefined {
+  const v = f[name];
+  if (v === undefined) return undefined;
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  if (!Number.isFinite(n)) throw new DomainError('VALIDATION_ERROR', `--${name} takes a number.`, { fields: { [name]: ['number'] } });
+  return n;
+}
 function int(f: Flags, name: string): number | undefined {
   const v = f[name];
   if (v === undefined) return undefined;
@@ -98,7 +106,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'workspace:settings': {
     usage:
-      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--allow-duplicates B] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M] [--require-active-liveness B]',
+      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--allow-duplicates B] [--duplicate-threshold 0..1] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M] [--require-active-liveness B]',
     run: async (db, f) => {
       const id = req(f, 'workspace');
       const patch: SettingsPatch = {
@@ -106,6 +114,7 @@ const COMMANDS: Record<string, Command> = {
         enforce_signature: bool(f, 'enforce-signature'),
         allow_placeholder_signature: bool(f, 'allow-placeholder-signature'),
         allow_duplicates: bool(f, 'allow-duplicates'),
+        duplicate_threshold: num(f, 'duplicate-threshold'),
         age_threshold: int(f, 'age-threshold'),
         rate_limit_per_minute: int(f, 'rate-limit-per-minute'),
         media_retention_days: int(f, 'media-retention-days'),

@@ -233,6 +233,11 @@ function Result(props: { m: Messages; state: CaptureState; onRetry: () => void }
           </button>
         </>
       )}
+      {state.status !== 'resubmission_requested' && state.return_url && state.return_host && (
+        <a href={state.return_url} rel="noopener noreferrer" className="btn-primary block w-full text-center" data-testid="return">
+          {m.backTo(state.return_host)}
+        </a>
+      )}
     </div>
   );
 }

@@ -13,6 +13,9 @@ export type CaptureState = {
   missing: string[];
   attempts_remaining: number;
   reason: string | null;
+  /** where the integrator asked to send the user back at the end (https), and its host name for the button */
+  return_url?: string | null;
+  return_host?: string | null;
   /** the head-turn challenge before the selfie, where the workspace requires it */
   active_liveness?: { required: boolean; done: boolean };
 };

@@ -34,6 +34,13 @@ export const verifications = pgTable(
     externalId: text('external_id'),
     externalMetadata: jsonb('external_metadata'),
     /**
+     * `external_metadata`'s own text as the request carried it (lib/json-raw.ts): what GET and webhooks return,
+     * keys in the integrator's order and numbers to the digit (jsonb keeps neither). Null for rows from before.
+     */
+    externalMetadataRaw: text('external_metadata_raw'),
+    /** Extension: where the hosted capture page sends the user back when it finishes (https only). */
+    returnUrl: text('return_url'),
+    /**
      * The capture URL's token (256 random bits) is never stored in clear: its SHA-256 (hex) finds the
      * verification, and it is kept encrypted (AES-256-GCM under ENCRYPTION_KEY, bound to the verification's
      * id) only to show the `url` again. Tokens from before this column have no ciphertext: their url is null.
@@ -61,7 +68,11 @@ export const verifications = pgTable(
   },
   (t) => [
     index('verifications_workspace_idx').on(t.workspaceId, t.mode, t.createdAt),
-    index('verifications_external_idx').on(t.workspaceId, t.mode, t.externalId),
+    // Reconciliation (GET /v1/verifications, lib/verifications/list.ts): what changed since a time, in (updated_at, id)
+    // order, in a workspace and mode, and the same for one external_id (which also serves every lookup by
+    // (workspace, mode, external_id) that verifications_external_idx served before it).
+    index('verifications_sync_idx').on(t.workspaceId, t.mode, t.updatedAt, t.id),
+    index('verifications_external_sync_idx').on(t.workspaceId, t.mode, t.externalId, t.updatedAt, t.id),
     index('verifications_timer_idx').on(t.status, t.statusChangedAt),
     uniqueIndex('verifications_idempotency_idx')
       .on(t.workspaceId, t.mode, t.idempotencyKey)

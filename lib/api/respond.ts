@@ -1,13 +1,14 @@
 import { DomainError } from '../errors';
 import { HTTP_STATUS } from './http-status';
 import { log } from '../log';
+import { stringifyJson } from '../json-raw';
 
 export type Headers = Record<string, string>;
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
 export function json(status: number, body: unknown, headers: Headers = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+  return new Response(stringifyJson(body), { status, headers: { ...JSON_HEADERS, ...headers } });
 }
 
 export function ok(data: unknown, status = 200, headers: Headers = {}): Response {

@@ -19,20 +19,22 @@ import { authenticateCapture, captureRateKey, CAPTURE_RATE_LIMIT_PER_MINUTE } fr
 import { canonicalJson, canonicalMultipartFromHashes, requestTarget } from '../auth/canonical';
 import { LIMITS } from '../media/thresholds';
 import { rateLimitError, refundRateLimit, takeRateLimit, type RateLimitState } from '../ratelimit';
-import { DomainError, parseOrThrow } from '../errors';
+import { DomainError, parseOrThrow, validationError } from '../errors';
 import { errorResponse, json } from './respond';
 import { isJsonContentType, JSON_BODY_LIMIT, parseJsonBody, readBodyLimited, streamBody } from './body';
 import { MultipartParser, multipartBoundary, type ParsedForm } from './multipart';
 
 export type HandlerResult = { status?: number; data: unknown; headers?: Record<string, string> };
 
-export type ApiContext<P, B> = {
+export type ApiContext<P, B, Q = unknown> = {
   db: Db;
   req: Request;
   requestId: string;
   auth: AuthResult;
   params: P;
   body: B;
+  /** The query string's parameters, validated by the route's `query` schema (undefined without one). */
+  query: Q;
   rawBody: Uint8Array;
   /** Capture endpoints: the verification the link's token opens (read once, by the authentication). */
   verification?: VerificationRow;
@@ -40,7 +42,9 @@ export type ApiContext<P, B> = {
   form?: ParsedForm;
 };
 
-type RouteOptions<PS extends z.ZodType, BS extends z.ZodType> = {
+export type RouteOptions<PS extends z.ZodType, BS extends z.ZodType, QS extends z.ZodType = z.ZodType> = {
+  /** The /v1 operation this route serves (lib/api/operations.ts): tests check its answers against that contract. */
+  operationId?: string;
   /**
    * `apiKey`: signed; `apiKeyUnsignedAllowed`: may be unsigned when the workspace does not enforce it;
    * `captureToken`: the hosted capture page, by the `token` path parameter (rate-limited per link).
@@ -51,9 +55,14 @@ type RouteOptions<PS extends z.ZodType, BS extends z.ZodType> = {
   body?: BS;
   /** A multipart/form-data endpoint; `body` then validates the non-file fields. */
   multipart?: boolean;
+  /**
+   * The query string's schema (each parameter once, as a string; read from the request-target as sent). Without
+   * one, a query is ignored (it is still signed).
+   */
+  query?: QS;
   /** A params failure is this error (e.g. a malformed id is simply not found). */
   paramsError?: () => DomainError;
-  handler: (ctx: ApiContext<z.infer<PS>, z.infer<BS>>) => Promise<HandlerResult>;
+  handler: (ctx: ApiContext<z.infer<PS>, z.infer<BS>, z.infer<QS>>) => Promise<HandlerResult>;
 };
 
 type NextCtx = { params: Promise<Record<string, string | string[]>> };
@@ -72,14 +81,15 @@ export const MULTIPART_BODY_LIMIT = LIMITS.maxFileBytes + 64 * 1024;
 /** The path and query of the request exactly as sent (canonical.ts). */
 export const pathWithQuery = requestTarget;
 
-export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType = z.ZodType>(
-  opts: RouteOptions<PS, BS>,
+export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType = z.ZodType, QS extends z.ZodType = z.ZodType>(
+  opts: RouteOptions<PS, BS, QS>,
 ) {
-  return (req: Request, nextCtx?: NextCtx): Promise<Response> => {
+  const route = (req: Request, nextCtx?: NextCtx): Promise<Response> => {
     const requestId = newId('req');
     // Every log line written while this request is served carries its id (the same as X-Request-Id).
     return withLogContext({ requestId }, () => serve(req, nextCtx, requestId));
   };
+  return Object.assign(route, { operationId: opts.operationId });
 
   async function serve(req: Request, nextCtx: NextCtx | undefined, requestId: string): Promise<Response> {
     let headers: Record<string, string> = { 'x-request-id': requestId };
@@ -161,6 +171,8 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
         params = r.data;
       }
 
+      const query: z.infer<QS> = opts.query ? parseOrThrow(opts.query, queryParameters(requestTarget(req))) : (undefined as z.infer<QS>);
+
       let body: z.infer<BS> = undefined as z.infer<BS>;
       if (form) {
         body = parseOrThrow(opts.body!, Object.fromEntries(form.fields));
@@ -179,12 +191,25 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
         });
       }
 
-      const result = await opts.handler({ db, req, requestId, auth: auth!, params, body, rawBody, form, verification });
+      const result = await opts.handler({ db, req, requestId, auth: auth!, params, body, query, rawBody, form, verification });
       return json(result.status ?? 200, { data: result.data }, { ...headers, ...result.headers });
     } catch (err) {
       return errorResponse(err, requestId, headers);
     }
   }
+}
+
+/** The query of a request-target as an object of strings; a parameter given twice is VALIDATION_ERROR. */
+export function queryParameters(target: string): Record<string, string> {
+  const q = target.indexOf('?');
+  const out: Record<string, string> = Object.create(null);
+  const twice = new Set<string>();
+  for (const [k, v] of new URLSearchParams(q < 0 ? '' : target.slice(q + 1))) {
+    if (k in out) twice.add(k);
+    out[k] = v;
+  }
+  if (twice.size) throw validationError(Object.fromEntries([...twice].map((k) => [k, ['Given more than once.']])));
+  return out;
 }
 
 /** decisions.md: every response carries the rate limit's state. */

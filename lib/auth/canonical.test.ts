@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { canonicalJson, canonicalMultipart, rfc3986, sortedFormFields, sortedFileHashes } from './canonical';
+import { canonicalJson, canonicalMultipart, markRequestTargetTrusted, REQUEST_TARGET_HEADER, requestTarget, rfc3986, sortedFormFields, sortedFileHashes } from './canonical';
 import { signMultipartRequest } from './sign';
 import { hmacSha256Hex } from '../crypto/hash';
 
@@ -82,5 +82,37 @@ describe('multipart signature properties', () => {
         expect(signMultipartRequest('s', 'POST', '/v1/y', fields, files)).not.toBe(base);
       }),
     );
+  });
+});
+
+describe('requestTarget: the path and query exactly as on the wire', () => {
+  const req = (target: string | null, url = 'http://verify.test/v1/consent') =>
+    new Request(url, { headers: target === null ? {} : { [REQUEST_TARGET_HEADER]: target } });
+
+  it('ignores the header until the service\'s own server says it set it (a client cannot choose what is signed)', () => {
+    expect(requestTarget(req('/v1/other?x=1'))).toBe('/v1/consent');
+  });
+
+  it('with the server\'s header: every byte of the query as sent, nothing decoded, re-encoded or reordered', () => {
+    markRequestTargetTrusted();
+    const asSent = [
+      '/v1/verifications?external_id=a%41b&status=review',
+      '/v1/verifications?external_id=%c3%a9&external_id=%C3%A9',
+      "/v1/consent?a='b'&c=\"d\"",
+      '/v1/consent?',
+      '/v1/consent?a=b&&c',
+      '/v1/consent?b=2&a=1',
+      '/v1/consent?a=1+2&c=|^`{}[]',
+      '/v1/consent?a=%ff',
+      '/v1/consent?a=b;c=d/e?f',
+      '/v1/verifications/ID/media?x=%2F',
+    ];
+    for (const t of asSent) expect(requestTarget(req(t))).toBe(t);
+    // The absolute form loses only its scheme and authority; a fragment (never sent by HTTP clients) is dropped.
+    expect(requestTarget(req('http://verify.test/v1/consent?a=%41'))).toBe('/v1/consent?a=%41');
+    expect(requestTarget(req('/v1/consent?a=1#frag'))).toBe('/v1/consent?a=1');
+    // And the canonical string carries it as is.
+    expect(canonicalJson('get', requestTarget(req(asSent[0])), new Uint8Array())[0]).toBe('GET/v1/verifications?external_id=a%41b&status=review');
+    expect(canonicalMultipart('POST', requestTarget(req(asSent[9])), [['type', 'selfie']], [])).toBe('POST/v1/verifications/ID/media?x=%2F\ntype=selfie\n');
   });
 });

@@ -46,6 +46,9 @@ export async function captureState(db: DbOrTx, v: VerificationRow, workspaceName
     missing: missingMedia(v, uploads),
     attempts_remaining: attemptsRemaining(v),
     reason: v.reason,
+    // Extension: the page's "Back to {host}" button when it finishes, where the integrator gave a return_url.
+    return_url: v.returnUrl,
+    return_host: v.returnUrl ? new URL(v.returnUrl).hostname : null,
     // The head-turn challenge before the selfie, where the workspace requires it (docs/api.md, Active liveness).
     active_liveness: {
       required: Boolean(ws[0]?.requireActiveLiveness),

@@ -1,6 +1,6 @@
 /** Consent versions (global, one active) and their acceptance on a verification. */
 import { and, desc, eq } from 'drizzle-orm';
-import { consentRecords, consentVersions, type VerificationStatus } from '@/db/schema';
+import { consentRecords, consentVersions, verifications, type VerificationStatus } from '@/db/schema';
 import { CONSENT_STATUSES } from '../verifications/policy';
 import type { DbOrTx } from '@/db/client';
 import { DomainError, notFound } from '../errors';
@@ -116,6 +116,8 @@ export async function acceptConsent(
       .onConflictDoNothing()
       .returning();
     if (rows.length > 0) {
+      // The verification changed (GET shows the consent): reconciliation lists it by updated_at.
+      await tx.update(verifications).set({ updatedAt: rows[0].acceptedAt }).where(eq(verifications.id, verification.id));
       await audit(tx, {
         workspaceId: verification.workspaceId,
         verificationId: verification.id,

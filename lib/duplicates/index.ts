@@ -39,6 +39,25 @@ export async function tuneSearch(db: DbOrTx, efSearch = EF_SEARCH) {
 
 type Input = { workspaceId: string; mode: 'test' | 'live'; verificationId: string; externalId: string | null; embedding: ArrayLike<number>; threshold: number };
 
+type Subject = { id: string; workspaceId: string; mode: 'test' | 'live'; externalId: string | null };
+
+/**
+ * The duplicate check of one submission's face, by its workspace's settings: not checked where duplicates are
+ * allowed (interface.md: `false` means no answer), otherwise the search. Run inside a transaction (the search
+ * settings are set for it alone).
+ */
+export async function checkDuplicates(tx: DbOrTx, v: Subject, ws: { allowDuplicates: boolean; duplicateThreshold: number }, embedding: ArrayLike<number>): Promise<DuplicateCheck> {
+  if (ws.allowDuplicates) return NOT_CHECKED;
+  await tuneSearch(tx);
+  return findDuplicates(tx, { workspaceId: v.workspaceId, mode: v.mode, verificationId: v.id, externalId: v.externalId, embedding, threshold: ws.duplicateThreshold });
+}
+
+/** A submission's face joins the duplicate search (one row per verification: its latest submission's selfie). */
+export async function rememberFace(tx: DbOrTx, v: Subject, embedding: number[], at: Date) {
+  const values = { verificationId: v.id, workspaceId: v.workspaceId, mode: v.mode, externalId: v.externalId, account: v.externalId ?? v.id, embedding, createdAt: at };
+  await tx.insert(faceEmbeddings).values(values).onConflictDoUpdate({ target: faceEmbeddings.verificationId, set: { embedding, createdAt: at } });
+}
+
 export async function findDuplicates(db: DbOrTx, input: Input): Promise<DuplicateCheck> {
   const first = await searchAt(db, input, FIRST_DEPTH);
   return first.exhausted ? (await searchAt(db, input, SEARCH_DEPTH)).check : first.check;

@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { getDb } from '@/db/client';
 import { auditLog, media, mediaBlobs, verifications } from '@/db/schema';
 import { POST as create } from '@/app/v1/verifications/route';
+import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { call, type JsonBody } from '@/lib/testing/http';
 import { makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
 import { consentedVerification, submit, upload } from '@/lib/testing/upload';
@@ -192,10 +193,13 @@ describe('media upload', () => {
 
   it('an upload in resubmission_requested moves back to started; after submit it is INVALID_STATUS', async () => {
     const id = await consentedVerification(w);
-    await getDb().update(verifications).set({ status: 'resubmission_requested' }).where(eq(verifications.id, id));
+    await getDb().update(verifications).set({ status: 'resubmission_requested', reason: 'selfie_quality' }).where(eq(verifications.id, id));
     expect((await selfie(id, I.astronaut())).status).toBe(201);
     const [v] = await getDb().select().from(verifications).where(eq(verifications.id, id));
-    expect(v.status).toBe('started');
+    // interface.md: reason is set on declined or resubmission_requested only; back in started it is null again.
+    expect([v.status, v.reason]).toEqual(['started', null]);
+    const g = await call(getOne, { path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.testSecret, params: { id } });
+    expect([g.json.data.status, g.json.data.reason]).toEqual(['started', null]);
     expect((await submit(w, w.testSecret, id)).status).toBe(200);
     const late = await selfie(id, I.astronaut());
     expect([late.status, late.json.error.code]).toEqual([409, 'INVALID_STATUS']);

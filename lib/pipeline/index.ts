@@ -10,7 +10,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { faceEmbeddings, media, pipelineJobs, verifications, workspaces } from '@/db/schema';
+import { media, pipelineJobs, verifications, workspaces } from '@/db/schema';
 import { audit } from '../audit';
 import { log } from '../log';
 import { env } from '../env';
@@ -24,7 +24,7 @@ import { readPdf417 } from '../documents/barcode';
 import { readMrz } from '../documents/ocr';
 import { applyTransition, type Trigger } from '../verifications/state-machine';
 import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted, needsDocument } from '../verifications/policy';
-import { blocklistMatch, closestOtherCapture, findDuplicates, NOT_CHECKED, tuneSearch, type DuplicateCheck } from '../duplicates';
+import { blocklistMatch, closestOtherCapture, findDuplicates, NOT_CHECKED, rememberFace, tuneSearch, type DuplicateCheck } from '../duplicates';
 import { decide, type Decision, type DocumentRead, type Evidence } from './decide';
 
 export const MAX_TRIES = 3;
@@ -219,11 +219,8 @@ async function decideJob(deps: PipelineDeps, job: Job): Promise<{ status: string
       await tx.update(pipelineJobs).set({ status: 'done', leaseUntil: null, updatedAt: t }).where(eq(pipelineJobs.id, job.id));
       return { status: locked.status };
     }
-    if (selfie?.embedding) {
-      // This attempt's face joins the duplicate search (one row per verification: its latest attempt).
-      const values = { verificationId: v.id, workspaceId: v.workspaceId, mode: v.mode, externalId: v.externalId, account: v.externalId ?? v.id, embedding: selfie.embedding, createdAt: t };
-      await tx.insert(faceEmbeddings).values(values).onConflictDoUpdate({ target: faceEmbeddings.verificationId, set: { embedding: selfie.embedding, createdAt: t } });
-    }
+    // This attempt's face joins the duplicate search (one row per verification: its latest attempt).
+    if (selfie?.embedding) await rememberFace(tx, v, selfie.embedding, t);
     const { row } = await applyTransition(tx, { verificationId: v.id, trigger: TRIGGER[outcome], now: t, patch: { reason, result: decision.result, duplicateCheck } });
     await tx.update(pipelineJobs).set({ status: 'done', leaseUntil: null, lastError: decision.reason === 'processing_error' ? String(decision.checks.error) : null, updatedAt: t }).where(eq(pipelineJobs.id, job.id));
     await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: 'pipeline', action: 'verification.decided', data: { attempt: job.attempt, status: row.status, reason, checks: decision.checks } });

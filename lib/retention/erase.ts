@@ -107,7 +107,7 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
     update pipeline_jobs set status = 'done', lease_until = null, last_error = 'data erased', updated_at = ${at}::timestamptz
     where verification_id = any(${ids}) and status in ('pending', 'running')`);
   await tx.execute(sql`
-    update verifications v set result = x.result, result_sealed = null, external_metadata = null,
+    update verifications v set result = x.result, result_sealed = null, external_metadata = null, external_metadata_raw = null,
       data_erased_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
     from jsonb_to_recordset(${JSON.stringify(results.map((r) => ({ id: r.id, result: r.result })))}::jsonb) as x(id text, result jsonb)
     where v.id = x.id`);

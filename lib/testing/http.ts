@@ -1,5 +1,6 @@
 /** Calls route handlers in-process with real Requests, signed as an integrator signs them. */
 import { signJsonRequest } from '@/lib/auth/sign';
+import { checkContract } from './contract';
 
 /** A parsed JSON response body in tests: its shape is what the assertions check. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -39,5 +40,7 @@ export async function call(handler: Handler, o: CallOptions) {
   } catch {
     json = undefined;
   }
+  // Every answer of a /v1 operation is checked against its contract (the OpenAPI document's source).
+  checkContract(handler, res.status, json);
   return { status: res.status, headers: res.headers, json, text };
 }

@@ -6,6 +6,7 @@ import { POST as createRoute } from '@/app/v1/verifications/route';
 import { signMultipartRequest } from '@/lib/auth/sign';
 import { ensureConsent, type TestWorkspace } from './factories';
 import { call } from './http';
+import { checkContract } from './contract';
 
 export async function upload(
   w: { apiKey: string },
@@ -22,7 +23,9 @@ export async function upload(
   const signature = opts.signature ?? signMultipartRequest(secret, 'POST', path, Object.entries(fields), file ? [file] : []);
   const req = new Request('http://verify.test' + path, { method: 'POST', body: form, headers: { 'x-api-key': w.apiKey, 'x-hmac-signature': signature } });
   const res = await mediaRoute(req, { params: Promise.resolve({ id }) });
-  return { status: res.status, json: await res.json(), headers: res.headers };
+  const json = await res.json();
+  checkContract(mediaRoute, res.status, json);
+  return { status: res.status, json, headers: res.headers };
 }
 
 export const submit = (w: TestWorkspace, secret: string, id: string) =>

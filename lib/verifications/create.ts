@@ -15,6 +15,23 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 export const EXTERNAL_METADATA_MAX_BYTES = 16 * 1024;
 
+export const RETURN_URL_MAX = 2048;
+/**
+ * Extension (docs/api.md): `return_url`, where the capture page's "Back to …" button leads. https only (never
+ * `javascript:`, `data:` or plain http), absolute, with a host, without credentials, printable ASCII as sent
+ * (an URL with spaces or non-ASCII must be percent-encoded by the integrator: it is used exactly as given).
+ */
+export function isReturnUrl(s: string): boolean {
+  if (!/^[\x21-\x7e]+$/.test(s) || !/^https:\/\//i.test(s)) return false;
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    return false;
+  }
+  return u.protocol === 'https:' && u.hostname !== '' && u.username === '' && u.password === '';
+}
+
 export const createVerificationBody = z.strictObject({
   external_id: z
     .string()
@@ -29,6 +46,12 @@ export const createVerificationBody = z.strictObject({
     .optional(),
   flow: z.enum(['age', 'kyc']).optional(),
   mode: z.enum(['test', 'live']).optional(),
+  return_url: z
+    .string()
+    .max(RETURN_URL_MAX, `Must be at most ${RETURN_URL_MAX} characters.`)
+    .refine(isReturnUrl, 'Must be an absolute https:// URL with a host name and no user name or password.')
+    .nullable()
+    .optional(),
 });
 export type CreateVerificationFields = z.infer<typeof createVerificationBody>;
 
@@ -39,6 +62,8 @@ export type CreateVerificationInput = {
   /** The mode of the key that signed the request; null for an unsigned create (decisions.md: the body's mode, or live). */
   keyMode: Mode | null;
   fields: CreateVerificationFields;
+  /** `external_metadata`'s text as sent (lib/json-raw.ts), returned as it came; without it, the parsed object's. */
+  externalMetadataRaw?: string;
   /** A retry with the same key and the same body (by its hash) returns the same verification. */
   idempotency?: { key: string; bodyHash: string } | null;
   actor: string;
@@ -74,6 +99,8 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
     checkMethod: ws.flow === 'age' ? ws.checkMethod : null,
     externalId: fields.external_id ?? null,
     externalMetadata: fields.external_metadata ?? null,
+    returnUrl: fields.return_url ?? null,
+    externalMetadataRaw: fields.external_metadata ? (input.externalMetadataRaw ?? JSON.stringify(fields.external_metadata)) : null,
     captureTokenHash,
     captureTokenCiphertext,
     idempotencyKey: key,

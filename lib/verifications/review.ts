@@ -13,6 +13,11 @@ import { audit } from '../audit';
 import { applyTransition } from './state-machine';
 import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted } from './policy';
 
+/**
+ * The reasons a reviewer may give: interface.md's table, plus this implementation's `age_below_threshold` and
+ * `document_expired` (the pipeline declines with them too); listed for integrators in docs/api.md "Decision
+ * reasons" and docs/webhooks.md "Reason codes".
+ */
 export const DECLINE_REASONS = ['blocklist_match', 'fraud_detected', 'identity_mismatch', 'max_attempts_exceeded', 'age_below_threshold', 'document_expired'] as const;
 export const RESUBMIT_REASONS = ['selfie_quality', 'document_quality', 'liveness_failed', 'processing_error'] as const;
 

@@ -5,6 +5,7 @@ import { consentFields } from '../consent';
 import { env } from '../env';
 import { attemptsRemaining } from './policy';
 import { revealCaptureToken } from '../capture/auth';
+import { RawJson } from '../json-raw';
 
 export const captureUrl = (token: string) => `${env().BASE_URL}/verify/${token}`;
 /** A verification's capture url (null for one whose link predates encrypted tokens: see lib/capture/auth.ts). */
@@ -13,6 +14,12 @@ export function captureUrlOf(v: Pick<VerificationRow, 'id' | 'captureTokenCipher
   return token === null ? null : captureUrl(token);
 }
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** `external_metadata` as the integrator sent it (its own text, lib/json-raw.ts), or null. */
+export function externalMetadataOf(v: Pick<VerificationRow, 'externalMetadata' | 'externalMetadataRaw'>): RawJson | unknown {
+  if (v.externalMetadataRaw !== null && v.externalMetadataRaw !== undefined) return new RawJson(v.externalMetadataRaw);
+  return v.externalMetadata ?? null;
+}
 
 const NO_DUPLICATE_CHECK = { checked: false, duplicate_count: 0, duplicates: [] };
 
@@ -25,12 +32,16 @@ export function serializeVerification(v: VerificationRow, consent: ConsentRecord
     flow: v.flow,
     check_method: v.checkMethod,
     external_id: v.externalId,
-    external_metadata: v.externalMetadata ?? null,
+    external_metadata: externalMetadataOf(v),
     url: captureUrlOf(v),
+    // Extension: where the capture page sends the user back (null when none was given).
+    return_url: v.returnUrl,
     created_at: iso(v.createdAt),
     started_at: iso(v.startedAt),
     submitted_at: iso(v.submittedAt),
     completed_at: iso(v.completedAt),
+    // Extension: when anything of it last changed (the order and the filter of GET /v1/verifications).
+    updated_at: iso(v.updatedAt),
     attempts_remaining: attemptsRemaining(v),
     reason: v.reason,
     result: v.result ?? null,

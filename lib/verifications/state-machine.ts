@@ -101,6 +101,9 @@ async function applyIn(db: DbOrTx, input: { verificationId: string; trigger: Tri
   if (t.to !== current.status) set.statusChangedAt = now;
   if (TERMINAL.has(t.to)) set.completedAt = now;
   if (t.to === 'started' && !current.startedAt) set.startedAt = now;
+  // interface.md: a reason goes with declined or resubmission_requested; an upload that reopens the case
+  // (resubmission_requested → started) clears it.
+  if (t.to === 'started') set.reason = null;
   const [row] = await db
     .update(verifications)
     .set(set)

@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
-import { pipelineJobs, verifications } from '@/db/schema';
+import { faceEmbeddings, pipelineJobs, verifications, webhookEvents } from '@/db/schema';
 import { POST as create } from '@/app/v1/verifications/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { call } from '@/lib/testing/http';
@@ -79,6 +79,38 @@ describe('submit', () => {
     const g = await call(getOne, { path: `/v1/verifications/${id}`, apiKey: age.apiKey, secret: age.testSecret, params: { id } });
     expect(g.json.data).toMatchObject({ status: 'review', attempts_remaining: 4 });
     expect(await getDb().select().from(pipelineJobs).where(eq(pipelineJobs.verificationId, id))).toHaveLength(0);
+  });
+
+  it('test mode: the duplicate search runs at submit (interface.md: reported regardless of the decision), in GET and the review webhook', async () => {
+    const dup = await makeWorkspace({ webhook_url: 'https://hooks.example.com/dup' });
+    const first = await consentedVerification(dup, dup.testSecret, { external_id: 'acct-a' });
+    await upload(dup, dup.testSecret, first, { type: 'selfie' }, face);
+    expect((await submit(dup, dup.testSecret, first)).json.data.status).toBe('review');
+    const second = await consentedVerification(dup, dup.testSecret, { external_id: 'acct-b' });
+    await upload(dup, dup.testSecret, second, { type: 'selfie' }, face);
+    expect((await submit(dup, dup.testSecret, second)).json.data.status).toBe('review');
+    const g = await call(getOne, { path: `/v1/verifications/${second}`, apiKey: dup.apiKey, secret: dup.testSecret, params: { id: second } });
+    expect(g.json.data.duplicate_check).toMatchObject({ checked: true, duplicate_count: 1, duplicates: [{ verification_id: first, external_id: 'acct-a', verified_at: null }] });
+    expect(g.json.data.duplicate_check.duplicates[0].similarity_score).toBeGreaterThan(0.99);
+    // The first one was searched too, before the second existed: checked, nothing found.
+    const g1 = await call(getOne, { path: `/v1/verifications/${first}`, apiKey: dup.apiKey, secret: dup.testSecret, params: { id: first } });
+    expect(g1.json.data.duplicate_check).toEqual({ checked: true, duplicate_count: 0, duplicates: [] });
+    const [event] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, second));
+    expect(JSON.parse(event.body)).toMatchObject({ status: 'review', duplicate_detected: true, duplicate_count: 1, duplicate_of: { verification_id: first, external_id: 'acct-a' } });
+    // No pipeline job: nothing is decided.
+    expect(await getDb().select().from(pipelineJobs).where(eq(pipelineJobs.verificationId, second))).toHaveLength(0);
+    // The live mode's search does not see test faces.
+    const [face1] = await getDb().select().from(faceEmbeddings).where(eq(faceEmbeddings.verificationId, second));
+    expect([face1.mode, face1.account]).toEqual(['test', 'acct-b']);
+  });
+
+  it('test mode: a workspace that allows duplicates gives no answer (checked: false)', async () => {
+    const allow = await makeWorkspace({ allow_duplicates: true });
+    const id = await consentedVerification(allow);
+    await upload(allow, allow.testSecret, id, { type: 'selfie' }, face);
+    await submit(allow, allow.testSecret, id);
+    const g = await call(getOne, { path: `/v1/verifications/${id}`, apiKey: allow.apiKey, secret: allow.testSecret, params: { id } });
+    expect(g.json.data.duplicate_check).toEqual({ checked: false, duplicate_count: 0, duplicates: [] });
   });
 
   it('live mode: submitted, with a pipeline job naming the newest selfie (a second upload replaces the first)', async () => {

@@ -1,7 +1,10 @@
 /** Submitting a verification: check the required media, spend an attempt, hand it to the pipeline. */
 import { desc, eq } from 'drizzle-orm';
-import { media, pipelineJobs, verifications } from '@/db/schema';
-import type { Db } from '@/db/client';
+import { media, pipelineJobs, verifications, workspaces, type VerificationRow } from '@/db/schema';
+import type { Db, DbOrTx } from '@/db/client';
+import { checkDuplicates, NOT_CHECKED, rememberFace, type DuplicateCheck } from '../duplicates';
+import { ANALYSIS_VERSION } from '../media/version';
+import type { Analysis } from '../media/types';
 import { DomainError, invalidStatus } from '../errors';
 import { newId } from '../ids';
 import { audit } from '../audit';
@@ -9,6 +12,23 @@ import { announce } from '../jobs/events';
 import { getVerification, type Scope } from './get';
 import { applyTransition } from './state-machine';
 import { attemptsExhausted, missingMedia, SUBMIT_STATUSES, submittedMedia } from './policy';
+
+/**
+ * The duplicate check of a test-mode submission, from the selfie's analysis made at upload (its face description),
+ * without deciding anything; the face joins the test mode's duplicate search as a live one does after its
+ * decision. An analysis by an older model (lib/media/version.ts) or without a face gives no answer (`checked: false`).
+ */
+async function testModeDuplicateCheck(tx: DbOrTx, v: VerificationRow, selfieId: string | undefined, now: Date): Promise<DuplicateCheck> {
+  if (!selfieId) return NOT_CHECKED;
+  const [m] = await tx.select({ analysis: media.analysis }).from(media).where(eq(media.id, selfieId));
+  const analysis = m?.analysis as Partial<Analysis> | null;
+  const embedding = analysis?.version === ANALYSIS_VERSION ? analysis.faces?.[0]?.embedding : null;
+  if (!embedding) return NOT_CHECKED;
+  const [ws] = await tx.select().from(workspaces).where(eq(workspaces.id, v.workspaceId));
+  const check = await checkDuplicates(tx, v, ws, embedding);
+  await rememberFace(tx, v, embedding, now);
+  return check;
+}
 
 export type SubmitVerificationInput = Scope & { verificationId: string; actor: string; requestId?: string };
 
@@ -37,7 +57,15 @@ export async function submitVerification(db: Db, input: SubmitVerificationInput)
     const attempt = row.attemptsUsed + 1;
     const now = new Date();
     const trigger = row.mode === 'test' ? 'submit_test_mode' : 'submit';
-    const { row: next } = await applyTransition(tx, { verificationId: row.id, trigger, now, patch: { attemptsUsed: attempt, submittedAt: now, reason: null } });
+    // Test mode skips the decision pipeline, not the duplicate search (interface.md: duplicate detection is
+    // reported regardless of the decision): it runs here, so the review webhook and GET carry it.
+    const duplicateCheck = row.mode === 'test' ? await testModeDuplicateCheck(tx, row, submittedMedia(uploaded).selfie, now) : undefined;
+    const { row: next } = await applyTransition(tx, {
+      verificationId: row.id,
+      trigger,
+      now,
+      patch: { attemptsUsed: attempt, submittedAt: now, reason: null, ...(duplicateCheck ? { duplicateCheck } : {}) },
+    });
     if (row.mode === 'live') {
       // The pipeline's work, in the same transaction (outbox): a crash after commit loses nothing.
       await tx.insert(pipelineJobs).values({ id: newId('job'), verificationId: row.id, attempt, mediaIds: submittedMedia(uploaded) });

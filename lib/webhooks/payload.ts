@@ -3,6 +3,7 @@
  * JSON (JSON.stringify leaves slashes and non-ASCII characters unescaped, adds no whitespace).
  */
 import type { VerificationRow } from '@/db/schema';
+import { RawJson, stringifyJson } from '../json-raw';
 
 type DuplicateCheck = {
   checked: boolean;
@@ -67,7 +68,7 @@ export function buildWebhookBody(v: VerificationRow, at: Date, deviceSignals?: u
     verification_id: v.id,
     status: v.status,
     external_id: v.externalId,
-    external_metadata: v.externalMetadata ?? null,
+    external_metadata: v.externalMetadataRaw != null ? new RawJson(v.externalMetadataRaw) : (v.externalMetadata ?? null),
     reason: v.status === 'declined' || v.status === 'resubmission_requested' ? v.reason : null,
     timestamp: at.toISOString(),
     duplicate_detected: detected,
@@ -81,7 +82,7 @@ export function buildWebhookBody(v: VerificationRow, at: Date, deviceSignals?: u
   // Extension (docs/webhooks.md): a verification whose data was erased says when (an erasure of a case in
   // progress abandons it, and that webhook carries this field).
   if (v.dataErasedAt) payload.data_erased_at = v.dataErasedAt.toISOString();
-  return JSON.stringify(payload);
+  return stringifyJson(payload);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { apiRoute, methodNotAllowed } from '@/lib/api/route';
-import { getActiveConsentHandler } from '@/lib/api/handlers/verifications';
+import { OPERATIONS } from '@/lib/api/operations';
 
 // GET /v1/consent – the active consent version (id, version, text_sha256, url)
-export const GET = apiRoute({ auth: 'apiKey', handler: getActiveConsentHandler });
+export const GET = apiRoute(OPERATIONS.getActiveConsent);
 
 export const { POST, PUT, PATCH, DELETE } = methodNotAllowed('GET');

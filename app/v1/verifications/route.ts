@@ -1,8 +1,10 @@
 import { apiRoute, methodNotAllowed } from '@/lib/api/route';
-import { createVerificationBody } from '@/lib/verifications/create';
-import { createVerificationHandler } from '@/lib/api/handlers/verifications';
+import { OPERATIONS } from '@/lib/api/operations';
 
 // POST /v1/verifications – create a verification session
-export const POST = apiRoute({ auth: 'apiKeyUnsignedAllowed', body: createVerificationBody, handler: createVerificationHandler });
+export const POST = apiRoute(OPERATIONS.createVerification);
 
-export const { GET, PUT, PATCH, DELETE } = methodNotAllowed('POST');
+// GET /v1/verifications?external_id=&status=&updated_since=&limit=&cursor= – reconciliation (extension)
+export const GET = apiRoute(OPERATIONS.listVerifications);
+
+export const { PUT, PATCH, DELETE } = methodNotAllowed('GET', 'POST');

@@ -10,8 +10,10 @@ import { sha256Hex } from '../../crypto/hash';
 import { acceptConsent, consentFields, getActiveConsentOrThrow, publicConsentVersion, type AcceptConsentInput } from '../../consent';
 import { createVerification, type CreateVerificationFields } from '../../verifications/create';
 import { getVerification } from '../../verifications/get';
+import { listVerifications, type ListVerificationsQuery } from '../../verifications/list';
 import { submitVerification } from '../../verifications/submit';
-import { captureUrlOf, serializeVerification } from '../../verifications/serialize';
+import { captureUrlOf, externalMetadataOf, serializeVerification } from '../../verifications/serialize';
+import { rawMember } from '../../json-raw';
 import { attemptsRemaining } from '../../verifications/policy';
 import { serializeMedia, uploadMedia } from '../../media/upload';
 
@@ -31,6 +33,8 @@ export async function createVerificationHandler(ctx: ApiContext<unknown, CreateV
     workspace: ctx.auth.workspace,
     keyMode: ctx.auth.via.kind === 'unsigned' ? null : ctx.auth.mode,
     fields: ctx.body,
+    // The field's own text from the body (parsed once already, so it is valid JSON).
+    externalMetadataRaw: ctx.body.external_metadata ? rawMember(new TextDecoder().decode(ctx.rawBody), 'external_metadata') : undefined,
     idempotency: key === null ? null : { key, bodyHash: sha256Hex(ctx.rawBody) },
     actor: actorOf(ctx.auth),
     requestId: ctx.requestId,
@@ -43,8 +47,9 @@ export async function createVerificationHandler(ctx: ApiContext<unknown, CreateV
       status: row.status,
       mode: row.mode,
       external_id: row.externalId,
-      external_metadata: row.externalMetadata ?? null,
+      external_metadata: externalMetadataOf(row),
       url: captureUrlOf(row),
+      return_url: row.returnUrl,
       created_at: row.createdAt.toISOString(),
     },
   };
@@ -55,6 +60,19 @@ export async function getVerificationHandler(ctx: ApiContext<{ id: string }, unk
   return { data: serializeVerification(verification, consent) };
 }
 
+export async function listVerificationsHandler(ctx: ApiContext<unknown, unknown, ListVerificationsQuery>): Promise<HandlerResult> {
+  const q = ctx.query;
+  const { items, nextCursor } = await listVerifications(ctx.db, {
+    ...caller(ctx),
+    externalId: q.external_id,
+    statuses: q.status,
+    updatedSince: q.updated_since ? new Date(q.updated_since) : undefined,
+    limit: q.limit,
+    cursor: q.cursor,
+  });
+  return { data: { items: items.map((i) => serializeVerification(i.verification, i.consent)), next_cursor: nextCursor } };
+}
+
 export async function getActiveConsentHandler(ctx: ApiContext<unknown, unknown>): Promise<HandlerResult> {
   return { data: publicConsentVersion(await getActiveConsentOrThrow(ctx.db)) };
 }
@@ -63,7 +81,7 @@ export const consentById = z.strictObject({
   consent_version_id: z.number({ error: 'Must be an integer.' }).int('Must be an integer.').positive('Must be positive.'),
   text_sha256: z.string({ error: 'Must be a string.' }).regex(/^[0-9a-fA-F]{64}$/, 'Must be 64 hexadecimal characters.'),
 });
-const byLabel = z.strictObject({
+export const consentByLabel = z.strictObject({
   consent_version: z.string({ error: 'Must be a string.' }).min(1),
   accepted: z.boolean({ error: 'Must be a boolean.' }),
 });
@@ -77,7 +95,7 @@ function consentAcceptance(b: Record<string, unknown>): AcceptConsentInput {
     return { shape: 'id', consentVersionId: p.consent_version_id, textSha256: p.text_sha256 };
   }
   if ('consent_version' in b || 'accepted' in b) {
-    const p = parseOrThrow(byLabel, b);
+    const p = parseOrThrow(consentByLabel, b);
     return { shape: 'label', consentVersion: p.consent_version, accepted: p.accepted };
   }
   throw validationError({ consent_version_id: ['Required.'], text_sha256: ['Required.'] });

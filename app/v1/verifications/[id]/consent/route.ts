@@ -1,7 +1,7 @@
 import { apiRoute, methodNotAllowed } from '@/lib/api/route';
-import { acceptConsentHandler, consentBody, idParams } from '@/lib/api/handlers/verifications';
+import { OPERATIONS } from '@/lib/api/operations';
 
 // POST /v1/verifications/{id}/consent – record the user's acceptance of the active consent text
-export const POST = apiRoute({ auth: 'apiKey', params: idParams, body: consentBody, handler: acceptConsentHandler });
+export const POST = apiRoute(OPERATIONS.acceptConsent);
 
 export const { GET, PUT, PATCH, DELETE } = methodNotAllowed('POST');

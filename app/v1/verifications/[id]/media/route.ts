@@ -1,7 +1,7 @@
 import { apiRoute, methodNotAllowed } from '@/lib/api/route';
-import { idParams, mediaFields, uploadMediaHandler } from '@/lib/api/handlers/verifications';
+import { OPERATIONS } from '@/lib/api/operations';
 
 // POST /v1/verifications/{id}/media – upload and validate a selfie or document image (multipart)
-export const POST = apiRoute({ auth: 'apiKey', params: idParams, multipart: true, body: mediaFields, handler: uploadMediaHandler });
+export const POST = apiRoute(OPERATIONS.uploadMedia);
 
 export const { GET, PUT, PATCH, DELETE } = methodNotAllowed('POST');
