@@ -45,7 +45,7 @@ export default async function UsagePage(props: { params: Promise<{ id: string }>
           </div>
         </Card>
         <Card title="Verifications per day" id="per-day">
-          <BarChart title="Verifications per day, live and test" rows={u.perDay.map((d) => ({ label: d.day, values: { live: d.live, test: d.test } }))} series={SERIES} />
+          <BarChart title="Verifications per day, live and test" rows={u.perDay.map((d) => ({ label: d.day, values: { live: d.live, test: d.test } }))} series={SERIES} unit="day" />
           <details className="mt-3">
             <summary className="cursor-pointer text-sm font-semibold">The figures per day</summary>
             <div className="mt-2 max-h-80 overflow-auto" tabIndex={0} role="region" aria-label="Verifications per day">
@@ -61,7 +61,7 @@ export default async function UsagePage(props: { params: Promise<{ id: string }>
           </details>
         </Card>
         <Card title="Verifications per month" id="per-month">
-          <BarChart title="Verifications per month, live and test" rows={u.perMonth.map((m) => ({ label: `${m.month}-01`, values: { live: m.live, test: m.test } }))} series={SERIES} />
+          <BarChart title="Verifications per month, live and test" rows={u.perMonth.map((m) => ({ label: m.month, values: { live: m.live, test: m.test } }))} series={SERIES} unit="month" />
           <div className="mt-3 overflow-x-auto" tabIndex={0} role="region" aria-label="Verifications per month">
             <table className="w-full text-left text-sm" data-testid="per-month">
               <thead className="text-xs uppercase text-neutral-700"><tr><th scope="col" className="py-1 pr-3">Month</th><th scope="col" className="py-1 pr-3">Live</th><th scope="col" className="py-1 pr-3">Test</th></tr></thead>
