@@ -61,6 +61,44 @@ test.describe('axe and 320 px on every admin page', () => {
     expect(await axe(page), 'decision dialog').toEqual([]);
   });
 
+  test('owners\' pages: workspaces, keys, webhooks with a delivery, settings, members, usage, consent, an invitation', async ({ page, browser }) => {
+    const ws = workspace('a11y owners');
+    const op = admin('operator');
+    const owner = admin([ws.id, 'owner']);
+    admin([ws.id, 'reviewer']);
+    ops('workspace:settings', '--workspace', ws.id, '--webhook-url', 'https://127.0.0.1:9/hooks');
+    await submittedCase(ws, 'test', { external_id: 'e2e-a11y-owner' });
+    await signIn(page, owner);
+    await check(page, '/admin/workspaces', 'workspaces, an owner');
+    await check(page, `/admin/workspaces/${ws.id}/keys`, 'keys');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect(page.getByTestId('new-secret')).toBeVisible();
+    expect(await axe(page), 'keys, a new secret shown').toEqual([]);
+    await check(page, `/admin/workspaces/${ws.id}/webhooks`, 'webhooks');
+    await check(page, `/admin/workspaces/${ws.id}/webhooks?failed=1`, 'webhooks, failures');
+    await check(page, `/admin/workspaces/${ws.id}/settings`, 'settings');
+    await check(page, `/admin/workspaces/${ws.id}/members`, 'members');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByLabel('Email').fill(`a11y-${Date.now()}@example.com`);
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const link = (await page.getByTestId('invite-link').innerText()).trim();
+    expect(await axe(page), 'members, an invitation link shown').toEqual([]);
+    await check(page, `/admin/workspaces/${ws.id}/usage`, 'usage');
+    await check(page, `/admin/workspaces/${ws.id}/usage?days=90`, 'usage, 90 days');
+    const ctx = await browser.newContext();
+    const p2 = await ctx.newPage();
+    await check(p2, new URL(link).pathname, 'invitation');
+    await check(p2, '/admin/invite/not-a-real-token-000000000000', 'invitation, used or unknown');
+    await ctx.close();
+    const opCtx = await browser.newContext();
+    const p3 = await opCtx.newPage();
+    await signIn(p3, op);
+    await check(p3, '/admin/workspaces', 'workspaces, an operator');
+    await check(p3, '/admin/consent', 'consent');
+    await opCtx.close();
+  });
+
   test('account: two-factor set-up, recovery codes, and the code step', async ({ page, browser }) => {
     const op = admin('operator');
     await signIn(page, op);

@@ -69,6 +69,49 @@ test('admin pages at phone and desktop width', async ({ browser }) => {
     await ctx.close();
   }
 
+  // The owners' pages (issue 15), as an owner of Acme Bank: a key just created, a failed delivery, an invitation.
+  const owner = admin([ws.id, 'owner']);
+  admin([ws.id, 'reviewer']);
+  ops('workspace:settings', '--workspace', ws.id, '--webhook-url', 'https://127.0.0.1:9/hooks/open-verify');
+  const failing = await submittedCase(ws, 'test', { external_id: 'qa-test-8' });
+  await expect.poll(() => ops('webhook:list', '--verification', failing.id).webhook_events.some((e: { state: string }) => e.state === 'failed'), { timeout: 90_000 }).toBe(true);
+  for (const [device, viewport] of Object.entries(SIZES)) {
+    const ctx = await browser.newContext({ viewport });
+    const page = await ctx.newPage();
+    const shot = (name: string) => page.screenshot({ path: path.join(OUT, `admin-${name}-${device}.png`), fullPage: true, animations: 'disabled' });
+    await signIn(page, owner);
+    await page.goto(`${origin()}/admin/workspaces`);
+    await shot('12-workspaces');
+    await page.goto(`${origin()}/admin/workspaces/${ws.id}/keys`);
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect(page.getByTestId('new-secret')).toBeVisible();
+    await shot('13-keys');
+    await page.goto(`${origin()}/admin/workspaces/${ws.id}/webhooks`);
+    await shot('14-webhooks');
+    await page.goto(`${origin()}/admin/workspaces/${ws.id}/settings`);
+    await shot('15-settings');
+    await page.goto(`${origin()}/admin/workspaces/${ws.id}/members`);
+    await page.getByLabel('Email').fill(`new-reviewer-${device}@example.com`);
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await expect(page.getByTestId('invite-link')).toBeVisible();
+    const link = (await page.getByTestId('invite-link').innerText()).trim();
+    await shot('16-members');
+    await page.goto(`${origin()}/admin/workspaces/${ws.id}/usage`);
+    await shot('17-usage');
+    const other = await browser.newContext({ viewport });
+    const invitee = await other.newPage();
+    await invitee.goto(link);
+    await invitee.screenshot({ path: path.join(OUT, `admin-18-invitation-${device}.png`), fullPage: true, animations: 'disabled' });
+    await other.close();
+    await ctx.close();
+    const opCtx = await browser.newContext({ viewport });
+    const opPage = await opCtx.newPage();
+    await signIn(opPage, op);
+    await opPage.goto(`${origin()}/admin/consent`);
+    await opPage.screenshot({ path: path.join(OUT, `admin-19-consent-${device}.png`), fullPage: true, animations: 'disabled' });
+    await opCtx.close();
+  }
+
   // Two-factor: the set-up page, the recovery codes, and the code step at the next sign-in.
   for (const [device, viewport] of Object.entries(SIZES)) {
     const t = admin('operator');

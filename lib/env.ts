@@ -69,6 +69,13 @@ const schema = z.object({
    * address that many entries from the right. 0: the server is reached directly.
    */
   ADMIN_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
+  /**
+   * Outgoing email (invitations to the admin area): `smtp://user:pass@host:587` (STARTTLS when offered) or
+   * `smtps://…:465`. Unset: no email is sent, the invitation link is shown to the inviter only.
+   */
+  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587').optional(),
+  /** The From of that email; unset: `Open Verify <no-reply@{BASE_URL's host}>`. */
+  SMTP_FROM: z.string().min(3).max(300).optional(),
 });
 
 export type Env = z.infer<typeof schema> & { BASE_URL: string };

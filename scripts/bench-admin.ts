@@ -7,7 +7,9 @@
  * photos (the page, then the three images decrypted by /admin/media/{token}, fetched in parallel as a
  * browser does). Each figure is the time from sending the request to the last byte, one request at a
  * time, on loopback: the server's time plus a loopback round trip. Signed in as an operator (every
- * workspace) and as a reviewer of two workspaces.
+ * workspace), as a reviewer of two workspaces and as the owner of the largest one (issue 15: its usage page,
+ * 30 and 90 days, and the CSV; its webhook delivery log, all events and failures alone, with one event in
+ * thirty failed after four attempts).
  */
 import sharp from 'sharp';
 import { sql } from 'drizzle-orm';
@@ -55,11 +57,17 @@ async function seed(db: Db, workspaceIds: string[]) {
     from verifications v cross join (values ('key:k', 'verification.created', 0), ('capture', 'consent.accepted', 1), ('capture', 'media.uploaded', 2), ('capture', 'verification.submitted', 3), ('pipeline', 'verification.decided', 4)) a(actor, action, o)`);
   await db.execute(sql`
     insert into webhook_events (id, workspace_id, verification_id, status, body, state, attempts, next_attempt_at, created_at, updated_at)
-    select 'evt_' || substr(md5(v.id), 1, 26), v.workspace_id, v.id, v.status, '{}', 'delivered', 1, v.status_changed_at, v.status_changed_at, v.status_changed_at
+    select 'evt_' || substr(md5(v.id), 1, 26), v.workspace_id, v.id, v.status, '{}',
+      case when random() < 1.0 / 30 then 'failed' else 'delivered' end, 1, v.status_changed_at, v.status_changed_at, v.status_changed_at
     from verifications v where v.status in ('approved', 'declined', 'review', 'resubmission_requested', 'expired', 'abandoned')`);
+  // A delivered event: one attempt; a failed one: four, each a 503 with the receiver's answer (the delivery log reads them).
   await db.execute(sql`
-    insert into webhook_attempts (id, event_id, attempt, url, started_at, latency_ms, status_code, outcome)
-    select 'wat_' || substr(md5(e.id), 1, 26), e.id, 1, 'https://hooks.example.com/x', e.created_at, 80, 200, 'delivered' from webhook_events e`);
+    insert into webhook_attempts (id, event_id, attempt, url, started_at, latency_ms, status_code, response_body, outcome)
+    select 'wat_' || substr(md5(e.id || a.n), 1, 26), e.id, a.n, 'https://hooks.example.com/x', e.created_at + (a.n - 1) * interval '5 minutes', 80,
+      case when e.state = 'failed' then 503 else 200 end, case when e.state = 'failed' then 'upstream unavailable' end,
+      case when e.state = 'delivered' then 'delivered' when a.n = 4 then 'failed' else 'retry' end
+    from webhook_events e cross join generate_series(1, 4) a(n)
+    where a.n = 1 or e.state = 'failed'`);
   await db.execute(sql`analyze`);
   return Date.now() - t;
 }
@@ -86,13 +94,16 @@ async function photos(db: Db) {
 }
 
 /** The same reads without HTTP or rendering: the lib/admin operations the pages call, on the same database. */
-async function libTimings(db: Db, sessions: { operator: string; reviewer: string }, ids: string[], caseIds: string[]) {
+async function libTimings(db: Db, sessions: { operator: string; reviewer: string; owner: string }, ids: string[], caseIds: string[]) {
   const { loadSession } = await import('../lib/admin/auth/sessions');
   const { reviewQueue, queueCounts } = await import('../lib/admin/queue');
   const { searchVerifications } = await import('../lib/admin/search');
   const { loadCase } = await import('../lib/admin/case');
+  const { usageFor } = await import('../lib/admin/usage');
+  const { deliveryLog } = await import('../lib/admin/webhooks');
   const op = (await loadSession(db, sessions.operator, new Date()))!.actor;
   const rev = (await loadSession(db, sessions.reviewer, new Date()))!.actor;
+  const own = (await loadSession(db, sessions.owner, new Date()))!.actor;
   const runs: [string, () => Promise<unknown>][] = [
     ['session + actor (every page)', () => loadSession(db, sessions.reviewer, new Date())],
     ['queue + counts, one workspace (reviewer)', () => Promise.all([queueCounts(db, rev), reviewQueue(db, rev, { workspaceId: ids[0], mode: 'live' })])],
@@ -102,6 +113,10 @@ async function libTimings(db: Db, sessions: { operator: string; reviewer: string
     ['search, status declined, live (operator)', () => searchVerifications(db, op, { status: 'declined', mode: 'live' })],
     ['search, by external_id (reviewer)', () => searchVerifications(db, rev, { q: 'user-4242' })],
     ['case, everything but the photo bytes (operator)', () => loadCase(db, op, caseIds[Math.floor(Math.random() * caseIds.length)])],
+    ['usage, 30 days (owner of the largest workspace)', () => usageFor(db, own, ids[0], { days: 30 })],
+    ['usage, 90 days (owner)', () => usageFor(db, own, ids[0], { days: 90 })],
+    ['delivery log, all events, page 1 (owner)', () => deliveryLog(db, own, { workspaceId: ids[0] })],
+    ['delivery log, failed only, page 1 (owner)', () => deliveryLog(db, own, { workspaceId: ids[0], failedOnly: true })],
   ];
   const out: [string, number[]][] = [];
   for (const [name, fn] of runs) {
@@ -154,8 +169,9 @@ async function main() {
     const rev = await createAdmin(db, { email: 'rev@bench.local', password: 'bench bench bench' });
     const { setMembership } = await import('../lib/admin/users');
     for (const w of ids.slice(0, 2)) await setMembership(db, { email: 'rev@bench.local', workspaceId: w, role: 'reviewer', actor: 'operator' });
-    const signedIn = { operator: await cookieFor(db, op.id), reviewer: await cookieFor(db, rev.id) };
-    const who = { operator: signedIn.operator.cookie, reviewer: signedIn.reviewer.cookie };
+    const owner = await createAdmin(db, { email: 'own@bench.local', password: 'bench bench bench', workspaceId: ids[0], role: 'owner' });
+    const signedIn = { operator: await cookieFor(db, op.id), reviewer: await cookieFor(db, rev.id), owner: await cookieFor(db, owner.id) };
+    const who = { operator: signedIn.operator.cookie, reviewer: signedIn.reviewer.cookie, owner: signedIn.owner.cookie };
     const counts = (await db.execute<{ status: string; n: number }>(sql`select status, count(*)::int as n from verifications group by status order by n desc`)) as unknown as { status: string; n: number }[];
     console.log(`statuses: ${counts.map((c) => `${c.status} ${c.n}`).join(', ')}`);
     const url = await startService(base.env);
@@ -171,6 +187,11 @@ async function main() {
       ['search, status review, one workspace (reviewer)', `/admin/verifications?status=review&workspace=${ids[1]}`, 'reviewer'],
       ['search, by external_id (operator)', `/admin/verifications?q=${oneExternal}`, 'operator'],
       ['search, by external_id (reviewer)', `/admin/verifications?q=${oneExternal}`, 'reviewer'],
+      ['usage, 30 days (owner)', `/admin/workspaces/${ids[0]}/usage`, 'owner'],
+      ['usage, 90 days (operator)', `/admin/workspaces/${ids[0]}/usage?days=90`, 'operator'],
+      ['usage CSV, 90 days (owner)', `/admin/workspaces/${ids[0]}/usage/csv?days=90`, 'owner'],
+      ['delivery log, all events (owner)', `/admin/workspaces/${ids[0]}/webhooks`, 'owner'],
+      ['delivery log, failed only (owner)', `/admin/workspaces/${ids[0]}/webhooks?failed=1`, 'owner'],
       ['search, 7-day range (operator)', `/admin/verifications?from=${new Date(Date.now() - 30 * 864e5).toISOString().slice(0, 10)}&to=${new Date(Date.now() - 23 * 864e5).toISOString().slice(0, 10)}`, 'operator'],
     ];
     // Round robin over the pages, so that whatever else the machine does falls on all of them alike.
@@ -219,7 +240,7 @@ async function main() {
       results.push(['case view, page only (operator)', pageOnly]);
       results.push(['case view with its three photos (operator)', xs]);
     }
-    const lib = await libTimings(db, { operator: signedIn.operator.sessionId, reviewer: signedIn.reviewer.sessionId }, ids, p.cases);
+    const lib = await libTimings(db, { operator: signedIn.operator.sessionId, reviewer: signedIn.reviewer.sessionId, owner: signedIn.owner.sessionId }, ids, p.cases);
     console.log(`\nServer-side reads (lib/admin, in this process, same database), ${RUNS} each, ms:`);
     for (const [name, xs] of lib) console.log(`  ${name.padEnd(48)} p50 ${percentile(xs, 50).toFixed(1).padStart(6)}  p95 ${percentile(xs, 95).toFixed(1).padStart(6)}  max ${Math.max(...xs).toFixed(1).padStart(6)}`);
     console.log(`\nThrough HTTP (production build: session, queries, rendering), ${RUNS} requests each (after 10 warm-up), one at a time; ms from request to last byte:`);

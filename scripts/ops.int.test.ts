@@ -57,6 +57,9 @@ describe('operator CLI', { timeout: 120_000 }, () => {
     const after = (await ops('key:list', '--workspace', ws)).out.secret_keys;
     expect(after.filter((k: { active: boolean }) => k.active).map((k: { id: string }) => k.id)).toEqual([created[0].id]);
     expect((await ops('key:delete', '--key', created[1].id)).code).toBe(0);
+    // The active key is refused until another is active.
+    const refused = await ops('key:delete', '--key', created[0].id);
+    expect([refused.code, refused.out.error.code]).toEqual([1, 'KEY_ACTIVE']);
     expect((await ops('key:list', '--workspace', ws)).out.secret_keys).toHaveLength(4);
   });
 

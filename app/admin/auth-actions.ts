@@ -10,7 +10,8 @@ import { currentSession, safeNext } from '@/lib/admin/auth/current';
 import { requestClient, signIn, signOut } from '@/lib/admin/auth/nextauth';
 import { revokeSession } from '@/lib/admin/auth/sessions';
 import { passwordStep, secondFactorStep } from '@/lib/admin/auth/sign-in';
-import type { FormState } from './form';
+import { acceptInvite, adminIdByEmail, openInvite } from '@/lib/admin/members';
+import { asFormState, type FormState } from './form';
 
 const waitText = (s = 60) => (s >= 90 ? `${Math.ceil(s / 60)} minutes` : s > 60 ? '2 minutes' : 'a minute');
 
@@ -62,4 +63,42 @@ export async function signOutAction(): Promise<void> {
     await audit(getDb(), { actor: actorId(s.actor), action: 'admin.signed_out', data: { session: s.actor.sessionId } });
   }
   await signOut({ redirectTo: '/admin/sign-in' });
+}
+
+const inviteForm = z.object({ token: z.string().max(200).default(''), password: z.string().max(200).default(''), password_confirm: z.string().max(200).optional() });
+
+/**
+ * Accepting an invitation (/admin/invite/{token}): a new admin chooses a password; someone with an account
+ * gives its password (the ordinary, throttled sign-in step). Either way they are signed in as a member.
+ */
+export async function acceptInviteAction(_: FormState, form: FormData): Promise<FormState> {
+  const f = inviteForm.safeParse({ token: form.get('token') ?? undefined, password: form.get('password') ?? undefined, password_confirm: form.get('password_confirm') ?? undefined });
+  if (!f.success) return { ok: false, message: 'The form has invalid fields.' };
+  const db = getDb();
+  const now = new Date();
+  const inv = await openInvite(db, f.data.token, now);
+  if (!inv) return { ok: false, message: 'This invitation link has been used, withdrawn or has expired. Ask for a new one.' };
+  let step;
+  try {
+    if (inv.existingAccount) {
+      step = await passwordStep(db, { email: inv.email, password: f.data.password, ...(await requestClient()), now });
+      if (!step.ok) return { ok: false, message: step.error === 'throttled' ? `Too many attempts. Try again in ${waitText(step.retryAfterSeconds)}.` : 'That is not the password of this account.' };
+      await acceptInvite(db, { token: f.data.token, existingUserId: (await adminIdByEmail(db, inv.email))! }, now);
+    } else {
+      if (f.data.password !== f.data.password_confirm) return { ok: false, message: 'The two passwords differ.', fields: { password_confirm: ['Not the same.'] } };
+      await acceptInvite(db, { token: f.data.token, password: f.data.password }, now);
+      step = await passwordStep(db, { email: inv.email, password: f.data.password, ...(await requestClient()), now: new Date() });
+      if (!step.ok) return { ok: false, message: 'Your account is ready: sign in.' };
+    }
+  } catch (e) {
+    return asFormState(e);
+  }
+  const redirectTo = step.stage === 'second_factor' ? '/admin/sign-in/code' : step.stage === 'enrol' ? '/admin/account' : '/admin/queue';
+  try {
+    await signIn('ticket', { ticket: step.ticket, redirectTo });
+  } catch (e) {
+    if (e instanceof AuthError) return { ok: false, message: 'Your account is ready, but signing in did not complete: sign in.' };
+    throw e; // the redirect
+  }
+  return undefined;
 }

@@ -16,6 +16,8 @@ export type FormState = { ok?: boolean; message?: string; fields?: Record<string
 /** A DomainError as form state; anything else is rethrown (Next shows its error page, never a stack trace). */
 export function asFormState(e: unknown): FormState {
   if (!(e instanceof DomainError)) throw e;
-  const fields = (e.details as { fields?: Record<string, string[]> } | undefined)?.fields;
-  return { ok: false, message: e.message, fields, details: e.details };
+  // As plain JSON: zod's field lists have a null prototype, which React refuses to pass to a client component.
+  const details = e.details === undefined ? undefined : (JSON.parse(JSON.stringify(e.details)) as Record<string, unknown>);
+  const fields = (details as { fields?: Record<string, string[]> } | undefined)?.fields;
+  return { ok: false, message: e.message, fields, details };
 }

@@ -1,7 +1,7 @@
 /**
  * The admin area's frame: a header with the product, the signed-in admin and sign-out, and the sections.
- * On a phone the sections scroll sideways under the header; nothing is hidden at 320 px. Issue 15 adds its
- * owners' sections to NAV.
+ * On a phone the sections scroll sideways under the header; nothing is hidden at 320 px. Owners also see
+ * their workspaces' pages, operators those and the consent text.
  */
 import Link from 'next/link';
 import type { ReactNode } from 'react';
@@ -18,6 +18,9 @@ export function navFor(actor: Actor): NavItem[] {
     { href: '/admin/blocklist', label: 'Blocklist' },
   ];
   if (workspacesFor(actor, 'audit.read').length > 0) items.push({ href: '/admin/audit', label: 'Audit log' });
+  // Issue 15: owners run their workspaces; operators every one, and the global consent text.
+  if (actor.isOperator || workspacesFor(actor, 'workspace.read').length > 0) items.push({ href: '/admin/workspaces', label: 'Workspaces' });
+  if (actor.isOperator) items.push({ href: '/admin/consent', label: 'Consent' });
   items.push({ href: '/admin/account', label: 'Account' });
   return items;
 }

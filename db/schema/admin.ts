@@ -102,3 +102,29 @@ export const adminSignInThrottle = pgTable('admin_sign_in_throttle', {
   windowStartedAt: ts('window_started_at').notNull(),
   lockedUntil: ts('locked_until'),
 });
+
+/**
+ * An invitation to a workspace (issue 15): an owner or operator names an email and a role, and the person
+ * opens a one-time link (`/admin/invite/{token}`; only the token's SHA-256 is stored) to set a password, or
+ * to join with the account they have. Used once, until it expires, unless revoked.
+ */
+export const adminInvites = pgTable(
+  'admin_invites',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    email: text('email').notNull(),
+    role: text('role', { enum: WORKSPACE_ROLES }).notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    /** `admin:<id>` of who invited. */
+    createdBy: text('created_by').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    acceptedAt: ts('accepted_at'),
+    acceptedBy: text('accepted_by'),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [index('admin_invites_workspace_idx').on(t.workspaceId, t.createdAt)],
+);

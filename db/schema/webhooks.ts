@@ -1,4 +1,5 @@
 import { index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 import { ts } from './columns';
 import { verifications } from './verifications';
 import { workspaces } from './workspaces';
@@ -29,7 +30,13 @@ export const webhookEvents = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [index('webhook_events_due_idx').on(t.state, t.nextAttemptAt), index('webhook_events_verification_idx').on(t.verificationId, t.createdAt)],
+  (t) => [
+    index('webhook_events_due_idx').on(t.state, t.nextAttemptAt),
+    index('webhook_events_verification_idx').on(t.verificationId, t.createdAt),
+    // The admin delivery log (issue 15): a workspace's events newest first, and its failures alone.
+    index('webhook_events_workspace_idx').on(t.workspaceId, t.createdAt, t.id),
+    index('webhook_events_workspace_failed_idx').on(t.workspaceId, t.createdAt, t.id).where(sql`${t.state} = 'failed'`),
+  ],
 );
 
 export const webhookAttempts = pgTable(

@@ -45,6 +45,8 @@ export const secretKeys = pgTable(
     isActive: boolean('is_active').notNull().default(false),
     createdAt: ts('created_at').notNull().defaultNow(),
     activatedAt: ts('activated_at'),
+    /** When it last signed a request that was let in; written at most once a minute per key (lib/auth/keys.ts). */
+    lastUsedAt: ts('last_used_at'),
     deletedAt: ts('deleted_at'),
   },
   (t) => [

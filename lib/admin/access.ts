@@ -19,7 +19,11 @@ export type Actor = {
   workspaces: Membership[];
 };
 
-/** What each workspace role may do; operators may do all of it everywhere. Issue 15 adds the owners' own. */
+/**
+ * What each workspace role may do; operators may do all of it everywhere. The owners' own (issue 15): their
+ * workspace's keys, webhooks, settings, members and usage. Creating workspaces and publishing the consent
+ * text (global) are operators' alone (`actor.isOperator`, lib/admin/workspaces.ts and consent.ts).
+ */
 export const PERMISSIONS = {
   'case.read': ['owner', 'reviewer'],
   'case.decide': ['owner', 'reviewer'],
@@ -29,6 +33,12 @@ export const PERMISSIONS = {
   'audit.read': ['owner'],
   // Erasing a case's photos, faces and personal fields before its retention ends (lib/retention).
   'case.erase': ['owner'],
+  'workspace.read': ['owner'],
+  'keys.manage': ['owner'],
+  'webhooks.manage': ['owner'],
+  'settings.manage': ['owner'],
+  'members.manage': ['owner'],
+  'usage.read': ['owner'],
 } as const satisfies Record<string, readonly WorkspaceRole[]>;
 export type Permission = keyof typeof PERMISSIONS;
 
@@ -63,3 +73,8 @@ export function scopeFor(actor: Actor, permission: Permission, only?: string | n
 /** The SQL condition of a scope on a workspace_id column (undefined: no condition). */
 export const inScope = (scope: WorkspaceScope, column: AnyColumn): SQL | undefined =>
   scope.all ? undefined : scope.ids.length ? inArray(column, scope.ids) : sql`false`;
+
+/** NOT_FOUND unless the actor is an operator (workspace creation, the global consent text). */
+export function assertOperator(actor: Actor, what = 'Resource'): void {
+  if (!actor.isOperator) throw notFound(what);
+}

@@ -19,6 +19,9 @@ export const AUDIT_ACTIONS = [
   'admin.created', 'admin.signed_in', 'admin.sign_in_failed', 'admin.second_factor_passed', 'admin.signed_out', 'admin.signed_out_everywhere',
   'admin.second_factor_enabled', 'admin.second_factor_disabled', 'admin.second_factor_reset', 'admin.recovery_codes_regenerated',
   'admin.password_changed', 'admin.role_changed', 'admin.membership_set', 'admin.membership_removed',
+  // The owners' pages (issue 15).
+  'key.created', 'key.activated', 'key.deleted', 'webhook.test_sent', 'webhook.redelivered',
+  'admin.invited', 'admin.invite_revoked', 'admin.invite_accepted',
 ] as const;
 
 export const AUDIT_PAGE = 100;

@@ -108,6 +108,15 @@ export async function setMembership(db: Db, input: { email: string; workspaceId:
     const u = await userByEmail(tx, input.email);
     await workspaceOrThrow(tx, input.workspaceId);
     const where = and(eq(workspaceMembers.workspaceId, input.workspaceId), eq(workspaceMembers.adminUserId, u.id));
+    // The last owner stays: neither removed nor demoted (the owners' rows locked, so two changes cannot both pass).
+    const owners = await tx
+      .select({ id: workspaceMembers.adminUserId })
+      .from(workspaceMembers)
+      .where(and(eq(workspaceMembers.workspaceId, input.workspaceId), eq(workspaceMembers.role, 'owner')))
+      .for('update');
+    if (role !== 'owner' && owners.length === 1 && owners[0].id === u.id) {
+      throw new DomainError('LAST_OWNER', 'This is the workspace\'s last owner: make someone else an owner first.', { email: u.email });
+    }
     if (role === null) {
       const gone = await tx.delete(workspaceMembers).where(where).returning();
       if (gone.length === 0) throw notFound('Membership');

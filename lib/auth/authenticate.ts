@@ -6,7 +6,8 @@
 import type { DbOrTx } from '@/db/client';
 import { DomainError } from '../errors';
 import { hexEqual, hmacSha256Hex } from '../crypto/hash';
-import { revealSecret, type Mode } from './keys';
+import { recordKeyUse, revealSecret, type Mode } from './keys';
+import { log } from '../log';
 import { hot } from '@/db/hot-queries';
 
 import type { Workspace } from '@/db/schema';
@@ -27,6 +28,8 @@ export type PendingSignature = {
   workspace: Workspace;
   signature: string;
   keys: { id: string; mode: Mode; secretCiphertext: string }[];
+  /** Where the matching key's last use is noted (at most once a minute per key). */
+  db?: DbOrTx;
 };
 
 /**
@@ -70,7 +73,7 @@ export async function identify(
       'X-HMAC-Signature must be 64 lowercase hexadecimal characters (HMAC-SHA256 of the canonical request).',
     );
   }
-  return { pending: { workspace, signature, keys } };
+  return { pending: { workspace, signature, keys, db } };
 }
 
 /** Step two: the HMAC of the canonical request (byte parts, see canonical.ts) under each key of the workspace. */
@@ -82,6 +85,8 @@ export function verifySignature(p: PendingSignature, canonical: (string | Uint8A
     if (hexEqual(expected, p.signature) && !match) match = key;
   }
   if (!match) throw new DomainError('INVALID_SIGNATURE', 'The signature does not match the request.');
+  // Not awaited: the answer does not wait for the bookkeeping, and a failure to note it fails no request.
+  if (p.db) recordKeyUse(p.db, match.id).catch((e) => log.warn('key last_used_at not recorded', { key: match!.id, error: (e as Error).message }));
   return { workspace: p.workspace, mode: match.mode, via: { kind: 'key', keyId: match.id } };
 }
 

@@ -111,7 +111,9 @@ describe('authentication', () => {
   it('NO_SECRET_KEYS when the workspace has none left', async () => {
     const ws = await makeWorkspace();
     await deleteSecretKey(getDb(), ws.testKeyId);
-    await deleteSecretKey(getDb(), ws.liveKeyId);
+    // The active key cannot be deleted (KEY_ACTIVE): a workspace left without keys is written directly.
+    await expect(deleteSecretKey(getDb(), ws.liveKeyId)).rejects.toMatchObject({ code: 'KEY_ACTIVE' });
+    await getDb().execute(sql`update secret_keys set deleted_at = now(), is_active = false where id = ${ws.liveKeyId}`);
     const r = await call(getConsent, { path: '/v1/consent', apiKey: ws.apiKey, secret: ws.testSecret });
     expect([r.status, r.json.error.code]).toEqual([401, 'NO_SECRET_KEYS']);
   });

@@ -1,5 +1,5 @@
 /** Secret keys: format, generation, encryption at rest, and the per-workspace limit. */
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { secretKeys } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { DomainError, notFound } from '../errors';
@@ -86,12 +86,52 @@ export async function activateSecretKey(db: DbOrTx, keyId: string) {
   });
 }
 
-/** Soft-deletes a key: it stops validating requests at once. Deleting the active key leaves none active. */
+/**
+ * Soft-deletes a key: it stops validating requests at once. The active key is refused (KEY_ACTIVE): a
+ * workspace has exactly one designated active key (interface.md), so another is activated first. Serialised
+ * with activation, so a deletion cannot slip past an activation of the same key.
+ */
 export async function deleteSecretKey(db: DbOrTx, keyId: string) {
-  const row = await getKeyOrThrow(db, keyId);
-  await db.update(secretKeys).set({ deletedAt: new Date(), isActive: false }).where(eq(secretKeys.id, keyId));
-  return publicKey({ ...row, isActive: false });
+  return db.transaction(async (tx) => {
+    const first = await getKeyOrThrow(tx, keyId);
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${'keys:' + first.workspaceId}))`);
+    const row = await getKeyOrThrow(tx, keyId);
+    if (row.isActive) {
+      throw new DomainError('KEY_ACTIVE', 'This is the active key (it signs webhooks): activate another key first, then delete this one.', { key: keyId, mode: row.mode });
+    }
+    await tx.update(secretKeys).set({ deletedAt: new Date(), isActive: false }).where(eq(secretKeys.id, keyId));
+    return publicKey({ ...row, isActive: false });
+  });
 }
+
+/** A workspace's key by id (NOT_FOUND when deleted or another workspace's): the admin pages check the workspace. */
+export async function secretKeyWorkspace(db: DbOrTx, keyId: string): Promise<string> {
+  return (await getKeyOrThrow(db, keyId)).workspaceId;
+}
+
+/** last_used_at is written at most this often per key: a busy key costs one write a minute, not one a request. */
+export const KEY_USE_RECORD_MS = 60_000;
+const lastRecorded = new Map<string, number>();
+
+/**
+ * Notes that a key let a request in (the auth path calls it, without waiting). Once a minute per key in this
+ * process, and the update itself is conditional, so several servers also write about once a minute.
+ */
+export function recordKeyUse(db: DbOrTx, keyId: string, now = new Date()): Promise<void> {
+  const prev = lastRecorded.get(keyId);
+  if (prev !== undefined && now.getTime() - prev < KEY_USE_RECORD_MS) return Promise.resolve();
+  if (lastRecorded.size > 10_000) lastRecorded.clear();
+  lastRecorded.set(keyId, now.getTime());
+  const before = new Date(now.getTime() - KEY_USE_RECORD_MS);
+  return db
+    .update(secretKeys)
+    .set({ lastUsedAt: now })
+    .where(and(eq(secretKeys.id, keyId), or(isNull(secretKeys.lastUsedAt), lt(secretKeys.lastUsedAt, before))))
+    .then(() => undefined);
+}
+
+/** Tests: forget which keys were recorded recently. */
+export const resetKeyUseMemory = () => lastRecorded.clear();
 
 export async function listSecretKeys(db: DbOrTx, workspaceId: string) {
   const rows = await db
@@ -110,5 +150,7 @@ export function publicKey(k: KeyRow) {
     active: k.isActive,
     hint: `sk_${k.mode}_…${k.lastFour}`,
     created_at: k.createdAt.toISOString(),
+    activated_at: k.activatedAt?.toISOString() ?? null,
+    last_used_at: k.lastUsedAt?.toISOString() ?? null,
   };
 }

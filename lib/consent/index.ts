@@ -19,7 +19,7 @@ export function publicConsentVersion(v: ConsentVersion) {
 }
 
 /** Publishes a new consent text; it becomes the only active version. */
-export async function publishConsent(db: DbOrTx, input: { text: string; version: string }) {
+export async function publishConsent(db: DbOrTx, input: { text: string; version: string; actor?: string }) {
   const version = input.version.trim();
   if (!version || version.length > 100) throw new DomainError('VALIDATION_ERROR', 'A version label of 1-100 characters is required.', { fields: { version: ['Required, 1-100 characters.'] } });
   if (!input.text.trim()) throw new DomainError('VALIDATION_ERROR', 'The consent text is empty.', { fields: { text: ['Required.'] } });
@@ -29,7 +29,7 @@ export async function publishConsent(db: DbOrTx, input: { text: string; version:
       .insert(consentVersions)
       .values({ version, text: input.text, textSha256: sha256Hex(Buffer.from(input.text, 'utf8')), isActive: true })
       .returning();
-    await audit(tx, { actor: 'operator', action: 'consent.published', data: { id: row.id, version } });
+    await audit(tx, { actor: input.actor ?? 'operator', action: 'consent.published', data: { id: row.id, version, text_sha256: row.textSha256 } });
     return row;
   });
 }

@@ -8,11 +8,12 @@ import https from 'node:https';
 import net from 'node:net';
 import { and, asc, eq, inArray, isNull, lt, lte, or } from 'drizzle-orm';
 import { secretKeys, webhookAttempts, webhookEvents, workspaces } from '@/db/schema';
-import type { Db } from '@/db/client';
+import type { Db, DbOrTx } from '@/db/client';
 import { env } from '../env';
 import { hmacSha256Hex } from '../crypto/hash';
 import { revealSecret } from '../auth/keys';
-import { newId } from '../ids';
+import { newId, uuidv7 } from '../ids';
+import { DomainError } from '../errors';
 import { log } from '../log';
 import { addressProblem, allowPrivateTargets, webhookUrlProblem } from './ssrf';
 import { announce } from '../jobs/events';
@@ -101,6 +102,28 @@ export function guardPeer(socket: net.Socket, allowPrivate: boolean, refuse: (e:
   });
 }
 
+/** The headers of a webhook, signed now with `key` over `{timestamp}.{body}` (docs/webhooks.md). */
+export function signedHeaders(apiKey: string, key: { id: string; secretCiphertext: string }, body: string, eventId: string, now = Date.now()): Record<string, string> {
+  const timestamp = Math.floor(now / 1000);
+  return {
+    'content-type': 'application/json',
+    'x-auth-client': apiKey,
+    'x-hmac-signature': hmacSha256Hex(revealSecret(key), [`${timestamp}.`, body]),
+    'x-timestamp': String(timestamp),
+    'x-webhook-id': eventId,
+    'user-agent': 'open-verify-webhooks/1',
+  };
+}
+
+/** The workspace's active key (it signs every webhook), or undefined when none is. */
+export async function activeKey(db: DbOrTx, workspaceId: string) {
+  const [key] = await db
+    .select()
+    .from(secretKeys)
+    .where(and(eq(secretKeys.workspaceId, workspaceId), eq(secretKeys.isActive, true), isNull(secretKeys.deletedAt)));
+  return key;
+}
+
 /** 2xx done; 408, 429, 5xx, 3xx (redirects are not followed), timeouts and network errors retried; other 4xx completed. */
 export function classify(r: SendResult): 'delivered' | 'retry' | 'completed' {
   const s = r.statusCode;
@@ -169,24 +192,13 @@ async function attempt(deps: DeliverDeps, e: WebhookEventRow, now: Date) {
   }
   // Signed now, with the key active now: a retry an hour later passes the receiver's 300 s window,
   // and a rotation takes effect on the next attempt.
-  const [key] = await db
-    .select()
-    .from(secretKeys)
-    .where(and(eq(secretKeys.workspaceId, ws.id), eq(secretKeys.isActive, true), isNull(secretKeys.deletedAt)));
+  const key = await activeKey(db, ws.id);
   const startedAt = deps.now?.() ?? new Date();
   let result: SendResult;
   if (!key) {
     result = { error: 'no active secret key to sign with', latencyMs: 0 };
   } else {
-    const timestamp = Math.floor(Date.now() / 1000);
-    const headers = {
-      'content-type': 'application/json',
-      'x-auth-client': ws.apiKey,
-      'x-hmac-signature': hmacSha256Hex(revealSecret(key), [`${timestamp}.`, e.body]),
-      'x-timestamp': String(timestamp),
-      'x-webhook-id': e.id,
-      'user-agent': 'open-verify-webhooks/1',
-    };
+    const headers = signedHeaders(ws.apiKey, key, e.body, e.id);
     result = await sendOnce(ws.webhookUrl, e.body, headers, { ca: deps.ca, allowPrivate: deps.allowPrivate ?? allowPrivateTargets(), timeoutMs: deps.timeoutMs });
   }
   let outcome: 'delivered' | 'retry' | 'completed' | 'failed' = classify(result);
@@ -232,3 +244,48 @@ export async function redeliverWebhook(db: Db, eventId: string) {
   return e;
 }
 
+
+/**
+ * Every failed event of a workspace sent again (each keeps its X-Webhook-Id), at most `limit` at a time,
+ * oldest first. Returns how many were queued.
+ */
+export async function redeliverFailedWebhooks(db: Db, workspaceId: string, limit = 500): Promise<number> {
+  const failed = await db
+    .select({ id: webhookEvents.id })
+    .from(webhookEvents)
+    .where(and(eq(webhookEvents.workspaceId, workspaceId), eq(webhookEvents.state, 'failed')))
+    .orderBy(asc(webhookEvents.createdAt))
+    .limit(limit);
+  for (const e of failed) await redeliverWebhook(db, e.id);
+  return failed.length;
+}
+
+/** The header that marks a test event (docs/webhooks.md "Test events"): receivers can tell it from a real one. */
+export const TEST_EVENT_HEADER = 'x-webhook-test';
+
+/**
+ * A sample event sent now to the workspace's webhook URL, signed with its active key exactly like a real one,
+ * with `X-Webhook-Test: true`. Sent once, at once (no retries, not in the outbox): the answer is returned.
+ */
+export async function sendTestWebhook(db: DbOrTx, workspaceId: string, deps: Pick<DeliverDeps, 'ca' | 'allowPrivate' | 'timeoutMs'> = {}) {
+  const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, workspaceId));
+  if (!ws) throw new DomainError('NOT_FOUND', 'Workspace not found.');
+  if (!ws.webhookUrl) throw new DomainError('VALIDATION_ERROR', 'Set a webhook URL first.', { fields: { webhook_url: ['Required to send a test event.'] } });
+  const key = await activeKey(db, ws.id);
+  if (!key) throw new DomainError('NO_SECRET_KEYS', 'The workspace has no active key to sign with: activate one first.');
+  const now = new Date();
+  const body = JSON.stringify({
+    verification_id: uuidv7(now.getTime()),
+    status: 'approved',
+    external_id: 'open-verify-test-event',
+    external_metadata: { test: true },
+    reason: null,
+    timestamp: now.toISOString(),
+    duplicate_detected: false,
+    duplicate_count: 0,
+  });
+  const id = newId('evt');
+  const headers = { ...signedHeaders(ws.apiKey, key, body, id, now.getTime()), [TEST_EVENT_HEADER]: 'true' };
+  const r = await sendOnce(ws.webhookUrl, body, headers, { ca: deps.ca, allowPrivate: deps.allowPrivate ?? allowPrivateTargets(), timeoutMs: deps.timeoutMs });
+  return { id, url: ws.webhookUrl, keyId: key.id, body, outcome: classify(r), statusCode: r.statusCode ?? null, latencyMs: r.latencyMs, responseBody: r.body ?? null, error: r.error ?? null };
+}

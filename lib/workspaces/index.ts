@@ -21,9 +21,9 @@ export const workspaceInput = z.strictObject({
 /** A new workspace gets one test and one live key, the live one active (decisions.md "Operation"). */
 export async function createWorkspace(
   db: DbOrTx,
-  input: z.input<typeof workspaceInput> & { settings?: SettingsPatch },
+  input: z.input<typeof workspaceInput> & { settings?: SettingsPatch; actor?: string },
 ): Promise<{ workspace: Workspace; secretKeys: CreatedKey[] }> {
-  const { settings, ...rest } = input;
+  const { settings, actor = 'operator', ...rest } = input;
   const v = parseOrThrow(workspaceInput, rest);
   return db.transaction(async (tx) => {
     const id = newId('ws');
@@ -33,8 +33,8 @@ export async function createWorkspace(
       .returning();
     const test = await createSecretKey(tx, { workspaceId: id, mode: 'test' });
     const live = await createSecretKey(tx, { workspaceId: id, mode: 'live', active: true });
-    await audit(tx, { workspaceId: id, actor: 'operator', action: 'workspace.created', data: { name: v.name } });
-    const workspace = settings ? await updateWorkspaceSettings(tx, id, settings) : ws;
+    await audit(tx, { workspaceId: id, actor, action: 'workspace.created', data: { name: v.name, flow: v.flow, check_method: v.check_method } });
+    const workspace = settings ? await updateWorkspaceSettings(tx, id, settings, actor) : ws;
     return { workspace, secretKeys: [test, live] };
   });
 }
@@ -60,25 +60,46 @@ export const settingsPatch = z.strictObject({
 });
 export type SettingsPatch = z.input<typeof settingsPatch>;
 
-export async function updateWorkspaceSettings(db: DbOrTx, workspaceId: string, patch: SettingsPatch) {
+/** The settings' names as the CLI, the admin page and the audit log call them, with their columns. */
+const SETTING_COLUMNS = {
+  name: 'name',
+  webhook_url: 'webhookUrl',
+  enforce_signature: 'enforceSignature',
+  allow_placeholder_signature: 'allowPlaceholderSignature',
+  allow_duplicates: 'allowDuplicates',
+  duplicate_threshold: 'duplicateThreshold',
+  age_threshold: 'ageThreshold',
+  rate_limit_per_minute: 'rateLimitPerMinute',
+  media_retention_days: 'mediaRetentionDays',
+  flow: 'flow',
+  check_method: 'checkMethod',
+  require_active_liveness: 'requireActiveLiveness',
+} as const satisfies Record<keyof z.infer<typeof settingsPatch>, keyof Workspace>;
+
+/**
+ * Changes settings (the CLI's workspace:settings and the admin settings page: one schema). The audit entry
+ * names who changed them and, for each setting that changed, its value before and after.
+ */
+export async function updateWorkspaceSettings(db: DbOrTx, workspaceId: string, patch: SettingsPatch, actor = 'operator') {
   const p = parseOrThrow(settingsPatch, patch);
-  const set: Partial<typeof workspaces.$inferInsert> = { updatedAt: new Date() };
-  if (p.name !== undefined) set.name = p.name;
-  if (p.webhook_url !== undefined) set.webhookUrl = p.webhook_url;
-  if (p.enforce_signature !== undefined) set.enforceSignature = p.enforce_signature;
-  if (p.allow_placeholder_signature !== undefined) set.allowPlaceholderSignature = p.allow_placeholder_signature;
-  if (p.allow_duplicates !== undefined) set.allowDuplicates = p.allow_duplicates;
-  if (p.duplicate_threshold !== undefined) set.duplicateThreshold = p.duplicate_threshold;
-  if (p.age_threshold !== undefined) set.ageThreshold = p.age_threshold;
-  if (p.rate_limit_per_minute !== undefined) set.rateLimitPerMinute = p.rate_limit_per_minute;
-  if (p.media_retention_days !== undefined) set.mediaRetentionDays = p.media_retention_days;
-  if (p.flow !== undefined) set.flow = p.flow;
-  if (p.check_method !== undefined) set.checkMethod = p.check_method;
-  if (p.require_active_liveness !== undefined) set.requireActiveLiveness = p.require_active_liveness;
-  const [ws] = await db.update(workspaces).set(set).where(eq(workspaces.id, workspaceId)).returning();
-  if (!ws) throw notFound('Workspace');
-  await audit(db, { workspaceId, actor: 'operator', action: 'workspace.settings_updated', data: p });
-  return ws;
+  return db.transaction(async (tx) => {
+    const [before] = await tx.select().from(workspaces).where(eq(workspaces.id, workspaceId)).for('update');
+    if (!before) throw notFound('Workspace');
+    const set: Partial<typeof workspaces.$inferInsert> = { updatedAt: new Date() };
+    const changes: Record<string, { before: unknown; after: unknown }> = {};
+    for (const [name, column] of Object.entries(SETTING_COLUMNS) as [keyof typeof SETTING_COLUMNS, keyof Workspace][]) {
+      const value = p[name];
+      if (value === undefined) continue;
+      (set as Record<string, unknown>)[column] = value;
+      const was = before[column];
+      // duplicate_threshold is a float4 column: 0.945 reads back as 0.9449999…, which is no change.
+      const same = typeof was === 'number' && typeof value === 'number' ? Math.fround(was) === Math.fround(value) : was === value;
+      if (!same) changes[name] = { before: was, after: value };
+    }
+    const [ws] = await tx.update(workspaces).set(set).where(eq(workspaces.id, workspaceId)).returning();
+    await audit(tx, { workspaceId, actor, action: 'workspace.settings_updated', data: { ...p, changes } });
+    return ws;
+  });
 }
 
 export async function getWorkspaceOrThrow(db: DbOrTx, workspaceId: string) {

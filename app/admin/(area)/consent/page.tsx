@@ -1,0 +1,63 @@
+/** /admin/consent – operators: the active consent text (global), its history, and publishing a new version. */
+import type { Metadata } from 'next';
+import { getDb } from '@/db/client';
+import { requireActor } from '@/lib/admin/auth/current';
+import { consentHistory } from '@/lib/admin/consent';
+import { consentTextUrl } from '@/lib/consent';
+import { dateTime } from '@/components/admin/format';
+import { Card, Empty, Facts, inputClass, labelClass, PageHeader } from '@/components/admin/ui';
+import { ActionForm } from '@/components/admin/OwnerForms';
+import { publishConsentAction } from '../../workspace-actions';
+import { orNotFound } from '../../page-guard';
+
+export const metadata: Metadata = { title: 'Consent text' };
+
+export default async function ConsentPage() {
+  const actor = await requireActor();
+  const versions = await orNotFound(consentHistory(getDb(), actor));
+  const active = versions.find((v) => v.isActive);
+  return (
+    <>
+      <PageHeader title="Consent text" subtitle="One text for every workspace: GET /v1/consent names the active version, and each acceptance records its id and SHA-256." />
+      <div className="space-y-5">
+        <Card title="Active version" id="active-consent">
+          {active ? (
+            <>
+              <Facts items={[['Version', active.version], ['Id', String(active.id)], ['SHA-256', <code key="h" className="font-mono text-xs">{active.textSha256}</code>], ['Published', dateTime(active.createdAt)], ['URL', consentTextUrl(active.id)]]} />
+              <pre tabIndex={0} aria-label="The active consent text" className="mt-3 max-h-96 overflow-auto whitespace-pre-wrap rounded-md border border-neutral-200 bg-neutral-50 p-3 text-sm text-neutral-950" data-testid="active-consent-text">{active.text}</pre>
+            </>
+          ) : (
+            <Empty>No consent text is published: verifications cannot record consent until one is.</Empty>
+          )}
+        </Card>
+        <Card title="Publish a new version" id="publish-consent">
+          <ActionForm action={publishConsentAction} submit="Publish and make active" pendingLabel="Publishing…" confirm={{ open: 'Publish a new version…', text: 'The new text becomes the active version at once; verifications that accepted an earlier version keep their record of it.' }}>
+            <div>
+              <label htmlFor="consent-version" className={labelClass}>Version label (e.g. a date)</label>
+              <input id="consent-version" name="version" required maxLength={100} className={inputClass} />
+            </div>
+            <div>
+              <label htmlFor="consent-text" className={labelClass}>Text (published exactly as typed)</label>
+              <textarea id="consent-text" name="text" required rows={10} defaultValue={active?.text ?? ''} className={`${inputClass} py-2 font-mono`} />
+            </div>
+          </ActionForm>
+        </Card>
+        <Card title={`History (${versions.length})`} id="consent-history">
+          <ul className="divide-y divide-neutral-100" data-testid="consent-history">
+            {versions.map((v) => (
+              <li key={v.id} className="py-2 text-sm">
+                <details>
+                  <summary className="cursor-pointer">
+                    <span className="font-semibold">{v.version}</span> · id {v.id} · {dateTime(v.createdAt)}
+                    {v.isActive ? ' · active' : ''} · <span className="font-mono text-xs">{v.textSha256.slice(0, 16)}…</span>
+                  </summary>
+                  <pre className="mt-2 whitespace-pre-wrap rounded-md bg-neutral-50 p-2 text-xs">{v.text}</pre>
+                </details>
+              </li>
+            ))}
+          </ul>
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,12 @@
+/** For admin pages: a lib/admin read whose NOT_FOUND (out of reach, or missing) becomes the 404 page. */
+import { notFound } from 'next/navigation';
+import { DomainError } from '@/lib/errors';
+
+export async function orNotFound<T>(read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (e) {
+    if (e instanceof DomainError && e.code === 'NOT_FOUND') notFound();
+    throw e;
+  }
+}
