@@ -227,9 +227,15 @@ describe('crashes and faults on PostgreSQL 15', () => {
       await restart;
       const back = Date.now();
       // Reconnected without a server restart: a request succeeds soon after the database is back.
-      await waitFor('a signed GET to succeed again', async () => (await raw(base, 'GET', '/v1/consent', { 'x-api-key': w.apiKey, 'x-hmac-signature': signJsonRequest(w.test, 'GET', '/v1/consent') })).status === 200, 30_000);
+      const tries: string[] = [];
+      await waitFor('a signed GET to succeed again', async () => {
+        const t0 = Date.now();
+        const r = await raw(base, 'GET', '/v1/consent', { 'x-api-key': w.apiKey, 'x-hmac-signature': signJsonRequest(w.test, 'GET', '/v1/consent') }).catch((e: Error) => e);
+        tries.push(`${((t0 - back) / 1000).toFixed(1)}s: ${r instanceof Error ? r.message : `${r.status} ${r.json?.error?.code ?? ''}`.trim()} in ${Date.now() - t0} ms`);
+        return !(r instanceof Error) && r.status === 200;
+      }, 30_000);
       const reconnectSeconds = (Date.now() - back) / 1000;
-      console.log(`PostgreSQL restarted under load: requests served again ${reconnectSeconds.toFixed(1)} s after it was back; answers: ${JSON.stringify(seen)}`);
+      console.log(`PostgreSQL restarted under load: requests served again ${reconnectSeconds.toFixed(1)} s after it was back; answers: ${JSON.stringify(seen)}; the GETs since it was back: ${tries.join(', ')}`);
       // postgres.js's own back-off had grown to ~20 s during the outage (requests hung, then were served 9-17 s
       // after the database was back); it is capped at 1 s now (db/client.ts).
       expect(reconnectSeconds).toBeLessThan(6);
