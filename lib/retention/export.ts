@@ -5,7 +5,7 @@
  * personal fields decrypted, the face embedding as numbers. Every export is audited.
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import { auditLog, blocklistEntries, consentRecords, dataKeys, faceEmbeddings, media, pipelineJobs, verifications, webhookAttempts, webhookEvents, workspaces } from '@/db/schema';
+import { auditLog, blocklistEntries, consentRecords, dataKeys, faceEmbeddings, livenessChallenges, livenessFrames, media, pipelineJobs, verifications, webhookAttempts, webhookEvents, workspaces } from '@/db/schema';
 import type { Db } from '@/db/client';
 import { notFound } from '../errors';
 import { UUID_RE } from '../ids';
@@ -61,6 +61,13 @@ export async function exportVerification(db: Db, input: { verificationId: string
   const events = await db.select().from(webhookEvents).where(eq(webhookEvents.verificationId, v.id)).orderBy(asc(webhookEvents.createdAt));
   const attempts = events.length ? await db.select().from(webhookAttempts).where(inArray(webhookAttempts.eventId, events.map((e) => e.id))).orderBy(asc(webhookAttempts.attempt)) : [];
   const jobs = await db.select().from(pipelineJobs).where(eq(pipelineJobs.verificationId, v.id)).orderBy(asc(pipelineJobs.attempt));
+  // The hosted page's head-turn challenges: the poses asked for, what the server measured, and the face
+  // descriptions of the challenge and of each frame it received (kept until the erasure, which deletes the frames'
+  // and empties the challenge's).
+  const challenges = await db.select().from(livenessChallenges).where(eq(livenessChallenges.verificationId, v.id)).orderBy(asc(livenessChallenges.issuedAt));
+  const frames = challenges.length
+    ? await db.select().from(livenessFrames).where(inArray(livenessFrames.challengeId, challenges.map((c) => c.id))).orderBy(asc(livenessFrames.createdAt))
+    : [];
   const trail = await db.select().from(auditLog).where(and(eq(auditLog.verificationId, v.id))).orderBy(asc(auditLog.createdAt));
 
   const bundle = {
@@ -73,6 +80,16 @@ export async function exportVerification(db: Db, input: { verificationId: string
     consent_records: consents.map((c) => ({ id: c.id, consent_version_id: c.consentVersionId, version: c.version, text_sha256: c.textSha256, accepted_at: iso(c.acceptedAt) })),
     media: photos,
     face_embedding: face ? { account: face.account, created_at: iso(face.createdAt), embedding: face.embedding } : null,
+    liveness_challenges: challenges.map((c) => ({
+      id: c.id,
+      steps: c.steps,
+      issued_at: iso(c.issuedAt),
+      expires_at: iso(c.expiresAt),
+      completed_at: iso(c.completedAt),
+      outcome: c.outcome,
+      embedding: c.embedding,
+      frames: frames.filter((f) => f.challengeId === c.id).map((f) => ({ sha256: f.sha256, created_at: iso(f.createdAt), embedding: f.embedding })),
+    })),
     blocklist_entries: blocked.map((b) => ({ id: b.id, created_by: b.createdBy, created_at: iso(b.createdAt), embedding: b.embedding })),
     pipeline_jobs: jobs.map((j) => ({ id: j.id, attempt: j.attempt, status: j.status, media_ids: j.mediaIds, tries: j.tries, last_error: j.lastError, created_at: iso(j.createdAt) })),
     webhook_events: events.map((e) => ({

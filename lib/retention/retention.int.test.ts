@@ -364,7 +364,16 @@ describe('subject access export', () => {
   it('holds everything about one verification, photos included; after the erasure, only what is kept', async () => {
     const w = await makeWorkspace({}, { flow: 'kyc' });
     const h = await heldVerification(db(), w);
+    const challengeId = newId('blk').replace('blk_', 'lch_');
+    const at = new Date();
+    const challengeFace = randomEmbedding();
+    await db().insert(livenessChallenges).values({ id: challengeId, verificationId: h.id, nonceSha256: newId('req'), steps: ['left', 'right', 'straight'], issuedAt: at, expiresAt: at, completedAt: at, embedding: challengeFace });
+    for (let i = 0; i < 2; i++) await db().insert(livenessFrames).values({ challengeId, workspaceId: w.workspace.id, sha256: `frame-${i}`, embedding: randomEmbedding() });
     const before = await exportVerification(db(), { verificationId: h.id, actor: 'operator' });
+    expect(before.liveness_challenges).toHaveLength(1);
+    expect(before.liveness_challenges[0]).toMatchObject({ id: challengeId, steps: ['left', 'right', 'straight'] });
+    expect(before.liveness_challenges[0].embedding).toHaveLength(challengeFace.length);
+    expect(before.liveness_challenges[0].frames.map((f) => [f.sha256, f.embedding?.length])).toEqual([['frame-0', challengeFace.length], ['frame-1', challengeFace.length]]);
     expect(before.verification.result).toEqual(kycResult());
     expect(Buffer.from(before.media[0].photo_base64!, 'base64')).toEqual(h.photo);
     expect((before.media[0].analysis as { faces: { embedding: number[] }[] }).faces[0].embedding).toEqual(h.embedding);
@@ -377,6 +386,7 @@ describe('subject access export', () => {
     const after = await exportVerification(db(), { verificationId: h.id, actor: 'operator' });
     expect(after.media[0]).toMatchObject({ photo_base64: null, analysis: null });
     expect(after.face_embedding).toBeNull();
+    expect(after.liveness_challenges[0]).toMatchObject({ id: challengeId, embedding: null, frames: [] });
     expect(after.verification.result).not.toHaveProperty('person');
     expect(verifyReceipt(after.erasure_receipt!, await receiptKeys(db()))).toEqual({ valid: true });
     const text = JSON.stringify(after);
