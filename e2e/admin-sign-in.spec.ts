@@ -68,6 +68,8 @@ test.describe('admin sign-in', () => {
     await expect(formAlert(page)).toContainText('not right');
     await page.getByLabel('Code from the app').fill(totpAt(secret, new Date()));
     await page.getByRole('button', { name: 'Turn on' }).click();
+    // allInnerTexts() does not wait: wait for the codes the action answers with first.
+    await expect(page.getByTestId('recovery-codes').locator('li')).toHaveCount(10);
     const codes = (await page.getByTestId('recovery-codes').locator('li').allInnerTexts()).map((c) => c.trim());
     expect(codes).toHaveLength(10);
     await page.getByRole('link', { name: 'I have saved them: continue' }).click();
