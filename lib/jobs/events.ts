@@ -20,11 +20,15 @@ export type EventName = keyof typeof EVENTS;
 export type EventPayload<N extends EventName> = z.infer<(typeof EVENTS)[N]>;
 
 type Transport = (name: EventName, data: Record<string, unknown>) => Promise<void> | void;
-let localTransport: Transport | null = null;
+// Kept on globalThis, not in this module: Next.js bundles instrumentation.ts (which starts the runner) apart from
+// the route handlers (which announce work), so each has its own copy of this module. In module state the routes'
+// copy never saw the runner: their events went nowhere and every decision waited for the runner's 1 s due-work
+// poll (bench:pipeline: 543 ms from submit to decision, of which 15 ms was the decision).
+const g = globalThis as unknown as { __ovLocalTransport?: Transport | null };
 
 /** The in-process runner receives this process's events while it runs. */
 export function setLocalTransport(t: Transport | null) {
-  localTransport = t;
+  g.__ovLocalTransport = t;
 }
 
 export async function sendEvent<N extends EventName>(name: N, data: EventPayload<N>): Promise<void> {
@@ -33,7 +37,7 @@ export async function sendEvent<N extends EventName>(name: N, data: EventPayload
       const { inngest } = await import('@/inngest/client');
       await inngest.send({ name, data });
     } else {
-      await localTransport?.(name, data);
+      await g.__ovLocalTransport?.(name, data);
     }
   } catch (e) {
     // The work is in Postgres: the safety-net crons find it. Lost events cost latency, never work.
