@@ -12,13 +12,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { chromium, type Response } from '@playwright/test';
 import { CHROMIUM_ARGS } from '../playwright.config';
 import { chromiumPath, provisionOrExit } from './test-setup/provision.mjs';
 import { apiClient } from '../lib/testing/api-client';
 import { cameraFrame } from '../lib/testing/images';
-import { childEnv, ensureBuild, freePort, start, stop, tsx, root } from '../lib/testing/server';
+import { ensureBuild, freePort, opsCli, start, stop } from '../lib/testing/server';
 import { writeY4m } from '../lib/testing/y4m';
 import { arg, percentile } from './bench/harness';
 
@@ -34,7 +33,7 @@ async function main() {
   await writeY4m(y4m, await cameraFrame());
   const port = await freePort();
   const server = await start(path.join(dir, 'data'), port);
-  const ops = (...a: string[]) => JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(path.join(dir, 'data'), port) }).toString());
+  const ops = opsCli(path.join(dir, 'data'), port);
   const ws = ops('workspace:create', '--name', 'bench capture');
   ops('workspace:settings', '--workspace', ws.workspace.id, '--rate-limit-per-minute', '100000');
   const api = apiClient(server.base, ws.workspace.api_key, ws.secret_keys.find((k: { mode: string }) => k.mode === 'test').secret);

@@ -4,13 +4,12 @@
  * apart from the route handlers (which announce the work); while the runner's transport lived in module state,
  * the routes' events went nowhere and every decision waited for the poll (0 to 1 s, 0.5 s at the median).
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { apiClient } from '@/lib/testing/api-client';
-import { childEnv, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
+import { ensureBuild, freePort, opsCli, start, stop, type Server } from '@/lib/testing/server';
 import * as I from '@/lib/testing/images';
 
 describe('events in the production server', () => {
@@ -25,7 +24,7 @@ describe('events in the production server', () => {
     ensureBuild();
     const port = await freePort();
     server = await start(dataDir, port);
-    const ops = (...a: string[]) => JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port) }).toString());
+    const ops = opsCli(dataDir, port);
     const created = ops('workspace:create', '--name', 'events', '--check-method', 'estimation');
     ops('workspace:settings', '--workspace', created.workspace.id, '--rate-limit-per-minute', '100000');
     const live = created.secret_keys.find((k: { mode: string }) => k.mode === 'live').secret;

@@ -2,13 +2,12 @@
  * Killing the server mid-pipeline loses nothing: jobs are rows with leases, so after a crash (SIGKILL
  * to launcher, Next and the embedded database) and a restart every submission is decided, exactly once.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { apiClient } from '@/lib/testing/api-client';
-import { childEnv, ensureBuild, freePort, kill, root, start, stop, tsx, type Server } from '@/lib/testing/server';
+import { ensureBuild, freePort, kill, opsCli, start, stop, type Server } from '@/lib/testing/server';
 import * as I from '@/lib/testing/images';
 
 describe('decision pipeline across a crash', () => {
@@ -26,7 +25,7 @@ describe('decision pipeline across a crash', () => {
     const extra = { PIPELINE_LEASE_MS: '600000' };
     const port = await freePort();
     server = await start(dataDir, port, extra);
-    const ops = (...a: string[]) => JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port, extra) }).toString());
+    const ops = opsCli(dataDir, port, extra);
     const created = ops('workspace:create', '--name', 'crash', '--check-method', 'document_verification');
     ops('workspace:settings', '--workspace', created.workspace.id, '--rate-limit-per-minute', '100000');
     const live = created.secret_keys.find((k: { mode: string }) => k.mode === 'live').secret;

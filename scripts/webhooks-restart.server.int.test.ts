@@ -2,7 +2,6 @@
  * Killing the server between webhook attempts loses no delivery: the schedule lives in Postgres, so
  * after a restart the next attempt comes when it is due, with the same X-Webhook-Id.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { apiClient } from '@/lib/testing/api-client';
 import { selfSignedCert, startReceiver } from '@/lib/testing/https-receiver';
 import { astronaut } from '@/lib/testing/images';
-import { childEnv, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
+import { ensureBuild, freePort, opsCli, start, stop, type Server } from '@/lib/testing/server';
 
 describe('webhook delivery across a server restart', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-restart-'));
@@ -34,7 +33,7 @@ describe('webhook delivery across a server restart', () => {
       const apiKey = /X-API-Key\s+(pk_\w+)/.exec(out)![1];
       const secret = /test secret\s+(sk_test_\w+)/.exec(out)![1];
       const ws = /workspace id\s+(ws_\w+)/.exec(out)![1];
-      const ops = (...a: string[]) => JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port, extra) }).toString());
+      const ops = opsCli(dataDir, port, extra);
       expect(ops('workspace:settings', '--workspace', ws, '--webhook-url', rx.url).workspace.webhook_url).toBe(rx.url);
 
       const api = apiClient(server.base, apiKey, secret);

@@ -35,6 +35,11 @@ export function childEnv(dataDir: string, port: number, extra: Record<string, st
   return { ...env, ...extra };
 }
 
+/** The operator CLI (`scripts/ops.ts … --json`) for the server of this data directory and port: each call's JSON answer. */
+export function opsCli(dataDir: string, port: number, extra: Record<string, string> = {}) {
+  return (...args: string[]) => JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...args, '--json'], { cwd: root, env: childEnv(dataDir, port, extra) }).toString());
+}
+
 export type Server = { proc: ChildProcess; out: () => string; base: string };
 
 export async function start(dataDir: string, port: number, extra: Record<string, string> = {}): Promise<Server> {
