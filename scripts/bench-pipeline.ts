@@ -95,7 +95,8 @@ async function submitToDecision() {
         id = await api.prepare(media);
       } catch (e) {
         // An edited copy the upload refuses (too blurry, say) is not a submission: take the next one.
-        outcomes[`refused at upload: ${(e as Error).message.slice(0, 60)}`] = (outcomes[`refused at upload: ${(e as Error).message.slice(0, 60)}`] ?? 0) + 1;
+        const refused = `refused at upload: ${(e as Error).message.slice(0, 60)}`;
+        outcomes[refused] = (outcomes[refused] ?? 0) + 1;
         i--;
         continue;
       }
