@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJsonRequest } from '@/lib/auth/sign';
-import { childEnv, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
+import { childEnv, demoKeys, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
 
 /**
  * A raw HTTP request, so a GET can carry a body and nothing is normalised. A server may answer an
@@ -43,8 +43,7 @@ describe('launcher: npm start on the embedded database', () => {
     ensureBuild();
     port = await freePort();
     server = await start(dataDir, port);
-    apiKey = /X-API-Key\s+(pk_\w+)/.exec(server.out())![1];
-    secret = /test secret\s+(sk_test_\w+)/.exec(server.out())![1];
+    ({ apiKey, testSecret: secret } = demoKeys(server.out()));
   }, 240_000);
 
   afterAll(async () => {

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { apiClient } from '@/lib/testing/api-client';
 import { selfSignedCert, startReceiver } from '@/lib/testing/https-receiver';
 import { astronaut } from '@/lib/testing/images';
-import { ensureBuild, freePort, opsCli, start, stop, type Server } from '@/lib/testing/server';
+import { demoKeys, ensureBuild, freePort, opsCli, start, stop, type Server } from '@/lib/testing/server';
 
 describe('webhook delivery across a server restart', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-restart-'));
@@ -30,8 +30,7 @@ describe('webhook delivery across a server restart', () => {
     try {
       server = await start(dataDir, port, extra);
       const out = server.out();
-      const apiKey = /X-API-Key\s+(pk_\w+)/.exec(out)![1];
-      const secret = /test secret\s+(sk_test_\w+)/.exec(out)![1];
+      const { apiKey, testSecret: secret } = demoKeys(out);
       const ws = /workspace id\s+(ws_\w+)/.exec(out)![1];
       const ops = opsCli(dataDir, port, extra);
       expect(ops('workspace:settings', '--workspace', ws, '--webhook-url', rx.url).workspace.webhook_url).toBe(rx.url);

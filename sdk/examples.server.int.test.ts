@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJsonRequest } from '@/lib/auth/sign';
-import { ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
+import { demoKeys, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
 
 const run = promisify(execFile);
 
@@ -43,8 +43,7 @@ describe('the SDK examples against the production server', () => {
   beforeAll(async () => {
     ensureBuild();
     server = await start(dataDir, await freePort());
-    apiKey = /X-API-Key\s+(pk_\w+)/.exec(server.out())![1];
-    secret = /test secret\s+(sk_test_\w+)/.exec(server.out())![1];
+    ({ apiKey, testSecret: secret } = demoKeys(server.out()));
   }, 240_000);
 
   afterAll(async () => {

@@ -40,6 +40,11 @@ export function opsCli(dataDir: string, port: number, extra: Record<string, stri
   return (...args: string[]) => JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...args, '--json'], { cwd: root, env: childEnv(dataDir, port, extra) }).toString());
 }
 
+/** The demo workspace's public key and test secret, as the launcher prints them on its first start. */
+export function demoKeys(out: string): { apiKey: string; testSecret: string } {
+  return { apiKey: /X-API-Key\s+(pk_\w+)/.exec(out)![1], testSecret: /test secret\s+(sk_test_\w+)/.exec(out)![1] };
+}
+
 export type Server = { proc: ChildProcess; out: () => string; base: string };
 
 export async function start(dataDir: string, port: number, extra: Record<string, string> = {}): Promise<Server> {
