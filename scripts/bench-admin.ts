@@ -8,8 +8,8 @@
  * browser does). Each figure is the time from sending the request to the last byte, one request at a
  * time, on loopback: the server's time plus a loopback round trip. Signed in as an operator (every
  * workspace), as a reviewer of two workspaces and as the owner of the largest one (issue 15: its usage page,
- * 30 and 90 days, and the CSV; its webhook delivery log, all events and failures alone, with one event in
- * thirty failed after four attempts).
+ * 30 and 90 days, and the CSV, after the daily roll-up of the seeded history, which it times; its webhook
+ * delivery log, all events and failures alone, with one event in thirty failed after four attempts).
  */
 import sharp from 'sharp';
 import { sql } from 'drizzle-orm';
@@ -100,6 +100,7 @@ async function libTimings(db: Db, sessions: { operator: string; reviewer: string
   const { searchVerifications } = await import('../lib/admin/search');
   const { loadCase } = await import('../lib/admin/case');
   const { usageFor } = await import('../lib/admin/usage');
+  const { aggregateDays } = await import('../lib/usage/days');
   const { deliveryLog } = await import('../lib/admin/webhooks');
   const op = (await loadSession(db, sessions.operator, new Date()))!.actor;
   const rev = (await loadSession(db, sessions.reviewer, new Date()))!.actor;
@@ -115,6 +116,7 @@ async function libTimings(db: Db, sessions: { operator: string; reviewer: string
     ['case, everything but the photo bytes (operator)', () => loadCase(db, op, caseIds[Math.floor(Math.random() * caseIds.length)])],
     ['usage, 30 days (owner of the largest workspace)', () => usageFor(db, own, ids[0], { days: 30 })],
     ['usage, 90 days (owner)', () => usageFor(db, own, ids[0], { days: 90 })],
+    ['usage days, 12 months read live (never rolled up)', () => aggregateDays(db, ids[0], new Date(Date.now() - 365 * 864e5), new Date())],
     ['delivery log, all events, page 1 (owner)', () => deliveryLog(db, own, { workspaceId: ids[0] })],
     ['delivery log, failed only, page 1 (owner)', () => deliveryLog(db, own, { workspaceId: ids[0], failedOnly: true })],
   ];
@@ -162,6 +164,13 @@ async function main() {
     const ids = [base.workspaceId];
     for (let i = 1; i < WORKSPACES.length; i++) ids.push((await createWorkspace(db, { name: `bench ${i + 1}` })).workspace.id);
     console.log(`seeded in ${((await seed(db, ids)) / 1000).toFixed(1)} s`);
+    {
+      // The usage page's daily roll-up, as the server's usage-rollup job does it on its first run (the whole history).
+      const { rollUpUsage } = await import('../lib/usage/days');
+      const t = Date.now();
+      const r = await rollUpUsage(db);
+      console.log(`usage roll-up of the whole history: ${r.workspaces} workspaces, ${r.days} workspace-days, ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    }
     const p = await photos(db);
     console.log(`photos on ${p.cases.length} live review cases: ${p.bytes.map((b) => `${Math.round(b / 1024)} KiB`).join(', ')}`);
     const { createAdmin } = await import('../lib/admin/users');

@@ -7,3 +7,4 @@ export * from './faces';
 export * from './liveness';
 export * from './admin';
 export * from './retention';
+export * from './usage';

@@ -1,23 +1,21 @@
 /**
  * A workspace's usage (issue 15): verifications created per day and per month (live and test), decisions
  * made in the period by status and reason, the approval rate and the median time from submit to decision
- * (live). Days and months are UTC. Each figure is one aggregate over an index (measured by npm run
- * bench:admin on 100,000 verifications a workspace): creations over `(workspace_id, mode, created_at)`,
- * decisions over `(workspace_id, mode, completed_at, status, reason, submitted_at)` (index-only).
+ * (live). Days and months are UTC. The days come from lib/usage/days.ts: closed days from the daily roll-up,
+ * the days since from `verifications` (measured by npm run bench:admin at 100,000 verifications a workspace).
+ * The median is over submit-to-decision times rounded as shown: to 100 ms under a minute, to the second above.
  */
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { managedWorkspace } from './workspaces';
+import { DAY_MS as DAY, medianOf, usageDays, utcDay } from '../usage/days';
 import type { Actor } from './access';
 
 export const USAGE_RANGES = [7, 30, 90] as const;
 export type UsageRange = (typeof USAGE_RANGES)[number];
-const DAY = 86_400_000;
 
 export type DayRow = { day: string; live: number; test: number };
 export type DecisionRow = { mode: 'live' | 'test'; status: string; reason: string | null; count: number };
-
-const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 
 export async function usageFor(db: DbOrTx, actor: Actor, workspaceId: string, opts: { days?: number; now?: Date } = {}) {
   const ws = await managedWorkspace(db, actor, workspaceId, 'usage.read');
@@ -27,71 +25,57 @@ export async function usageFor(db: DbOrTx, actor: Actor, workspaceId: string, op
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const from = new Date(today - (days - 1) * DAY);
   const monthsFrom = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11, 1));
-  const fromIso = from.toISOString();
-  const monthsIso = monthsFrom.toISOString();
-  const nowIso = now.toISOString();
 
-  const [perDay, perMonth, decisions, timing, inReview] = await Promise.all([
-    db.execute<{ day: string; mode: string; n: number }>(sql`
-      select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, mode, count(*)::int as n
-      from verifications
-      where workspace_id = ${ws.id} and mode in ('live', 'test') and created_at >= ${fromIso}::timestamptz and created_at <= ${nowIso}::timestamptz
-      group by 1, 2`),
-    db.execute<{ month: string; mode: string; n: number }>(sql`
-      select to_char(created_at at time zone 'UTC', 'YYYY-MM') as month, mode, count(*)::int as n
-      from verifications
-      where workspace_id = ${ws.id} and mode in ('live', 'test') and created_at >= ${monthsIso}::timestamptz and created_at <= ${nowIso}::timestamptz
-      group by 1, 2`),
-    db.execute<{ mode: 'live' | 'test'; status: string; reason: string | null; n: number }>(sql`
-      select mode, status, reason, count(*)::int as n
-      from verifications
-      where workspace_id = ${ws.id} and mode in ('live', 'test') and completed_at >= ${fromIso}::timestamptz and completed_at <= ${nowIso}::timestamptz
-      group by 1, 2, 3`),
-    db.execute<{ median_ms: number | null; decided: number }>(sql`
-      select (percentile_cont(0.5) within group (order by extract(epoch from completed_at - submitted_at)) * 1000)::float8 as median_ms,
-             count(*)::int as decided
-      from verifications
-      where workspace_id = ${ws.id} and mode = 'live' and completed_at >= ${fromIso}::timestamptz and completed_at <= ${nowIso}::timestamptz
-        and submitted_at is not null and status in ('approved', 'declined')`),
+  const [days_, inReview] = await Promise.all([
+    usageDays(db, ws.id, { from: utcDay(monthsFrom), detailFrom: utcDay(from), now }),
     db.execute<{ mode: string; n: number }>(sql`
       select mode, count(*)::int as n from verifications where workspace_id = ${ws.id} and status = 'review' and mode in ('live', 'test') group by 1`),
   ]);
 
   const byDay = new Map<string, DayRow>();
   for (let t = from.getTime(); t <= today; t += DAY) byDay.set(utcDay(new Date(t)), { day: utcDay(new Date(t)), live: 0, test: 0 });
-  for (const r of perDay) {
-    const row = byDay.get(r.day);
-    if (row) row[r.mode as 'live' | 'test'] = Number(r.n);
-  }
   const byMonth = new Map<string, { month: string; live: number; test: number }>();
   for (let i = 0; i < 12; i++) {
     const m = new Date(Date.UTC(monthsFrom.getUTCFullYear(), monthsFrom.getUTCMonth() + i, 1)).toISOString().slice(0, 7);
     byMonth.set(m, { month: m, live: 0, test: 0 });
   }
-  for (const r of perMonth) {
-    const row = byMonth.get(r.month);
-    if (row) row[r.mode as 'live' | 'test'] = Number(r.n);
+  const decisionCounts = new Map<string, DecisionRow>();
+  const durations = new Map<number, number>();
+  for (const f of days_) {
+    if (f.mode !== 'live' && f.mode !== 'test') continue;
+    const mode = f.mode;
+    const month = byMonth.get(f.day.slice(0, 7));
+    if (month) month[mode] += f.created;
+    const day = byDay.get(f.day);
+    if (!day) continue; // before the period: only its month counts
+    day[mode] += f.created;
+    for (const [status, reason, n] of f.decisions) {
+      const k = `${mode}|${status}|${reason ?? ''}`;
+      const row = decisionCounts.get(k) ?? { mode, status, reason, count: 0 };
+      row.count += n;
+      decisionCounts.set(k, row);
+    }
+    if (mode === 'live') for (const [ms, n] of Object.entries(f.durations)) durations.set(Number(ms), (durations.get(Number(ms)) ?? 0) + n);
   }
-  const decisionRows: DecisionRow[] = [...decisions]
-    .map((r) => ({ mode: r.mode, status: r.status, reason: r.reason, count: Number(r.n) }))
+  const decisionRows: DecisionRow[] = [...decisionCounts.values()]
     .sort((a, b) => a.mode.localeCompare(b.mode) || b.count - a.count || a.status.localeCompare(b.status) || String(a.reason).localeCompare(String(b.reason)));
   const live = decisionRows.filter((d) => d.mode === 'live');
   const approved = live.filter((d) => d.status === 'approved').reduce((s, d) => s + d.count, 0);
   const declined = live.filter((d) => d.status === 'declined').reduce((s, d) => s + d.count, 0);
-  const t = [...timing][0];
-  const days_ = [...byDay.values()];
+  const perDay = [...byDay.values()];
+  const median = medianOf(durations);
   return {
     workspace: { id: ws.id, name: ws.name },
     range: { days, from, to: now },
-    perDay: days_,
+    perDay,
     perMonth: [...byMonth.values()],
     totals: {
-      live: days_.reduce((s, d) => s + d.live, 0),
-      test: days_.reduce((s, d) => s + d.test, 0),
+      live: perDay.reduce((s, d) => s + d.live, 0),
+      test: perDay.reduce((s, d) => s + d.test, 0),
       approved,
       declined,
       approvalRate: approved + declined > 0 ? approved / (approved + declined) : null,
-      medianDecisionMs: t?.median_ms === null || t?.median_ms === undefined ? null : Number(t.median_ms),
+      medianDecisionMs: median,
       inReview: Object.fromEntries([...inReview].map((r) => [r.mode, Number(r.n)])) as Partial<Record<'live' | 'test', number>>,
     },
     decisions: decisionRows,

@@ -7,5 +7,6 @@ import { decideSubmission } from './definitions/decide-submission';
 import { deliverWebhook } from './definitions/deliver-webhook';
 import { sweepInactivityTimers } from './definitions/sweep-timers';
 import { retentionSweep } from './definitions/retention-sweep';
+import { usageRollup } from './definitions/usage-rollup';
 
-export const JOBS: readonly JobDefinition[] = [decideSubmission, deliverWebhook, sweepInactivityTimers, retentionSweep] as JobDefinition[];
+export const JOBS: readonly JobDefinition[] = [decideSubmission, deliverWebhook, sweepInactivityTimers, retentionSweep, usageRollup] as JobDefinition[];

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InngestTestEngine } from '@inngest/test';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
-import { erasureReceipts, pipelineJobs, verifications, webhookAttempts, webhookEvents } from '@/db/schema';
+import { erasureReceipts, pipelineJobs, usageDays, usageRollups, verifications, webhookAttempts, webhookEvents } from '@/db/schema';
 import { inngestFunction } from '@/inngest/functions';
 import { resetEnvCache } from '@/lib/env';
 import { makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
@@ -21,6 +21,7 @@ import { createVerification } from '@/lib/verifications/create';
 import { applyTransition } from '@/lib/verifications/state-machine';
 import { INACTIVITY_MS } from '@/lib/verifications/timers';
 import { updateWorkspaceSettings } from '@/lib/workspaces';
+import { lastSettledDay } from '@/lib/usage/days';
 import { JOBS } from '.';
 import { sendEvent } from './events';
 import { cronIntervalMs, type JobContext } from './job';
@@ -239,6 +240,38 @@ describe('the job registry', () => {
     }
     await new InngestTestEngine({ function: fn('retention-sweep'), events: CRON_EVENT }).execute();
     expect([await receipts(a.id), await receipts(b.id)]).toEqual([1, 1]);
+  });
+
+  it('usage-rollup: the same daily totals under both, every ten minutes; a second run has nothing to do', async () => {
+    covered.add('usage-rollup');
+    const job = JOBS.find((j) => j.id === 'usage-rollup')!;
+    expect(cronIntervalMs(job.cron!)).toBe(600_000);
+    const through = async (ws: string) => (await getDb().select().from(usageRollups).where(eq(usageRollups.workspaceId, ws)))[0]?.rolledThrough ?? null;
+    const dayRows = async (ws: string) => (await getDb().select().from(usageDays).where(eq(usageDays.workspaceId, ws))).map((d) => [d.day, d.mode, d.created]);
+    /** A workspace with one live verification made three days ago. */
+    const withHistory = async () => {
+      const x = await makeWorkspace();
+      const { row } = await createVerification(getDb(), { workspace: x.workspace, keyMode: 'live', fields: {}, actor: 'key:test' });
+      const at = new Date(Date.now() - 3 * 86_400_000);
+      await getDb().update(verifications).set({ createdAt: at }).where(eq(verifications.id, row.id));
+      return { ws: x.workspace.id, day: at.toISOString().slice(0, 10) };
+    };
+    const a = await withHistory();
+    const viaInngest = await new InngestTestEngine({ function: fn('usage-rollup'), events: CRON_EVENT }).execute();
+    expect(viaInngest.result).toMatchObject({ workspaces: expect.any(Number), more: false });
+    expect(await through(a.ws)).toBe(lastSettledDay(new Date()));
+    expect(await dayRows(a.ws)).toEqual([[a.day, 'live', 1]]);
+    const b = await withHistory();
+    let r: LocalRunner | undefined;
+    try {
+      r = runner(); // the cron runs when the runner starts, then every ten minutes
+      expect(await until(() => through(b.ws), (d) => d !== null)).toBe(lastSettledDay(new Date()));
+    } finally {
+      await r?.stop();
+    }
+    expect(await dayRows(b.ws)).toEqual([[b.day, 'live', 1]]);
+    const again = await new InngestTestEngine({ function: fn('usage-rollup'), events: CRON_EVENT }).execute();
+    expect(again.result).toMatchObject({ workspaces: 0, days: 0 });
   });
 
   it('every job of the registry is exercised above, under both runners', () => {

@@ -1,0 +1,14 @@
+/**
+ * The usage page's daily roll-up (lib/usage/days.ts): totals each closed UTC day of each workspace once, an
+ * hour after midnight, into usage_days. Every ten minutes (the first run after a start or a migration totals
+ * each workspace's history); a workspace at a time, locked with SKIP LOCKED, so every server may run it.
+ */
+import { rollUpUsage } from '../../usage/days';
+import { defineJob } from '../job';
+
+export const usageRollup = defineJob({
+  id: 'usage-rollup',
+  description: "total each workspace's closed days (verifications created, decisions, times to decide) for the usage page",
+  cron: '*/10 * * * *',
+  run: async (ctx) => ({ result: await rollUpUsage(ctx.db, { now: ctx.now(), budgetMs: 45_000 }) }),
+});
