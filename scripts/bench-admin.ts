@@ -116,7 +116,8 @@ async function libTimings(db: Db, sessions: { operator: string; reviewer: string
     ['case, everything but the photo bytes (operator)', () => loadCase(db, op, caseIds[Math.floor(Math.random() * caseIds.length)])],
     ['usage, 30 days (owner of the largest workspace)', () => usageFor(db, own, ids[0], { days: 30 })],
     ['usage, 90 days (owner)', () => usageFor(db, own, ids[0], { days: 90 })],
-    ['usage days, 12 months read live (never rolled up)', () => aggregateDays(db, ids[0], new Date(Date.now() - 365 * 864e5), new Date())],
+    // What usageFor reads for a workspace never rolled up: twelve months of creations, 90 days of decisions, all live.
+    ['usage days, 90 days, never rolled up (all live)', () => aggregateDays(db, ids[0], { start: new Date(Date.now() - 365 * 864e5), end: new Date(), endInclusive: true, detailFrom: new Date(Date.now() - 90 * 864e5) })],
     ['delivery log, all events, page 1 (owner)', () => deliveryLog(db, own, { workspaceId: ids[0] })],
     ['delivery log, failed only, page 1 (owner)', () => deliveryLog(db, own, { workspaceId: ids[0], failedOnly: true })],
   ];

@@ -136,6 +136,7 @@ describe('operator CLI', { timeout: 120_000 }, () => {
     expect([refused.code, refused.out.error.code]).toEqual([1, 'INVALID_STATUS']); // still in created
     expect((await ops('verification:decide', '--id', '00000000-0000-7000-8000-000000000000', '--status', 'approved')).out.error.code).toBe('NOT_FOUND');
     expect((await ops('timers:run', '--now', 'yesterday-ish')).out.error.code).toBe('VALIDATION_ERROR');
+    expect((await ops('timers:run', '--now', '2020-01-01T00:00:00Z')).out.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: { now: ['not in the past'] } } });
     const swept = await ops('timers:run', '--now', '2045-01-01T00:00:00Z');
     expect(swept.out.expired).toBeGreaterThanOrEqual(1);
     const after = await ops('verification:decide', '--id', id, '--status', 'approved');

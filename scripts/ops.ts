@@ -183,7 +183,12 @@ const COMMANDS: Record<string, Command> = {
   },
   'timers:run': {
     usage: '[--now ISO]',
-    run: async (db, f) => sweepTimers(db, when(f)),
+    run: async (db, f) => {
+      const now = when(f);
+      // The transitions are dated `now`: in the past they would land in days the usage roll-up has already totalled.
+      if (now.getTime() < Date.now() - 60_000) throw new DomainError('VALIDATION_ERROR', '--now may not be in the past.', { fields: { now: ['not in the past'] } });
+      return sweepTimers(db, now);
+    },
   },
   'verification:erase': {
     usage: '--id ID',

@@ -3,7 +3,7 @@ import { ts } from './columns';
 import { workspaces } from './workspaces';
 
 /**
- * The usage page's daily roll-up (lib/admin/usage-rollup.ts, job `usage-rollup`). A closed UTC day never
+ * The usage page's daily roll-up (lib/usage/days.ts, job `usage-rollup`). A closed UTC day never
  * changes: verifications are counted by the day they were created, decisions by the day they were made, and
  * neither timestamp is written again. So each closed day of a workspace is totalled once, and the page reads
  * at most 365 small rows per mode, plus the days since the last roll-up live from `verifications`.
@@ -24,7 +24,7 @@ export const usageDays = pgTable(
     decisions: jsonb('decisions').$type<[string, string | null, number][]>().notNull(),
     /**
      * Submit-to-decision times of that day's approvals and declines, for the median: `{ ms: count }`, each time
-     * rounded to 100 ms under a minute and to the second above (what the page and the CSV show).
+     * to the tenth of a second (what the CSV shows).
      */
     durations: jsonb('durations').$type<Record<string, number>>().notNull(),
   },

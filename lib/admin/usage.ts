@@ -3,7 +3,7 @@
  * made in the period by status and reason, the approval rate and the median time from submit to decision
  * (live). Days and months are UTC. The days come from lib/usage/days.ts: closed days from the daily roll-up,
  * the days since from `verifications` (measured by npm run bench:admin at 100,000 verifications a workspace).
- * The median is over submit-to-decision times rounded as shown: to 100 ms under a minute, to the second above.
+ * The median is over submit-to-decision times to the tenth of a second (what the CSV shows).
  */
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';

@@ -2,8 +2,8 @@
  * The usage page's daily roll-up against the real database: the page's figures are the same before and after
  * a roll-up (for 7, 30 and 90 days and twelve months, over a year and a half of made-up history with
  * verifications on both sides of midnight), the page then reads closed days from usage_days, a day is rolled
- * up once it has settled and only once, two roll-ups at once share the work, and the median is the median
- * of the times as shown.
+ * up once it has settled and only once, two roll-ups at once share the work, and times to decide are rounded
+ * alike in SQL and in JavaScript before the median is taken.
  */
 import { describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
@@ -119,14 +119,22 @@ describe('usage roll-up', () => {
     expect(a.workspaces + b.workspaces).toBe(6);
     for (const ws of ids) {
       const rolled = await getDb().select().from(usageDays).where(eq(usageDays.workspaceId, ws));
-      const fresh = await aggregateDays(getDb(), ws, new Date(0), new Date('2026-11-20T00:00:00.000Z'));
+      const fresh = await aggregateDays(getDb(), ws, { start: new Date(0), end: new Date('2026-11-20T00:00:00.000Z') });
       const key = (f: { day: string; mode: string }) => `${f.day}|${f.mode}`;
       expect(new Map(rolled.map((f) => [key(f), f.created]))).toEqual(new Map(fresh.map((f) => [key(f), f.created])));
     }
   }, 60_000);
 
-  it('times to decide are kept as shown, and the median is taken over them', () => {
-    expect([37, 149, 151, 59_949, 59_950, 60_499, 60_500, 3_600_000 + 499].map(roundDuration)).toEqual([0, 100, 200, 59_900, 60_000, 60_000, 61_000, 3_600_000]);
+  it('times to decide are kept to the tenth of a second, alike in SQL and here, and the median is taken over them', async () => {
+    const times = [37, 149, 150, 151, 250, 59_949, 59_950, 60_499, 60_500, 3_600_449];
+    expect(times.map(roundDuration)).toEqual([0, 100, 200, 200, 300, 59_900, 60_000, 60_500, 60_500, 3_600_400]);
+    const ws = (await makeWorkspace()).workspace.id;
+    const submitted = new Date('2026-11-18T10:00:00.000Z');
+    await insert(ws, times.map((t) => ({ mode: 'live' as const, status: 'approved', reason: null, created: submitted, submitted, completed: new Date(submitted.getTime() + t) })));
+    const [day] = await aggregateDays(getDb(), ws, { start: new Date('2026-11-18T00:00:00.000Z'), end: new Date('2026-11-19T00:00:00.000Z') });
+    const expected: Record<string, number> = {};
+    for (const t of times) expected[String(roundDuration(t))] = (expected[String(roundDuration(t))] ?? 0) + 1;
+    expect(day.durations).toEqual(expected);
     expect(medianOf(new Map())).toBeNull();
     expect(medianOf(new Map([[100, 1]]))).toBe(100);
     expect(medianOf(new Map([[100, 1], [300, 1]]))).toBe(200);
@@ -134,10 +142,11 @@ describe('usage roll-up', () => {
     expect(medianOf(new Map([[100, 2], [900, 2]]))).toBe(500);
   });
 
-  it('a workspace made today has nothing to roll up but is marked rolled, and never-rolled workspaces are read live', async () => {
+  it('a workspace made today has nothing to roll up, and is marked rolled through the last settled day', async () => {
     const ws = (await makeWorkspace()).workspace.id;
-    await rollUpUsage(getDb(), { now: new Date(), workspaceIds: [ws] });
-    expect(await rolledThrough(ws)).toBe(lastSettledDay(new Date()));
+    const now = new Date();
+    await rollUpUsage(getDb(), { now, workspaceIds: [ws] });
+    expect(await rolledThrough(ws)).toBe(lastSettledDay(now));
     expect(await getDb().select().from(usageDays).where(eq(usageDays.workspaceId, ws))).toEqual([]);
   });
 });

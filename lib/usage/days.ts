@@ -34,12 +34,12 @@ const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
 const addDays = (day: string, n: number) => utcDay(dayStart(day).getTime() + n * DAY_MS);
 
 /**
- * A submit-to-decision time as the page and the CSV show it: to 100 ms under a minute, to the second above.
- * Medians are taken over these (the same in SQL: `DURATION_KEY`).
+ * A submit-to-decision time to the tenth of a second (the CSV's precision; the page shows seconds under a
+ * minute, whole minutes above). Medians are taken over these. The same in SQL: `DURATION_KEY` (`round` of a
+ * numeric rounds half away from zero, as Math.round does for these non-negative values).
  */
-export const roundDuration = (ms: number) => (ms < 59_950 ? Math.round(Math.max(0, ms) / 100) * 100 : Math.round(ms / 1000) * 1000);
-const MS = sql`greatest(0, extract(epoch from completed_at - submitted_at) * 1000)`;
-const DURATION_KEY = sql`(case when ${MS} < 59950 then round(${MS} / 100) * 100 else round(${MS} / 1000) * 1000 end)::bigint`;
+export const roundDuration = (ms: number) => Math.round(Math.max(0, ms) / 100) * 100;
+const DURATION_KEY = sql`(round(greatest(0, extract(epoch from completed_at - submitted_at) * 1000) / 100) * 100)::bigint`;
 
 /** The median of a histogram `{ value: count }`, interpolated between the two middle values for an even count (as percentile_cont(0.5)). */
 export function medianOf(hist: Map<number, number>): number | null {
@@ -58,28 +58,32 @@ export function medianOf(hist: Map<number, number>): number | null {
 }
 
 /**
- * One workspace's figures by UTC day and mode, for everything created or decided in [start, end), straight
- * from `verifications` (index-only scans: `verifications_workspace_idx`, `verifications_ws_completed_idx`).
+ * One workspace's figures by UTC day and mode, straight from `verifications` (index-only scans:
+ * `verifications_workspace_idx`, `verifications_ws_completed_idx`): verifications created from `start` to
+ * `end` (excluded, or included with `endInclusive`), and decisions made in the same range from `detailFrom` on
+ * (default `start`).
  */
-export async function aggregateDays(db: DbOrTx, workspaceId: string, start: Date, end: Date): Promise<DayFigures[]> {
-  const s = start.toISOString();
-  const e = end.toISOString();
+export async function aggregateDays(db: DbOrTx, workspaceId: string, range: { start: Date; end: Date; endInclusive?: boolean; detailFrom?: Date }): Promise<DayFigures[]> {
+  const s = range.start.toISOString();
+  const d = (range.detailFrom && range.detailFrom > range.start ? range.detailFrom : range.start).toISOString();
+  const e = range.end.toISOString();
+  const before = range.endInclusive ? sql`<=` : sql`<`;
   const rows = await db.execute<{ kind: 'c' | 'd' | 't'; day: string; mode: string; status: string | null; reason: string | null; ms: string | null; n: number }>(sql`
     select 'c' as kind, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, mode, null::text as status, null::text as reason, null::bigint as ms, count(*)::int as n
     from verifications
-    where workspace_id = ${workspaceId} and mode in ('live', 'test') and created_at >= ${s}::timestamptz and created_at < ${e}::timestamptz
+    where workspace_id = ${workspaceId} and mode in ('live', 'test') and created_at >= ${s}::timestamptz and created_at ${before} ${e}::timestamptz
     group by 2, 3
     union all
     select 'd', to_char(completed_at at time zone 'UTC', 'YYYY-MM-DD'), mode, status, reason, null, count(*)::int
     from verifications
-    where workspace_id = ${workspaceId} and mode in ('live', 'test') and completed_at >= ${s}::timestamptz and completed_at < ${e}::timestamptz
+    where workspace_id = ${workspaceId} and mode in ('live', 'test') and completed_at >= ${d}::timestamptz and completed_at ${before} ${e}::timestamptz
     group by 2, 3, 4, 5
     union all
     select 't', day, mode, null, null, ms, count(*)::int
     from (
       select to_char(completed_at at time zone 'UTC', 'YYYY-MM-DD') as day, mode, ${DURATION_KEY} as ms
       from verifications
-      where workspace_id = ${workspaceId} and mode in ('live', 'test') and completed_at >= ${s}::timestamptz and completed_at < ${e}::timestamptz
+      where workspace_id = ${workspaceId} and mode in ('live', 'test') and completed_at >= ${d}::timestamptz and completed_at ${before} ${e}::timestamptz
         and status in ('approved', 'declined') and submitted_at is not null
     ) t
     group by 2, 3, 6`);
@@ -121,7 +125,7 @@ export async function usageDays(db: DbOrTx, workspaceId: string, opts: { from: s
           .from(usageDaysTable)
           .where(and(eq(usageDaysTable.workspaceId, workspaceId), gte(usageDaysTable.day, opts.from), lte(usageDaysTable.day, through)))
       : Promise.resolve([] as DayFigures[]),
-    aggregateDays(db, workspaceId, dayStart(tailFrom), new Date(opts.now.getTime() + 1)),
+    aggregateDays(db, workspaceId, { start: dayStart(tailFrom), end: opts.now, endInclusive: true, detailFrom: dayStart(opts.detailFrom) }),
   ]);
   return [...rolled, ...tail];
 }
@@ -158,7 +162,7 @@ export async function rollUpUsage(db: Db, opts: { now?: Date; workspaceIds?: str
         .for('update', { skipLocked: true });
       if (!ws) return null;
       const start = ws.rolledThrough ? dayStart(addDays(ws.rolledThrough, 1)) : new Date(0);
-      const figures = await aggregateDays(tx, ws.workspaceId, start, end);
+      const figures = await aggregateDays(tx, ws.workspaceId, { start, end });
       if (figures.length > 0) {
         await tx.execute(sql`
           insert into usage_days (workspace_id, mode, day, created, decisions, durations)

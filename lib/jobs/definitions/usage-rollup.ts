@@ -1,7 +1,8 @@
 /**
  * The usage page's daily roll-up (lib/usage/days.ts): totals each closed UTC day of each workspace once, an
- * hour after midnight, into usage_days. Every ten minutes (the first run after a start or a migration totals
- * each workspace's history); a workspace at a time, locked with SKIP LOCKED, so every server may run it.
+ * hour after midnight, into usage_days. Every ten minutes; a workspace's first roll-up (after the upgrade that
+ * added it, or for a new workspace) totals its whole history, each later one the days since. A workspace at a
+ * time, locked with SKIP LOCKED, so every server may run it.
  */
 import { rollUpUsage } from '../../usage/days';
 import { defineJob } from '../job';
