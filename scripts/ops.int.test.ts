@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { POST as create } from '@/app/v1/verifications/route';
 import { and, eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
-import { auditLog, blocklistEntries, EMBEDDING_DIMENSIONS } from '@/db/schema';
+import { auditLog, blocklistEntries, EMBEDDING_DIMENSIONS, usageDays, verifications } from '@/db/schema';
 import { call, type JsonBody } from '@/lib/testing/http';
 
 const run = promisify(execFile);
@@ -141,6 +141,27 @@ describe('operator CLI', { timeout: 120_000 }, () => {
     expect(swept.out.expired).toBeGreaterThanOrEqual(1);
     const after = await ops('verification:decide', '--id', id, '--status', 'approved');
     expect(after.out.error).toMatchObject({ code: 'INVALID_STATUS', details: { status: 'expired' } });
+  });
+
+  it('usage:rollup totals closed days now; --rebuild totals them again after a hand-made change', async () => {
+    const created = (await ops('workspace:create', '--name', 'usage')).out;
+    const ws = created.workspace.id as string;
+    const r = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: created.workspace.api_key, secret: created.secret_keys[0].secret });
+    const moveTo = async (daysAgo: number) => {
+      const at = new Date(Date.now() - daysAgo * 86_400_000);
+      await getDb().update(verifications).set({ createdAt: at }).where(eq(verifications.id, r.json.data.id));
+      return at.toISOString().slice(0, 10);
+    };
+    const rolled = async () => (await getDb().select().from(usageDays).where(eq(usageDays.workspaceId, ws))).map((d) => [d.day, d.created]);
+    const first = await moveTo(3);
+    expect((await ops('usage:rollup', '--workspace', ws)).out.rollup).toMatchObject({ workspaces: 1, days: 1, more: false });
+    expect(await rolled()).toEqual([[first, 1]]);
+    const moved = await moveTo(4); // an operator's hand-made change to a day already totalled
+    expect((await ops('usage:rollup', '--workspace', ws)).out.rollup).toMatchObject({ workspaces: 0 });
+    expect(await rolled()).toEqual([[first, 1]]);
+    expect((await ops('usage:rollup', '--workspace', ws, '--rebuild')).out).toMatchObject({ reset: 1, rollup: { workspaces: 1, days: 1 } });
+    expect(await rolled()).toEqual([[moved, 1]]);
+    expect((await ops('usage:rollup', '--workspace', 'ws_nope')).out.error.code).toBe('NOT_FOUND');
   });
 
   it('blocklist:add refuses a verification without a face; blocklist:remove removes an entry, once, audited', async () => {

@@ -30,6 +30,7 @@ import { embeddedKeyFile, KEY_FILE_RECHECK_MS, keyRing, newKeyBase64, readKeyFil
 import { keyUsage, rewrapAll } from '../lib/crypto/rotate';
 import { env } from '../lib/env';
 import { sha256Hex } from '../lib/crypto/hash';
+import { resetUsageRollup, rollUpUsage } from '../lib/usage/days';
 
 type Flags = Record<string, string | boolean | undefined>;
 type Command = { usage: string; run: (db: Db, f: Flags) => Promise<Record<string, unknown>> };
@@ -227,6 +228,16 @@ const COMMANDS: Record<string, Command> = {
   'retention:run': {
     usage: '[--now ISO]',
     run: async (db, f) => sweepRetention(db, { now: when(f), budgetMs: 24 * 3600_000 }),
+  },
+  'usage:rollup': {
+    usage: '[--workspace ID] [--rebuild]',
+    run: async (db, f) => {
+      const id = optional(f, 'workspace');
+      if (id) await getWorkspaceOrThrow(db, id);
+      const ids = id ? [id] : undefined;
+      const reset = f.rebuild ? await resetUsageRollup(db, ids) : undefined;
+      return { ...(reset ? { reset: reset.workspaces } : {}), rollup: await rollUpUsage(db, { workspaceIds: ids }) };
+    },
   },
   'encryption:status': {
     usage: '',

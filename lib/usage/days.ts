@@ -179,3 +179,19 @@ export async function rollUpUsage(db: Db, opts: { now?: Date; workspaceIds?: str
   }
   return { workspaces: done, days, through, more: true };
 }
+
+/**
+ * Forgets the roll-up of some workspaces (or all), so that the next `rollUpUsage` totals their days again from
+ * `verifications`: for an operator who changed verifications by hand. Until then the page reads them live.
+ */
+export async function resetUsageRollup(db: Db, workspaceIds?: string[]): Promise<{ workspaces: number }> {
+  return db.transaction(async (tx) => {
+    const reset = await tx
+      .update(usageRollups)
+      .set({ rolledThrough: null, updatedAt: new Date() })
+      .where(workspaceIds ? inArray(usageRollups.workspaceId, workspaceIds) : undefined)
+      .returning({ id: usageRollups.workspaceId });
+    await tx.delete(usageDaysTable).where(workspaceIds ? inArray(usageDaysTable.workspaceId, workspaceIds) : undefined);
+    return { workspaces: reset.length };
+  });
+}
