@@ -159,6 +159,8 @@ describe('operator CLI', { timeout: 120_000 }, () => {
     const moved = await moveTo(4); // an operator's hand-made change to a day already totalled
     expect((await ops('usage:rollup', '--workspace', ws)).out.rollup).toMatchObject({ workspaces: 0 });
     expect(await rolled()).toEqual([[first, 1]]);
+    const notReset = (await ops('usage:rollup', '--workspace', ws, '--rebuild', 'false')).out;
+    expect([notReset.reset, notReset.rollup.workspaces]).toEqual([undefined, 0]);
     expect((await ops('usage:rollup', '--workspace', ws, '--rebuild')).out).toMatchObject({ reset: 1, rollup: { workspaces: 1, days: 1 } });
     expect(await rolled()).toEqual([[moved, 1]]);
     expect((await ops('usage:rollup', '--workspace', 'ws_nope')).out.error.code).toBe('NOT_FOUND');

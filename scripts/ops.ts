@@ -79,9 +79,15 @@ function readFlagFile(f: Flags, name: string): { file: string; text: string } {
     throw new DomainError('VALIDATION_ERROR', `Cannot read ${file}.`, { fields: { [name]: ['Unreadable.'] } });
   }
 }
+/**
+ * The `--now` of the sweeps (timers:run, retention:run): now or later, never in the past. What they change is
+ * dated `--now` (an expiry, an abandonment at erasure), and a past date would land in days the usage roll-up
+ * has already totalled.
+ */
 function when(f: Flags): Date {
   const now = f.now === undefined ? new Date() : new Date(String(f.now));
   if (Number.isNaN(now.getTime())) throw new DomainError('VALIDATION_ERROR', '--now takes an ISO 8601 time.', { fields: { now: ['ISO 8601'] } });
+  if (now.getTime() < Date.now() - 60_000) throw new DomainError('VALIDATION_ERROR', '--now may not be in the past.', { fields: { now: ['not in the past'] } });
   return now;
 }
 function mode(f: Flags): 'test' | 'live' {
@@ -184,12 +190,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'timers:run': {
     usage: '[--now ISO]',
-    run: async (db, f) => {
-      const now = when(f);
-      // The transitions are dated `now`: in the past they would land in days the usage roll-up has already totalled.
-      if (now.getTime() < Date.now() - 60_000) throw new DomainError('VALIDATION_ERROR', '--now may not be in the past.', { fields: { now: ['not in the past'] } });
-      return sweepTimers(db, now);
-    },
+    run: async (db, f) => sweepTimers(db, when(f)),
   },
   'verification:erase': {
     usage: '--id ID',
@@ -235,7 +236,7 @@ const COMMANDS: Record<string, Command> = {
       const id = optional(f, 'workspace');
       if (id) await getWorkspaceOrThrow(db, id);
       const ids = id ? [id] : undefined;
-      const reset = f.rebuild ? await resetUsageRollup(db, ids) : undefined;
+      const reset = bool(f, 'rebuild') ? await resetUsageRollup(db, ids) : undefined;
       return { ...(reset ? { reset: reset.workspaces } : {}), rollup: await rollUpUsage(db, { workspaceIds: ids }) };
     },
   },

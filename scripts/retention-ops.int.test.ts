@@ -69,6 +69,7 @@ describe('operator CLI: retention and erasure', { timeout: 300_000 }, () => {
     expect(later.out.erased).toBeGreaterThanOrEqual(1);
     expect((await getDb().select().from(verifications).where(eq(verifications.id, h.id)))[0].dataErasedAt).toBeInstanceOf(Date);
     expect((await ops('retention:run', '--now', 'yesterday')).out.error.code).toBe('VALIDATION_ERROR');
+    expect((await ops('retention:run', '--now', '2020-01-01T00:00:00Z')).out.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: { now: ['not in the past'] } } });
   });
 
   it('verification:export --out writes the whole bundle with its photos, readable by the operator only, and audits it', async () => {
