@@ -68,35 +68,37 @@ export async function aggregateDays(db: DbOrTx, workspaceId: string, range: { st
   const d = (range.detailFrom && range.detailFrom > range.start ? range.detailFrom : range.start).toISOString();
   const e = range.end.toISOString();
   const before = range.endInclusive ? sql`<=` : sql`<`;
-  const rows = await db.execute<{ kind: 'c' | 'd' | 't'; day: string; mode: string; status: string | null; reason: string | null; ms: string | null; n: number }>(sql`
+  const rows = await db.execute<{ kind: 'c' | 'd'; day: string; mode: string; status: string | null; reason: string | null; ms: string | null; n: number }>(sql`
     select 'c' as kind, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, mode, null::text as status, null::text as reason, null::bigint as ms, count(*)::int as n
     from verifications
     where workspace_id = ${workspaceId} and mode in ('live', 'test') and created_at >= ${s}::timestamptz and created_at ${before} ${e}::timestamptz
     group by 2, 3
     union all
-    select 'd', to_char(completed_at at time zone 'UTC', 'YYYY-MM-DD'), mode, status, reason, null, count(*)::int
+    -- Decisions and their times in one scan: a group per status, reason and time (no time but for approvals and declines).
+    select 'd', to_char(completed_at at time zone 'UTC', 'YYYY-MM-DD'), mode, status, reason,
+      case when status in ('approved', 'declined') and submitted_at is not null then ${DURATION_KEY} end, count(*)::int
     from verifications
     where workspace_id = ${workspaceId} and mode in ('live', 'test') and completed_at >= ${d}::timestamptz and completed_at ${before} ${e}::timestamptz
-    group by 2, 3, 4, 5
-    union all
-    select 't', day, mode, null, null, ms, count(*)::int
-    from (
-      select to_char(completed_at at time zone 'UTC', 'YYYY-MM-DD') as day, mode, ${DURATION_KEY} as ms
-      from verifications
-      where workspace_id = ${workspaceId} and mode in ('live', 'test') and completed_at >= ${d}::timestamptz and completed_at ${before} ${e}::timestamptz
-        and status in ('approved', 'declined') and submitted_at is not null
-    ) t
-    group by 2, 3, 6`);
-  const out = new Map<string, DayFigures>();
+    group by 2, 3, 4, 5, 6`);
+  const out = new Map<string, Omit<DayFigures, 'decisions'> & { decisions: Map<string, DayFigures['decisions'][number]> }>();
   for (const r of rows) {
     const k = `${r.day}|${r.mode}`;
     let f = out.get(k);
-    if (!f) out.set(k, (f = { day: r.day, mode: r.mode, created: 0, decisions: [], durations: {} }));
-    if (r.kind === 'c') f.created += Number(r.n);
-    else if (r.kind === 'd') f.decisions.push([r.status!, r.reason, Number(r.n)]);
-    else f.durations[String(Number(r.ms))] = (f.durations[String(Number(r.ms))] ?? 0) + Number(r.n);
+    if (!f) out.set(k, (f = { day: r.day, mode: r.mode, created: 0, decisions: new Map(), durations: {} }));
+    const n = Number(r.n);
+    if (r.kind === 'c') {
+      f.created += n;
+      continue;
+    }
+    const dk = `${r.status}|${r.reason ?? ''}`;
+    const decision = f.decisions.get(dk) ?? [r.status!, r.reason, 0];
+    decision[2] += n;
+    f.decisions.set(dk, decision);
+    if (r.ms !== null) f.durations[String(Number(r.ms))] = (f.durations[String(Number(r.ms))] ?? 0) + n;
   }
-  return [...out.values()].sort((a, b) => a.day.localeCompare(b.day) || a.mode.localeCompare(b.mode));
+  return [...out.values()]
+    .map((f) => ({ ...f, decisions: [...f.decisions.values()] }))
+    .sort((a, b) => a.day.localeCompare(b.day) || a.mode.localeCompare(b.mode));
 }
 
 /** The last UTC day that may be rolled up at `now`: the day before the one `SETTLE_MS` ago. */
