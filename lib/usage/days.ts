@@ -112,10 +112,11 @@ export const lastSettledDay = (now: Date) => addDays(utcDay(now.getTime() - SETT
 export async function usageDays(db: DbOrTx, workspaceId: string, opts: { from: string; detailFrom: string; now: Date }): Promise<DayFigures[]> {
   const [state] = await db.select({ through: usageRollups.rolledThrough }).from(usageRollups).where(eq(usageRollups.workspaceId, workspaceId));
   const yesterday = addDays(utcDay(opts.now), -1);
-  const through = state?.through ? (state.through < yesterday ? state.through : yesterday) : null;
-  const tailFrom = through && through >= opts.from ? addDays(through, 1) : opts.from;
+  // The last day read from usage_days: the workspace's roll-up, at most yesterday, none if it ends before `from`.
+  const through = state?.through && state.through >= opts.from ? (state.through < yesterday ? state.through : yesterday) : null;
+  const tailFrom = through ? addDays(through, 1) : opts.from;
   const [rolled, tail] = await Promise.all([
-    through && through >= opts.from
+    through
       ? db
           .select({
             day: usageDaysTable.day,
