@@ -31,6 +31,7 @@ import { keyUsage, rewrapAll } from '../lib/crypto/rotate';
 import { env } from '../lib/env';
 import { sha256Hex } from '../lib/crypto/hash';
 import { resetUsageRollup, rollUpUsage } from '../lib/usage/days';
+import { KeysUnreadableError } from '../lib/crypto/key-check';
 
 type Flags = Record<string, string | boolean | undefined>;
 type Command = { usage: string; run: (db: Db, f: Flags) => Promise<Record<string, unknown>> };
@@ -375,7 +376,7 @@ async function main(argv: string[]): Promise<number> {
   }
   // Backup and restore work on the data directory, not through a database connection.
   if (name === 'backup' || name === 'restore') {
-    if (env.DATABASE_URL) return fail('VALIDATION_ERROR', 'backup and restore are for the embedded database; back up your own PostgreSQL with its tools (pg_dump, base backups).');
+    if (env.DATABASE_URL) return fail('VALIDATION_ERROR', 'backup and restore are for the embedded database; back up your own PostgreSQL with its tools (pg_dump; see docs/deploy.md).');
     try {
       const dataDir = path.resolve(env.DATA_DIR);
       if (name === 'backup') {
@@ -383,12 +384,13 @@ async function main(argv: string[]): Promise<number> {
         print({ backup: { file: path.resolve(req(flags, 'out')), bytes: r.bytes, online: r.online } });
       } else {
         const keyFile = typeof flags['encryption-key-file'] === 'string' ? flags['encryption-key-file'] : undefined;
-        const r = await restoreEmbedded(dataDir, req(flags, 'from'), { force: flags.force === true, encryptionKeyFile: keyFile });
-        print({ restored: { data_dir: dataDir, verifications: r.verifications, media: r.media, moved_aside: r.movedAside } });
+        const r = await restoreEmbedded(dataDir, req(flags, 'from'), { force: flags.force === true, encryptionKeyFile: keyFile, env });
+        print({ restored: { data_dir: dataDir, verifications: r.verifications, media: r.media, moved_aside: r.movedAside, key_ids: r.keyIds } });
       }
       return 0;
     } catch (e) {
       if (e instanceof DomainError) return fail(e.code, e.message, e.details);
+      if (e instanceof KeysUnreadableError) return fail('ENCRYPTION_KEY_UNAVAILABLE', e.message, e.details());
       return fail(e instanceof RuntimeError ? 'BACKUP_FAILED' : 'INTERNAL_ERROR', (e as Error).message);
     }
   }
