@@ -183,8 +183,17 @@ describe('operator CLI', { timeout: 120_000 }, () => {
     expect((await ops('blocklist:remove', '--entry', entry)).out.error.code).toBe('NOT_FOUND');
   });
 
-  it('an unknown command is an error object', async () => {
+  it('an unknown command is an error object (exit 2: the command line is wrong)', async () => {
     const r = await ops('nope');
-    expect([r.code, r.out.error.code]).toEqual([1, 'UNKNOWN_COMMAND']);
+    expect([r.code, r.out.error.code]).toEqual([2, 'UNKNOWN_COMMAND']);
+  });
+
+  it('a misspelt flag exits 2 and changes nothing; COMMAND --help prints its flags and exits 0 (every command: scripts/ops-cli.test.ts)', async () => {
+    const ws = (await ops('workspace:create', '--name', 'strict')).out.workspace.id;
+    const r = await ops('workspace:settings', '--workspace', ws, '--age-treshold', '30');
+    expect([r.code, r.out.error.code, r.out.error.details.flag]).toEqual([2, 'UNKNOWN_FLAG', '--age-treshold']);
+    expect((await ops('workspace:settings', '--workspace', ws)).out.workspace.age_threshold).toBe(18);
+    const { stdout } = await run(path.resolve('node_modules/.bin/tsx'), ['scripts/ops.ts', 'workspace:settings', '--help']);
+    expect(stdout).toMatch(/^ {2}--age-threshold N +the minimum age that passes/m);
   });
 });
