@@ -23,14 +23,15 @@ export async function checkDatabase(url: string): Promise<void> {
  * file lost or replaced, a server deployed without the key the others rotated to): without this it would serve,
  * and answer every signed request with a 500. docs/deploy.md, "Restoring".
  */
-export async function checkEncryptionKeys(url: string, ring: KeyRing, from: string): Promise<void> {
+export async function checkEncryptionKeys(url: string, ring: KeyRing, from: string, generated?: string): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   try {
     const check = await checkKeyRing(async (text) => Array.from(await sql.unsafe(text)), ring.accepted);
     if (check.missing.length === 0) return;
     throw new KeysUnreadableError(
       `Refusing to start: the database holds values encrypted under key id ${check.missing.join(', ')}, which this server's key ring ` +
-        `(${from}: key id ${[...ring.accepted.keys()].join(', ')}) does not have; every signed request would fail. ` +
+        `(${generated ? `none: ${generated} did not exist, and the key generated for it at this start is removed again` : `${from}: key id ${[...ring.accepted.keys()].join(', ')}`}) ` +
+        'does not have; every signed request would fail. ' +
         'Give the server the key it was encrypted with: the embedded default reads $DATA_DIR/encryption.key (and encryption.key.previous), ' +
         'a deployment with DATABASE_URL reads ENCRYPTION_KEY and ENCRYPTION_KEYS_PREVIOUS (or ENCRYPTION_KEY_FILE).',
       check,

@@ -64,7 +64,7 @@ async function main() {
     if (keyFile) process.env.ENCRYPTION_KEY_FILE = keyFile;
     resetEnvCache();
     // Before anything is changed or served: the key ring reads what the database holds, or the start is refused.
-    await checkEncryptionKeys(runtime.databaseUrl, keyRing(), keyFile ? `the key file ${keyFile}` : 'ENCRYPTION_KEY and ENCRYPTION_KEYS_PREVIOUS');
+    await checkEncryptionKeys(runtime.databaseUrl, keyRing(), keyFile ? `the key file ${keyFile}` : 'ENCRYPTION_KEY and ENCRYPTION_KEYS_PREVIOUS', runtime.generatedKeyFile);
     await applyMigrations(runtime.databaseUrl);
     const h = connect(runtime.databaseUrl, { max: 1 });
     if (runtime.embedded) {

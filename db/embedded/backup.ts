@@ -1,7 +1,7 @@
 /**
  * Backup and restore of the embedded database (`npm run ops -- backup|restore`).
  *
- * A backup is a gzipped tar of the engine's data directory, taken between transactions after a CHECKPOINT:
+ * A backup is a gzipped tar of the engine's data directory (./archive.ts), taken between transactions after a CHECKPOINT:
  * every verification, its media (encrypted in `media_blobs`), keys (encrypted), webhooks and the audit log.
  * It does NOT hold the encryption key ($DATA_DIR/encryption.key, or ENCRYPTION_KEY): keep that apart, as
  * the backup without it reveals no media or secret, and both are needed to restore a working service; a restore
@@ -19,19 +19,13 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { runningServer, RuntimeError, secureDataDir } from '../runtime';
 import type { EmbeddedPostgres } from './pglite-server';
+import { readArchive, writeArchive } from './archive';
 import type { Env } from '../../lib/env';
 import { previousKeyFile, readKeyFiles, startupKeyRing, writeKeyFiles } from '../../lib/crypto/keyring';
 import { checkKeyRing, KeysUnreadableError } from '../../lib/crypto/key-check';
 
 const requestFile = (dataDir: string) => path.join(dataDir, 'backup-request.json');
 const answerFile = (dataDir: string, id: string) => path.join(dataDir, `backup-${id}.done.json`);
-
-async function writePrivate(file: string, blob: Blob) {
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, Buffer.from(await blob.arrayBuffer()), { mode: 0o600 });
-  fs.renameSync(tmp, file);
-  return fs.statSync(file).size;
-}
 
 /** The launcher's side: answers backup requests (SIGUSR2) with its own engine. */
 export function serveBackupRequests(dataDir: string, engine: EmbeddedPostgres) {
@@ -45,8 +39,7 @@ export function serveBackupRequests(dataDir: string, engine: EmbeddedPostgres) {
     }
     const started = Date.now();
     engine
-      .backup()
-      .then((blob) => writePrivate(req.out, blob))
+      .backup(req.out)
       .then(
         (bytes) => ({ ok: true, bytes, ms: Date.now() - started }),
         (e: Error) => ({ ok: false, error: e.message }),
@@ -76,13 +69,14 @@ export async function backupEmbedded(dataDir: string, out: string, timeoutMs = 3
   const dbDir = path.join(dataDir, 'db');
   if (!fs.existsSync(path.join(dbDir, 'PG_VERSION'))) throw new RuntimeError(`No embedded database in ${dataDir}.`);
   secureDataDir(dataDir);
+  // Opened and closed cleanly (a checkpoint), then its files copied: nothing else holds them.
   const db = await PGlite.create({ dataDir: dbDir, extensions: { vector } });
   try {
     await db.exec('CHECKPOINT');
-    return { bytes: await writePrivate(target, await db.dumpDataDir('gzip')), online: false };
   } finally {
     await db.close();
   }
+  return { bytes: await writeArchive(dbDir, target), online: false };
 }
 
 /** Where a backup is unpacked and checked before it goes anywhere: beside the data directory (same file system, so
@@ -121,6 +115,16 @@ function readGivenKeyFile(file: string): { primary: string; previous: string[] }
   return keys;
 }
 
+/** Whether a key file (and its .previous) already holds exactly these keys. */
+function sameKeys(file: string, keys: { primary: string; previous: string[] }): boolean {
+  try {
+    const cur = readKeyFiles(file);
+    return cur.primary === keys.primary && cur.previous.join('\n') === keys.previous.join('\n');
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Restores a backup into $DATA_DIR/db (the server stopped). Nothing is written until the backup, unpacked apart,
  * is known to be readable by the key ring the restored server will run with (lib/crypto/key-check.ts): otherwise
@@ -144,7 +148,10 @@ export async function restoreEmbedded(
   process.umask(0o077);
   const stage = stagingDir(dataDir);
   try {
-    const db = await PGlite.create({ dataDir: stage, loadDataDir: new Blob([fs.readFileSync(from)]), extensions: { vector } });
+    await readArchive(from, stage).catch((e: Error) => {
+      throw new RuntimeError(`${from} is not a backup of this service: ${e.message}`);
+    });
+    const db = await PGlite.create({ dataDir: stage, extensions: { vector } });
     let counts: { verifications: number; media: number };
     let keyIds: string[];
     try {
@@ -178,8 +185,8 @@ export async function restoreEmbedded(
       fs.rmSync(dbDir, { recursive: true, force: true });
     }
     moveDir(stage, dbDir);
-    if (given) {
-      const keyFile = path.join(dataDir, 'encryption.key');
+    const keyFile = path.join(dataDir, 'encryption.key');
+    if (given && !sameKeys(keyFile, given)) {
       // A different key file already there belongs with the database moved aside (or an older one): kept, not overwritten.
       for (const f of [keyFile, previousKeyFile(keyFile)]) {
         if (fs.existsSync(f)) fs.renameSync(f, `${f}.before-restore-${stamp}`);

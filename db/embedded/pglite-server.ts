@@ -19,6 +19,7 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from
 import net from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { writeArchive } from './archive';
 
 const SSL_REQUEST = 80877103;
 const CANCEL_REQUEST = 80877102;
@@ -38,8 +39,11 @@ export type EmbeddedPostgres = {
   port: number;
   db: PGlite;
   stop: () => Promise<void>;
-  /** A consistent copy of the whole database (gzipped tar of its data directory), taken between transactions. */
-  backup: () => Promise<Blob>;
+  /**
+   * A consistent copy of the whole database, written to `out` as a gzipped tar of its data directory: taken
+   * between transactions, after a CHECKPOINT, while the engine answers nothing else. Its size in bytes.
+   */
+  backup: (out: string) => Promise<number>;
   /** Client connections open now (the soak checks none leak). */
   connections: () => number;
 };
@@ -297,12 +301,16 @@ export async function startEmbeddedPostgres(opts: {
     port,
     url: `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${host}:${port}/postgres`,
     connections: () => conns.size,
-    backup: () =>
-      new Promise<Blob>((resolve, reject) => {
+    backup: (out) =>
+      new Promise<number>((resolve, reject) => {
         maintenance.push(async () => {
           try {
+            if (!opts.dataDir) throw new Error('An engine in memory has no data directory to back up.');
             await db.exec('CHECKPOINT');
-            resolve(await db.dumpDataDir('gzip'));
+            // The engine writes its files straight to disk (NODEFS) and runs nothing in the background: after
+            // the checkpoint, and with every connection's next batch held until this returns, the files are the
+            // database, whole.
+            resolve(await writeArchive(opts.dataDir, out));
           } catch (e) {
             reject(e);
           }

@@ -168,8 +168,19 @@ describe('backup and restore of the embedded database', () => {
     const replaced = await startRefused(fresh, port);
     expect([replaced.code, replaced.out.includes(kid)]).toEqual([1, true]);
 
-    // The right key back: it serves the restored data.
-    fs.copyFileSync(path.join(keep, 'encryption.key'), path.join(fresh, 'encryption.key'));
+    // Restored again over it with a key file from a rotation (a new key, the backup's as previous): accepted; the
+    // key file it replaces is moved aside, not overwritten.
+    const rotated = path.join(keep, 'rotated.key');
+    fs.writeFileSync(rotated, newKeyBase64() + '\n', { mode: 0o600 });
+    fs.copyFileSync(path.join(keep, 'encryption.key'), `${rotated}.previous`);
+    const again = opsAt(fresh, port, {}, 'restore', '--from', file, '--force', '--encryption-key-file', rotated);
+    expect([again.code, again.out.restored?.key_ids]).toEqual([0, [kid]]);
+    const read = (f: string) => fs.readFileSync(f, 'utf8').trim();
+    expect([read(path.join(fresh, 'encryption.key')), read(path.join(fresh, 'encryption.key.previous'))]).toEqual([read(rotated), seeded.key]);
+    const aside = fs.readdirSync(fresh).filter((f) => f.startsWith('encryption.key.before-restore-'));
+    expect(aside.map((f) => read(path.join(fresh, f)))).toEqual([read(other)]);
+
+    // It serves the restored data, reading the backup's values with the previous key.
     const server = await start(fresh, port);
     try {
       const p = `/v1/verifications/${seeded.inReview}`;
