@@ -16,7 +16,9 @@
  * owner-only DATA_DIR/server.json).
  */
 import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { writeArchive } from './archive';
@@ -40,8 +42,9 @@ export type EmbeddedPostgres = {
   db: PGlite;
   stop: () => Promise<void>;
   /**
-   * A consistent copy of the whole database, written to `out` as a gzipped tar of its data directory: taken
-   * between transactions, after a CHECKPOINT, while the engine answers nothing else. Its size in bytes.
+   * A consistent copy of the whole database, written to `out` as a gzipped tar of its data directory: its files
+   * copied between transactions, after a CHECKPOINT, while the engine answers nothing else (beside the data
+   * directory: free disk of its size is needed meanwhile), then compressed while it serves. Its size in bytes.
    */
   backup: (out: string) => Promise<number>;
   /** Client connections open now (the soak checks none leak). */
@@ -304,16 +307,23 @@ export async function startEmbeddedPostgres(opts: {
     backup: (out) =>
       new Promise<number>((resolve, reject) => {
         maintenance.push(async () => {
+          const dataDir = opts.dataDir;
+          if (!dataDir) return reject(new Error('An engine in memory has no data directory to back up.'));
+          // The engine writes its files straight to disk (NODEFS) and runs nothing in the background: after the
+          // checkpoint, and with every connection's next batch held until this returns, the files are the
+          // database, whole. They are copied beside it (a plain file copy, at the disk's speed), and compressed
+          // once the engine serves again: it waits for the copy, not for the compression.
+          const snapshot = fs.mkdtempSync(path.join(path.dirname(dataDir), '.backup-'));
           try {
-            if (!opts.dataDir) throw new Error('An engine in memory has no data directory to back up.');
             await db.exec('CHECKPOINT');
-            // The engine writes its files straight to disk (NODEFS) and runs nothing in the background: after
-            // the checkpoint, and with every connection's next batch held until this returns, the files are the
-            // database, whole.
-            resolve(await writeArchive(opts.dataDir, out));
+            await fs.promises.cp(dataDir, snapshot, { recursive: true });
           } catch (e) {
-            reject(e);
+            fs.rmSync(snapshot, { recursive: true, force: true });
+            return reject(e);
           }
+          writeArchive(snapshot, out)
+            .then(resolve, reject)
+            .finally(() => fs.rmSync(snapshot, { recursive: true, force: true }));
         });
         void pump();
       }),
