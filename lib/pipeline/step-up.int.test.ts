@@ -27,6 +27,7 @@ import { analysisPool } from '@/lib/media/pool';
 import { stopOcr } from '@/lib/documents/ocr';
 import { deliverWebhookEvent } from '@/lib/webhooks/deliver';
 import { decideReview } from '@/lib/verifications/review';
+import { captureState } from '@/lib/capture/state';
 import { verifyWebhook } from '@/sdk/src/webhooks';
 import { runDueJobs } from '.';
 
@@ -72,6 +73,15 @@ async function selfieDecided(w: TestWorkspace, docs: Doc[] = []) {
 
 /** A workspace that steps up to a document, its webhooks going to the receiver. */
 const stepUpWorkspace = (settings: SettingsPatch) => makeWorkspace({ estimation_fallback: 'document', webhook_url: rx.url, ...settings });
+
+/** Her selfie at her estimated age in a workspace that steps up: asked for a document, which is then sent (a passport) and decided. */
+async function steppedUpThen(passportFront: Buffer) {
+  const w = await stepUpWorkspace({ age_threshold: probe.estimated_age });
+  const first = await selfieDecided(w);
+  expect([first.status, first.reason]).toEqual(['resubmission_requested', 'document_required']);
+  await uploadDoc(w, first.id, ['passport', passportFront]);
+  return { w, v: await submitAndDecide(w, first.id) };
+}
 
 /**
  * Delivers this verification's webhook events (and only its own), then returns what the receiver got for it, in
@@ -123,6 +133,9 @@ describe('step-up to a document (live)', () => {
     expect(v.result.age_range.min).toBeLessThan(E);
     expect(v.result.age_range.max).toBeGreaterThanOrEqual(E);
     expect(v.completed_at).toBeNull(); // the session stays open
+    // What the hosted page is told: stepped up, a document needed, the selfie already in.
+    const [row] = await db().select().from(verifications).where(eq(verifications.id, id));
+    expect(await captureState(db(), row, w.workspace.name)).toMatchObject({ step_up: 'document', needs_document: true, missing: ['document_front', 'document_back'], reason: 'document_required' });
 
     // Required media of a stepped-up verification: the selfie already taken counts; the document's front, and its
     // back unless it is a passport.
@@ -142,22 +155,14 @@ describe('step-up to a document (live)', () => {
 
   it('the same with a date of birth under the threshold → declined / age_below_threshold', async () => {
     const E = probe.estimated_age;
-    const w = await stepUpWorkspace({ age_threshold: E });
-    const first = await selfieDecided(w);
-    expect([first.status, first.reason]).toEqual(['resubmission_requested', 'document_required']);
-    await uploadDoc(w, first.id, ['passport', await passport(herPortrait, E - 3)]);
-    const v = await submitAndDecide(w, first.id);
+    const { w, v } = await steppedUpThen(await passport(herPortrait, E - 3));
     expect([v.status, v.reason]).toEqual(['declined', 'age_below_threshold']);
     expect(v.result).toMatchObject({ decision: 'fail', age: E - 3, age_source: 'document' });
     expect(await webhooks(w, v.id)).toEqual(['resubmission_requested/document_required', 'declined/age_below_threshold']);
   }, 60_000);
 
   it("another person's face on the document → declined / identity_mismatch", async () => {
-    const E = probe.estimated_age;
-    const w = await stepUpWorkspace({ age_threshold: E });
-    const first = await selfieDecided(w);
-    await uploadDoc(w, first.id, ['passport', await passport(otherPerson, E + 5)]);
-    const v = await submitAndDecide(w, first.id);
+    const { w, v } = await steppedUpThen(await passport(otherPerson, probe.estimated_age + 5));
     expect([v.status, v.reason]).toEqual(['declined', 'identity_mismatch']);
     expect(v.result).toMatchObject({ decision: 'fail', age_source: 'document', face_match: { match: false } });
     expect(await webhooks(w, v.id)).toEqual(['resubmission_requested/document_required', 'declined/identity_mismatch']);
@@ -165,10 +170,9 @@ describe('step-up to a document (live)', () => {
 
   it('an unreadable document asks again (document_quality); the verification stays stepped up and a readable one decides', async () => {
     const E = probe.estimated_age;
-    const w = await stepUpWorkspace({ age_threshold: E });
-    const first = await selfieDecided(w);
-    await uploadDoc(w, first.id, ['passport', await passport(herPortrait, E + 5, { mrz: 'smudged' })]);
-    let v = await submitAndDecide(w, first.id);
+    const stepped = await steppedUpThen(await passport(herPortrait, E + 5, { mrz: 'smudged' }));
+    const w = stepped.w;
+    let v = stepped.v;
     expect([v.status, v.reason, v.attempts_remaining]).toEqual(['resubmission_requested', 'document_quality', 3]);
     await uploadDoc(w, v.id, ['passport', await passport(herPortrait, E + 5)]);
     v = await submitAndDecide(w, v.id);
@@ -226,5 +230,5 @@ describe('step-up to a document (live)', () => {
     await upload(docs, docs.testSecret, did, { type: 'document', side: 'front', document_type: 'passport' }, await passport(herPortrait, 40));
     expect((await submit(docs, docs.testSecret, did)).json.data.status).toBe('review');
     await expect(decideReview(db(), { verificationId: did, status: 'resubmission_requested', reason: 'document_required', actor: 'operator' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: { reason: expect.any(Array) } } });
-  });
+  }, 60_000);
 });
