@@ -36,6 +36,17 @@ function create() {
   const registers = [registry];
   /** Read at scrape time from whatever set it (the analysis pool of this process). */
   const sources: { analysisPool?: () => AnalysisPoolState } = {};
+  /** A gauge of the analysis pool's state, read at scrape time. */
+  const poolGauge = (name: string, help: string, pick: (p: AnalysisPoolState) => number) =>
+    new client.Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        const p = sources.analysisPool?.();
+        if (p) this.set(pick(p));
+      },
+    });
 
   const m = {
     registry,
@@ -78,33 +89,9 @@ function create() {
       buckets: DELIVERY_BUCKETS,
       registers,
     }),
-    analysisQueueDepth: new client.Gauge({
-      name: 'analysis_queue_depth',
-      help: 'Images waiting for an analysis worker in this process.',
-      registers,
-      collect() {
-        const s = sources.analysisPool?.();
-        if (s) this.set(s.queued);
-      },
-    }),
-    analysisWorkersBusy: new client.Gauge({
-      name: 'analysis_workers_busy',
-      help: 'Analysis workers of this process analysing an image now (of analysis_workers).',
-      registers,
-      collect() {
-        const s = sources.analysisPool?.();
-        if (s) this.set(s.busy);
-      },
-    }),
-    analysisWorkers: new client.Gauge({
-      name: 'analysis_workers',
-      help: 'Analysis worker threads of this process.',
-      registers,
-      collect() {
-        const s = sources.analysisPool?.();
-        if (s) this.set(s.size);
-      },
-    }),
+    analysisQueueDepth: poolGauge('analysis_queue_depth', 'Images waiting for an analysis worker in this process.', (p) => p.queued),
+    analysisWorkersBusy: poolGauge('analysis_workers_busy', 'Analysis workers of this process analysing an image now (of analysis_workers).', (p) => p.busy),
+    analysisWorkers: poolGauge('analysis_workers', 'Analysis worker threads of this process.', (p) => p.size),
     analysisQueueWait: new client.Histogram({
       name: 'analysis_queue_wait_seconds',
       help: 'Time an image waited in the analysis queue before a worker took it.',
