@@ -76,6 +76,16 @@ const schema = z.object({
   SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587').optional(),
   /** The From of that email; unset: `Open Verify <no-reply@{BASE_URL's host}>`. */
   SMTP_FROM: z.string().min(3).max(300).optional(),
+  /**
+   * Turns on /metrics (Prometheus, docs/operating.md "Metrics"): a scrape must send `Authorization: Bearer <this>`.
+   * Unset: /metrics answers 404.
+   */
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters (openssl rand -hex 32)').max(512).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces').optional(),
+  /**
+   * Turns on tracing (docs/operating.md "Traces"): spans are exported over OTLP/HTTP (JSON) to `{this}/v1/traces`.
+   * Unset: no tracing SDK is loaded and nothing is exported.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export type Env = z.infer<typeof schema> & { BASE_URL: string };

@@ -7,10 +7,13 @@
  *    this server alone sets (lib/auth/canonical.ts);
  *  - a request Next cannot route (a path that is not valid percent-encoded UTF-8, `/v1/%ff`) or Node cannot
  *    parse (a bad request line or header) gets the error envelope, where Next and Node answered a bare 500/400;
+ *  - every request measured (http_requests_total, http_request_duration_seconds by route template) and, with
+ *    OTEL_EXPORTER_OTLP_ENDPOINT set, traced from here (docs/operating.md);
  *  - graceful shutdown on SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then let the
  *    background runner finish its jobs, the analysis workers their images, and close the database pool
  *    (lib/lifecycle.ts), within SHUTDOWN_GRACE_MS.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
@@ -21,6 +24,8 @@ import { markRequestTargetTrusted, REQUEST_TARGET_HEADER } from '../lib/auth/can
 import { runShutdownHooks, startDraining } from '../lib/lifecycle';
 import { HTTP_STATUS } from '../lib/api/http-status';
 import type { ErrorCode } from '../lib/errors';
+import { httpObserver } from '../lib/observability/http';
+import { onShutdown } from '../lib/lifecycle';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dev = process.argv[2] === 'dev';
@@ -57,8 +62,22 @@ function sendError(res: http.ServerResponse, code: ErrorCode, message: string) {
   res.end(body);
 }
 
+/**
+ * Tracing, when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operating.md "Traces"): started here, before Next.js loads,
+ * because this server opens each request's span; without it the SDK is never imported.
+ */
+async function startTracingIfAsked() {
+  if (!env().OTEL_EXPORTER_OTLP_ENDPOINT) return;
+  const { startTracing } = await import('../lib/observability/tracing-sdk');
+  const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+  const tracing = await startTracing({ serviceVersion: version });
+  onShutdown('telemetry', 'tracing', () => tracing.shutdown());
+}
+
 async function main() {
   const e = env();
+  await startTracingIfAsked();
+  const observe = httpObserver(root);
   const app = next({ dev, dir: root, port: e.PORT, hostname: 'localhost' });
   await app.prepare();
   const handle = app.getRequestHandler();
@@ -66,7 +85,9 @@ async function main() {
 
   const inflight = new Set<http.ServerResponse>();
   let draining = false;
-  const server = http.createServer((req, res) => {
+  // Every request is measured (http_requests_total, http_request_duration_seconds) and, with tracing, is a span.
+  const server = http.createServer((req, res) => void observe(req, res, () => serve(req, res)));
+  const serve = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const target = req.url ?? '/';
     const problem = targetProblem(target);
     if (problem) return sendError(res, 'BAD_REQUEST', problem);
@@ -75,11 +96,11 @@ async function main() {
     inflight.add(res);
     res.once('close', () => inflight.delete(res));
     if (draining) res.setHeader('connection', 'close');
-    handle(req, res).catch(() => {
+    return handle(req, res).catch(() => {
       if (!res.headersSent) sendError(res, 'INTERNAL_ERROR', 'An internal error occurred. Retry later.');
       else res.destroy();
     });
-  });
+  };
   // Slow clients: headers within 20 s, a whole request (a 10 MiB upload on a slow phone) within 5 minutes.
   server.headersTimeout = 20_000;
   server.requestTimeout = 300_000;

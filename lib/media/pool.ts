@@ -15,6 +15,8 @@ import { Worker } from 'node:worker_threads';
 import { env } from '../env';
 import { DomainError } from '../errors';
 import { onShutdown } from '../lifecycle';
+import { metrics } from '../observability/metrics';
+import { inSpan } from '../observability/tracing';
 import type { Analysis } from './types';
 import { analysisWorkerFile } from './worker-file';
 
@@ -26,6 +28,8 @@ type Job = {
   bytes: Uint8Array;
   kind: 'selfie' | 'document';
   owner: AnalysisOwner;
+  /** performance.now() when it was queued: its wait is measured here, in the main thread, not in the worker. */
+  queuedAt: number;
   resolve: (a: Analysis) => void;
   reject: (e: Error) => void;
 };
@@ -126,7 +130,9 @@ export class AnalysisPool {
         const job = slot.busy;
         slot.busy = null;
         if (job && m.id === job.id) {
-          this.avgJobMs = 0.8 * this.avgJobMs + 0.2 * (performance.now() - slot.startedAt);
+          const ms = performance.now() - slot.startedAt;
+          this.avgJobMs = 0.8 * this.avgJobMs + 0.2 * ms;
+          metrics().analysisDuration.observe({ kind: job.kind }, ms / 1000);
           if (m.type === 'result') job.resolve({ ...m.result!, stored: Buffer.from(m.result!.stored) });
           else job.reject(DECODE_FAILURE.test(m.error ?? '') ? undecodable(m.error!) : new Error(m.error));
         }
@@ -151,6 +157,11 @@ export class AnalysisPool {
    * with Retry-After) when that verification, that workspace or the whole pool already has its bound waiting.
    */
   analyze(bytes: Uint8Array, kind: 'selfie' | 'document', owner?: AnalysisOwner): Promise<Analysis> {
+    // Inside a trace (an upload, a decision re-running an old analysis), a span from queueing to the result.
+    return inSpan('analysis', { attributes: { 'open_verify.analysis.kind': kind } }, () => this.admit(bytes, kind, owner));
+  }
+
+  private admit(bytes: Uint8Array, kind: 'selfie' | 'document', owner?: AnalysisOwner): Promise<Analysis> {
     // No owner: a trusted caller of the process itself (calibration, tests): queued fairly, never refused.
     if (!owner) return this.enqueue(bytes, kind, { workspace: '(internal)', verification: `(internal)${this.nextId}` });
     const ws = this.waiting.get(owner.workspace);
@@ -167,7 +178,7 @@ export class AnalysisPool {
 
   private enqueue(bytes: Uint8Array, kind: 'selfie' | 'document', owner: AnalysisOwner): Promise<Analysis> {
     return new Promise((resolve, reject) => {
-      const job: Job = { id: this.nextId++, bytes, kind, owner, resolve, reject };
+      const job: Job = { id: this.nextId++, bytes, kind, owner, queuedAt: performance.now(), resolve, reject };
       let byWs = this.waiting.get(owner.workspace);
       if (!byWs) this.waiting.set(owner.workspace, (byWs = new FairQueue<Job[]>()));
       const q = byWs.get(owner.verification) ?? [];
@@ -179,6 +190,7 @@ export class AnalysisPool {
   }
 
   private queueFull(scope: string, ahead: number): DomainError {
+    metrics().analysisRefusals.inc({ scope: scope.replace(/^this |^the /, '') });
     const seconds = Math.min(30, Math.max(1, Math.ceil(((ahead + 1) * this.avgJobMs) / 1000)));
     return new DomainError(
       'ANALYSIS_QUEUE_FULL',
@@ -218,6 +230,7 @@ export class AnalysisPool {
       const job = this.take()!;
       slot.busy = job;
       slot.startedAt = performance.now();
+      metrics().analysisQueueWait.observe((slot.startedAt - job.queuedAt) / 1000);
       slot.worker.postMessage({ id: job.id, bytes: job.bytes, kind: job.kind });
     }
   }
@@ -244,6 +257,8 @@ export function analysisPool(): AnalysisPool {
   if (!g.__ovPool) {
     const pool = new AnalysisPool(env().ANALYSIS_WORKERS);
     g.__ovPool = pool;
+    // The process's pool is the one /metrics reports (analysis_queue_depth, analysis_workers_busy), read at scrape time.
+    metrics().sources.analysisPool = () => pool.health();
     onShutdown('workers', 'analysis-pool', () => pool.close(10_000));
   }
   return g.__ovPool;
