@@ -49,6 +49,7 @@ export const settingsPatch = z.strictObject({
   webhook_url: httpsUrl.nullable().optional(),
   enforce_signature: z.boolean().optional(),
   allow_placeholder_signature: z.boolean().optional(),
+  require_request_timestamp: z.boolean().optional(),
   allow_duplicates: z.boolean().optional(),
   duplicate_threshold: z.number().min(0).max(1).optional(),
   age_threshold: z.number().int().min(1).max(120).optional(),
@@ -66,6 +67,7 @@ const SETTING_COLUMNS = {
   webhook_url: 'webhookUrl',
   enforce_signature: 'enforceSignature',
   allow_placeholder_signature: 'allowPlaceholderSignature',
+  require_request_timestamp: 'requireRequestTimestamp',
   allow_duplicates: 'allowDuplicates',
   duplicate_threshold: 'duplicateThreshold',
   age_threshold: 'ageThreshold',
@@ -124,6 +126,7 @@ export function publicWorkspace(ws: Workspace) {
     media_retention_days: ws.mediaRetentionDays,
     enforce_signature: ws.enforceSignature,
     allow_placeholder_signature: ws.allowPlaceholderSignature,
+    require_request_timestamp: ws.requireRequestTimestamp,
     require_active_liveness: ws.requireActiveLiveness,
     created_at: ws.createdAt.toISOString(),
   };
