@@ -380,6 +380,31 @@ describe('hostile input against the production build', () => {
       }
     });
 
+    it('request-targets that are not paths: OPTIONS * is 200 with Allow; GET, POST and HEAD * and other non-paths are the 400 envelope, never a 500', async () => {
+      const port = svc.port;
+      const options = await rawSocket(port, 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect([options.status, options.headers.allow]).toEqual([200, 'GET, HEAD, POST, DELETE, OPTIONS']);
+      for (const req of [
+        'GET * HTTP/1.1\r\nHost: x\r\n\r\n',
+        'POST * HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+        'DELETE * HTTP/1.1\r\nHost: x\r\n\r\n',
+        'GET v1/consent HTTP/1.1\r\nHost: x\r\n\r\n',
+        'OPTIONS *x HTTP/1.1\r\nHost: x\r\n\r\n',
+      ]) {
+        expect(expectEnvelope(await rawSocket(port, req), [400], req.split('\r\n')[0]).code).toBe('BAD_REQUEST');
+      }
+      // HEAD has no body to carry the envelope: the status says it.
+      expect((await rawSocket(port, 'HEAD * HTTP/1.1\r\nHost: x\r\n\r\n')).status).toBe(400);
+      // The absolute form (what a client talking to a proxy sends) names a path here: served as that path, never
+      // a redirect to the host it names.
+      for (const host of [`localhost:${port}`, 'evil.example']) {
+        const absolute = await rawSocket(port, `GET http://${host}/v1/none HTTP/1.1\r\nHost: x\r\n\r\n`);
+        expect(expectEnvelope(absolute, [404]).code).toBe('NOT_FOUND');
+        const consent = await rawSocket(port, `GET http://${host}/v1/consent HTTP/1.1\r\nHost: x\r\nX-API-Key: ${ws.apiKey}\r\nX-HMAC-Signature: ${signJsonRequest(ws.test, 'GET', '/v1/consent')}\r\n\r\n`);
+        expect(consent.status).toBe(200);
+      }
+    });
+
     it('response headers never echo request input (no header injection through what we send back)', async () => {
       const res = await raw(base, 'GET', '/v1/consent', { 'x-api-key': 'pk_x', 'x-request-id': 'evil', 'idempotency-key': 'k', origin: 'https://evil.example' });
       expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-z]{26}$/);
