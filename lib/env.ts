@@ -44,6 +44,11 @@ const schema = z.object({
   PIPELINE_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   /** Image-analysis worker threads; unset: cores − 1, 1 to 4 (lib/media/pool.ts). */
   ANALYSIS_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+  /**
+   * Analysis workers kept for fairness: they take only an upload of a workspace with nothing being analysed, so
+   * one workspace's flood does not make another's selfie wait for its running job (lib/media/pool.ts). 0: none.
+   */
+  ANALYSIS_RESERVE_WORKERS: z.coerce.number().int().min(0).max(8).default(1),
   /** `off`: this server does no background work; `on`: it does even with Inngest configured. */
   IN_PROCESS_RUNNER: z.enum(['on', 'off']).optional(),
   /** How long a stopping server (SIGTERM) waits for requests and background jobs in flight before exiting. */

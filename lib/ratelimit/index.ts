@@ -27,14 +27,6 @@ export async function takeRateLimit(db: DbOrTx, key: string, limit: number, nowM
   };
 }
 
-/** Gives back one request taken at `atMs` (its second's bucket, if still counted): a request that failed authentication. */
-export async function refundRateLimit(db: DbOrTx, key: string, atMs: number): Promise<void> {
-  const second = Math.floor(atMs / 1000);
-  await db.execute(sql`
-    update rate_limits set counts[array_position(seconds, ${second}::bigint)] = counts[array_position(seconds, ${second}::bigint)] - 1
-    where key = ${key} and array_position(seconds, ${second}::bigint) is not null and counts[array_position(seconds, ${second}::bigint)] > 0`);
-}
-
 export function rateLimitError(s: RateLimitState, scope = 'this workspace'): DomainError {
   return new DomainError(
     'RATE_LIMIT',

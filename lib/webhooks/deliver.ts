@@ -88,7 +88,9 @@ function post(
   const done = (r: Omit<SendResult, 'latencyMs'>): SendResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
   const problem = webhookUrlProblem(url, opts.allowPrivate);
   if (problem) return Promise.resolve(done({ error: `refused: ${problem}` }));
-  // Every address a name resolves to is checked (one forbidden answer refuses the name: DNS rebinding).
+  // Every address a name resolves to is checked (one forbidden answer refuses the name: DNS rebinding), and the
+  // socket connects to the very answer that was checked: the name is resolved once per attempt, here, so a DNS
+  // server that answers differently the second time is never asked a second time (lib/webhooks/ssrf.int.test.ts).
   const lookup: net.LookupFunction = (hostname, options, cb) => {
     (opts.resolver ?? systemResolver)(hostname, (err, list) => {
       if (err) return cb(err, '', 4);
