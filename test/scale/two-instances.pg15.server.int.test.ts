@@ -9,19 +9,15 @@
  *  - SIGKILL of one instance mid-load loses nothing: the other takes over its jobs when their leases end, and
  *    every submitted verification reaches its decision and its webhook, once.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import postgres from 'postgres';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
-import { selfSignedCert, startReceiver, type Received } from '@/lib/testing/https-receiver';
+import type { Received, startReceiver } from '@/lib/testing/https-receiver';
 import * as I from '@/lib/testing/images';
-import { startPg15, type Pg15 } from '@/lib/testing/pg15';
 import { kill } from '@/lib/testing/server';
-import { expectEnvelope, makeWorkspace, raw, startService, type RawResponse, type Service } from '../security/harness';
+import { expectEnvelope, makeWorkspace, raw, sharedPg15, startService, waitFor, type RawResponse, type Service } from '../security/harness';
 
 type Ws = ReturnType<typeof makeWorkspace>;
 const LEASE_MS = 15_000; // PIPELINE_LEASE_MS's default: the lease a dead instance's job is held for
@@ -34,29 +30,18 @@ function signedBy(r: Received, secret: string) {
 }
 
 describe('two instances on one PostgreSQL 15', () => {
-  let pg: Pg15;
   let sql: postgres.Sql;
+  let rx: Awaited<ReturnType<typeof startReceiver>>;
+  let shared: Awaited<ReturnType<typeof sharedPg15>> | undefined;
   let a: Service;
   let b: Service;
-  const tls = selfSignedCert();
-  let rx: Awaited<ReturnType<typeof startReceiver>>;
-  let caDir = '';
   /** Small real faces (the packaged photos, 400 px): each verification's selfie a different crop of one. */
   let faces: Buffer[] = [];
 
   beforeAll(async () => {
-    pg = await startPg15();
-    sql = postgres(pg.url, { max: 2, onnotice: () => {} });
-    rx = await startReceiver(tls);
-    caDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-ca-'));
-    fs.writeFileSync(path.join(caDir, 'ca.pem'), tls.cert);
-    const env = {
-      DATABASE_URL: pg.url,
-      ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
-      NODE_EXTRA_CA_CERTS: path.join(caDir, 'ca.pem'),
-    };
-    [a, b] = await Promise.all([startService(env), startService(env)]);
+    shared = await sharedPg15();
+    ({ sql, rx } = shared);
+    [a, b] = await Promise.all([startService(shared.env), startService(shared.env)]);
     faces = [
       await sharp(I.astronaut()).resize(400, 400).jpeg({ quality: 90 }).toBuffer(),
       await sharp(I.graceHopper()).resize(400, 480, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer(),
@@ -64,10 +49,7 @@ describe('two instances on one PostgreSQL 15', () => {
   }, 300_000);
   afterAll(async () => {
     for (const s of [a, b]) await s?.cleanup().catch(() => {});
-    await rx?.close();
-    await sql?.end();
-    await pg?.stop();
-    if (caDir) fs.rmSync(caDir, { recursive: true, force: true });
+    await shared?.stop();
   });
 
   /** The i-th of `images`: a crop a few pixels off from the others, so no two verifications send the same bytes. */
@@ -162,16 +144,6 @@ describe('two instances on one PostgreSQL 15', () => {
     );
     return ids;
   }
-
-  const waitFor = async <T>(what: string, f: () => Promise<T | undefined | null | false>, ms: number, every = 250): Promise<T> => {
-    const until = Date.now() + ms;
-    for (;;) {
-      const v = await f();
-      if (v) return v;
-      if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, every));
-    }
-  };
 
   /**
    * Every verification decided once and its webhook delivered once: one finished pipeline job, one decision in
