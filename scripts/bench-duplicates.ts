@@ -1,6 +1,6 @@
 /**
  * npm run bench:duplicates [-- --faces 1000000] [--queries 200] [--ef 100,200] [--hnsw m=32,ef_construction=128]
- *     [--layout one,mixed] [--dev ../shared/eval/dev] [--shared-buffers 3GB] [--maintenance-work-mem 2GB]
+ *     [--layout one,mixed] [--dev ../shared/eval/dev] [--shared-buffers 3GB] [--maintenance-work-mem 3GB]
  *
  * The duplicate search (lib/duplicates findDuplicates, the pipeline's own query and search settings) on Debian's
  * PostgreSQL 15 + pgvector with `--faces` stored faces, and what it costs to get there. Prints:
@@ -60,7 +60,7 @@ const HNSW = arg('hnsw', HNSW_BUILD.replace(/ /g, '')).replace(/[^a-z_=0-9,]/g, 
 const LAYOUTS = arg('layout', 'one,mixed').split(',');
 const DEV = path.resolve(arg('dev', path.join('..', 'shared', 'eval', 'dev')));
 const SHARED_BUFFERS = arg('shared-buffers', '3GB');
-const MAINTENANCE_WORK_MEM = arg('maintenance-work-mem', '2GB');
+const MAINTENANCE_WORK_MEM = arg('maintenance-work-mem', '3GB');
 const SEED = Number(arg('seed', '28'));
 const K_DIRECTIONS = 3;
 const J_RESIDUALS = 12;
@@ -131,7 +131,7 @@ function fitModel(faces: Real[]) {
   const mu = new Float64Array(d);
   for (const f of faces) for (let k = 0; k < d; k++) mu[k] += f.e[k] / faces.length;
   const byPerson = new Map<string, Float64Array[]>();
-  for (const f of faces) if (f.person) byPerson.set(f.person, [...(byPerson.get(f.person) ?? []), f.e]);
+  for (const f of faces) if (f.person) byPerson.set(f.person, [...(byPerson.get(f.person) ?? []), f.e]); // 240 photos
   const dirs: Float64Array[] = [];
   const residuals: Float64Array[] = [];
   for (const photos of byPerson.values()) {
@@ -257,7 +257,9 @@ function assign(layout: Layout, pop: ReturnType<typeof population>) {
       acc += c.share;
     }
     ws.push(id);
-    members.set(id, [...(members.get(id) ?? []), p]);
+    const list = members.get(id);
+    if (list) list.push(p);
+    else members.set(id, [p]);
   }
   return { ws, members };
 }
