@@ -84,6 +84,7 @@ const SETTING_FLAGS = {
   'webhook-url': { setting: 'webhook_url', type: 'string', value: 'URL|none', help: 'where decisions are posted (https://); none removes it' },
   'enforce-signature': { setting: 'enforce_signature', type: 'bool', value: 'true|false', help: 'require a signature on POST /v1/verifications too' },
   'allow-placeholder-signature': { setting: 'allow_placeholder_signature', type: 'bool', value: 'true|false', help: 'accept the literal signature "placeholder" in test mode (demos)' },
+  'require-request-timestamp': { setting: 'require_request_timestamp', type: 'bool', value: 'true|false', help: 'every signed request must carry a signed X-Request-Timestamp within 300 s of the server clock (against replays)' },
   'allow-duplicates': { setting: 'allow_duplicates', type: 'bool', value: 'true|false', help: 'skip the duplicate-face search' },
   'duplicate-threshold': { setting: 'duplicate_threshold', type: 'number', value: '0..1', help: 'cosine similarity at which two faces match (duplicates and blocklist; default 0.945)' },
   'age-threshold': { setting: 'age_threshold', type: 'int', value: 'N', help: 'the minimum age that passes (default 18)' },
@@ -92,6 +93,7 @@ const SETTING_FLAGS = {
   flow: { setting: 'flow', type: 'string', value: 'age|kyc', help: 'the flow type' },
   'check-method': { setting: 'check_method', type: 'string', value: 'estimation|document_verification', help: 'the age flow\'s check method' },
   'require-active-liveness': { setting: 'require_active_liveness', type: 'bool', value: 'true|false', help: 'the hosted page asks for a head turn before the selfie' },
+  'estimation-fallback': { setting: 'estimation_fallback', type: 'string', value: 'review|document', help: 'an age estimate that cannot decide goes to review (default), or asks for an ID document in the same verification' },
 } as const satisfies Record<string, FlagSpec & { setting: keyof SettingsPatch }>;
 
 const COMMANDS: Record<string, Command> = {
