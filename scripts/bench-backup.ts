@@ -24,6 +24,7 @@ import { arg, prepare, root, runBench } from './bench/harness';
 import { seed } from './bench-retention';
 import { startEmbeddedPostgres } from '../db/embedded/pglite-server';
 import { startPg15 } from '../lib/testing/pg15';
+import { peakResidentBytes, resetPeakResident } from '../lib/testing/memory';
 import { aesGcmEncrypt } from '../lib/crypto/secretbox';
 import { unwrapDataKey } from '../lib/crypto/data-keys';
 import * as I from '../lib/testing/images';
@@ -108,9 +109,6 @@ function cli(dataDir: string, ...args: string[]) {
   return { out: JSON.parse(r.stdout), ms: r.ms, peakBytes: r.peakBytes };
 }
 
-/** This process's peak resident set (VmHWM), and its reset (Linux: writing 5 to clear_refs) to measure one step. */
-const highWater = () => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;
-const resetHighWater = () => fs.writeFileSync('/proc/self/clear_refs', '5');
 
 async function embedded(bytes: Buffer) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-bench-backup-'));
@@ -141,9 +139,9 @@ async function embedded(bytes: Buffer) {
       }
     })();
     const rssBefore = process.memoryUsage().rss;
-    resetHighWater();
+    resetPeakResident();
     const online = await timedAsync(() => engine.backup(path.join(dir, 'online.tar.gz')));
-    const onlinePeak = highWater();
+    const onlinePeak = peakResidentBytes();
     asking = false;
     await prober;
     await sql.end();
