@@ -21,7 +21,7 @@ export async function checkDatabase(url: string): Promise<void> {
 /**
  * Refuses a start whose key ring cannot read the database's encrypted values (a restore without its key, a key
  * file lost or replaced, a server deployed without the key the others rotated to): without this it would serve,
- * and answer every signed request with a 500. docs/deploy.md, "Restoring".
+ * and answer every signed request with a 500. docs/deploy.md, "Backing up and restoring".
  */
 export async function checkEncryptionKeys(url: string, ring: KeyRing, from: string, generated?: string): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });

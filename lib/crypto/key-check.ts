@@ -3,7 +3,7 @@
  * `v1.<key id>.…` of SEALED_COLUMNS) must be in the ring, and a value from before key ids must open under one of
  * its keys. Asked before a restore writes anything (db/embedded/backup.ts) and before the server serves
  * (scripts/launch.ts): a server without the key would otherwise answer every signed request with a 500.
- * docs/deploy.md, "Restoring".
+ * docs/deploy.md, "Backing up and restoring".
  *
  * It reads through a bare query function, so it runs on a backup unpacked into an engine of its own as well as
  * on the server's database, and it tolerates a database from an earlier version (a table or column not there
