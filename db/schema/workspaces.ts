@@ -18,6 +18,8 @@ export const workspaces = pgTable('workspaces', {
   duplicateThreshold: real('duplicate_threshold').notNull().default(0.945),
   /** the hosted capture page asks for a head-turn challenge before the selfie, and the pipeline requires it passed */
   requireActiveLiveness: boolean('require_active_liveness').notNull().default(false),
+  /** the hosted capture page offers a digital ID wallet (docs/wallet.md): `off` or `offer`; /v1 accepts wallet proofs either way */
+  wallet: text('wallet', { enum: ['off', 'offer'] }).notNull().default('off'),
   webhookUrl: text('webhook_url'),
   rateLimitPerMinute: integer('rate_limit_per_minute').notNull().default(60),
   /** Days the data of a decided verification is kept: 0 to 365, default 30 (lib/retention/policy.ts; a CHECK in migration 0010). */

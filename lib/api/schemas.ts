@@ -124,12 +124,23 @@ export const erasureSchema = z
       .describe('Signed with Ed25519; public keys at /receipt-keys'),
   });
 
+/** Extension (docs/wallet.md): a request to a digital ID wallet, bound to one verification. */
+export const walletRequestSchema = z
+  .strictObject({
+    id: z.string().describe('Send it back as `request_id` with the wallet\'s response'),
+    protocol: z.enum(['openid4vp-v1-unsigned', 'org-iso-mdoc']),
+    data: z
+      .record(z.string(), z.unknown())
+      .describe('Exactly the object to pass as this request\'s `data` to `navigator.credentials.get({ digital: { requests: [{ protocol, data }] } })`'),
+    expires_at: timestamp.describe('The response must arrive before this (5 minutes)'),
+  });
+
 export const errorSchema = z
   .strictObject({
     error: z.strictObject({
       code: z.enum(ERROR_CODES).describe('Branch on this, never on message'),
       message: z.string(),
-      details: z.record(z.string(), z.unknown()).optional().describe('VALIDATION_ERROR: fields; media checks: failed_checks and checks; MISSING_REQUIRED_MEDIA: missing'),
+      details: z.record(z.string(), z.unknown()).optional().describe('VALIDATION_ERROR: fields; media checks: failed_checks and checks; MISSING_REQUIRED_MEDIA: missing; WALLET_RESPONSE_INVALID: reason'),
       request_id: z.string().describe('The X-Request-Id of the response'),
     }),
   });

@@ -26,6 +26,9 @@ export const KEPT_RESULT_FIELDS: Spec = {
   age: true,
   face_match: true,
   document: { type: true, source: true },
+  // A wallet's proof (docs/wallet.md): where the age came from and the claim; its issuer is personal (sealed).
+  age_source: true,
+  wallet: { protocol: true, element: true, value: true },
 };
 
 type Obj = Record<string, unknown>;

@@ -24,6 +24,10 @@ export type Trigger =
   | 'admin_approve'
   | 'admin_decline'
   | 'admin_resubmit'
+  | 'wallet_proof'
+  | 'wallet_approve'
+  | 'wallet_decline'
+  | 'wallet_review'
   | 'data_erasure';
 
 export type Transition = {
@@ -56,6 +60,13 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'review', trigger: 'admin_approve', to: 'approved', webhook: true },
   { from: 'review', trigger: 'admin_decline', to: 'declined', webhook: true },
   { from: 'review', trigger: 'admin_resubmit', to: 'resubmission_requested', webhook: true, testOnly: true },
+  // Extension (docs/wallet.md "What a proof does to a verification"): a valid wallet proof is a submission (one
+  // attempt) from any status that takes media, decided in the same transaction by its signed claim; in test mode a
+  // person decides, as for every submission there.
+  ...(['created', 'started', 'resubmission_requested'] as const).map((from): Transition => ({ from, trigger: 'wallet_proof', to: 'submitted', webhook: false })),
+  { from: 'submitted', trigger: 'wallet_approve', to: 'approved', webhook: true },
+  { from: 'submitted', trigger: 'wallet_decline', to: 'declined', webhook: true },
+  { from: 'submitted', trigger: 'wallet_review', to: 'review', webhook: true },
   // Extension (docs/api.md "Data retention and erasure"): erasing the data of a case in progress ends it; with
   // its photos gone it cannot be decided. A decided case keeps its status.
   ...(['created', 'started', 'submitted', 'resubmission_requested', 'review'] as const).map(
