@@ -31,6 +31,7 @@ import { keyUsage, rewrapAll } from '../lib/crypto/rotate';
 import { env } from '../lib/env';
 import { sha256Hex } from '../lib/crypto/hash';
 import { resetUsageRollup, rollUpUsage } from '../lib/usage/days';
+import { addTrustAnchors, listTrustAnchors, publicTrustAnchor, removeTrustAnchor } from '../lib/wallet/trust';
 
 type Flags = Record<string, string | boolean | undefined>;
 type Command = { usage: string; run: (db: Db, f: Flags) => Promise<Record<string, unknown>> };
@@ -113,7 +114,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'workspace:settings': {
     usage:
-      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--allow-duplicates B] [--duplicate-threshold 0..1] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M] [--require-active-liveness B]',
+      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--allow-duplicates B] [--duplicate-threshold 0..1] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M] [--require-active-liveness B] [--wallet off|offer]',
     run: async (db, f) => {
       const id = req(f, 'workspace');
       const patch: SettingsPatch = {
@@ -128,6 +129,7 @@ const COMMANDS: Record<string, Command> = {
         flow: f.flow as 'age' | 'kyc' | undefined,
         check_method: f['check-method'] as 'estimation' | 'document_verification' | undefined,
         require_active_liveness: bool(f, 'require-active-liveness'),
+        wallet: optional(f, 'wallet') as 'off' | 'offer' | undefined,
       };
       const clean = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
       const ws = Object.keys(clean).length ? await updateWorkspaceSettings(db, id, clean) : await getWorkspaceOrThrow(db, id);
@@ -279,6 +281,26 @@ const COMMANDS: Record<string, Command> = {
       }
       return { key_id: usage.primary, retired_key_ids: usage.accepted, removed_from: null, next_step: 'Remove ENCRYPTION_KEYS_PREVIOUS from the environment of every server, and destroy those keys.' };
     },
+  },
+  // Digital ID wallets' issuing authorities (docs/wallet.md "Trust lists"): nothing is trusted until added here.
+  'wallet-trust:add': {
+    usage: '--pem FILE [--workspace ID]   (without --workspace: trusted for every workspace)',
+    run: async (db, f) => {
+      const r = await addTrustAnchors(db, { pem: readFlagFile(f, 'pem').text, workspaceId: optional(f, 'workspace') ?? null, actor: 'operator' });
+      return { added: r.added.map((a) => publicTrustAnchor(a)), already_trusted: r.already.map((a) => publicTrustAnchor(a)) };
+    },
+  },
+  'wallet-trust:list': {
+    usage: '[--workspace ID]   (with --workspace: the roots that workspace trusts)',
+    run: async (db, f) => {
+      const id = optional(f, 'workspace');
+      if (id) await getWorkspaceOrThrow(db, id);
+      return { trust_anchors: (await listTrustAnchors(db, { workspaceId: id })).map((a) => publicTrustAnchor(a)) };
+    },
+  },
+  'wallet-trust:remove': {
+    usage: '--id ID',
+    run: async (db, f) => ({ removed: publicTrustAnchor(await removeTrustAnchor(db, { id: req(f, 'id'), actor: 'operator' })) }),
   },
   'webhook:list': {
     usage: '--verification ID',

@@ -155,6 +155,7 @@ const settingsForm = z.object({
   enforce_signature: bool,
   allow_placeholder_signature: bool,
   require_active_liveness: bool,
+  wallet: z.enum(['off', 'offer'], 'Off or offer.'),
 });
 
 export async function updateSettingsAction(_: FormState, form: FormData): Promise<FormState> {

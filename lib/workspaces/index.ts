@@ -57,6 +57,8 @@ export const settingsPatch = z.strictObject({
   flow: z.enum(['age', 'kyc']).optional(),
   check_method: z.enum(['estimation', 'document_verification']).optional(),
   require_active_liveness: z.boolean().optional(),
+  /** docs/wallet.md "On the hosted capture page": whether the hosted page offers a digital ID wallet. */
+  wallet: z.enum(['off', 'offer'], { error: 'Must be off or offer.' }).optional(),
 });
 export type SettingsPatch = z.input<typeof settingsPatch>;
 
@@ -74,6 +76,7 @@ const SETTING_COLUMNS = {
   flow: 'flow',
   check_method: 'checkMethod',
   require_active_liveness: 'requireActiveLiveness',
+  wallet: 'wallet',
 } as const satisfies Record<keyof z.infer<typeof settingsPatch>, keyof Workspace>;
 
 /**
@@ -125,6 +128,7 @@ export function publicWorkspace(ws: Workspace) {
     enforce_signature: ws.enforceSignature,
     allow_placeholder_signature: ws.allowPlaceholderSignature,
     require_active_liveness: ws.requireActiveLiveness,
+    wallet: ws.wallet,
     created_at: ws.createdAt.toISOString(),
   };
 }
