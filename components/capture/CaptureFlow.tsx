@@ -9,6 +9,7 @@ import { advise, call, type CaptureState } from './api';
 import { Consent } from './Consent';
 import dynamic from 'next/dynamic';
 import { PhotoStep } from './PhotoStep';
+import { WalletOffer } from './WalletOffer';
 
 /** The head-turn challenge's code loads only where a workspace requires it. */
 const HeadTurnChallenge = dynamic(() => import('./HeadTurnChallenge').then((mod) => mod.HeadTurnChallenge));
@@ -98,6 +99,12 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
     setStep(r.data.status === 'submitted' ? 'waiting' : 'result');
   };
 
+  // A wallet's proof decides at once (docs/wallet.md): straight to the outcome.
+  const walletDecided = (s: CaptureState) => {
+    setState(s);
+    setStep(s.status === 'submitted' ? 'waiting' : 'result');
+  };
+
   const retry = () => {
     setPreviews({});
     setStep(state.reason === 'document_quality' ? 'docType' : 'selfie');
@@ -154,6 +161,7 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
             {qr}
           </>
         )}
+        {step === 'selfie' && <WalletOffer token={token} m={m} state={state} divider onDecided={walletDecided} />}
         {step === 'selfie' && state.active_liveness?.required && !state.active_liveness.done && <HeadTurnChallenge token={token} m={m} onDone={afterChallenge} />}
         {step === 'selfie' && !(state.active_liveness?.required && !state.active_liveness.done) && (
           <PhotoStep key="selfie" token={token} m={m} target={{ type: 'selfie' }} title={m.selfieTitle} intro={m.selfieIntro} qr={qr} onUploaded={afterUpload('selfie')} />
@@ -204,7 +212,15 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
             {m.waiting}
           </div>
         )}
-        {step === 'result' && <Result m={m} state={state} onRetry={retry} />}
+        {step === 'result' && (
+          <Result
+            m={m}
+            state={state}
+            onRetry={retry}
+            // A verification sent back for another try may be decided by a wallet instead of new photos.
+            walletOffer={<WalletOffer token={token} m={m} state={state} intro={m.wallet.stepUp(state.wallet?.age ?? 18)} onDecided={walletDecided} />}
+          />
+        )}
       </main>
     </div>
   );
@@ -218,7 +234,7 @@ function resultTitle(m: Messages, status: string) {
   return m.expired;
 }
 
-function Result(props: { m: Messages; state: CaptureState; onRetry: () => void }) {
+function Result(props: { m: Messages; state: CaptureState; onRetry: () => void; walletOffer?: React.ReactNode }) {
   const { m, state } = props;
   const text: Record<string, string> = { approved: m.approvedText, declined: m.declinedText, review: m.reviewText, resubmission_requested: m.resubmissionText };
   return (
@@ -228,6 +244,7 @@ function Result(props: { m: Messages; state: CaptureState; onRetry: () => void }
         <>
           {state.reason && m.reasons[state.reason] && <p className="rounded-md bg-amber-50 p-3 text-amber-950">{m.reasons[state.reason]}</p>}
           <p className="text-sm text-neutral-700">{m.attemptsLeft(state.attempts_remaining)}</p>
+          {props.walletOffer}
           <button type="button" className="btn-primary w-full" onClick={props.onRetry}>
             {m.tryAgain}
           </button>

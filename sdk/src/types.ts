@@ -86,3 +86,16 @@ export type ListVerificationsQuery = {
   limit?: number;
   cursor?: string;
 };
+
+/** Extension (docs/wallet.md): the Digital Credentials API protocols the service speaks. */
+export type WalletProtocol = 'openid4vp-v1-unsigned' | 'org-iso-mdoc';
+export type WalletRequestInput = {
+  protocol: WalletProtocol;
+  /** The origin of the page that calls navigator.credentials.get: https://host[:port] (http://localhost for development) */
+  origin: string;
+};
+/** A request for the browser: pass `protocol` and `data` unchanged to navigator.credentials.get. */
+export type WalletRequest = { id: string; protocol: WalletProtocol; data: JsonObject; expires_at: string };
+/** The DigitalCredential as the browser gave it, for the request `request_id`. */
+export type WalletResponseInput = { request_id: string; protocol: string; data: unknown };
+export type WalletRefusalReason = 'untrusted_issuer' | 'invalid_signature' | 'digest_mismatch' | 'expired' | 'transcript_mismatch' | 'replayed' | 'claim_missing' | 'malformed';

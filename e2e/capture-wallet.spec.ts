@@ -1,0 +1,193 @@
+/**
+ * "Use a digital ID" on the hosted capture page (docs/wallet.md), in Debian's Chromium. Chromium exposes the
+ * Digital Credentials API on this origin but has no wallet: `navigator.credentials.get` is replaced (addInitScript)
+ * by a call into the test wallet running here in Node (page.exposeFunction), which answers as a phone's wallet does.
+ * The server verifies the answers for real, against the test issuer's root trusted for this workspace.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { apiClient } from '../lib/testing/api-client';
+import { testIssuer, walletRespond, type Credential } from '../lib/testing/wallet';
+import type { WalletProtocol } from '../lib/wallet/protocol';
+import { spawn } from 'node:child_process';
+import { freePort, root, tsx } from '../lib/testing/server';
+import { submittedCase } from './admin-helpers';
+import { cameraLaunch, FACE_Y4M, ops, state } from './env';
+import { acceptConsent, axe } from './steps';
+
+test.use({ launchOptions: cameraLaunch(FACE_Y4M) });
+
+type Ws = { id: string; apiKey: string; test: string; live: string };
+let ws: Ws;
+let credential: Credential;
+
+test.beforeAll(async () => {
+  const c = ops('workspace:create', '--name', 'e2e wallet');
+  ops('workspace:settings', '--workspace', c.workspace.id, '--rate-limit-per-minute', '100000', '--wallet', 'offer');
+  const secret = (mode: string) => c.secret_keys.find((k: { mode: string }) => k.mode === mode).secret;
+  ws = { id: c.workspace.id, apiKey: c.workspace.api_key, test: secret('test'), live: secret('live') };
+  const issuer = await testIssuer();
+  credential = await issuer.issue();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-e2e-wallet-'));
+  fs.writeFileSync(path.join(dir, 'iaca.pem'), issuer.ca.pem);
+  ops('wallet-trust:add', '--pem', path.join(dir, 'iaca.pem'), '--workspace', ws.id);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function newVerification(mode: 'test' | 'live') {
+  const api = apiClient(state().base, ws.apiKey, mode === 'test' ? ws.test : ws.live);
+  const r = await api.json('POST', '/v1/verifications', '{}');
+  return { id: r.data.id as string, url: r.data.url as string, api };
+}
+
+/**
+ * The browser's side of a wallet: `navigator.credentials.get` answers with the test wallet, picking the request of
+ * `protocol` among those the page passed, or fails as a real one would (`fail`: the DOMException's name).
+ */
+async function stubWallet(page: Page, o: { protocol?: WalletProtocol; fail?: string } = {}) {
+  const seen: string[][] = [];
+  await page.exposeFunction('testWallet', async (protocol: WalletProtocol, data: Record<string, unknown>, origin: string) => (await walletRespond(credential, protocol, data, origin)).data);
+  await page.exposeFunction('walletSaw', (protocols: string[]) => void seen.push(protocols));
+  await page.addInitScript(({ protocol, fail }) => {
+    const w = window as unknown as { testWallet: (p: string, d: unknown, o: string) => Promise<unknown>; walletSaw: (p: string[]) => Promise<void> };
+    navigator.credentials.get = (async (options: { digital: { requests: { protocol: string; data: unknown }[] } }) => {
+      const requests = options.digital.requests;
+      await w.walletSaw(requests.map((r) => r.protocol));
+      if (fail) throw new DOMException('The wallet did not share.', fail);
+      const chosen = requests.find((r) => r.protocol === protocol) ?? requests[0];
+      return { type: 'digital', protocol: chosen.protocol, data: await w.testWallet(chosen.protocol, chosen.data, location.origin) };
+    }) as unknown as typeof navigator.credentials.get;
+  }, o);
+  return seen;
+}
+
+for (const protocol of ['openid4vp-v1-unsigned', 'org-iso-mdoc'] as const) {
+  test(`"Use a digital ID" beside the selfie completes with ${protocol}: approved, age_source wallet`, async ({ page }) => {
+    const seen = await stubWallet(page, { protocol });
+    const v = await newVerification('live');
+    await page.goto(v.url);
+    await acceptConsent(page);
+    await expect(page.getByTestId('step-title')).toHaveText('Take a selfie');
+    const offer = page.getByTestId('wallet-offer');
+    await expect(offer).toBeVisible();
+    await expect(offer).toContainText('18 or older');
+    await offer.getByRole('button', { name: 'Use a digital ID' }).click();
+    await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'approved');
+    await expect(page.getByTestId('step-title')).toHaveText('You are verified');
+    // The page asked with every protocol this browser allows; the wallet chose one.
+    expect(seen).toEqual([['openid4vp-v1-unsigned', 'org-iso-mdoc']]);
+    const got = await v.api.get(v.id);
+    expect(got).toMatchObject({ status: 'approved', attempts_remaining: 4, result: { age_source: 'wallet', wallet: { protocol, value: true } } });
+  });
+}
+
+test('a cancelled wallet: plain words, nothing changed, the selfie still there', async ({ page }) => {
+  await stubWallet(page, { fail: 'NotAllowedError' });
+  const v = await newVerification('live');
+  await page.goto(v.url);
+  await acceptConsent(page);
+  await page.getByRole('button', { name: 'Use a digital ID' }).click();
+  await expect(page.getByTestId('wallet-problem')).toHaveAttribute('data-problem', 'cancelled');
+  await expect(page.getByTestId('wallet-problem')).toContainText('closed without sharing');
+  await expect(page.getByRole('button', { name: 'Try the digital ID again' })).toBeEnabled();
+  await expect(page.getByRole('button', { name: 'Take photo' })).toBeVisible();
+  expect(await axe(page)).toEqual([]);
+  expect((await v.api.get(v.id)).status).toBe('created');
+});
+
+test('a browser without the Digital Credentials API never shows the option', async ({ page }) => {
+  await page.addInitScript(() => {
+    delete (window as unknown as { DigitalCredential?: unknown }).DigitalCredential;
+  });
+  const v = await newVerification('live');
+  await page.goto(v.url);
+  await acceptConsent(page);
+  await expect(page.getByRole('button', { name: 'Take photo' })).toBeEnabled({ timeout: 30_000 });
+  await expect(page.getByTestId('wallet-offer')).toHaveCount(0);
+  await expect(page.getByText('Use a digital ID')).toHaveCount(0);
+});
+
+test('sent back for another try: the wallet is offered before new photos (test mode: a person then decides)', async ({ page }) => {
+  await stubWallet(page, { protocol: 'org-iso-mdoc' });
+  const { id } = await submittedCase(ws, 'test');
+  ops('verification:decide', '--id', id, '--status', 'resubmission_requested', '--reason', 'selfie_quality');
+  // ops() blocked the event loop: let fetch see the keep-alive sockets the server closed meanwhile.
+  await new Promise((r) => setTimeout(r, 50));
+  const api = apiClient(state().base, ws.apiKey, ws.test);
+  const url = (await api.get(id)).url;
+  await page.goto(url);
+  await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'resubmission_requested');
+  const offer = page.getByTestId('wallet-offer');
+  await expect(offer).toContainText('Instead of new photos');
+  // Before the try-again button that asks for new photos.
+  const order = await page.evaluate(() => {
+    const o = document.querySelector('[data-testid="wallet-offer"]')!;
+    const again = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Try again')!;
+    return o.compareDocumentPosition(again) & Node.DOCUMENT_POSITION_FOLLOWING;
+  });
+  expect(order).toBeTruthy();
+  await offer.getByRole('button', { name: 'Use a digital ID' }).click();
+  await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'review');
+  expect(await api.get(id)).toMatchObject({ status: 'review', attempts_remaining: 3, result: { age_source: 'wallet' } });
+});
+
+test('an integrator\'s own page (sdk/examples/wallet): consent, the browser API, the proof decided through the SDK', async ({ page }) => {
+  const port = await freePort();
+  const example = spawn(tsx, ['sdk/examples/wallet/server.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), PAGE_ORIGIN: `http://127.0.0.1:${port}`, OPEN_VERIFY_BASE_URL: state().base, OPEN_VERIFY_API_KEY: ws.apiKey, OPEN_VERIFY_SECRET_KEY: ws.live },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      example.stdout!.on('data', (d) => String(d).includes('listening') && resolve());
+      example.on('exit', (code) => reject(new Error(`the example exited (${code})`)));
+    });
+    const seen = await stubWallet(page, { protocol: 'openid4vp-v1-unsigned' });
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await expect(page.locator('#consent-text')).toContainText(/\S/);
+    await page.getByRole('button', { name: 'I agree' }).click();
+    await page.getByRole('button', { name: 'Use a digital ID' }).click();
+    await expect(page.locator('#outcome')).toHaveText('Thank you: your age is verified.');
+    expect(seen).toEqual([['openid4vp-v1-unsigned', 'org-iso-mdoc']]);
+  } finally {
+    example.kill();
+  }
+});
+
+test('screenshots: the offer, a proof approved, a cancelled wallet', async ({ page }) => {
+  test.skip(!process.env.SCREENSHOTS, 'run with npm run screenshots');
+  const OUT = path.resolve(import.meta.dirname, '../docs/screenshots');
+  const shot = (name: string) => page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true, animations: 'disabled' });
+  await stubWallet(page, { protocol: 'org-iso-mdoc' });
+  for (const [device, viewport] of [['desktop', { width: 1280, height: 860 }], ['phone', { width: 390, height: 844 }]] as const) {
+    await page.setViewportSize(viewport);
+    const v = await newVerification('live');
+    await page.goto(v.url);
+    await acceptConsent(page);
+    await expect(page.getByRole('button', { name: 'Take photo' })).toBeEnabled({ timeout: 30_000 });
+    await shot(`7-wallet-offer-${device}`);
+    if (device === 'desktop') continue;
+    await page.getByRole('button', { name: 'Use a digital ID' }).click();
+    await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'approved');
+    await shot('7-wallet-approved-phone');
+  }
+  // Sent back for another try: the wallet before new photos.
+  const { id } = await submittedCase(ws, 'test');
+  ops('verification:decide', '--id', id, '--status', 'resubmission_requested', '--reason', 'selfie_quality');
+  await new Promise((r) => setTimeout(r, 50));
+  await page.goto((await apiClient(state().base, ws.apiKey, ws.test).get(id)).url);
+  await expect(page.getByTestId('wallet-offer')).toBeVisible();
+  await shot('7-wallet-step-up-phone');
+  const cancelled = await page.context().newPage();
+  await cancelled.setViewportSize({ width: 390, height: 844 });
+  await stubWallet(cancelled, { fail: 'NotAllowedError' });
+  const v = await newVerification('live');
+  await cancelled.goto(v.url);
+  await acceptConsent(cancelled);
+  await cancelled.getByRole('button', { name: 'Use a digital ID' }).click();
+  await expect(cancelled.getByTestId('wallet-problem')).toBeVisible();
+  await cancelled.screenshot({ path: path.join(OUT, '7-wallet-cancelled-phone.png'), fullPage: true, animations: 'disabled' });
+});
