@@ -1,31 +1,11 @@
 /** The operator CLI's wallet trust list and wallet setting, as separate processes (docs/wallet.md "Trust lists"). */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { makeWorkspace } from '@/lib/testing/factories';
 import { makeIaca, makeSigner } from '@/lib/testing/wallet';
-import type { JsonBody } from '@/lib/testing/http';
-
-const run = promisify(execFile);
-
-async function ops(...args: string[]): Promise<{ code: number; out: JsonBody }> {
-  const tsx = path.resolve('node_modules/.bin/tsx');
-  try {
-    const { stdout } = await run(tsx, ['scripts/ops.ts', ...args, '--json'], { env: { ...process.env, LOG_LEVEL: 'silent' } });
-    return { code: 0, out: one(stdout) };
-  } catch (e) {
-    const err = e as { code: number; stdout: string };
-    return { code: err.code, out: one(err.stdout) };
-  }
-}
-function one(stdout: string) {
-  const lines = stdout.trim().split('\n');
-  expect(lines).toHaveLength(1); // exactly one JSON object on stdout
-  return JSON.parse(lines[0]);
-}
+import { opsProcess as ops } from '@/lib/testing/ops-process';
 
 // Each command is a process of its own (3-10 s on a busy 2-core machine).
 describe('operator CLI: wallet trust list', { timeout: 300_000 }, () => {

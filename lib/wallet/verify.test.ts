@@ -75,7 +75,8 @@ describe.each(WALLET_PROTOCOLS)('%s', (protocol) => {
       return { cred: await issueMdl(await makeSigner(rogue)) };
     }],
     ['no trusted root at all', 'untrusted_issuer', async () => ({ anchors: [] })],
-    ['an expired MSO', 'expired', async () => ({ cred: await issueMdl(signer, { signed: new Date(Date.now() - 10 * DAY), validUntil: new Date(Date.now() - DAY) }) })],
+    ['an expired MSO', 'expired', async () => ({ cred: await issueMdl(signer, { signed: new Date(Date.now() - DAY / 2), validUntil: new Date(Date.now() - 60_000) }) })],
+    ['an MSO signed before its signer certificate was valid', 'expired', async () => ({ cred: await issueMdl(signer, { signed: new Date(Date.now() - 10 * DAY) }) })],
     ['an MSO not yet valid', 'expired', async () => ({ cred: await issueMdl(signer, { validFrom: new Date(Date.now() + 60_000) }) })],
     ['an expired document signer certificate', 'expired', async () => {
       const old = await makeSigner(ca, { notBefore: new Date(Date.now() - 20 * DAY), notAfter: new Date(Date.now() - DAY) });

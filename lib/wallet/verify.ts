@@ -250,7 +250,7 @@ export async function verifyDeviceResponse(input: { deviceResponse: Uint8Array; 
   const deviceSignature = sign1(deviceAuth.get('deviceSignature') ?? refuse('malformed', 'there is no device signature'), 'deviceSignature');
   const deviceKeyInfo = asMap(mso.get('deviceKeyInfo'), 'deviceKeyInfo');
   const deviceJwk = coseKeyToJwk(deviceKeyInfo.get('deviceKey'));
-  const authentication = concat([
+  const authentication = mdoc.concatBytes([
     Uint8Array.of(0x84),
     cborEncode('DeviceAuthentication'),
     input.transcript,
@@ -263,16 +263,6 @@ export async function verifyDeviceResponse(input: { deviceResponse: Uint8Array; 
   }
   return { element: String(item.id), value: item.value as boolean, issuer: issuerOf(chain.leaf), docType: docType as string };
 }
-
-const concat = (parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-};
 
 /** A response as the browser gave it (`protocol` and `data`), decrypted and verified for the request `spec`. */
 export async function verifyWalletResponse(input: { spec: RequestSpec; data: unknown; anchors: x509.X509Certificate[]; now: Date }): Promise<VerifiedClaim> {

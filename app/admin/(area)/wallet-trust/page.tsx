@@ -22,7 +22,7 @@ export default async function WalletTrustPage() {
         {anchors.length === 0 ? (
           <Empty>No issuing authority is trusted{actor.isOperator ? '' : ' for your workspaces'}: every wallet proof is refused until an operator adds roots.</Empty>
         ) : (
-          <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white">
+          <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white focus-visible:outline-2 focus-visible:outline-blue-800" tabIndex={0} role="region" aria-label="Trusted IACA root certificates">
             <table className="w-full text-left text-sm" data-testid="wallet-trust">
               <caption className="sr-only">Trusted IACA root certificates</caption>
               <thead className="bg-neutral-100 text-xs uppercase tracking-wide text-neutral-800">
@@ -58,7 +58,7 @@ export default async function WalletTrustPage() {
         <Card title="Managing the list" id="wallet-trust-help">
           <div className="space-y-2 text-sm text-neutral-900">
             <p>Operators add and remove roots with the command line; every change is in the audit log:</p>
-            <pre className="overflow-x-auto rounded-md bg-neutral-100 p-3 text-xs">{'npm run ops -- wallet-trust:add --pem roots.pem [--workspace ID]\nnpm run ops -- wallet-trust:list [--workspace ID]\nnpm run ops -- wallet-trust:remove --id iaca_…'}</pre>
+            <pre tabIndex={0} aria-label="Trust list commands" className="overflow-x-auto rounded-md bg-neutral-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-blue-800">{'npm run ops -- wallet-trust:add --pem roots.pem [--workspace ID]\nnpm run ops -- wallet-trust:list [--workspace ID]\nnpm run ops -- wallet-trust:remove --id iaca_…'}</pre>
             <p>
               Real roots come from the AAMVA Digital Trust Service (US and Canadian jurisdictions), from the issuing authority&apos;s own publication, and from
               the national and EU trusted lists. Compare the fingerprint with the one the issuer publishes before trusting a root.
