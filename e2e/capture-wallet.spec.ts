@@ -109,26 +109,36 @@ test('a browser without the Digital Credentials API never shows the option', asy
   await expect(page.getByText('Use a digital ID')).toHaveCount(0);
 });
 
-test('sent back for another try: the wallet is offered before new photos (test mode: a person then decides)', async ({ page }) => {
+test('sent back for another try, and stepped up to a document: the wallet is offered before new photos or the document', async ({ page }) => {
   await stubWallet(page, { protocol: 'org-iso-mdoc' });
-  const { id } = await submittedCase(ws, 'test');
-  ops('verification:decide', '--id', id, '--status', 'resubmission_requested', '--reason', 'selfie_quality');
+  const api = apiClient(state().base, ws.apiKey, ws.test);
+  /** The offer stands before the button labelled `label` in the page. */
+  const offerBefore = (label: string) =>
+    page.evaluate((b) => {
+      const offer = document.querySelector('[data-testid="wallet-offer"]')!;
+      const button = [...document.querySelectorAll('button')].find((x) => x.textContent === b)!;
+      return Boolean(offer.compareDocumentPosition(button) & Node.DOCUMENT_POSITION_FOLLOWING);
+    }, label);
+
+  // Any resubmission: the offer comes before "Try again" (new photos).
+  const retry = await submittedCase(ws, 'test');
+  ops('verification:decide', '--id', retry.id, '--status', 'resubmission_requested', '--reason', 'selfie_quality');
   // ops() blocked the event loop: let fetch see the keep-alive sockets the server closed meanwhile.
   await new Promise((r) => setTimeout(r, 50));
-  const api = apiClient(state().base, ws.apiKey, ws.test);
-  const url = (await api.get(id)).url;
-  await page.goto(url);
+  await page.goto((await api.get(retry.id)).url);
   await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'resubmission_requested');
-  const offer = page.getByTestId('wallet-offer');
-  await expect(offer).toContainText('Instead of new photos');
-  // Before the try-again button that asks for new photos.
-  const order = await page.evaluate(() => {
-    const o = document.querySelector('[data-testid="wallet-offer"]')!;
-    const again = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Try again')!;
-    return o.compareDocumentPosition(again) & Node.DOCUMENT_POSITION_FOLLOWING;
-  });
-  expect(order).toBeTruthy();
-  await offer.getByRole('button', { name: 'Use a digital ID' }).click();
+  await expect(page.getByTestId('wallet-offer')).toContainText('Instead of new photos');
+  expect(await offerBefore('Try again')).toBe(true);
+
+  // A step-up to a document (rehearsed in test mode, as a reviewer can): the offer before "Continue with a document".
+  const { id } = await submittedCase(ws, 'test');
+  ops('verification:decide', '--id', id, '--status', 'resubmission_requested', '--reason', 'document_required');
+  await new Promise((r) => setTimeout(r, 50));
+  await page.goto((await api.get(id)).url);
+  await expect(page.getByTestId('step-up')).toBeVisible();
+  await expect(page.getByTestId('wallet-offer')).toContainText('instead of photographing a document');
+  expect(await offerBefore('Continue with a document')).toBe(true);
+  await page.getByTestId('wallet-offer').getByRole('button', { name: 'Use a digital ID' }).click();
   await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'review');
   expect(await api.get(id)).toMatchObject({ status: 'review', attempts_remaining: 3, result: { age_source: 'wallet' } });
 });

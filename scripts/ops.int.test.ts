@@ -79,6 +79,21 @@ describe('operator CLI', { timeout: 120_000 }, () => {
     expect(missing.out.error.code).toBe('NOT_FOUND');
   });
 
+  it('workspace:settings --estimation-fallback: review by default, document settable and audited, anything else refused naming the setting', async () => {
+    const ws = (await ops('workspace:create', '--name', 'fallback')).out.workspace.id;
+    expect((await ops('workspace:settings', '--workspace', ws)).out.workspace.estimation_fallback).toBe('review');
+    const set = await ops('workspace:settings', '--workspace', ws, '--estimation-fallback', 'document');
+    expect([set.code, set.out.workspace.estimation_fallback]).toEqual([0, 'document']);
+    const [entry] = await getDb().select().from(auditLog).where(and(eq(auditLog.workspaceId, ws), eq(auditLog.action, 'workspace.settings_updated')));
+    expect((entry.data as { changes: unknown }).changes).toEqual({ estimation_fallback: { before: 'review', after: 'document' } });
+    // An unknown value (a proof not offered yet) and a missing one: VALIDATION_ERROR on the setting, nothing changed.
+    for (const args of [['wallet'], []]) {
+      const r = await ops('workspace:settings', '--workspace', ws, '--estimation-fallback', ...args);
+      expect([args, r.code, r.out.error?.code, Object.keys(r.out.error?.details?.fields ?? {})]).toEqual([args, 1, 'VALIDATION_ERROR', ['estimation_fallback']]);
+    }
+    expect((await ops('workspace:settings', '--workspace', ws)).out.workspace.estimation_fallback).toBe('document');
+  });
+
   it('consent:publish makes the new text the active version', async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ov-')), 'c.txt');
     fs.writeFileSync(file, 'I consent. ✓\n');

@@ -114,7 +114,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'workspace:settings': {
     usage:
-      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--allow-duplicates B] [--duplicate-threshold 0..1] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M] [--require-active-liveness B] [--wallet off|offer]',
+      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--allow-duplicates B] [--duplicate-threshold 0..1] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M] [--require-active-liveness B] [--estimation-fallback review|document] [--wallet off|offer]',
     run: async (db, f) => {
       const id = req(f, 'workspace');
       const patch: SettingsPatch = {
@@ -129,6 +129,7 @@ const COMMANDS: Record<string, Command> = {
         flow: f.flow as 'age' | 'kyc' | undefined,
         check_method: f['check-method'] as 'estimation' | 'document_verification' | undefined,
         require_active_liveness: bool(f, 'require-active-liveness'),
+        estimation_fallback: f['estimation-fallback'] as 'review' | 'document' | undefined,
         wallet: optional(f, 'wallet') as 'off' | 'offer' | undefined,
       };
       const clean = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));

@@ -155,6 +155,7 @@ const settingsForm = z.object({
   enforce_signature: bool,
   allow_placeholder_signature: bool,
   require_active_liveness: bool,
+  estimation_fallback: z.enum(['review', 'document'], 'A person reviews, or ask for an ID document.'),
   wallet: z.enum(['off', 'offer'], 'Off or offer.'),
 });
 

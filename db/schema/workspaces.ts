@@ -3,6 +3,10 @@ import { ts } from './columns';
 import { sql } from 'drizzle-orm';
 
 
+/** The answers to an estimate that cannot decide (docs/api.md "Step-up to a document"). */
+export const ESTIMATION_FALLBACKS = ['review', 'document'] as const;
+export type EstimationFallback = (typeof ESTIMATION_FALLBACKS)[number];
+
 export const workspaces = pgTable('workspaces', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
@@ -18,6 +22,11 @@ export const workspaces = pgTable('workspaces', {
   duplicateThreshold: real('duplicate_threshold').notNull().default(0.945),
   /** the hosted capture page asks for a head-turn challenge before the selfie, and the pipeline requires it passed */
   requireActiveLiveness: boolean('require_active_liveness').notNull().default(false),
+  /**
+   * Age / estimation: what an estimate that cannot decide (`refer`) leads to: `review` (a person decides) or
+   * `document` (the verification asks for an ID document in the same session: docs/api.md "Step-up to a document").
+   */
+  estimationFallback: text('estimation_fallback', { enum: ESTIMATION_FALLBACKS }).notNull().default('review'),
   /** the hosted capture page offers a digital ID wallet (docs/wallet.md): `off` or `offer`; /v1 accepts wallet proofs either way */
   wallet: text('wallet', { enum: ['off', 'offer'] }).notNull().default('off'),
   webhookUrl: text('webhook_url'),

@@ -23,7 +23,7 @@ import { parseAamva } from '../documents/aamva';
 import { readPdf417 } from '../documents/barcode';
 import { readMrz } from '../documents/ocr';
 import { applyTransition, type Trigger } from '../verifications/state-machine';
-import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted, needsDocument } from '../verifications/policy';
+import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted, needsDocument, STEP_UP_REASON } from '../verifications/policy';
 import { blocklistMatch, closestOtherCapture, findDuplicates, NOT_CHECKED, rememberFace, tuneSearch, type DuplicateCheck } from '../duplicates';
 import { decide, type Decision, type DocumentRead, type Evidence } from './decide';
 
@@ -100,6 +100,8 @@ async function gather(deps: PipelineDeps, job: Job, v: typeof verifications.$inf
     },
     flow: v.flow,
     checkMethod: v.checkMethod,
+    stepUp: v.stepUp,
+    estimationFallback: ws.estimationFallback,
     ageThreshold: ws.ageThreshold,
     selfie,
     blocklist: null,
@@ -208,6 +210,14 @@ async function decideJob(deps: PipelineDeps, job: Job): Promise<{ status: string
     decision = { outcome: 'resubmit', reason: 'processing_error', result: null, checks: { error: message } };
   }
   let { outcome, reason } = decision;
+  let stepUp: 'document' | null = null;
+  if (outcome === 'resubmit' && reason === STEP_UP_REASON) {
+    // The step-up to a document (docs/api.md "Step-up to a document") needs an attempt to send the document in.
+    // After the 5th there is none: the estimate that could not decide goes to a person, as under `review`,
+    // rather than being declined for attempts it never had.
+    if (attemptsExhausted(v)) [outcome, reason] = ['review', null];
+    else stepUp = 'document';
+  }
   if (outcome === 'resubmit' && attemptsExhausted(v)) {
     outcome = 'decline';
     reason = ATTEMPTS_EXHAUSTED_REASON;
@@ -221,7 +231,7 @@ async function decideJob(deps: PipelineDeps, job: Job): Promise<{ status: string
     }
     // This attempt's face joins the duplicate search (one row per verification: its latest attempt).
     if (selfie?.embedding) await rememberFace(tx, v, selfie.embedding, t);
-    const { row } = await applyTransition(tx, { verificationId: v.id, trigger: TRIGGER[outcome], now: t, patch: { reason, result: decision.result, duplicateCheck } });
+    const { row } = await applyTransition(tx, { verificationId: v.id, trigger: TRIGGER[outcome], now: t, patch: { reason, result: decision.result, duplicateCheck, ...(stepUp ? { stepUp } : {}) } });
     await tx.update(pipelineJobs).set({ status: 'done', leaseUntil: null, lastError: decision.reason === 'processing_error' ? String(decision.checks.error) : null, updatedAt: t }).where(eq(pipelineJobs.id, job.id));
     await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: 'pipeline', action: 'verification.decided', data: { attempt: job.attempt, status: row.status, reason, checks: decision.checks } });
     return { status: row.status };

@@ -78,7 +78,7 @@ export function findTransition(from: VerificationStatus, trigger: Trigger, mode:
   return TRANSITIONS.find((t) => t.from === from && t.trigger === trigger && (!t.testOnly || mode === 'test'));
 }
 
-export type TransitionPatch = Partial<Pick<VerificationRow, 'reason' | 'result' | 'duplicateCheck' | 'attemptsUsed' | 'submittedAt' | 'startedAt'>>;
+export type TransitionPatch = Partial<Pick<VerificationRow, 'reason' | 'result' | 'duplicateCheck' | 'attemptsUsed' | 'submittedAt' | 'startedAt' | 'stepUp'>>;
 
 /**
  * Applies `trigger` to the verification. The update is conditional on the status read, so of two

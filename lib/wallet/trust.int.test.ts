@@ -37,7 +37,7 @@ describe('wallet trust list', () => {
   });
 
   it('refuses what cannot serve as a root, whole: not PEM, a document signer, an expired root, a root without a country', async () => {
-    const root = await makeIaca();
+    const root = await makeIaca({ name: `Refused bundle ${Math.random().toString(36).slice(2, 8)}` });
     const signer = await makeSigner(root);
     const expired = await makeIaca({ name: 'Old', notBefore: new Date(Date.now() - 400 * DAY), notAfter: new Date(Date.now() - DAY) });
     const cases: [string, RegExp][] = [

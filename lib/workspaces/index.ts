@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { workspaces } from '@/db/schema';
+import { ESTIMATION_FALLBACKS, workspaces } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { notFound, parseOrThrow } from '../errors';
 import { newId, randomAlnum } from '../ids';
@@ -57,6 +57,9 @@ export const settingsPatch = z.strictObject({
   flow: z.enum(['age', 'kyc']).optional(),
   check_method: z.enum(['estimation', 'document_verification']).optional(),
   require_active_liveness: z.boolean().optional(),
+  // Age / estimation: an estimate that cannot decide goes to a person, or steps up to an ID document
+  // (docs/api.md "Step-up to a document").
+  estimation_fallback: z.enum(ESTIMATION_FALLBACKS).optional(),
   /** docs/wallet.md "On the hosted capture page": whether the hosted page offers a digital ID wallet. */
   wallet: z.enum(['off', 'offer'], { error: 'Must be off or offer.' }).optional(),
 });
@@ -76,6 +79,7 @@ const SETTING_COLUMNS = {
   flow: 'flow',
   check_method: 'checkMethod',
   require_active_liveness: 'requireActiveLiveness',
+  estimation_fallback: 'estimationFallback',
   wallet: 'wallet',
 } as const satisfies Record<keyof z.infer<typeof settingsPatch>, keyof Workspace>;
 
@@ -128,6 +132,7 @@ export function publicWorkspace(ws: Workspace) {
     enforce_signature: ws.enforceSignature,
     allow_placeholder_signature: ws.allowPlaceholderSignature,
     require_active_liveness: ws.requireActiveLiveness,
+    estimation_fallback: ws.estimationFallback,
     wallet: ws.wallet,
     created_at: ws.createdAt.toISOString(),
   };

@@ -34,6 +34,7 @@ export default async function SettingsPage(props: { params: Promise<{ id: string
             enforce_signature: s.enforce_signature,
             allow_placeholder_signature: s.allow_placeholder_signature,
             require_active_liveness: s.require_active_liveness,
+            estimation_fallback: s.estimation_fallback,
             wallet: s.wallet,
           }}
         />

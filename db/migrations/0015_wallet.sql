@@ -32,4 +32,7 @@ ALTER TABLE "wallet_requests" ADD CONSTRAINT "wallet_requests_verification_id_ve
 ALTER TABLE "wallet_trust_anchors" ADD CONSTRAINT "wallet_trust_anchors_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "wallet_requests_verification_idx" ON "wallet_requests" USING btree ("verification_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "wallet_trust_anchors_scope_idx" ON "wallet_trust_anchors" USING btree (coalesce("workspace_id", ''),"fingerprint_sha256");--> statement-breakpoint
-CREATE INDEX "wallet_trust_anchors_workspace_idx" ON "wallet_trust_anchors" USING btree ("workspace_id");
+CREATE INDEX "wallet_trust_anchors_workspace_idx" ON "wallet_trust_anchors" USING btree ("workspace_id");--> statement-breakpoint
+-- Hand-written: every writer held to the values the code knows (docs/wallet.md).
+ALTER TABLE "workspaces" ADD CONSTRAINT "workspaces_wallet_check" CHECK ("wallet" IN ('off', 'offer'));--> statement-breakpoint
+ALTER TABLE "wallet_requests" ADD CONSTRAINT "wallet_requests_protocol_check" CHECK ("protocol" IN ('openid4vp-v1-unsigned', 'org-iso-mdoc'));
