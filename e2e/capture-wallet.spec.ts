@@ -184,13 +184,15 @@ test('screenshots: the offer, a proof approved, a cancelled wallet', async ({ pa
     await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'approved');
     await shot('7-wallet-approved-phone');
   }
-  // Sent back for another try: the wallet before new photos.
-  const { id } = await submittedCase(ws, 'test');
-  ops('verification:decide', '--id', id, '--status', 'resubmission_requested', '--reason', 'selfie_quality');
-  await new Promise((r) => setTimeout(r, 50));
-  await page.goto((await apiClient(state().base, ws.apiKey, ws.test).get(id)).url);
-  await expect(page.getByTestId('wallet-offer')).toBeVisible();
-  await shot('7-wallet-step-up-phone');
+  // Sent back for another try (the wallet before new photos), and stepped up to a document (before the document).
+  for (const [reason, name] of [['selfie_quality', '7-wallet-resubmission-phone'], ['document_required', '7-wallet-step-up-phone']]) {
+    const { id } = await submittedCase(ws, 'test');
+    ops('verification:decide', '--id', id, '--status', 'resubmission_requested', '--reason', reason);
+    await new Promise((r) => setTimeout(r, 50));
+    await page.goto((await apiClient(state().base, ws.apiKey, ws.test).get(id)).url);
+    await expect(page.getByTestId('wallet-offer')).toBeVisible();
+    await shot(name);
+  }
   const cancelled = await page.context().newPage();
   await cancelled.setViewportSize({ width: 390, height: 844 });
   await stubWallet(cancelled, { fail: 'NotAllowedError' });

@@ -7,15 +7,18 @@ import type { JsonBody } from './http';
 
 const run = promisify(execFile);
 
-/** The exit code and the one JSON object the command printed (the test fails if it printed anything else). */
-export async function opsProcess(...args: string[]): Promise<{ code: number; out: JsonBody }> {
+/**
+ * The exit code, the one JSON object the command printed (the test fails if it printed anything else) and its
+ * raw text (an export or a receipt, as written).
+ */
+export async function opsProcess(...args: string[]): Promise<{ code: number; out: JsonBody; raw: string }> {
   const tsx = path.resolve('node_modules/.bin/tsx');
   try {
-    const { stdout } = await run(tsx, ['scripts/ops.ts', ...args, '--json'], { env: { ...process.env, LOG_LEVEL: 'silent' } });
-    return { code: 0, out: oneJsonLine(stdout) };
+    const { stdout } = await run(tsx, ['scripts/ops.ts', ...args, '--json'], { env: { ...process.env, LOG_LEVEL: 'silent' }, maxBuffer: 64 * 1024 * 1024 });
+    return { code: 0, out: oneJsonLine(stdout), raw: stdout };
   } catch (e) {
     const err = e as { code: number; stdout: string };
-    return { code: err.code, out: oneJsonLine(err.stdout) };
+    return { code: err.code, out: oneJsonLine(err.stdout), raw: err.stdout };
   }
 }
 
