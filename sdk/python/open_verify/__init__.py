@@ -22,7 +22,7 @@ from .errors import (
     WalletResponseInvalidError,
     WebhookVerificationError,
 )
-from .signing import canonical_json, canonical_multipart, hmac_hex, rfc3986
+from .signing import canonical_json, canonical_multipart, hmac_hex, rfc3986, with_timestamp
 from .webhooks import WEBHOOK_TOLERANCE_SECONDS, verify_webhook
 
 __version__ = "0.1.0"
@@ -31,6 +31,6 @@ __all__ = [
     "ApiError", "AuthenticationError", "ConflictError", "ConsentIntegrityError", "ConsentRequiredError",
     "MediaRejectedError", "NetworkError", "NotFoundError", "OpenVerifyError", "RateLimitError", "ServerError",
     "TimeoutError", "ValidationError", "WalletResponseInvalidError", "WebhookVerificationError",
-    "canonical_json", "canonical_multipart", "hmac_hex", "rfc3986",
+    "canonical_json", "canonical_multipart", "hmac_hex", "rfc3986", "with_timestamp",
     "verify_webhook", "WEBHOOK_TOLERANCE_SECONDS",
 ]
