@@ -77,7 +77,7 @@ export const TRANSITIONS: readonly Transition[] = [
 ];
 
 /** The moves that decide a case, and who decides (`verifications_decided_total{by}`). */
-const DECIDED_BY: Partial<Record<Trigger, 'pipeline' | 'reviewer'>> = {
+const DECIDED_BY: Partial<Record<Trigger, 'pipeline' | 'reviewer' | 'wallet'>> = {
   pipeline_approve: 'pipeline',
   pipeline_decline: 'pipeline',
   pipeline_resubmit: 'pipeline',
@@ -85,6 +85,10 @@ const DECIDED_BY: Partial<Record<Trigger, 'pipeline' | 'reviewer'>> = {
   admin_approve: 'reviewer',
   admin_decline: 'reviewer',
   admin_resubmit: 'reviewer',
+  // A verified wallet proof decides at once (docs/wallet.md); in test mode it goes to review like a submission.
+  wallet_approve: 'wallet',
+  wallet_decline: 'wallet',
+  wallet_review: 'wallet',
 };
 
 export function findTransition(from: VerificationStatus, trigger: Trigger, mode: 'test' | 'live') {

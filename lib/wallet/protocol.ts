@@ -9,9 +9,9 @@
  */
 import { z } from 'zod';
 import { CoseKey, SessionTranscript, cborEncode, mdoc, mdocContext } from './mdoc';
+import type { WalletProtocol } from './codes';
 
-export const WALLET_PROTOCOLS = ['openid4vp-v1-unsigned', 'org-iso-mdoc'] as const;
-export type WalletProtocol = (typeof WALLET_PROTOCOLS)[number];
+export { WALLET_PROTOCOLS, type WalletProtocol } from './codes';
 
 /** ISO/IEC 18013-5: the mobile driving licence, its namespace. */
 export const MDL_DOCTYPE = 'org.iso.18013.5.1.mDL';

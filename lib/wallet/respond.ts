@@ -16,6 +16,7 @@ import type { Db } from '@/db/client';
 import { DomainError, notFound } from '../errors';
 import { audit } from '../audit';
 import { log } from '../log';
+import { metrics } from '../observability/metrics';
 import { getVerification, type Scope } from '../verifications/get';
 import { applyTransition } from '../verifications/state-machine';
 import { assertWalletProofAllowed, specOf } from './requests';
@@ -107,6 +108,8 @@ export async function submitWalletResponse(db: Db, input: SubmitWalletResponseIn
     await audit(tx, { workspaceId: row.workspaceId, verificationId: row.id, actor: 'wallet', requestId: input.requestId, action: 'verification.decided', data: { attempt, status: next.status, reason, wallet: { request_id: request.id, protocol: request.protocol, element: claim.element, value: claim.value } } });
     return next;
   });
+  // Counted once its transaction has committed: what this response came to (docs/operating.md "Metrics").
+  metrics().walletResponses.inc({ protocol: request.protocol, outcome: decided ? 'verified' : (outcome as { refused: WalletRefusal }).refused.reason });
   if (!decided) {
     const r = (outcome as { refused: WalletRefusal }).refused;
     throw walletResponseInvalid(r.reason, r.detail);

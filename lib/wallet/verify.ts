@@ -15,8 +15,8 @@ import { cborDecode, cborEncode, COSE_ECDSA, DataItem, ecJwk, mdoc, x509, type C
 import { DCQL_ID, MDL_DOCTYPE, MDL_NAMESPACE, RESPONSE_ENC, sessionTranscriptBytes, type RequestSpec } from './protocol';
 import { evaluateChain, issuerOf } from './x509';
 
-export const WALLET_REFUSAL_REASONS = ['untrusted_issuer', 'invalid_signature', 'digest_mismatch', 'expired', 'transcript_mismatch', 'replayed', 'claim_missing', 'malformed'] as const;
-export type WalletRefusalReason = (typeof WALLET_REFUSAL_REASONS)[number];
+import type { WalletRefusalReason } from './codes';
+export { WALLET_REFUSAL_REASONS, type WalletRefusalReason } from './codes';
 
 export class WalletRefusal extends Error {
   constructor(

@@ -17,6 +17,7 @@ import { POST as captureResponseRoute } from '@/app/api/capture/[token]/wallet-r
 import { POST as createRoute } from '@/app/v1/verifications/route';
 import { POST as consentRoute } from '@/app/v1/verifications/[id]/consent/route';
 import { call } from '@/lib/testing/http';
+import { counterValue } from '@/lib/testing/metrics';
 import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
 import { consentedVerification } from '@/lib/testing/upload';
 import { makeAdmin } from '@/lib/testing/admin-factories';
@@ -75,6 +76,8 @@ describe.each(WALLET_PROTOCOLS)('wallet proof, %s', (protocol) => {
       resetEnvCache();
       await updateWorkspaceSettings(getDb(), w.workspace.id, { webhook_url: receiver.url });
       const id = await consentedVerification(w, w.liveSecret);
+      const decided = { mode: 'live', status: 'approved', by: 'wallet' };
+      const before = { decided: await counterValue('verifications_decided_total', decided), verified: await counterValue('wallet_responses_total', { protocol, outcome: 'verified' }) };
       const { request, answer, body } = await proof(id, protocol);
       expect(request).toMatchObject({ protocol, expires_at: expect.any(String) });
       expect(new Date(request.expires_at).getTime() - Date.now()).toBeGreaterThan(4 * 60_000);
@@ -89,6 +92,9 @@ describe.each(WALLET_PROTOCOLS)('wallet proof, %s', (protocol) => {
         result: { decision: 'pass', threshold: 18, age_source: 'wallet', wallet: { protocol, element: 'age_over_18', value: true, issuer: { country: 'UT', authority: 'Utopia Department of Motor Vehicles' } } },
       });
       await auth0Agrees(answer);
+      // Counted in the metrics (docs/operating.md "Metrics"): a decision by the wallet, a verified response.
+      expect(await counterValue('verifications_decided_total', decided)).toBe(before.decided + 1);
+      expect(await counterValue('wallet_responses_total', { protocol, outcome: 'verified' })).toBe(before.verified + 1);
 
       // The decision's webhook, from the outbox, signed with the workspace's active key.
       const [event] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, id));
@@ -133,8 +139,11 @@ describe.each(WALLET_PROTOCOLS)('wallet proof, %s', (protocol) => {
     for (const [reason, setup] of refusals) {
       const id = await consentedVerification(w, w.liveSecret);
       const before = await rowOf(id);
-      const r = await sendAnswer(w, w.liveSecret, id, await setup(id));
+      const body = await setup(id);
+      const counted = await counterValue('wallet_responses_total', { protocol, outcome: reason });
+      const r = await sendAnswer(w, w.liveSecret, id, body);
       expect([reason, r.status, r.json.error?.code, r.json.error?.details?.reason]).toEqual([reason, 422, 'WALLET_RESPONSE_INVALID', reason]);
+      expect([reason, await counterValue('wallet_responses_total', { protocol, outcome: reason })]).toEqual([reason, counted + 1]);
       const after = await rowOf(id);
       expect(after).toEqual(before);
       expect(after.status).toBe('created');
@@ -207,6 +216,24 @@ describe('wallet proof rules', () => {
       const r = await call(requestRoute, { method: 'POST', path: `/v1/verifications/${id}/wallet-requests`, body, apiKey: w.apiKey, secret: w.liveSecret, params: { id } });
       expect([r.status, r.json.error.code, Object.keys(r.json.error.details.fields)]).toEqual([422, 'VALIDATION_ERROR', [field]]);
     }
+    // Text Postgres cannot store (a NUL, an unpaired surrogate) is refused where it enters, naming the field, in the
+    // error envelope (docs/api.md "Errors"), on both doors; the verification unchanged.
+    const before = await rowOf(id);
+    const c = await call(createRoute, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: w.liveSecret });
+    const token = new URL(c.json.data.url).pathname.split('/').pop()!;
+    for (const [route, path, params, body, field] of [
+      [requestRoute, `/v1/verifications/${id}/wallet-requests`, { id }, { protocol: 'org-iso-mdoc', origin: 'https://shop.example\u0000' }, 'origin'],
+      [responseRoute, `/v1/verifications/${id}/wallet-responses`, { id }, { request_id: 'wrq_\ud800', protocol: 'org-iso-mdoc', data: {} }, 'request_id'],
+      [responseRoute, `/v1/verifications/${id}/wallet-responses`, { id }, { request_id: 'wrq_x', protocol: 'org-iso-mdoc', data: { response: 'ab\udc00' } }, 'data.response'],
+      [captureRequestRoute, `/api/capture/${token}/wallet-requests`, { token }, { protocol: 'org-iso-mdoc\u0000' }, 'protocol'],
+      [captureResponseRoute, `/api/capture/${token}/wallet-responses`, { token }, { request_id: 'wrq_x', protocol: 'org-iso-mdoc', data: { '\ud800': 1 } }, 'data'],
+    ] as const) {
+      const auth = route === requestRoute || route === responseRoute ? { apiKey: w.apiKey, secret: w.liveSecret } : {};
+      // JSON.stringify writes them as the escapes a client sends: "\u0000", "\ud800".
+      const r = await call(route, { method: 'POST', path, body, params, ...auth });
+      expect([path.split('/').pop(), r.status, r.json.error?.code, Object.keys(r.json.error?.details?.fields ?? {})]).toEqual([path.split('/').pop(), 422, 'VALIDATION_ERROR', [field]]);
+    }
+    expect(await rowOf(id)).toEqual(before);
     expect((await askWallet(w, w.liveSecret, id, 'org-iso-mdoc', 'http://localhost:3000')).status).toBe(201);
     const missing = await sendAnswer(w, w.liveSecret, id, { request_id: 'x', protocol: 'org-iso-mdoc' });
     expect([missing.status, Object.keys(missing.json.error.details.fields)]).toEqual([422, ['data']]);
