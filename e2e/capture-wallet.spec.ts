@@ -46,11 +46,11 @@ async function newVerification(mode: 'test' | 'live') {
  * The browser's side of a wallet: `navigator.credentials.get` answers with the test wallet, picking the request of
  * `protocol` among those the page passed, or fails as a real one would (`fail`: the DOMException's name).
  */
-async function stubWallet(page: Page, o: { protocol?: WalletProtocol; fail?: string } = {}) {
+async function stubWallet(page: Page, o: { protocol?: WalletProtocol; fail?: string; cred?: Credential } = {}) {
   const seen: string[][] = [];
-  await page.exposeFunction('testWallet', async (protocol: WalletProtocol, data: Record<string, unknown>, origin: string) => (await walletRespond(credential, protocol, data, origin)).data);
+  await page.exposeFunction('testWallet', async (protocol: WalletProtocol, data: Record<string, unknown>, origin: string) => (await walletRespond(o.cred ?? credential, protocol, data, origin)).data);
   await page.exposeFunction('walletSaw', (protocols: string[]) => void seen.push(protocols));
-  await page.addInitScript(({ protocol, fail }) => {
+  await page.addInitScript(({ protocol, fail }: { protocol?: string; fail?: string }) => {
     const w = window as unknown as { testWallet: (p: string, d: unknown, o: string) => Promise<unknown>; walletSaw: (p: string[]) => Promise<void> };
     navigator.credentials.get = (async (options: { digital: { requests: { protocol: string; data: unknown }[] } }) => {
       const requests = options.digital.requests;
@@ -59,7 +59,7 @@ async function stubWallet(page: Page, o: { protocol?: WalletProtocol; fail?: str
       const chosen = requests.find((r) => r.protocol === protocol) ?? requests[0];
       return { type: 'digital', protocol: chosen.protocol, data: await w.testWallet(chosen.protocol, chosen.data, location.origin) };
     }) as unknown as typeof navigator.credentials.get;
-  }, o);
+  }, { protocol: o.protocol, fail: o.fail });
   return seen;
 }
 
@@ -83,30 +83,81 @@ for (const protocol of ['openid4vp-v1-unsigned', 'org-iso-mdoc'] as const) {
   });
 }
 
-test('a cancelled wallet: plain words, nothing changed, the selfie still there', async ({ page }) => {
-  await stubWallet(page, { fail: 'NotAllowedError' });
-  const v = await newVerification('live');
-  await page.goto(v.url);
-  await acceptConsent(page);
-  await page.getByRole('button', { name: 'Use a digital ID' }).click();
-  await expect(page.getByTestId('wallet-problem')).toHaveAttribute('data-problem', 'cancelled');
-  await expect(page.getByTestId('wallet-problem')).toContainText('closed without sharing');
-  await expect(page.getByRole('button', { name: 'Try the digital ID again' })).toBeEnabled();
-  await expect(page.getByRole('button', { name: 'Take photo' })).toBeVisible();
-  expect(await axe(page)).toEqual([]);
-  expect((await v.api.get(v.id)).status).toBe('created');
+test('plain words for a cancelled wallet, no wallet, and a proof refused: nothing changed, the selfie still there', async ({ page }) => {
+  const untrusted = await (await testIssuer({ country: 'AQ' })).issue();
+  for (const [problem, words, o] of [
+    ['cancelled', 'closed without sharing', { fail: 'NotAllowedError' }],
+    ['noWallet', 'No digital ID that can prove your age was found', { fail: 'NotFoundError' }],
+    // A wallet whose ID comes from an authority nobody trusted here: the server refuses it (untrusted_issuer).
+    ['untrusted', 'are not accepted here', { protocol: 'org-iso-mdoc', cred: untrusted }],
+  ] as const) {
+    const p = await page.context().newPage();
+    await stubWallet(p, o);
+    const v = await newVerification('live');
+    await p.goto(v.url);
+    await acceptConsent(p);
+    await p.getByRole('button', { name: 'Use a digital ID' }).click();
+    await expect(p.getByTestId('wallet-problem')).toHaveAttribute('data-problem', problem);
+    await expect(p.getByTestId('wallet-problem')).toContainText(words);
+    await expect(p.getByRole('button', { name: 'Try the digital ID again' })).toBeEnabled();
+    await expect(p.getByRole('button', { name: 'Take photo' })).toBeVisible();
+    if (problem === 'cancelled') expect(await axe(p)).toEqual([]);
+    expect([problem, (await v.api.get(v.id)).status]).toEqual([problem, 'created']);
+    await p.close();
+  }
 });
 
-test('a browser without the Digital Credentials API never shows the option', async ({ page }) => {
+test('the option only where the browser has the API and allows a protocol, and the workspace offers it', async ({ page }) => {
+  const p = page;
+  const offerShown = async (v: { url: string }) => {
+    await p.goto(v.url);
+    await acceptConsent(p);
+    await expect(p.getByRole('button', { name: 'Take photo' })).toBeEnabled({ timeout: 30_000 });
+    return (await p.getByTestId('wallet-offer').count()) + (await p.getByText('Use a digital ID').count());
+  };
+  // Set per case through sessionStorage (kept across the page's navigations), read before the page's scripts run.
+  await p.addInitScript(() => {
+    const w = window as unknown as { DigitalCredential?: { userAgentAllowsProtocol?: unknown } };
+    if (sessionStorage.getItem('dc') === 'none') delete w.DigitalCredential;
+    // The API, but the browser allows only the protocols listed (none: ""), as userAgentAllowsProtocol answers.
+    const allowed = sessionStorage.getItem('dc-allows');
+    if (w.DigitalCredential && allowed !== null) w.DigitalCredential.userAgentAllowsProtocol = (x: string) => allowed.split(' ').includes(x);
+  });
+  const setDc = (kv: Record<string, string | null>) =>
+    p.evaluate((x) => {
+      for (const [k, v] of Object.entries(x)) if (v === null) sessionStorage.removeItem(k); else sessionStorage.setItem(k, v);
+    }, kv);
+  // No Digital Credentials API; then the API, but no protocol allowed.
+  const v1 = await newVerification('live');
+  await p.goto(v1.url);
+  await setDc({ dc: 'none', 'dc-allows': null });
+  expect(await offerShown(v1)).toBe(0);
+  await setDc({ dc: null, 'dc-allows': '' });
+  expect(await offerShown(await newVerification('live'))).toBe(0);
+
+  // A workspace that does not offer it (the default, wallet off), in a browser that has the API.
+  await setDc({ dc: null, 'dc-allows': null });
+  const off = ops('workspace:create', '--name', 'e2e wallet off');
+  const offSecret = off.secret_keys.find((k: { mode: string }) => k.mode === 'live').secret;
+  // ops() blocked the event loop: let fetch see the keep-alive sockets the server closed meanwhile.
+  await new Promise((r) => setTimeout(r, 50));
+  const offV = await apiClient(state().base, off.workspace.api_key, offSecret).json('POST', '/v1/verifications', '{}');
+  expect(await offerShown({ url: offV.data.url })).toBe(0);
+  // The same browser in a workspace that offers it: shown (the three zeros above are not a page that never shows it).
+  expect(await offerShown(await newVerification('live'))).toBeGreaterThan(0);
+});
+
+test('the page asks only with the protocols the browser allows', async ({ page }) => {
+  const seen = await stubWallet(page, { protocol: 'org-iso-mdoc' });
   await page.addInitScript(() => {
-    delete (window as unknown as { DigitalCredential?: unknown }).DigitalCredential;
+    (window as unknown as { DigitalCredential: { userAgentAllowsProtocol: (x: string) => boolean } }).DigitalCredential.userAgentAllowsProtocol = (x) => x === 'org-iso-mdoc';
   });
   const v = await newVerification('live');
   await page.goto(v.url);
   await acceptConsent(page);
-  await expect(page.getByRole('button', { name: 'Take photo' })).toBeEnabled({ timeout: 30_000 });
-  await expect(page.getByTestId('wallet-offer')).toHaveCount(0);
-  await expect(page.getByText('Use a digital ID')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Use a digital ID' }).click();
+  await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'approved');
+  expect(seen).toEqual([['org-iso-mdoc']]);
 });
 
 test('sent back for another try, and stepped up to a document: the wallet is offered before new photos or the document', async ({ page }) => {
