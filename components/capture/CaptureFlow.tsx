@@ -11,6 +11,7 @@ import { advise, call, type CaptureState } from './api';
 import { Consent } from './Consent';
 import dynamic from 'next/dynamic';
 import { PhotoStep } from './PhotoStep';
+import { WalletOffer } from './WalletOffer';
 
 /** The head-turn challenge's code loads only where a workspace requires it. */
 const HeadTurnChallenge = dynamic(() => import('./HeadTurnChallenge').then((mod) => mod.HeadTurnChallenge));
@@ -101,6 +102,12 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
     setStep(r.data.status === 'submitted' ? 'waiting' : 'result');
   };
 
+  // A wallet's proof decides at once (docs/wallet.md): straight to the outcome.
+  const walletDecided = (s: CaptureState) => {
+    setState(s);
+    setStep(s.status === 'submitted' ? 'waiting' : 'result');
+  };
+
   const retry = () => {
     setPreviews({});
     setStep(state.reason === 'document_quality' ? 'docType' : 'selfie');
@@ -158,6 +165,7 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
             {qr}
           </>
         )}
+        {step === 'selfie' && <WalletOffer token={token} m={m} state={state} divider onDecided={walletDecided} />}
         {step === 'selfie' && state.active_liveness?.required && !state.active_liveness.done && <HeadTurnChallenge token={token} m={m} onDone={afterChallenge} />}
         {step === 'selfie' && !(state.active_liveness?.required && !state.active_liveness.done) && (
           <PhotoStep key="selfie" token={token} m={m} target={{ type: 'selfie' }} title={m.selfieTitle} intro={m.selfieIntro} qr={qr} onUploaded={afterUpload('selfie')} />
@@ -172,6 +180,8 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
             </ul>
             <p>{m.stepUp.how}</p>
             <p className="rounded-md bg-blue-50 p-3 text-blue-950">{m.stepUp.kept}</p>
+            {/* docs/wallet.md: a wallet's signed age claim decides instead of the document, where it is offered. */}
+            <WalletOffer token={token} m={m} state={state} intro={m.wallet.insteadOfDocument(state.wallet?.age ?? 18)} onDecided={walletDecided} />
             <button type="button" className="btn-primary w-full" onClick={() => setStep('docType')}>
               {m.stepUp.continue}
             </button>
@@ -225,7 +235,15 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
             {m.waiting}
           </div>
         )}
-        {step === 'result' && <Result m={m} state={state} onRetry={retry} />}
+        {step === 'result' && (
+          <Result
+            m={m}
+            state={state}
+            onRetry={retry}
+            // A verification sent back for another try may be decided by a wallet instead of new photos.
+            walletOffer={<WalletOffer token={token} m={m} state={state} intro={m.wallet.stepUp(state.wallet?.age ?? 18)} onDecided={walletDecided} />}
+          />
+        )}
       </main>
     </div>
   );
@@ -239,7 +257,7 @@ function resultTitle(m: Messages, status: string) {
   return m.expired;
 }
 
-function Result(props: { m: Messages; state: CaptureState; onRetry: () => void }) {
+function Result(props: { m: Messages; state: CaptureState; onRetry: () => void; walletOffer?: React.ReactNode }) {
   const { m, state } = props;
   const text: Record<string, string> = { approved: m.approvedText, declined: m.declinedText, review: m.reviewText, resubmission_requested: m.resubmissionText };
   return (
@@ -249,6 +267,7 @@ function Result(props: { m: Messages; state: CaptureState; onRetry: () => void }
         <>
           {state.reason && m.reasons[state.reason] && <p className="rounded-md bg-amber-50 p-3 text-amber-950">{m.reasons[state.reason]}</p>}
           <p className="text-sm text-neutral-700">{m.attemptsLeft(state.attempts_remaining)}</p>
+          {props.walletOffer}
           <button type="button" className="btn-primary w-full" onClick={props.onRetry}>
             {m.tryAgain}
           </button>

@@ -181,6 +181,14 @@ export function resultFacts(result: unknown, now = new Date()): Fact[] {
   if (r.age_source === 'estimation' || r.age_source === 'document') {
     out.push({ key: 'age_source', label: 'Age decided from', value: r.age_source === 'document' ? "the document's date of birth" : 'the face estimate', meaning: r.age_source === 'document' ? 'The date of birth read from the document, with the selfie matched to its portrait.' : "The selfie's estimated age range against the threshold." });
   }
+  // docs/wallet.md: a digital ID wallet's signed claim, and who signed it (gone once the data is erased).
+  const wallet = obj(r.wallet);
+  if (r.age_source === 'wallet' && Object.keys(wallet).length) {
+    out.push({ key: 'age_source', label: 'Age decided from', value: 'a digital ID wallet', meaning: `An ISO mobile driving licence's signed claim, verified against the trusted issuing authorities (${show(wallet.protocol)}); no photo was taken.` });
+    out.push({ key: 'wallet_claim', label: 'Wallet claim', value: `${show(wallet.element)} = ${show(wallet.value)}`, threshold: `≥ ${num(r.threshold)}`, passed: wallet.value === true, meaning: wallet.value === true ? 'The issuer signed that the holder is at or over the threshold.' : 'The issuer signed that the holder is under the threshold.' });
+    const issuer = obj(wallet.issuer);
+    if (Object.keys(issuer).length) out.push({ key: 'wallet_issuer', label: 'Issued by', value: `${show(issuer.authority)} (${show(issuer.country)})`, meaning: "From the document signer's certificate, which chains to a trusted IACA root." });
+  }
   if (typeof r.estimated_age === 'number') {
     const range = obj(r.age_range);
     const meaning =

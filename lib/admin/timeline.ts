@@ -31,13 +31,22 @@ export function timeline(c: CaseView): { events: TimelineEvent[]; views: number 
         out.push({ at: e.createdAt, title: `Upload rejected: ${kindOf(d as { type?: string; side?: string })} — ${String(d.code)}`, detail: Array.isArray(d.failed_checks) && d.failed_checks.length > 1 ? `also failed: ${d.failed_checks.slice(1).join(', ')}` : undefined, tone: 'bad' });
         break;
       case 'verification.submitted':
-        out.push({ at: e.createdAt, title: `Submitted (attempt ${String(d.attempt ?? '?')} of 5)`, detail: d.status ? `→ ${STATUS_LABELS[String(d.status)] ?? String(d.status)}` : undefined, tone: 'neutral' });
+        out.push({ at: e.createdAt, title: `Submitted${d.via === 'wallet' ? ' with a digital ID wallet' : ''} (attempt ${String(d.attempt ?? '?')} of 5)`, detail: d.status ? `→ ${STATUS_LABELS[String(d.status)] ?? String(d.status)}` : undefined, tone: 'neutral' });
+        break;
+      // docs/wallet.md: each request to a wallet, and each response refused (the verification stays as it was).
+      case 'wallet.requested':
+        out.push({ at: e.createdAt, title: `Digital ID wallet asked (${String(d.protocol)})`, detail: `${String(d.element)}, for ${String(d.origin)}`, tone: 'neutral' });
+        break;
+      case 'wallet.refused':
+        out.push({ at: e.createdAt, title: `Wallet proof refused (${String(d.protocol)}): ${String(d.reason)}`, detail: 'Nothing changed; the person may try again.', tone: 'bad' });
         break;
       case 'verification.decided': {
         const status = String(d.status ?? '');
-        const by = e.actor === 'pipeline' ? 'The pipeline' : e.actor === 'operator' ? 'An operator (command line)' : e.who;
+        const by = e.actor === 'pipeline' ? 'The pipeline' : e.actor === 'wallet' ? 'The wallet proof' : e.actor === 'operator' ? 'An operator (command line)' : e.who;
         const reason = d.reason ? ` — ${reasonLabel(String(d.reason))}` : '';
-        out.push({ at: e.createdAt, title: `${by}: ${STATUS_LABELS[status]?.toLowerCase() ?? status}${reason}`, detail: typeof d.note === 'string' ? `Note: ${d.note}` : undefined, tone: status === 'approved' ? 'good' : status === 'declined' ? 'bad' : 'warn' });
+        const wallet = d.wallet as { element?: string; value?: boolean; protocol?: string } | undefined;
+        const detail = typeof d.note === 'string' ? `Note: ${d.note}` : wallet ? `${wallet.element} = ${String(wallet.value)}, signed by the issuer (${wallet.protocol})` : undefined;
+        out.push({ at: e.createdAt, title: `${by}: ${STATUS_LABELS[status]?.toLowerCase() ?? status}${reason}`, detail, tone: status === 'approved' ? 'good' : status === 'declined' ? 'bad' : 'warn' });
         break;
       }
       case 'blocklist.added':

@@ -28,6 +28,8 @@ export const KEPT_RESULT_FIELDS: Spec = {
   age_source: true,
   face_match: true,
   document: { type: true, source: true },
+  // A wallet's proof (docs/wallet.md): the claim; its issuer is personal (sealed).
+  wallet: { protocol: true, element: true, value: true },
 };
 
 type Obj = Record<string, unknown>;
