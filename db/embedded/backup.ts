@@ -17,6 +17,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { runningServer, RuntimeError, secureDataDir } from '../runtime';
 import type { EmbeddedPostgres } from './pglite-server';
+import { OwnerOnlyNodeFS } from './owner-only-fs';
 
 const requestFile = (dataDir: string) => path.join(dataDir, 'backup-request.json');
 const answerFile = (dataDir: string, id: string) => path.join(dataDir, `backup-${id}.done.json`);
@@ -71,7 +72,7 @@ export async function backupEmbedded(dataDir: string, out: string, timeoutMs = 3
   const dbDir = path.join(dataDir, 'db');
   if (!fs.existsSync(path.join(dbDir, 'PG_VERSION'))) throw new RuntimeError(`No embedded database in ${dataDir}.`);
   secureDataDir(dataDir);
-  const db = await PGlite.create({ dataDir: dbDir, extensions: { vector } });
+  const db = await PGlite.create({ fs: new OwnerOnlyNodeFS(dbDir), extensions: { vector } });
   try {
     await db.exec('CHECKPOINT');
     return { bytes: await writePrivate(target, await db.dumpDataDir('gzip')), online: false };
@@ -100,7 +101,7 @@ export async function restoreEmbedded(
     fs.renameSync(dbDir, movedAside);
   }
   const blob = new Blob([fs.readFileSync(from)]);
-  const db = await PGlite.create({ dataDir: dbDir, loadDataDir: blob, extensions: { vector } });
+  const db = await PGlite.create({ fs: new OwnerOnlyNodeFS(dbDir), loadDataDir: blob, extensions: { vector } });
   let counts: { verifications: number; media: number };
   try {
     const r = await db.query<{ v: number; m: number }>('select (select count(*) from verifications)::int as v, (select count(*) from media)::int as m');

@@ -19,6 +19,7 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from
 import net from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { OwnerOnlyNodeFS } from './owner-only-fs';
 
 const SSL_REQUEST = 80877103;
 const CANCEL_REQUEST = 80877102;
@@ -117,7 +118,7 @@ export async function startEmbeddedPostgres(opts: {
   user?: string;
   password?: string;
 }): Promise<EmbeddedPostgres> {
-  const db = await PGlite.create({ dataDir: opts.dataDir, extensions: { vector } });
+  const db = await PGlite.create({ ...(opts.dataDir ? { fs: new OwnerOnlyNodeFS(opts.dataDir) } : {}), extensions: { vector } });
   await db.exec('CREATE EXTENSION IF NOT EXISTS vector;');
   const user = opts.user ?? 'postgres';
   const password = opts.password ?? randomBytes(32).toString('base64url');
