@@ -29,6 +29,7 @@ import { receiptKeys, verifyReceipt, type SignedReceipt } from '../lib/retention
 import { embeddedKeyFile, KEY_FILE_RECHECK_MS, keyRing, newKeyBase64, readKeyFiles, writeKeyFiles } from '../lib/crypto/keyring';
 import { keyUsage, rewrapAll } from '../lib/crypto/rotate';
 import { env } from '../lib/env';
+import { scrubText } from '../lib/log';
 import { sha256Hex } from '../lib/crypto/hash';
 import { resetUsageRollup, rollUpUsage } from '../lib/usage/days';
 
@@ -155,9 +156,9 @@ const COMMANDS: Record<string, Command> = {
     run: async (db, f) => ({ consent_version: publicConsentVersion(await publishConsent(db, { text: readFlagFile(f, 'text-file').text, version: req(f, 'version') })) }),
   },
   'verification:decide': {
-    usage: '--id ID --status approved|declined|resubmission_requested [--reason R]',
+    usage: '--id ID --status approved|declined|resubmission_requested [--reason R] [--note N]',
     run: async (db, f) => {
-      const v = await decideReview(db, { verificationId: req(f, 'id'), status: req(f, 'status'), reason: f.reason as string | undefined, actor: 'operator' });
+      const v = await decideReview(db, { verificationId: req(f, 'id'), status: req(f, 'status'), reason: f.reason as string | undefined, note: optional(f, 'note'), actor: 'operator' });
       return { verification: { id: v.id, status: v.status, reason: v.reason, completed_at: v.completedAt?.toISOString() ?? null } };
     },
   },
@@ -412,11 +413,15 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof DomainError) return fail(e.code, e.message, e.details);
-    return fail('INTERNAL_ERROR', (e as Error).message);
+    // A failed query's message carries the values it bound: the same redaction as the logs (lib/log.ts).
+    return fail('INTERNAL_ERROR', scrubText((e as Error).message));
   } finally {
     await h.close();
     await runtime.release();
   }
 }
 
+// Whatever this process writes (a backup, an export, the key files, the database when no server runs): the
+// owner's only (SECURITY.md, "File modes").
+process.umask(0o077);
 main(process.argv.slice(2)).then((code) => process.exit(code));

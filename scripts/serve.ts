@@ -7,6 +7,9 @@
  *    this server alone sets (lib/auth/canonical.ts);
  *  - a request Next cannot route (a path that is not valid percent-encoded UTF-8, `/v1/%ff`) or Node cannot
  *    parse (a bad request line or header) gets the error envelope, where Next and Node answered a bare 500/400;
+ *  - the client's address, from the connection, and forwarded headers believed only from a reverse proxy named
+ *    in TRUSTED_PROXIES (lib/api/client-address.ts): from anyone else X-Forwarded-* are removed before Next.js
+ *    and Auth.js read them;
  *  - graceful shutdown on SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then let the
  *    background runner finish its jobs, the analysis workers their images, and close the database pool
  *    (lib/lifecycle.ts), within SHUTDOWN_GRACE_MS.
@@ -16,8 +19,10 @@ import type net from 'node:net';
 import path from 'node:path';
 import next from 'next';
 import { env } from '../lib/env';
+import { redactConsole } from '../lib/log';
 import { newId } from '../lib/ids';
 import { markRequestTargetTrusted, REQUEST_TARGET_HEADER } from '../lib/auth/canonical';
+import { CLIENT_ADDRESS_HEADER, FORWARDED_HEADERS, markClientAddressTrusted, parseTrustedProxies, resolveClientAddress, trustsProxy } from '../lib/api/client-address';
 import { runShutdownHooks, startDraining } from '../lib/lifecycle';
 import { HTTP_STATUS } from '../lib/api/http-status';
 import type { ErrorCode } from '../lib/errors';
@@ -58,11 +63,18 @@ function sendError(res: http.ServerResponse, code: ErrorCode, message: string) {
 }
 
 async function main() {
+  // Whatever Next.js and the libraries print (a server action's failed query with its parameters) passes the
+  // log's redaction (lib/log.ts).
+  redactConsole();
+  // Started by the launcher with its umask; set again in case it is started otherwise (SECURITY.md, "File modes").
+  process.umask(0o077);
   const e = env();
   const app = next({ dev, dir: root, port: e.PORT, hostname: 'localhost' });
   await app.prepare();
   const handle = app.getRequestHandler();
   markRequestTargetTrusted();
+  markClientAddressTrusted();
+  const proxies = parseTrustedProxies(e.TRUSTED_PROXIES);
 
   const inflight = new Set<http.ServerResponse>();
   let draining = false;
@@ -72,6 +84,12 @@ async function main() {
     if (problem) return sendError(res, 'BAD_REQUEST', problem);
     // Whatever a client put in this header is replaced: only this server says what was on the wire.
     req.headers[REQUEST_TARGET_HEADER] = target;
+    // Forwarded headers only from a trusted proxy; the client's address from this server alone.
+    const peer = req.socket.remoteAddress;
+    if (!peer || !trustsProxy(proxies, peer)) for (const h of FORWARDED_HEADERS) delete req.headers[h];
+    const client = resolveClientAddress(peer, req.headers['x-forwarded-for'], proxies);
+    if (client) req.headers[CLIENT_ADDRESS_HEADER] = client;
+    else delete req.headers[CLIENT_ADDRESS_HEADER];
     inflight.add(res);
     res.once('close', () => inflight.delete(res));
     if (draining) res.setHeader('connection', 'close');
