@@ -49,6 +49,21 @@ function search(paths: string[], needles: Record<string, Buffer>, read: (p: stri
   return found;
 }
 
+/** Files with any bit for the group or others (or an execute bit), and directories not 0700, under `dir`. */
+function openModes(dir: string): string[] {
+  const bad: string[] = [];
+  const walk = (p: string) => {
+    const st = fs.lstatSync(p);
+    const mode = st.mode & 0o777;
+    if (st.isDirectory()) {
+      if (mode !== 0o700) bad.push(`${mode.toString(8)} ${p}`);
+      for (const n of fs.readdirSync(p)) walk(path.join(p, n));
+    } else if (mode & 0o177) bad.push(`${mode.toString(8)} ${p}`);
+  };
+  walk(dir);
+  return bad;
+}
+
 describe('data at rest', () => {
   const keep = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-at-rest-'));
   const tls = selfSignedCert();
@@ -77,6 +92,8 @@ describe('data at rest', () => {
   });
 
   it('after erasure, no personal field is anywhere on disk (WAL included) nor in a backup from before; what is left opens with nothing the service holds', { timeout: 600_000 }, async () => {
+    // A fresh database (the engine unpacked it at the first start) is the owner's only already.
+    expect(openModes(svc.dataDir)).toEqual([]);
     const w = makeWorkspace(svc, ['--flow', 'kyc']);
     svc.ops('workspace:settings', '--workspace', w.id, '--webhook-url', receiver.url);
     const live = signedClient(() => svc.server.base, w.apiKey, w.live);
@@ -174,27 +191,14 @@ describe('data at rest', () => {
     const restored = svc.ops('restore', '--from', backup, '--force');
     expect(restored.restored.moved_aside).toEqual(expect.any(String));
     await svc.restart();
-    const modes = () => {
-      const bad: string[] = [];
-      const walk = (p: string) => {
-        const st = fs.lstatSync(p);
-        const mode = st.mode & 0o777;
-        if (st.isDirectory()) {
-          if (mode !== 0o700) bad.push(`${mode.toString(8)} ${p}`);
-          for (const n of fs.readdirSync(p)) walk(path.join(p, n));
-        } else if (mode & 0o177) bad.push(`${mode.toString(8)} ${p}`);
-      };
-      walk(svc.dataDir);
-      return bad;
-    };
     // Work on the restored database, through the API and the CLI, then a backup into the data directory itself.
     const w = makeWorkspace(svc);
     const api = signedClient(() => svc.server.base, w.apiKey, w.test);
     await api.prepare({ selfie: await I.cameraFrame() }, { external_metadata: { n: 1 } });
     svc.ops('backup', '--out', path.join(svc.dataDir, 'backups', 'again.tar.gz'));
-    expect(modes()).toEqual([]);
+    expect(openModes(svc.dataDir)).toEqual([]);
     expect(await svc.stop()).toBe(0);
-    expect(modes()).toEqual([]);
+    expect(openModes(svc.dataDir)).toEqual([]);
     expect(files(svc.dataDir).length).toBeGreaterThan(900);
     // And as another local user sees it: nothing to read (the tests run as root).
     const r = execFileSync('runuser', ['-u', 'nobody', '--', 'sh', '-c', `cat '${path.join(svc.dataDir, 'db', 'PG_VERSION')}' 2>&1 || true`]).toString();
