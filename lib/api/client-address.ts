@@ -1,19 +1,21 @@
 /**
  * Who is on the other end of a request, and which forwarded headers to believe (SECURITY.md, "Client addresses
- * and forwarded headers").
+ * and forwarded headers"). One answer for the whole service: the API's count of wrong signatures and its rate
+ * limits (lib/api/signature-failures.ts), the admin sign-in throttle and the admin session list all read it.
  *
  * By default no forwarded header is believed: the client is the address of the connection. Only a connection
  * from a reverse proxy the operator names in TRUSTED_PROXIES (addresses or CIDR ranges) has its
  * X-Forwarded-For / -Host / -Proto kept; the client is then the nearest address in X-Forwarded-For that is not
  * itself a trusted proxy (walking from the right, as each proxy appends the address it saw). From anyone else
  * those headers are removed before Next.js or Auth.js read them, so a client cannot choose its own address (the
- * sign-in throttle's key) or host.
+ * sign-in throttle's key, the failed-signature count's) or host.
  *
  * The service's HTTP server (scripts/serve.ts) decides this per connection and puts the client's address in
  * CLIENT_ADDRESS_HEADER, replacing whatever a client sent; readers take it from there only when that server says
- * it set it (like the request-target, lib/auth/canonical.ts).
+ * it set its headers (like the request-target, lib/auth/canonical.ts).
  */
 import ipaddr from 'ipaddr.js';
+import { serverHeadersTrusted } from '../auth/canonical';
 
 export const CLIENT_ADDRESS_HEADER = 'x-ov-client-address';
 
@@ -72,13 +74,11 @@ export function resolveClientAddress(peer: string | null | undefined, forwardedF
   return client;
 }
 
-const server = globalThis as unknown as { __ovClientAddressHeader?: boolean };
-/** Called by scripts/serve.ts, which sets CLIENT_ADDRESS_HEADER on every request. */
-export const markClientAddressTrusted = () => {
-  server.__ovClientAddressHeader = true;
-};
-
-/** The client's address as the service's HTTP server resolved it; null when no such server set it. */
-export function clientAddressOf(headers: Pick<Headers, 'get'>): string | null {
-  return server.__ovClientAddressHeader ? headers.get(CLIENT_ADDRESS_HEADER) : null;
+/**
+ * The client's address as the service's HTTP server resolved it; null where no server of ours set it (route
+ * handlers called directly in tests, `next dev`).
+ */
+export function clientAddressOf(from: Request | Pick<Headers, 'get'>): string | null {
+  const headers = 'headers' in from ? from.headers : from;
+  return serverHeadersTrusted() ? headers.get(CLIENT_ADDRESS_HEADER) : null;
 }

@@ -7,6 +7,8 @@ import { DomainError, validationError } from '../errors';
 import { newId, uuidv7 } from '../ids';
 import { newCaptureToken } from '../capture/auth';
 import { hot } from '@/db/hot-queries';
+import { afterCommit } from '@/db/after-commit';
+import { metrics } from '../observability/metrics';
 import type { Mode } from '../auth/keys';
 import { randomBytes } from 'node:crypto';
 import { wrapDataKey } from '../crypto/data-keys';
@@ -123,8 +125,11 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
     requestId: input.requestId ?? null,
     auditData: JSON.stringify({ mode, external_id: values.externalId }),
   });
-  // The row as the caller reads it: its metadata's text in memory (the stored column holds it sealed).
-  if (inserted.length === 1) return { row: { ...inserted[0], externalMetadataRaw: metadataText }, replayed: false };
+  if (inserted.length === 1) {
+    await afterCommit(() => metrics().verificationsCreated.inc({ mode }));
+    // The row as the caller reads it: its metadata's text in memory (the stored column holds it sealed).
+    return { row: { ...inserted[0], externalMetadataRaw: metadataText }, replayed: false };
+  }
   // Only the idempotency index can conflict (ids and tokens are random): this is a retry.
   const [prior] = await db
     .select()

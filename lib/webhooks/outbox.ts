@@ -7,10 +7,12 @@ import { buildWebhookBody, redactWebhookBody } from './payload';
 import { announce } from '../jobs/events';
 import { DataKeyDestroyedError, ensureDataKey, unwrapDataKey } from '../crypto/data-keys';
 import { AAD, openVerification, sealText } from '../retention/personal';
+import { currentTraceparent } from '../observability/tracing';
 
 /**
  * Writes the webhook event of a status change, in the caller's transaction (outbox), and announces it once
- * that transaction commits, so the first attempt starts at once.
+ * that transaction commits, so the first attempt starts at once. The row carries the trace of the work that
+ * caused it (a request, a decision job), which each attempt continues.
  *
  * A body carrying personal fields (external_metadata, device_signals) is stored whole only under the
  * verification's data key; `body` keeps it without them, which is what goes out once the data is erased
@@ -36,7 +38,7 @@ export async function enqueueWebhook(db: DbOrTx, v: VerificationRow, at: Date, d
       if (!(e instanceof DataKeyDestroyedError)) throw e;
     }
   }
-  await db.insert(webhookEvents).values({ id, workspaceId: v.workspaceId, verificationId: v.id, status: v.status, body, bodySealed, nextAttemptAt: at });
+  await db.insert(webhookEvents).values({ id, workspaceId: v.workspaceId, verificationId: v.id, status: v.status, body, bodySealed, nextAttemptAt: at, traceparent: currentTraceparent() });
   await announce('webhook/enqueued', { eventId: id });
   return id;
 }
