@@ -79,6 +79,7 @@ export function resolveClientAddress(peer: string | null | undefined, forwardedF
  * handlers called directly in tests, `next dev`).
  */
 export function clientAddressOf(from: Request | Pick<Headers, 'get'>): string | null {
-  const headers = 'headers' in from ? from.headers : from;
+  // Headers-like first: Next's ReadonlyHeaders is a proxy that answers `in` for any name.
+  const headers = typeof (from as Pick<Headers, 'get'>).get === 'function' ? (from as Pick<Headers, 'get'>) : (from as Request).headers;
   return serverHeadersTrusted() ? headers.get(CLIENT_ADDRESS_HEADER) : null;
 }

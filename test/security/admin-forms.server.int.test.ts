@@ -4,7 +4,8 @@
  *   refused with 403 and change nothing: no Origin, a foreign Origin (with a matching X-Forwarded-Host or not),
  *   `Origin: null`; the same post from the origin, or with `Sec-Fetch-Site: same-origin`, is applied;
  * - the sign-in throttle counts the connection's address, whatever X-Forwarded-For says, unless the connection
- *   comes from a proxy in TRUSTED_PROXIES, whose X-Forwarded-For is then believed;
+ *   comes from a proxy in TRUSTED_PROXIES, whose X-Forwarded-For is then believed; the API's count of wrong
+ *   signatures reads the same address (one resolution, scripts/serve.ts);
  * - a failed query in a server action or a page is logged without the values it bound.
  */
 import crypto from 'node:crypto';
@@ -197,5 +198,17 @@ describe('admin area: form posts, client addresses, logs', () => {
     } finally {
       await sql.end();
     }
+  });
+
+  it('the API counts wrong signatures by the same address: forwarded headers from a client change nothing; through the trusted proxy, the client it names', { timeout: 120_000 }, async () => {
+    const w = makeWorkspace(svc);
+    const wrong = (headers: Record<string, string>, from?: string) =>
+      request(svc.server.base, 'GET', '/v1/consent', { 'x-api-key': w.apiKey, 'x-hmac-signature': 'f'.repeat(64), ...headers }, undefined, from);
+    // Ten wrong signatures, each claiming another address (forwarded, and in the header only the server sets).
+    for (let i = 0; i < 10; i++) expect((await wrong({ 'x-forwarded-for': `10.9.0.${i}`, 'x-ov-client-address': `10.9.1.${i}` })).status).toBe(401);
+    const refused = await wrong({ 'x-forwarded-for': '10.9.2.1', 'x-ov-client-address': '10.9.3.1' });
+    expect([refused.status, JSON.parse(refused.text).error.details.scope]).toEqual([429, 'failed_signatures']);
+    // Through the trusted proxy, the client it names is another address, counted apart.
+    expect((await wrong({ 'x-forwarded-for': '203.0.113.20' }, '127.0.0.2')).status).toBe(401);
   });
 });
