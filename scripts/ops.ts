@@ -33,6 +33,7 @@ import { receiptKeys, verifyReceipt, type SignedReceipt } from '../lib/retention
 import { embeddedKeyFile, KEY_FILE_RECHECK_MS, keyRing, newKeyBase64, readKeyFiles, writeKeyFiles } from '../lib/crypto/keyring';
 import { keyUsage, rewrapAll } from '../lib/crypto/rotate';
 import { env } from '../lib/env';
+import { scrubText } from '../lib/log';
 import { sha256Hex } from '../lib/crypto/hash';
 import { resetUsageRollup, rollUpUsage } from '../lib/usage/days';
 import { KeysUnreadableError } from '../lib/crypto/key-check';
@@ -172,9 +173,10 @@ const COMMANDS: Record<string, Command> = {
       id: VERIFICATION,
       status: { type: 'string', required: true, value: 'approved|declined|resubmission_requested', help: 'the decision (resubmission in test mode only)' },
       reason: { type: 'string', value: 'R', help: 'a reason code (declines: the reason table, age_below_threshold, document_expired)' },
+      note: { type: 'string', value: 'N', help: "the reviewer's note, kept sealed with the verification's personal data (erased with it)" },
     },
     run: async (db, f) => {
-      const v = await decideReview(db, { verificationId: f.id, status: f.status, reason: f.reason, actor: 'operator' });
+      const v = await decideReview(db, { verificationId: f.id, status: f.status, reason: f.reason, note: f.note, actor: 'operator' });
       return { verification: { id: v.id, status: v.status, reason: v.reason, completed_at: v.completedAt?.toISOString() ?? null } };
     },
   }),
@@ -530,11 +532,17 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return EXIT.ok;
   } catch (e) {
     if (e instanceof DomainError) return fail(e.code, e.message, e.details);
-    return fail('INTERNAL_ERROR', (e as Error).message);
+    // A failed query's message carries the values it bound: the same redaction as the logs (lib/log.ts).
+    return fail('INTERNAL_ERROR', scrubText((e as Error).message));
   } finally {
     await h.close();
     await runtime.release();
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) main(process.argv.slice(2)).then((code) => process.exit(code));
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  // Whatever this process writes (a backup, an export, the key files, the database when no server runs): the
+  // owner's only (SECURITY.md, "File modes").
+  process.umask(0o077);
+  main(process.argv.slice(2)).then((code) => process.exit(code));
+}

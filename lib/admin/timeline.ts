@@ -8,6 +8,9 @@ import { reasonLabel, STATUS_LABELS } from './evidence';
 
 export type TimelineEvent = { at: Date; title: string; detail?: string; tone: 'neutral' | 'good' | 'bad' | 'warn'; attempts?: { at: string; text: string; ok: boolean }[] };
 
+/** A note about the person, or what is left of one once the data was erased (its key destroyed). */
+const noteOf = (d: Record<string, unknown>) => (typeof d.note === 'string' && d.note ? `Note: ${d.note}` : d.personal_erased ? 'Note: erased with the data.' : undefined);
+
 const kindOf = (d: { type?: string; side?: string | null }) => (d.type === 'selfie' ? 'selfie' : `document ${d.side ?? 'front'}`);
 
 export function timeline(c: CaseView): { events: TimelineEvent[]; views: number } {
@@ -45,12 +48,12 @@ export function timeline(c: CaseView): { events: TimelineEvent[]; views: number 
         const by = e.actor === 'pipeline' ? 'The pipeline' : e.actor === 'wallet' ? 'The wallet proof' : e.actor === 'operator' ? 'An operator (command line)' : e.who;
         const reason = d.reason ? ` — ${reasonLabel(String(d.reason))}` : '';
         const wallet = d.wallet as { element?: string; value?: boolean; protocol?: string } | undefined;
-        const detail = typeof d.note === 'string' ? `Note: ${d.note}` : wallet ? `${wallet.element} = ${String(wallet.value)}, signed by the issuer (${wallet.protocol})` : undefined;
+        const detail = noteOf(d) ?? (wallet ? `${wallet.element} = ${String(wallet.value)}, signed by the issuer (${wallet.protocol})` : undefined);
         out.push({ at: e.createdAt, title: `${by}: ${STATUS_LABELS[status]?.toLowerCase() ?? status}${reason}`, detail, tone: status === 'approved' ? 'good' : status === 'declined' ? 'bad' : 'warn' });
         break;
       }
       case 'blocklist.added':
-        out.push({ at: e.createdAt, title: `Added to the blocklist by ${e.who}`, detail: typeof d.note === 'string' && d.note ? `Note: ${d.note}` : undefined, tone: 'bad' });
+        out.push({ at: e.createdAt, title: `Added to the blocklist by ${e.who}`, detail: noteOf(d), tone: 'bad' });
         break;
       case 'blocklist.removed':
         out.push({ at: e.createdAt, title: `Removed from the blocklist by ${e.who}`, tone: 'neutral' });

@@ -76,7 +76,9 @@ export function mergeResult(kept: Obj | null, personal: Obj | null): Obj | null 
   return merge(kept ?? {}, personal);
 }
 
-const aad = (verificationId: string) => `result:${verificationId}`;
+/** A sealed result's associated data: the verification it belongs to. */
+export const resultAad = (verificationId: string) => `result:${verificationId}`;
+const aad = resultAad;
 
 /**
  * What to store for a result being written: the decision in `result`, the personal fields encrypted under the
