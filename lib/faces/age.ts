@@ -7,7 +7,7 @@
  * spreads them back. What it was measured to do: docs/accuracy.md.
  */
 import calibration from './age-calibration.json';
-import { AGE_VIEWS, type AgeView } from './age-nets';
+import { AGE_VIEWS, type AgeView } from './age-views';
 
 /** The networks' raw estimates for one face, in years, by view (null: not measured). */
 export type AgeFeature = AgeView | 'face_api';
