@@ -1,5 +1,5 @@
 /**
- * npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 0.5] [--workers N] [--cached-only]:
+ * npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 2] [--workers N] [--cached-only]:
  * fits the age calibration (lib/faces/age-calibration.json) and the age ranges (lib/pipeline/age-ranges.json) on an
  * age-labelled set, the way the committed ones were fitted (lib/evaluation/age-fit.ts; docs/accuracy.md), and
  * prints what they do, measured by nested cross-validation (never on the faces a figure's fit saw):
@@ -42,7 +42,7 @@ import {
 const argv = process.argv.slice(2);
 const folder = argv.find((a, i) => !a.startsWith('--') && !['--json', '--alpha', '--beta', '--margin', '--workers'].includes(argv[i - 1]));
 if (!folder) {
-  process.stderr.write('usage: npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 0.5] [--workers N] [--cached-only]\n');
+  process.stderr.write('usage: npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 2] [--workers N] [--cached-only]\n');
   process.exit(2);
 }
 const opt = (name: string, d: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : d);

@@ -106,7 +106,7 @@ export type RangeOptions = {
 export const DEFAULT_RANGE_OPTIONS: RangeOptions = {
   alpha: 0.01,
   beta: 0.02,
-  margin: 0.5,
+  margin: 2,
   thresholds: [...Array.from({ length: 30 - 6 + 1 }, (_, i) => 6 + i), 32, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80],
 };
 
