@@ -7,6 +7,7 @@ import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { cameraLaunch, FACE_JPEG, FACE_Y4M, newVerification, ops } from './env';
 import { acceptConsent, submit, takeSelfie } from './steps';
+import { straddlingSelfie } from './step-up';
 
 test.use({ launchOptions: cameraLaunch(FACE_Y4M) });
 test.skip(!process.env.SCREENSHOTS, 'run with npm run screenshots');
@@ -61,6 +62,12 @@ for (const [device, viewport] of Object.entries(SIZES)) {
     await page.reload();
     await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'resubmission_requested');
     await shot('5-result-resubmission');
+
+    // An estimate that cannot decide, in a workspace that steps up to a document: the page asks for one.
+    await straddlingSelfie(page);
+    await submit(page);
+    await expect(page.getByTestId('step-title')).toHaveText('One more step: an ID document', { timeout: 60_000 });
+    await shot('5-step-up-document');
 
     await page.goto(live.url.replace(/[^/]+$/, 'x'.repeat(43)));
     await shot('6-invalid-link');

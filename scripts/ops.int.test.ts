@@ -65,8 +65,8 @@ describe('operator CLI', { timeout: 120_000 }, () => {
 
   it('workspace:settings updates and validates', async () => {
     const ws = (await ops('workspace:create', '--name', 'settings')).out.workspace.id;
-    const r = await ops('workspace:settings', '--workspace', ws, '--enforce-signature', 'false', '--age-threshold', '21', '--webhook-url', 'https://hooks.example.com/x');
-    expect(r.out.workspace).toMatchObject({ enforce_signature: false, age_threshold: 21, webhook_url: 'https://hooks.example.com/x' });
+    const r = await ops('workspace:settings', '--workspace', ws, '--enforce-signature', 'false', '--age-threshold', '21', '--webhook-url', 'https://hooks.example.com/x', '--require-request-timestamp', 'true');
+    expect(r.out.workspace).toMatchObject({ enforce_signature: false, age_threshold: 21, webhook_url: 'https://hooks.example.com/x', require_request_timestamp: true });
     const bad = await ops('workspace:settings', '--workspace', ws, '--webhook-url', 'http://plain.example.com');
     expect([bad.code, bad.out.error.code]).toEqual([1, 'VALIDATION_ERROR']);
     const dup = await ops('workspace:settings', '--workspace', ws, '--duplicate-threshold', '0.91');
@@ -77,6 +77,21 @@ describe('operator CLI', { timeout: 120_000 }, () => {
     }
     const missing = await ops('workspace:settings', '--workspace', 'ws_nope', '--age-threshold', '20');
     expect(missing.out.error.code).toBe('NOT_FOUND');
+  });
+
+  it('workspace:settings --estimation-fallback: review by default, document settable and audited, anything else refused naming the setting', async () => {
+    const ws = (await ops('workspace:create', '--name', 'fallback')).out.workspace.id;
+    expect((await ops('workspace:settings', '--workspace', ws)).out.workspace.estimation_fallback).toBe('review');
+    const set = await ops('workspace:settings', '--workspace', ws, '--estimation-fallback', 'document');
+    expect([set.code, set.out.workspace.estimation_fallback]).toEqual([0, 'document']);
+    const [entry] = await getDb().select().from(auditLog).where(and(eq(auditLog.workspaceId, ws), eq(auditLog.action, 'workspace.settings_updated')));
+    expect((entry.data as { changes: unknown }).changes).toEqual({ estimation_fallback: { before: 'review', after: 'document' } });
+    // An unknown value (a proof not offered yet) and a missing one: VALIDATION_ERROR on the setting, nothing changed.
+    for (const args of [['wallet'], []]) {
+      const r = await ops('workspace:settings', '--workspace', ws, '--estimation-fallback', ...args);
+      expect([args, r.code, r.out.error?.code, Object.keys(r.out.error?.details?.fields ?? {})]).toEqual([args, 1, 'VALIDATION_ERROR', ['estimation_fallback']]);
+    }
+    expect((await ops('workspace:settings', '--workspace', ws)).out.workspace.estimation_fallback).toBe('document');
   });
 
   it('consent:publish makes the new text the active version', async () => {

@@ -113,13 +113,14 @@ const COMMANDS: Record<string, Command> = {
   },
   'workspace:settings': {
     usage:
-      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--allow-duplicates B] [--duplicate-threshold 0..1] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M] [--require-active-liveness B]',
+      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--require-request-timestamp B] [--allow-duplicates B] [--duplicate-threshold 0..1] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M] [--require-active-liveness B] [--estimation-fallback review|document]',
     run: async (db, f) => {
       const id = req(f, 'workspace');
       const patch: SettingsPatch = {
         webhook_url: f['webhook-url'] === 'none' ? null : (f['webhook-url'] as string | undefined),
         enforce_signature: bool(f, 'enforce-signature'),
         allow_placeholder_signature: bool(f, 'allow-placeholder-signature'),
+        require_request_timestamp: bool(f, 'require-request-timestamp'),
         allow_duplicates: bool(f, 'allow-duplicates'),
         duplicate_threshold: num(f, 'duplicate-threshold'),
         age_threshold: int(f, 'age-threshold'),
@@ -128,6 +129,7 @@ const COMMANDS: Record<string, Command> = {
         flow: f.flow as 'age' | 'kyc' | undefined,
         check_method: f['check-method'] as 'estimation' | 'document_verification' | undefined,
         require_active_liveness: bool(f, 'require-active-liveness'),
+        estimation_fallback: f['estimation-fallback'] as 'review' | 'document' | undefined,
       };
       const clean = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
       const ws = Object.keys(clean).length ? await updateWorkspaceSettings(db, id, clean) : await getWorkspaceOrThrow(db, id);

@@ -2,7 +2,9 @@
 /**
  * The hosted capture page's steps: consent → selfie → document (type, front, back unless passport) →
  * review and submit → waiting → result. It resumes where the verification stands (a reload, another
- * device), follows the decision by polling, and offers a retry when a resubmission is requested.
+ * device), follows the decision by polling, and offers a retry when a resubmission is requested. When an age
+ * estimate could not decide and the workspace steps up to a document (`document_required`), it says so in plain
+ * words and asks for the document, keeping the selfie already taken.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { advise, call, type CaptureState } from './api';
@@ -14,7 +16,7 @@ import { PhotoStep } from './PhotoStep';
 const HeadTurnChallenge = dynamic(() => import('./HeadTurnChallenge').then((mod) => mod.HeadTurnChallenge));
 import { MESSAGES, type Lang, type Messages } from './messages';
 
-type Step = 'consent' | 'selfie' | 'docType' | 'front' | 'back' | 'review' | 'waiting' | 'result';
+type Step = 'consent' | 'selfie' | 'stepUp' | 'docType' | 'front' | 'back' | 'review' | 'waiting' | 'result';
 type DocType = 'passport' | 'id_card' | 'driving_licence';
 /** The photos taken on this page, previewed on the review step. */
 type Shot = Extract<Step, 'selfie' | 'front' | 'back'>;
@@ -23,6 +25,7 @@ const FINAL = ['approved', 'declined', 'review', 'resubmission_requested', 'expi
 /** Where a verification in this state continues. */
 export function stepFor(s: CaptureState): Step {
   if (s.status === 'submitted') return 'waiting';
+  if (s.status === 'resubmission_requested' && s.reason === 'document_required') return 'stepUp';
   if (FINAL.includes(s.status)) return 'result';
   if (!s.consent.accepted) return 'consent';
   // What submit would still miss (the server's own rule; uploads of earlier attempts count).
@@ -33,7 +36,7 @@ export function stepFor(s: CaptureState): Step {
 }
 
 const progressKey = (step: Step): keyof Messages['steps'] =>
-  step === 'docType' || step === 'front' || step === 'back' ? 'document' : step === 'waiting' ? 'result' : step;
+  step === 'stepUp' || step === 'docType' || step === 'front' || step === 'back' ? 'document' : step === 'waiting' ? 'result' : step;
 
 export function CaptureFlow(props: { token: string; lang: Lang; initial: CaptureState; qrSvg: string | null }) {
   const { token } = props;
@@ -70,7 +73,7 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
     const poll = async () => {
       const s = await refresh();
       if (stopped) return;
-      if (s && s.status !== 'submitted') return setStep('result');
+      if (s && s.status !== 'submitted') return setStep(stepFor(s));
       timer = setTimeout(poll, 1000);
     };
     timer = setTimeout(poll, 500);
@@ -116,6 +119,7 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
   const titles: Record<Step, string> = {
     consent: m.steps.consent,
     selfie: m.selfieTitle,
+    stepUp: m.stepUp.title,
     docType: m.documentType,
     front: docType === 'passport' ? m.passportFront : m.documentFront,
     back: m.documentBack,
@@ -158,9 +162,25 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
         {step === 'selfie' && !(state.active_liveness?.required && !state.active_liveness.done) && (
           <PhotoStep key="selfie" token={token} m={m} target={{ type: 'selfie' }} title={m.selfieTitle} intro={m.selfieIntro} qr={qr} onUploaded={afterUpload('selfie')} />
         )}
+        {step === 'stepUp' && (
+          <div role="status" aria-live="polite" data-testid="step-up" className="space-y-3">
+            <p>{m.stepUp.text}</p>
+            <ul className="list-disc space-y-1 pl-6">
+              {(['passport', 'id_card', 'driving_licence'] as const).map((t) => (
+                <li key={t}>{m.docTypes[t]}</li>
+              ))}
+            </ul>
+            <p>{m.stepUp.how}</p>
+            <p className="rounded-md bg-blue-50 p-3 text-blue-950">{m.stepUp.kept}</p>
+            <button type="button" className="btn-primary w-full" onClick={() => setStep('docType')}>
+              {m.stepUp.continue}
+            </button>
+          </div>
+        )}
         {step === 'docType' && (
           <fieldset className="space-y-3">
             <legend className="sr-only">{m.documentType}</legend>
+            {state.step_up === 'document' && <p>{m.stepUp.choose}</p>}
             {(['passport', 'id_card', 'driving_licence'] as const).map((t) => (
               <label key={t} className="flex cursor-pointer items-center gap-3 rounded-lg border border-neutral-300 p-3 has-[:checked]:border-blue-700 has-[:checked]:bg-blue-50">
                 <input type="radio" name="doctype" value={t} checked={docType === t} onChange={() => setDocType(t)} className="size-5" />
@@ -181,6 +201,7 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
         {step === 'review' && (
           <div className="space-y-4">
             <p>{m.reviewIntro}</p>
+            {state.step_up === 'document' && !previews.selfie && <p>{m.stepUp.kept}</p>}
             <ul className="grid grid-cols-2 gap-3">
               {(Object.keys(previews) as Shot[]).map((k) => (
                 <li key={k}>

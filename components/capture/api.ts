@@ -13,6 +13,8 @@ export type CaptureState = {
   missing: string[];
   attempts_remaining: number;
   reason: string | null;
+  /** 'document' once an age estimate that could not decide stepped the verification up to an ID document */
+  step_up?: string | null;
   /** where the integrator asked to send the user back at the end (https), and its host name for the button */
   return_url?: string | null;
   return_host?: string | null;

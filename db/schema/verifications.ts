@@ -48,6 +48,12 @@ export const verifications = pgTable(
     captureTokenHash: text('capture_token_hash').notNull().unique(),
     captureTokenCiphertext: text('capture_token_ciphertext'),
     attemptsUsed: integer('attempts_used').notNull().default(0),
+    /**
+     * Set when an age estimate could not decide and the workspace steps up to another proof (docs/api.md
+     * "Step-up to a document"): from then on the verification needs, and is decided by, an ID document. Null
+     * otherwise. (A digital-wallet step-up may add its own value.)
+     */
+    stepUp: text('step_up', { enum: ['document'] }),
     reason: text('reason'),
     /** The decision's outcome only; the personal fields of a result are in `result_sealed` (lib/retention/result-fields.ts). */
     result: jsonb('result'),
@@ -162,6 +168,8 @@ export const pipelineJobs = pgTable(
     tries: integer('tries').notNull().default(0),
     leaseUntil: ts('lease_until'),
     lastError: text('last_error'),
+    /** W3C traceparent of the span that wrote the job (the submit), when tracing is on: the job continues that trace. */
+    traceparent: text('traceparent'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

@@ -3,6 +3,10 @@ import { ts } from './columns';
 import { sql } from 'drizzle-orm';
 
 
+/** The answers to an estimate that cannot decide (docs/api.md "Step-up to a document"). */
+export const ESTIMATION_FALLBACKS = ['review', 'document'] as const;
+export type EstimationFallback = (typeof ESTIMATION_FALLBACKS)[number];
+
 export const workspaces = pgTable('workspaces', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
@@ -18,12 +22,19 @@ export const workspaces = pgTable('workspaces', {
   duplicateThreshold: real('duplicate_threshold').notNull().default(0.945),
   /** the hosted capture page asks for a head-turn challenge before the selfie, and the pipeline requires it passed */
   requireActiveLiveness: boolean('require_active_liveness').notNull().default(false),
+  /**
+   * Age / estimation: what an estimate that cannot decide (`refer`) leads to: `review` (a person decides) or
+   * `document` (the verification asks for an ID document in the same session: docs/api.md "Step-up to a document").
+   */
+  estimationFallback: text('estimation_fallback', { enum: ESTIMATION_FALLBACKS }).notNull().default('review'),
   webhookUrl: text('webhook_url'),
   rateLimitPerMinute: integer('rate_limit_per_minute').notNull().default(60),
   /** Days the data of a decided verification is kept: 0 to 365, default 30 (lib/retention/policy.ts; a CHECK in migration 0010). */
   mediaRetentionDays: integer('media_retention_days').notNull().default(30),
   enforceSignature: boolean('enforce_signature').notNull().default(true),
   allowPlaceholderSignature: boolean('allow_placeholder_signature').notNull().default(false),
+  /** Signed requests must carry X-Request-Timestamp within 5 minutes, signed with them (docs/api.md "Request timestamps"). */
+  requireRequestTimestamp: boolean('require_request_timestamp').notNull().default(false),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });

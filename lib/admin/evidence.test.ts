@@ -11,6 +11,16 @@ describe('evidence in words', () => {
     expect(resultFacts({ decision: 'pass', threshold: 18, estimated_age: 31, age_range: { min: 21, max: 41 } })[0].passed).toBe(true);
   });
 
+  it('where the age came from (age_source): the face estimate, or the document after a step-up', () => {
+    const [source] = resultFacts({ decision: 'refer', threshold: 48, estimated_age: 48, age_range: { min: 40, max: 56 }, age_source: 'estimation' });
+    expect(source).toMatchObject({ key: 'age_source', label: 'Age decided from', value: 'the face estimate' });
+    const facts = resultFacts({ decision: 'pass', threshold: 48, age: 53, age_source: 'document', document: { type: 'passport', source: 'mrz' } });
+    expect(facts[0]).toMatchObject({ key: 'age_source', value: "the document's date of birth" });
+    expect(facts.find((f) => f.key === 'age')).toMatchObject({ value: '53 years', passed: true });
+    expect(resultFacts({ decision: 'pass', person: {} }).find((f) => f.key === 'age_source')).toBeUndefined();
+    expect(pipelineFacts({ model_age: 48.2, step_up: 'document' }, { duplicateThreshold: 0.945 }).map((f) => f.label)).toEqual(['Age estimated by the model', 'Stepped up to a document']);
+  });
+
   it('a document result: masked number, expiry judged on the day', () => {
     const facts = resultFacts({ decision: 'fail', document: { type: 'passport', source: 'mrz', issuing_country: 'UTO', number_masked: '•••••6789', expiry_date: '2020-01-01' } }, new Date('2026-11-23'));
     expect(facts.find((f) => f.key === 'document_number')?.value).toBe('•••••6789');

@@ -18,6 +18,7 @@ export const REASON_LABELS: Record<string, string> = {
   document_quality: 'Document unreadable',
   liveness_failed: 'Liveness check failed',
   processing_error: 'Processing error (safe to retry)',
+  document_required: 'ID document asked for (the age estimate could not decide)',
 };
 
 export const reasonLabel = (r: string | null | undefined) => (r ? (REASON_LABELS[r] ?? r.replace(/_/g, ' ')) : '');
@@ -59,7 +60,7 @@ type StoredCheck = { value: unknown; threshold?: unknown; passed?: boolean };
 
 /** The order checks run in (lib/media/validate.ts, lib/pipeline/decide.ts); JSONB does not keep key order. Unknown ones last. */
 const UPLOAD_ORDER = ['file_type', 'file_size', 'dimensions', 'brightness', 'sharpness', 'face_count', 'face_size', 'occlusion', 'document_present', 'document_sharpness', 'portrait'];
-const PIPELINE_ORDER = ['selfie', 'replay_score', 'moire_score', 'signal', 'blocklist_similarity', 'blocklist_entry', 'liveness', 'active_liveness', 'review_required', 'same_capture_similarity', 'model_age', 'age', 'document', 'face_match', 'error'];
+const PIPELINE_ORDER = ['selfie', 'replay_score', 'moire_score', 'signal', 'blocklist_similarity', 'blocklist_entry', 'liveness', 'active_liveness', 'review_required', 'same_capture_similarity', 'model_age', 'step_up', 'age', 'document', 'face_match', 'error'];
 export const inOrder = <T>(entries: [string, T][], order: string[]) =>
   [...entries].sort(([a], [b]) => (order.indexOf(a) < 0 ? order.length : order.indexOf(a)) - (order.indexOf(b) < 0 ? order.length : order.indexOf(b)));
 
@@ -145,6 +146,9 @@ export function pipelineFacts(checks: Record<string, unknown>, ws: { duplicateTh
       case 'model_age':
         out.push({ key, label: 'Age estimated by the model', value: `${num(raw)} years`, meaning: 'The calibrated estimate of the age networks, before the range of true ages it allows is read from the fitted table.' });
         break;
+      case 'step_up':
+        out.push({ key, label: 'Stepped up to a document', value: show(raw), passed: null, meaning: "The estimate could not decide and the workspace asks for an ID document instead of a person's review: the next attempt is decided by the document." });
+        break;
       case 'face_match': {
         const f = obj(raw);
         const sim = typeof f.similarity === 'number' ? f.similarity : null;
@@ -173,6 +177,10 @@ export function pipelineFacts(checks: Record<string, unknown>, ws: { duplicateTh
 export function resultFacts(result: unknown, now = new Date()): Fact[] {
   const r = obj(result);
   const out: Fact[] = [];
+  // Extension (docs/api.md "Step-up to a document"): which proof the age came from.
+  if (r.age_source === 'estimation' || r.age_source === 'document') {
+    out.push({ key: 'age_source', label: 'Age decided from', value: r.age_source === 'document' ? "the document's date of birth" : 'the face estimate', meaning: r.age_source === 'document' ? 'The date of birth read from the document, with the selfie matched to its portrait.' : "The selfie's estimated age range against the threshold." });
+  }
   if (typeof r.estimated_age === 'number') {
     const range = obj(r.age_range);
     const meaning =
@@ -180,7 +188,7 @@ export function resultFacts(result: unknown, now = new Date()): Fact[] {
         ? 'The whole range is at or above the threshold: approved by the pipeline.'
         : r.decision === 'fail'
           ? 'The whole range is below the threshold: declined by the pipeline.'
-          : 'The range straddles the threshold, so the estimate alone cannot decide: a person does.';
+          : 'The range straddles the threshold, so the estimate alone cannot decide: a person does, or an ID document where the workspace steps up to one.';
     out.push({ key: 'estimated_age', label: 'Estimated age', value: `${num(r.estimated_age)} (range ${num(range.min)}–${num(range.max)})`, threshold: `≥ ${num(r.threshold)}`, passed: r.decision === 'pass' ? true : r.decision === 'fail' ? false : null, meaning });
     if (typeof r.confidence === 'number') out.push({ key: 'confidence', label: 'Confidence', value: pct(r.confidence), meaning: 'Of the calibration photos estimated about this age, the share on the decided side of the threshold (for a referral, on the side the estimate falls on).' });
   }

@@ -42,6 +42,19 @@ const consentShapes = {
   consented_at: nullableTimestamp,
 };
 
+const reason = z
+  .string()
+  .nullable()
+  .describe(
+    'Reason code on declined or resubmission_requested, else null (docs/api.md "Decision reasons"): the interface\'s codes, and the extensions age_below_threshold, document_expired and document_required (resubmission_requested: the age estimate could not decide and the workspace steps up to an ID document; upload the document and submit again, docs/api.md "Step-up to a document"). Log codes you do not know.',
+  );
+const ageSource = z
+  .enum(['estimation', 'document'])
+  .optional()
+  .describe(
+    'Extension, on every result of the Age flow: where the age came from. estimation: the selfie\'s estimated range; document: the date of birth on an ID document (check method document_verification, or an estimation verification that stepped up to a document when its estimate could not decide: the workspace setting estimation_fallback = document). New values may appear (a digital ID wallet): treat an unknown one as its own source.',
+  );
+
 export const verificationSchema = z
   .strictObject({
     id: uuid,
@@ -59,11 +72,15 @@ export const verificationSchema = z
     completed_at: nullableTimestamp,
     updated_at: timestamp.describe('Extension: when anything of it last changed'),
     attempts_remaining: z.number().int().min(0).max(5),
-    reason: z.string().nullable().describe('Reason code on declined or resubmission_requested (docs/api.md "Decision reasons"), else null'),
+    reason: reason,
     result: z
-      .record(z.string(), z.unknown())
+      .looseObject({
+        age_source: ageSource,
+      })
       .nullable()
-      .describe('The decision: for estimation {decision, threshold, estimated_age, age_range: {min, max}, confidence}; document and KYC flows add their fields'),
+      .describe(
+        'The decision: for estimation {decision, threshold, estimated_age, age_range: {min, max}, confidence}; document and KYC flows add their fields; every Age result carries age_source (extension)',
+      ),
     duplicate_check: duplicateCheckSchema,
     ...consentShapes,
     data_erased_at: nullableTimestamp.describe('Extension: when its photos and personal data were erased'),
@@ -141,7 +158,7 @@ export const webhookEventSchema = z
     status: verificationStatus,
     external_id: z.string().nullable(),
     external_metadata: metadata,
-    reason: z.string().nullable(),
+    reason,
     timestamp: timestamp.describe('When the decision was made'),
     duplicate_detected: z.boolean(),
     duplicate_count: z.number().int().min(0),

@@ -46,6 +46,9 @@ export async function captureState(db: DbOrTx, v: VerificationRow, workspaceName
     missing: missingMedia(v, uploads),
     attempts_remaining: attemptsRemaining(v),
     reason: v.reason,
+    // 'document' once the age estimate could not decide and the workspace asks for an ID document instead
+    // (docs/api.md "Step-up to a document"): the page explains it and asks for one, keeping the selfie.
+    step_up: v.stepUp,
     // Extension: the page's "Back to {host}" button when it finishes, where the integrator gave a return_url.
     return_url: v.returnUrl,
     return_host: v.returnUrl ? new URL(v.returnUrl).hostname : null,

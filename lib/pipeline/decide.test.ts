@@ -95,3 +95,44 @@ describe('decide', () => {
     expect(decide(ev({ selfie: face({ replay_score: 5, moire_score: 10 }) }), now).outcome).toBe('approve');
   });
 });
+
+describe('step-up to a document (estimation_fallback, docs/api.md "Step-up to a document")', () => {
+  // The age model's ranges change with the model: each case takes its threshold from the estimate itself. At the
+  // estimate the range straddles (refer); at 1 all of it is above (pass); at 120 all of it is below (fail).
+  const at = (threshold: number, over: Partial<Evidence> = {}) => decide(ev({ ageThreshold: threshold, ...over }), now);
+  const passport = (birthDate: string, portrait = face()) => ({
+    type: 'passport' as const,
+    portrait,
+    read: { source: 'mrz' as const, corrected: false, mrz: { format: 'TD3' as const, documentCode: 'P', issuingCountry: 'UTO', surname: 'ERIKSSON', givenNames: 'ANNA', documentNumber: 'L898902C3', nationality: 'UTO', birthDate, sex: 'F' as const, expiryDate: '310415' } },
+  });
+
+  it('an estimate that cannot decide asks for a document instead of a person; pass and fail stand', () => {
+    const refer = at(60, { estimationFallback: 'document' });
+    expect(refer).toMatchObject({ outcome: 'resubmit', reason: 'document_required', result: { decision: 'refer', threshold: 60, age_source: 'estimation' }, checks: { step_up: 'document' } });
+    expect(at(1, { estimationFallback: 'document' })).toMatchObject({ outcome: 'approve', reason: null, result: { decision: 'pass', age_source: 'estimation' } });
+    expect(at(120, { estimationFallback: 'document' })).toMatchObject({ outcome: 'decline', reason: 'age_below_threshold', result: { decision: 'fail', age_source: 'estimation' } });
+    // `review` (the default, and absent): a person decides, as the interface says.
+    expect(at(60, { estimationFallback: 'review' })).toMatchObject({ outcome: 'review', reason: null, result: { decision: 'refer', age_source: 'estimation' } });
+    expect(at(60)).toMatchObject({ outcome: 'review', reason: null });
+    // The checks before the estimate still decide first: a screen replay is fraud, not a reason to ask for a document.
+    expect(at(60, { estimationFallback: 'document', selfie: face({ replay_score: 300 }) }).reason).toBe('fraud_detected');
+  });
+
+  it('once stepped up, the document decides: its date of birth and the face match, age_source document', () => {
+    const stepped = (doc: Evidence['document'], threshold = 60) => at(threshold, { estimationFallback: 'document', stepUp: 'document', document: doc });
+    // Born 1960-01-01: 66 on the decision day, over 60.
+    expect(stepped(passport('600101'))).toMatchObject({ outcome: 'approve', reason: null, result: { decision: 'pass', threshold: 60, age: 66, age_source: 'document', document: { type: 'passport', source: 'mrz' } } });
+    expect(stepped(passport('800101'))).toMatchObject({ outcome: 'decline', reason: 'age_below_threshold', result: { decision: 'fail', age: 46, age_source: 'document' } });
+    expect(stepped(passport('600101', face({ embedding: [0, 1, 0] })))).toMatchObject({ outcome: 'decline', reason: 'identity_mismatch', result: { age_source: 'document' } });
+    expect(stepped({ type: 'passport', portrait: face(), read: null })).toMatchObject({ outcome: 'resubmit', reason: 'document_quality', result: null });
+    // The estimate is not consulted again: a threshold the estimate would pass is still decided by the document.
+    expect(stepped(passport('800101'), 1).result).toMatchObject({ age: 46, age_source: 'document' });
+    // With the fallback switched back to review after the step-up, the document still decides.
+    expect(at(60, { stepUp: 'document', document: passport('600101') }).outcome).toBe('approve');
+  });
+
+  it('age_source on every Age result: document_verification is document; KYC decides no age and has none', () => {
+    expect(at(60, { checkMethod: 'document_verification', document: passport('600101') }).result).toMatchObject({ age_source: 'document' });
+    expect(at(60, { flow: 'kyc', checkMethod: null, document: passport('600101') }).result).not.toHaveProperty('age_source');
+  });
+});

@@ -2,15 +2,16 @@
  * The decision of one submission from its evidence: a pure function over the checks in ./checks, each in its own
  * module returning its verdict and what it measured. Order (documented in the README): usable selfie →
  * presentation attack → blocklist → liveness (passive, and the head-turn challenge where required) → the
- * flow's own checks (age estimate; or document read, then expiry, face match and the age on the document).
+ * flow's own checks (age estimate, or its step-up to a document; or document read, then expiry, face match and
+ * the age on the document).
  * The first check that decides, decides; every measurement up to it is kept for reviewers and the audit log.
  */
-import { ageEstimate } from './checks/age-estimate';
 import { blocklist } from './checks/blocklist';
 import { documentRead } from './checks/document';
 import { faceMatchAndDocumentAge } from './checks/face-match';
 import { liveness } from './checks/liveness';
 import { presentationAttack } from './checks/presentation-attack';
+import { ageEstimateOrStepUp } from './checks/step-up';
 import type { Check, Evidence, Outcome } from './checks/types';
 import { usableSelfie } from './checks/usable-selfie';
 
@@ -26,24 +27,45 @@ export type Decision = {
 };
 
 const COMMON: Check[] = [usableSelfie, presentationAttack, blocklist, liveness];
-const ESTIMATION: Check[] = [...COMMON, ageEstimate];
+// The age estimate, or (estimation_fallback = document) the step-up to a document when it cannot decide.
+const ESTIMATION: Check[] = [...COMMON, ageEstimateOrStepUp];
 const DOCUMENT: Check[] = [...COMMON, documentRead, faceMatchAndDocumentAge];
 
-/** The checks a submission of this flow runs, in order. */
-export function checksFor(ev: Pick<Evidence, 'flow' | 'checkMethod'>): Check[] {
-  return ev.flow === 'age' && ev.checkMethod !== 'document_verification' ? ESTIMATION : DOCUMENT;
+type Route = Pick<Evidence, 'flow' | 'checkMethod' | 'stepUp'>;
+
+/**
+ * The checks a submission of this flow runs, in order. An Age / estimation verification that stepped up to a
+ * document is decided as document_verification is: by the document's date of birth and the face match.
+ */
+export function checksFor(ev: Route): Check[] {
+  return ev.flow === 'age' && ev.checkMethod !== 'document_verification' && ev.stepUp !== 'document' ? ESTIMATION : DOCUMENT;
 }
 
-export function decide(ev: Evidence, now: Date): Decision {
+/**
+ * Extension (docs/api.md "Step-up to a document"): where an Age decision took the age from, written into every
+ * result of the Age flow as `age_source`: the face estimate, or the document's date of birth. (A digital-wallet
+ * proof may add its own value.) KYC decides no age: null.
+ */
+export function ageSourceOf(ev: Route): 'estimation' | 'document' | null {
+  if (ev.flow !== 'age') return null;
+  return checksFor(ev) === ESTIMATION ? 'estimation' : 'document';
+}
+
+/** `timed`, when given, hears how long each check ran (the pipeline's stage metrics); the decision does not depend on it. */
+export function decide(ev: Evidence, now: Date, timed?: (check: string, seconds: number) => void): Decision {
   const checks: Record<string, unknown> = {};
   for (const check of checksFor(ev)) {
+    const started = timed ? performance.now() : 0;
     const r = check.run(ev, now);
+    timed?.(check.name, (performance.now() - started) / 1000);
     Object.assign(checks, r.measured);
     if (r.status === 'decided') {
       // A check that asked for a person's look (the accessible alternative to the head-turn challenge) turns an
       // approval into a review; declines and resubmissions stand.
       const outcome = r.outcome === 'approve' && checks.review_required ? 'review' : r.outcome;
-      return { outcome, reason: r.reason, result: r.result, checks };
+      const source = ageSourceOf(ev);
+      const result = r.result && source ? { ...r.result, age_source: source } : r.result;
+      return { outcome, reason: r.reason, result, checks };
     }
   }
   // The last check of every list decides; reaching here is a bug in the lists above.

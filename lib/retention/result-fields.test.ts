@@ -8,7 +8,7 @@ const kyc = {
   document: { type: 'id_card', source: 'mrz', issuing_country: 'UTO', number_masked: '•••••02C3', expiry_date: '2031-04-15' },
   face_match: { similarity: 0.91, threshold: 0.66, match: true },
 };
-const estimation = { decision: 'pass', threshold: 18, estimated_age: 29, age_range: { min: 19, max: 40 }, confidence: 0.98 };
+const estimation = { decision: 'pass', threshold: 18, estimated_age: 29, age_range: { min: 19, max: 40 }, confidence: 0.98, age_source: 'estimation' };
 
 describe('result fields', () => {
   it('KYC: the decision, face match and document type are kept; the person and the document number, expiry and country are personal', () => {
@@ -21,8 +21,8 @@ describe('result fields', () => {
 
   it('an age estimate is all decision: nothing to seal', () => {
     expect(splitResult(estimation)).toEqual({ kept: estimation, personal: null, personalPaths: [] });
-    const docAge = { decision: 'fail', threshold: 18, age: 16, document: { type: 'passport', source: 'mrz', number_masked: '••1234' }, face_match: { similarity: 0.8 } };
-    expect(splitResult(docAge).kept).toEqual({ decision: 'fail', threshold: 18, age: 16, document: { type: 'passport', source: 'mrz' }, face_match: { similarity: 0.8 } });
+    const docAge = { decision: 'fail', threshold: 18, age: 16, age_source: 'document', document: { type: 'passport', source: 'mrz', number_masked: '••1234' }, face_match: { similarity: 0.8 } };
+    expect(splitResult(docAge).kept).toEqual({ decision: 'fail', threshold: 18, age: 16, age_source: 'document', document: { type: 'passport', source: 'mrz' }, face_match: { similarity: 0.8 } });
   });
 
   it('a field nobody listed is personal: a new check cannot leak data by forgetting to say so', () => {

@@ -15,7 +15,8 @@ type Spec = { [field: string]: true | Spec };
 
 /**
  * What a result keeps when its data is erased: the decision and the age check's outcome (the estimate and its
- * range, or the age the document gave), the face-match score, and which kind of document was read.
+ * range, or the age the document gave, and which of the two it was), the face-match score, and which kind of
+ * document was read.
  */
 export const KEPT_RESULT_FIELDS: Spec = {
   decision: true,
@@ -24,6 +25,7 @@ export const KEPT_RESULT_FIELDS: Spec = {
   age_range: true,
   confidence: true,
   age: true,
+  age_source: true,
   face_match: true,
   document: { type: true, source: true },
 };

@@ -18,6 +18,13 @@ export const attemptsRemaining = (v: { attemptsUsed: number }) => Math.max(0, MA
 export const attemptsExhausted = (v: { attemptsUsed: number }) => v.attemptsUsed >= MAX_SUBMISSION_ATTEMPTS;
 export const ATTEMPTS_EXHAUSTED_REASON = 'max_attempts_exceeded';
 
+/**
+ * Extension (docs/api.md "Step-up to a document"): the reason of the `resubmission_requested` that asks an Age /
+ * estimation verification for an ID document, when its estimate could not decide and the workspace's
+ * `estimation_fallback` is `document`.
+ */
+export const STEP_UP_REASON = 'document_required';
+
 /** The statuses from which `trigger` may move a verification (test-mode-only moves included). */
 export function statusesAllowing(trigger: Trigger): ReadonlySet<VerificationStatus> {
   return new Set(TRANSITIONS.filter((t) => t.trigger === trigger).map((t) => t.from));
@@ -39,10 +46,14 @@ export const ERASURE_ABANDONS = statusesAllowing('data_erasure');
 
 export type RequiredMedia = 'selfie' | 'document_front' | 'document_back';
 
-type FlowOf = { flow: 'age' | 'kyc'; checkMethod: string | null };
+type FlowOf = { flow: 'age' | 'kyc'; checkMethod: string | null; stepUp: string | null };
 
-/** interface.md "Required media before submit": documents for KYC and for Age / document_verification. */
-export const needsDocument = (v: FlowOf) => v.flow === 'kyc' || v.checkMethod === 'document_verification';
+/**
+ * interface.md "Required media before submit": documents for KYC and for Age / document_verification; and for an
+ * Age / estimation verification that stepped up to a document (docs/api.md "Step-up to a document"), which
+ * from then on needs what document_verification needs: the front, and the back unless a passport.
+ */
+export const needsDocument = (v: FlowOf) => v.flow === 'kyc' || v.checkMethod === 'document_verification' || v.stepUp === 'document';
 
 /** What a submission still lacks; `uploaded` newest first (the newest upload per side counts; a passport needs its front only). */
 export function missingMedia(v: FlowOf, uploaded: { type: string; side: string | null; documentType: string | null }[]): RequiredMedia[] {

@@ -8,10 +8,10 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { verifications } from '@/db/schema';
 import type { Db } from '@/db/client';
-import { notFound, parseOrThrow } from '../errors';
+import { DomainError, notFound, parseOrThrow } from '../errors';
 import { audit } from '../audit';
 import { applyTransition } from './state-machine';
-import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted } from './policy';
+import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted, STEP_UP_REASON } from './policy';
 
 /**
  * The reasons a reviewer may give: interface.md's table, plus this implementation's `age_below_threshold` and
@@ -19,7 +19,16 @@ import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted } from './policy';
  * reasons" and docs/webhooks.md "Reason codes".
  */
 export const DECLINE_REASONS = ['blocklist_match', 'fraud_detected', 'identity_mismatch', 'max_attempts_exceeded', 'age_below_threshold', 'document_expired'] as const;
-export const RESUBMIT_REASONS = ['selfie_quality', 'document_quality', 'liveness_failed', 'processing_error'] as const;
+/**
+ * `document_required` (test mode, Age / estimation only) steps the verification up to a document as the pipeline
+ * does in a live `document` workspace, so an integrator can rehearse the step-up without live decisions.
+ */
+export const RESUBMIT_REASONS = ['selfie_quality', 'document_quality', 'liveness_failed', 'processing_error', 'document_required'] as const;
+
+/** The resubmission reasons that apply to this verification (the step-up only to Age / estimation). */
+export const resubmitReasonsFor = (v: { flow: string; checkMethod: string | null }) =>
+  RESUBMIT_REASONS.filter((r) => r !== STEP_UP_REASON || canStepUp(v));
+const canStepUp = (v: { flow: string; checkMethod: string | null }) => v.flow === 'age' && v.checkMethod === 'estimation';
 
 export const reviewDecision = z.discriminatedUnion('status', [
   z.object({ status: z.literal('approved'), reason: z.undefined().optional() }),
@@ -37,11 +46,15 @@ export async function decideReview(db: Db, input: DecideReviewInput) {
     if (!v) throw notFound('Verification');
     let trigger: 'admin_approve' | 'admin_decline' | 'admin_resubmit' = d.status === 'approved' ? 'admin_approve' : d.status === 'declined' ? 'admin_decline' : 'admin_resubmit';
     let reason: string | null = d.reason ?? null;
+    if (reason === STEP_UP_REASON && !canStepUp(v)) {
+      throw new DomainError('VALIDATION_ERROR', 'Only an Age / estimation verification can be asked for a document: the others need one already.', { fields: { reason: ['document_required applies to Age / estimation only.'] } });
+    }
     if (trigger === 'admin_resubmit' && attemptsExhausted(v)) {
       trigger = 'admin_decline';
       reason = ATTEMPTS_EXHAUSTED_REASON;
     }
-    const { row } = await applyTransition(tx, { verificationId: v.id, trigger, patch: { reason } });
+    const stepUp = trigger === 'admin_resubmit' && reason === STEP_UP_REASON ? { stepUp: 'document' as const } : {};
+    const { row } = await applyTransition(tx, { verificationId: v.id, trigger, patch: { reason, ...stepUp } });
     await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: input.actor, requestId: input.requestId, action: 'verification.decided', data: { status: row.status, reason, ...(input.note ? { note: input.note.slice(0, 2000) } : {}) } });
     return row;
   });

@@ -29,13 +29,20 @@ describe('submit', () => {
     const sel = { type: 'selfie', side: null, documentType: null };
     const front = (t = 'id_card') => ({ type: 'document', side: 'front', documentType: t });
     const back = { type: 'document', side: 'back', documentType: 'id_card' };
-    expect(missingMedia({ flow: 'age', checkMethod: 'estimation' }, [])).toEqual(['selfie']);
-    expect(missingMedia({ flow: 'age', checkMethod: 'estimation' }, [sel])).toEqual([]);
-    expect(missingMedia({ flow: 'age', checkMethod: 'document_verification' }, [sel])).toEqual(['document_front', 'document_back']);
-    expect(missingMedia({ flow: 'age', checkMethod: 'document_verification' }, [sel, front()])).toEqual(['document_back']);
-    expect(missingMedia({ flow: 'age', checkMethod: 'document_verification' }, [sel, front('passport')])).toEqual([]);
-    expect(missingMedia({ flow: 'kyc', checkMethod: null }, [front(), back])).toEqual(['selfie']);
-    expect(missingMedia({ flow: 'kyc', checkMethod: null }, [sel, front(), back])).toEqual([]);
+    expect(missingMedia({ flow: 'age', checkMethod: 'estimation', stepUp: null }, [])).toEqual(['selfie']);
+    expect(missingMedia({ flow: 'age', checkMethod: 'estimation', stepUp: null }, [sel])).toEqual([]);
+    expect(missingMedia({ flow: 'age', checkMethod: 'document_verification', stepUp: null }, [sel])).toEqual(['document_front', 'document_back']);
+    expect(missingMedia({ flow: 'age', checkMethod: 'document_verification', stepUp: null }, [sel, front()])).toEqual(['document_back']);
+    expect(missingMedia({ flow: 'age', checkMethod: 'document_verification', stepUp: null }, [sel, front('passport')])).toEqual([]);
+    expect(missingMedia({ flow: 'kyc', checkMethod: null, stepUp: null }, [front(), back])).toEqual(['selfie']);
+    expect(missingMedia({ flow: 'kyc', checkMethod: null, stepUp: null }, [sel, front(), back])).toEqual([]);
+    // Age / estimation stepped up to a document (docs/api.md "Step-up to a document"): the selfie already
+    // taken counts; the front, and the back unless a passport, are required as for document_verification.
+    const stepped = { flow: 'age', checkMethod: 'estimation', stepUp: 'document' } as const;
+    expect(missingMedia(stepped, [sel])).toEqual(['document_front', 'document_back']);
+    expect(missingMedia(stepped, [sel, front()])).toEqual(['document_back']);
+    expect(missingMedia(stepped, [sel, front('passport')])).toEqual([]);
+    expect(missingMedia(stepped, [front('passport')])).toEqual(['selfie']);
   });
 
   it('CONSENT_REQUIRED (403) before consent', async () => {

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { workspaces } from '@/db/schema';
+import { ESTIMATION_FALLBACKS, workspaces } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { notFound, parseOrThrow } from '../errors';
 import { newId, randomAlnum } from '../ids';
@@ -49,6 +49,7 @@ export const settingsPatch = z.strictObject({
   webhook_url: httpsUrl.nullable().optional(),
   enforce_signature: z.boolean().optional(),
   allow_placeholder_signature: z.boolean().optional(),
+  require_request_timestamp: z.boolean().optional(),
   allow_duplicates: z.boolean().optional(),
   duplicate_threshold: z.number().min(0).max(1).optional(),
   age_threshold: z.number().int().min(1).max(120).optional(),
@@ -57,6 +58,9 @@ export const settingsPatch = z.strictObject({
   flow: z.enum(['age', 'kyc']).optional(),
   check_method: z.enum(['estimation', 'document_verification']).optional(),
   require_active_liveness: z.boolean().optional(),
+  // Age / estimation: an estimate that cannot decide goes to a person, or steps up to an ID document
+  // (docs/api.md "Step-up to a document").
+  estimation_fallback: z.enum(ESTIMATION_FALLBACKS).optional(),
 });
 export type SettingsPatch = z.input<typeof settingsPatch>;
 
@@ -66,6 +70,7 @@ const SETTING_COLUMNS = {
   webhook_url: 'webhookUrl',
   enforce_signature: 'enforceSignature',
   allow_placeholder_signature: 'allowPlaceholderSignature',
+  require_request_timestamp: 'requireRequestTimestamp',
   allow_duplicates: 'allowDuplicates',
   duplicate_threshold: 'duplicateThreshold',
   age_threshold: 'ageThreshold',
@@ -74,6 +79,7 @@ const SETTING_COLUMNS = {
   flow: 'flow',
   check_method: 'checkMethod',
   require_active_liveness: 'requireActiveLiveness',
+  estimation_fallback: 'estimationFallback',
 } as const satisfies Record<keyof z.infer<typeof settingsPatch>, keyof Workspace>;
 
 /**
@@ -124,7 +130,9 @@ export function publicWorkspace(ws: Workspace) {
     media_retention_days: ws.mediaRetentionDays,
     enforce_signature: ws.enforceSignature,
     allow_placeholder_signature: ws.allowPlaceholderSignature,
+    require_request_timestamp: ws.requireRequestTimestamp,
     require_active_liveness: ws.requireActiveLiveness,
+    estimation_fallback: ws.estimationFallback,
     created_at: ws.createdAt.toISOString(),
   };
 }

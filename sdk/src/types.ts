@@ -11,6 +11,12 @@ export type DuplicateCheck = {
   duplicates: { verification_id: string; external_id: string | null; similarity_score: number; verified_at: string | null }[];
 };
 
+/**
+ * The decision. Every Age result says where its age came from (extension): `estimation` (the selfie's estimated
+ * range) or `document` (a document's date of birth, also after a step-up from estimation); more may be added.
+ */
+export type VerificationResult = JsonObject & { decision?: string; age_source?: 'estimation' | 'document' | (string & {}) };
+
 export type ConsentRecord = { version_id: number; version: string; accepted_at: string };
 
 export type Verification = {
@@ -30,7 +36,7 @@ export type Verification = {
   updated_at: string;
   attempts_remaining: number;
   reason: string | null;
-  result: JsonObject | null;
+  result: VerificationResult | null;
   duplicate_check: DuplicateCheck;
   consent: ConsentRecord | null;
   consent_accepted: boolean;

@@ -15,6 +15,10 @@ export type DocumentRead = { source: 'mrz'; mrz: MrzData; corrected: boolean } |
 export type Evidence = {
   flow: 'age' | 'kyc';
   checkMethod: 'estimation' | 'document_verification' | null;
+  /** Age / estimation stepped up to a document by an earlier attempt: decided by the document from then on (absent: no). */
+  stepUp?: 'document' | null;
+  /** The workspace's answer to an estimate that cannot decide: a person's review (absent: the default), or a step-up to a document. */
+  estimationFallback?: 'review' | 'document';
   ageThreshold: number;
   selfie: FaceMeasure | null;
   /** documents only */

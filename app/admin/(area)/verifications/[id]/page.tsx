@@ -12,7 +12,7 @@ import { auditCaseView, loadCase, type CaseView } from '@/lib/admin/case';
 import { num, pipelineFacts, reasonLabel, resultFacts, STATUS_LABELS, uploadFacts } from '@/lib/admin/evidence';
 import { timeline } from '@/lib/admin/timeline';
 import { lastDecision } from '@/lib/admin/decide';
-import { DECLINE_REASONS, RESUBMIT_REASONS } from '@/lib/verifications/review';
+import { DECLINE_REASONS, resubmitReasonsFor } from '@/lib/verifications/review';
 import { REASON_LABELS } from '@/lib/admin/evidence';
 import { DomainError } from '@/lib/errors';
 import { dateTime, shortId } from '@/components/admin/format';
@@ -48,7 +48,7 @@ export default async function CasePage(props: { params: Promise<{ id: string }>;
   const queue = new URLSearchParams({ workspace: v.workspaceId, mode: v.mode }).toString();
   const latest = c.pipelineRuns[c.pipelineRuns.length - 1];
   const { events, views } = timeline(c);
-  const flow = v.flow === 'kyc' ? 'KYC' : v.checkMethod === 'document_verification' ? 'Age, document verification' : 'Age, estimation';
+  const flow = v.flow === 'kyc' ? 'KYC' : v.checkMethod === 'document_verification' ? 'Age, document verification' : v.stepUp === 'document' ? 'Age, estimation, stepped up to a document' : 'Age, estimation';
 
   return (
     <>
@@ -108,7 +108,7 @@ export default async function CasePage(props: { params: Promise<{ id: string }>;
                 next={c.neighbours.next}
                 queue={queue}
                 declineReasons={reasons(DECLINE_REASONS)}
-                resubmitReasons={reasons(RESUBMIT_REASONS)}
+                resubmitReasons={reasons(resubmitReasonsFor(v))}
               />
             ) : (
               <div className="space-y-2 text-sm">
