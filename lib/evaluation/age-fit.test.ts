@@ -1,7 +1,7 @@
 /** The age fit and the evaluator's age figures, on made-up numbers whose answers are known. */
 import { describe, expect, it } from 'vitest';
 import { ageRangeOf, type AgeRanges } from '../pipeline/age-range';
-import { applyCalibration, crossValidatedEstimates, decisionsAt, fitCalibration, fitRanges, leastSquares, logistic, nestedCrossValidation, rangeFigures, type Judged, type Labelled } from './age-fit';
+import { applyCalibration, crossValidatedEstimates, decisionsAt, fitCalibration, fitRanges, leastSquares, logistic, nestedCrossValidation, normalQuantile, rangeFigures, type Judged, type Labelled } from './age-fit';
 import { binomialCdf, clopperPearsonUpper, seeded } from './stats';
 import { judge, rangeQuality } from './summarize';
 
@@ -128,6 +128,32 @@ describe('the range table', () => {
       expect(d.over.failed.rate!).toBeLessThan(0.025);
       expect(d.over.passed.rate!).toBeGreaterThan(0.3);
     }
+  });
+
+  it('where too few people are old enough for an empirical upper cut, a parametric one: the beta quantile of a normal fit of the old people’s estimates', () => {
+    expect(normalQuantile(0.02)).toBeCloseTo(-2.0537, 3);
+    expect(normalQuantile(0.5)).toBeCloseTo(0, 6);
+    expect(normalQuantile(0.975)).toBeCloseTo(1.96, 3);
+    // 400 children and young adults, and 60 people aged 40-99 estimated 10 + 0.5 · age with a spread of 4 years.
+    const rnd = seeded(12);
+    const gauss = () => Math.sqrt(-2 * Math.log(rnd() + 1e-12)) * Math.cos(2 * Math.PI * rnd());
+    const young = Array.from({ length: 400 }, () => 5 + Math.floor(rnd() * 25));
+    const old = Array.from({ length: 60 }, () => 40 + Math.floor(rnd() * 60));
+    const truth = [...young, ...old];
+    const est = [...young.map((a) => a + gauss()), ...old.map((a) => 10 + 0.5 * a + 4 * gauss())];
+    const o = { alpha: 0.01, beta: 0.02, margin: 0, thresholds: [18, 70, 90] };
+    // Without the pool no cut at 70 or 90 (fewer than 49 people that old): such an estimate's range runs to 100.
+    expect(fitRanges(truth, est, o).upper.map(([t]) => t)).toEqual([18]);
+    const t = fitRanges(truth, est, { ...o, upperPoolFrom: 40 });
+    expect(t.upper_model!.slope).toBeCloseTo(0.5, 1);
+    expect(t.upper_model!.sd).toBeGreaterThan(3);
+    expect(t.upper_model!.sd).toBeLessThan(5);
+    // At 70: 10 + 35 − 2.05 · 4 ≈ 36.8; at 90: ≈ 46.8.
+    expect(t.upper.find(([th]) => th === 70)![1]).toBeCloseTo(36.8, 0);
+    expect(t.upper.find(([th]) => th === 90)![1]).toBeCloseTo(46.8, 0);
+    // A 40-year-old estimated 30 (the model's mean at 40) is declined at 70, not at 18; one estimated 45 is not at 70.
+    expect(ageRangeOf(t, 30).max).toBe(69);
+    expect(ageRangeOf(t, 45).max).toBe(89);
   });
 
   it('nested cross-validation: the faces a table and calibration are measured on took no part in fitting them', () => {

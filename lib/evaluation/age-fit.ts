@@ -102,13 +102,54 @@ export type RangeOptions = {
   margin: number;
   /** thresholds the table is fitted at (where the set has enough people on both sides) */
   thresholds: readonly number[];
+  /**
+   * The youngest people whose estimates the parametric upper cuts are fitted on: where too few people are at or
+   * over a threshold for an empirical cut (fewer than 1 / beta − 1), the cut is the beta quantile of a normal
+   * distribution of the estimates at exactly that age, its mean linear in the true age and its spread the pooled
+   * one, fitted on everyone this old or older. Unset: no parametric cuts.
+   */
+  upperPoolFrom?: number;
 };
 export const DEFAULT_RANGE_OPTIONS: RangeOptions = {
   alpha: 0.01,
   beta: 0.02,
   margin: 2,
-  thresholds: [...Array.from({ length: 30 - 6 + 1 }, (_, i) => 6 + i), 32, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80],
+  thresholds: [...Array.from({ length: 30 - 6 + 1 }, (_, i) => 6 + i), 32, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100],
+  upperPoolFrom: 40,
 };
+
+/** The standard normal quantile (Acklam's rational approximation, relative error under 1.2e-9). */
+export function normalQuantile(p: number): number {
+  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
+  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
+  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  const lo = 0.02425;
+  if (p < lo) {
+    const q = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - lo) return -normalQuantile(1 - p);
+  const q = p - 0.5;
+  const r = q * q;
+  return ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+/**
+ * The estimates of the people aged `from` or over, as a normal distribution at each true age: mean a + b · age
+ * (least squares), spread the residuals' standard deviation. Null with fewer than 10 people.
+ */
+export function oldAgeModel(truth: readonly number[], estimates: readonly number[], from: number): { a: number; b: number; sd: number; n: number } | null {
+  const idx = truth.map((_, i) => i).filter((i) => truth[i] >= from);
+  if (idx.length < 10) return null;
+  const [a, b] = leastSquares(
+    idx.map((i) => [truth[i]]),
+    idx.map((i) => estimates[i]),
+    0,
+  );
+  const sd = Math.sqrt(idx.reduce((s, i) => s + (estimates[i] - a - b * truth[i]) ** 2, 0) / (idx.length - 2));
+  return { a, b, sd, n: idx.length };
+}
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
@@ -156,6 +197,8 @@ export function fitRanges(truth: readonly number[], estimates: readonly number[]
   const lower: [number, number][] = [];
   const upper: [number, number][] = [];
   const confidence: [number, number, number][] = [];
+  const old = o.upperPoolFrom === undefined ? null : oldAgeModel(truth, estimates, o.upperPoolFrom);
+  const zBeta = normalQuantile(o.beta);
   for (const t of o.thresholds) {
     const under = estimates.filter((_, i) => truth[i] < t).sort((a, b) => a - b);
     const over = estimates.filter((_, i) => truth[i] >= t).sort((a, b) => a - b);
@@ -169,6 +212,9 @@ export function fitRanges(truth: readonly number[], estimates: readonly number[]
     // outlier lowers the cuts under it, which only fails fewer people.
     const k = Math.floor(o.beta * (over.length + 1));
     if (k >= 1 && under.length > 0) upper.push([t, round2(over[k - 1] - o.margin)]);
+    // Too few people this old for an empirical cut: the parametric one (the beta quantile of the estimates of people
+    // aged exactly t; older people are estimated higher on average, so fewer of them fall under it).
+    else if (k < 1 && under.length > 0 && old) upper.push([t, round2(old.a + old.b * t + zBeta * old.sd - o.margin)]);
     if (under.length >= 20 && over.length >= 20) {
       const [a, b] = logistic(estimates as number[], truth.map((y) => y >= t));
       confidence.push([t, Math.round(a * 1e4) / 1e4, Math.round(b * 1e4) / 1e4]);
@@ -178,7 +224,8 @@ export function fitRanges(truth: readonly number[], estimates: readonly number[]
   // threshold, an upper cut never above one of a higher threshold.
   for (let i = 1; i < lower.length; i++) lower[i][1] = Math.max(lower[i][1], lower[i - 1][1]);
   for (let i = upper.length - 2; i >= 0; i--) upper[i][1] = Math.min(upper[i][1], upper[i + 1][1]);
-  return { fitted_on: fittedOn, n: truth.length, alpha: o.alpha, beta: o.beta, margin: o.margin, lower, upper, confidence };
+  const upper_model = old && { from: o.upperPoolFrom!, n: old.n, intercept: round2(old.a), slope: Math.round(old.b * 1e4) / 1e4, sd: round2(old.sd) };
+  return { fitted_on: fittedOn, n: truth.length, alpha: o.alpha, beta: o.beta, margin: o.margin, upper_model, lower, upper, confidence };
 }
 
 /** One face's out-of-sample estimate and range. */
