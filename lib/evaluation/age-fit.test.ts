@@ -156,6 +156,27 @@ describe('the range table', () => {
     expect(ageRangeOf(t, 45).max).toBe(89);
   });
 
+  it('likewise a parametric lower cut where too few people are under a threshold: the 1 − alpha quantile at one year under it', () => {
+    // 120 children aged 5-11 estimated exactly their age plus a spread of 2 years, 400 adults estimated 30-50.
+    const rnd = seeded(13);
+    const gauss = () => Math.sqrt(-2 * Math.log(rnd() + 1e-12)) * Math.cos(2 * Math.PI * rnd());
+    const kids = Array.from({ length: 120 }, () => 5 + Math.floor(rnd() * 7));
+    const adults = Array.from({ length: 400 }, () => 30 + Math.floor(rnd() * 20));
+    const truth = [...kids, ...adults];
+    const est = [...kids.map((a) => a + 2 * gauss()), ...adults.map((a) => a + gauss())];
+    const o = { alpha: 0.01, beta: 0.02, margin: 0, thresholds: [8, 10] };
+    // Fewer than 199 people under 8 or 10: no empirical cut, so without the pool a 35-year-old's range starts at 0.
+    expect(fitRanges(truth, est, o).lower).toEqual([]);
+    const t = fitRanges(truth, est, { ...o, lowerPoolUnder: 18 });
+    // At 10: the estimates of 9-year-olds, 9 + 2.33 · 2 ≈ 13.7.
+    const m = t.lower_model!;
+    const cut10 = t.lower.find(([th]) => th === 10)![1];
+    expect(cut10).toBeCloseTo(m.intercept + m.slope * 9 + normalQuantile(0.99) * m.sd, 1);
+    expect(Math.abs(cut10 - 13.7)).toBeLessThan(1);
+    expect(Math.abs(t.lower_model!.slope - 1)).toBeLessThan(0.15);
+    expect(ageRangeOf(t, 35).min).toBe(10);
+  });
+
   it('nested cross-validation: the faces a table and calibration are measured on took no part in fitting them', () => {
     const rnd = seeded(9);
     const pts: Labelled[] = Array.from({ length: 600 }, () => {

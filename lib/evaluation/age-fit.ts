@@ -9,7 +9,11 @@
  *       T are estimated (a split-conformal quantile, so a new person under T clears it with probability at most
  *       alpha), plus `margin` years; cuts made non-decreasing in T. lower(e) = max{T : e >= c_T}.
  *     - upper end: for each T, the cut d_T under which at most `beta` of the people aged T or over are estimated,
- *       less `margin`; non-decreasing in T. upper(e) = min{T : e < d_T} − 1.
+ *       less `margin`; where too few people are that old, the `beta` quantile of a normal fit of the estimates of
+ *       people aged exactly T (mean linear in age, pooled spread, fitted on the oldest people: `upperPoolFrom`);
+ *       non-decreasing in T. upper(e) = min{T : e < d_T} − 1.
+ *     - and likewise for the lower cuts of thresholds with too few people under them: the 1 − alpha quantile of a
+ *       normal fit of the estimates of people aged T − 1, fitted on the young (`lowerPoolUnder`).
  *     So a range's lower end clears a threshold for at most `alpha` of the people under it, and its upper end falls
  *     under a threshold for at most `beta` of the people at or over it, at every threshold of the table.
  *  4. confidence: per threshold, a logistic fit of P(age >= T) on the estimate.
@@ -109,6 +113,13 @@ export type RangeOptions = {
    * one, fitted on everyone this old or older. Unset: no parametric cuts.
    */
   upperPoolFrom?: number;
+  /**
+   * The same for the lower cuts of thresholds too young for an empirical one (fewer than 2 / alpha − 1 people
+   * under them): the 1 − alpha quantile of a normal fit of the estimates of people aged one year under the threshold
+   * (the oldest of those under it, so the ones estimated highest on average), fitted on everyone younger than this.
+   * Unset: no parametric lower cuts.
+   */
+  lowerPoolUnder?: number;
 };
 export const DEFAULT_RANGE_OPTIONS: RangeOptions = {
   alpha: 0.01,
@@ -116,6 +127,7 @@ export const DEFAULT_RANGE_OPTIONS: RangeOptions = {
   margin: 2,
   thresholds: [...Array.from({ length: 30 - 6 + 1 }, (_, i) => 6 + i), 32, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100],
   upperPoolFrom: 40,
+  lowerPoolUnder: 18,
 };
 
 /** The standard normal quantile (Acklam's rational approximation, relative error under 1.2e-9). */
@@ -136,11 +148,11 @@ export function normalQuantile(p: number): number {
 }
 
 /**
- * The estimates of the people aged `from` or over, as a normal distribution at each true age: mean a + b · age
+ * The estimates of the people `keep` selects (the oldest, or the youngest), as a normal distribution at each true age: mean a + b · age
  * (least squares), spread the residuals' standard deviation. Null with fewer than 10 people.
  */
-export function oldAgeModel(truth: readonly number[], estimates: readonly number[], from: number): { a: number; b: number; sd: number; n: number } | null {
-  const idx = truth.map((_, i) => i).filter((i) => truth[i] >= from);
+export function ageModel(truth: readonly number[], estimates: readonly number[], keep: (age: number) => boolean): { a: number; b: number; sd: number; n: number } | null {
+  const idx = truth.map((_, i) => i).filter((i) => keep(truth[i]));
   if (idx.length < 10) return null;
   const [a, b] = leastSquares(
     idx.map((i) => [truth[i]]),
@@ -197,8 +209,10 @@ export function fitRanges(truth: readonly number[], estimates: readonly number[]
   const lower: [number, number][] = [];
   const upper: [number, number][] = [];
   const confidence: [number, number, number][] = [];
-  const old = o.upperPoolFrom === undefined ? null : oldAgeModel(truth, estimates, o.upperPoolFrom);
+  const old = o.upperPoolFrom === undefined ? null : ageModel(truth, estimates, (a) => a >= o.upperPoolFrom!);
+  const young = o.lowerPoolUnder === undefined ? null : ageModel(truth, estimates, (a) => a < o.lowerPoolUnder!);
   const zBeta = normalQuantile(o.beta);
+  const zAlpha = normalQuantile(1 - o.alpha);
   for (const t of o.thresholds) {
     const under = estimates.filter((_, i) => truth[i] < t).sort((a, b) => a - b);
     const over = estimates.filter((_, i) => truth[i] >= t).sort((a, b) => a - b);
@@ -208,6 +222,8 @@ export function fitRanges(truth: readonly number[], estimates: readonly number[]
     // below, raise the cut of every threshold above it.
     const r = Math.ceil((under.length + 1) * (1 - o.alpha));
     if (r < under.length && over.length > 0) lower.push([t, round2(under[r - 1] + o.margin)]);
+    // Too few people this young for an empirical cut: the parametric one, at the age of the oldest people under t.
+    else if (r >= under.length && over.length > 0 && young && t - 1 < o.lowerPoolUnder!) lower.push([t, round2(young.a + young.b * (t - 1) + zAlpha * young.sd + o.margin)]);
     // …and a new person at or over t below the k-th smallest with probability ≤ k/(n+1). Here k = 1 is allowed: an
     // outlier lowers the cuts under it, which only fails fewer people.
     const k = Math.floor(o.beta * (over.length + 1));
@@ -224,8 +240,10 @@ export function fitRanges(truth: readonly number[], estimates: readonly number[]
   // threshold, an upper cut never above one of a higher threshold.
   for (let i = 1; i < lower.length; i++) lower[i][1] = Math.max(lower[i][1], lower[i - 1][1]);
   for (let i = upper.length - 2; i >= 0; i--) upper[i][1] = Math.min(upper[i][1], upper[i + 1][1]);
-  const upper_model = old && { from: o.upperPoolFrom!, n: old.n, intercept: round2(old.a), slope: Math.round(old.b * 1e4) / 1e4, sd: round2(old.sd) };
-  return { fitted_on: fittedOn, n: truth.length, alpha: o.alpha, beta: o.beta, margin: o.margin, upper_model, lower, upper, confidence };
+  const model = (m: typeof old) => m && { n: m.n, intercept: round2(m.a), slope: Math.round(m.b * 1e4) / 1e4, sd: round2(m.sd) };
+  const lower_model = young && { under: o.lowerPoolUnder!, ...model(young)! };
+  const upper_model = old && { from: o.upperPoolFrom!, ...model(old)! };
+  return { fitted_on: fittedOn, n: truth.length, alpha: o.alpha, beta: o.beta, margin: o.margin, lower_model, upper_model, lower, upper, confidence };
 }
 
 /** One face's out-of-sample estimate and range. */

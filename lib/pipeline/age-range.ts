@@ -17,6 +17,8 @@ export type AgeRanges = {
   alpha: number;
   beta: number;
   margin: number;
+  /** the parametric fit of the youngest people's estimates the lower cuts of thresholds too young for empirical ones come from */
+  lower_model?: { under: number; n: number; intercept: number; slope: number; sd: number } | null;
   /** the parametric fit of the oldest people's estimates the upper cuts of thresholds too old for empirical ones come from */
   upper_model?: { from: number; n: number; intercept: number; slope: number; sd: number } | null;
   /** [threshold, cut]: pass at the threshold when the estimate is at or over the cut */
