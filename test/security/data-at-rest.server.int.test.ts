@@ -80,6 +80,8 @@ describe('data at rest', () => {
   };
   const externalId = `kept-in-clear-${rand()}`;
   const backup = path.join(keep, 'before-erasure.tar.gz');
+  // The key file kept with the backup (docs/deploy.md, "Backing up and restoring"): the data directory's is rotated below.
+  const backupKey = path.join(keep, 'before-erasure.key');
 
   beforeAll(async () => {
     receiver = await startReceiver(tls, [{ status: 200, body: `{"received":"${M.answer}"}` }]);
@@ -133,6 +135,7 @@ describe('data at rest', () => {
     const [sealed] = await sql`select external_metadata_sealed as c, external_metadata, external_metadata_raw from verifications where id = ${kyc}`;
     expect([sealed.external_metadata, sealed.external_metadata_raw, Buffer.isBuffer(sealed.c)]).toEqual([null, null, true]);
     const oldKey = fs.readFileSync(path.join(svc.dataDir, 'encryption.key'), 'utf8').trim();
+    fs.writeFileSync(backupKey, oldKey + '\n', { mode: 0o600 });
 
     // A backup while the server runs, before the erasure.
     expect(svc.ops('backup', '--out', backup).backup).toMatchObject({ online: true });
@@ -188,7 +191,8 @@ describe('data at rest', () => {
     // The server is stopped (above): restore the backup over the database (the old one is moved aside), then
     // start on it again (the engine rewrites its caches at start).
     if (svc.server.proc.exitCode === null) await svc.stop();
-    const restored = svc.ops('restore', '--from', backup, '--force');
+    // The backup's data keys are wrapped under the key retired above: the restore needs the key file kept with it.
+    const restored = svc.ops('restore', '--from', backup, '--force', '--encryption-key-file', backupKey);
     expect(restored.restored.moved_aside).toEqual(expect.any(String));
     await svc.restart();
     // Work on the restored database, through the API and the CLI, then a backup into the data directory itself.
