@@ -20,7 +20,7 @@ import { canonicalJson } from '../../lib/auth/canonical';
 import { takeRateLimit } from '../../lib/ratelimit';
 import { getVerification } from '../../lib/verifications/get';
 import { createVerification, createVerificationBody } from '../../lib/verifications/create';
-import { captureUrlOf, externalMetadataOf, serializeVerification } from '../../lib/verifications/serialize';
+import { serializeCreated, serializeVerification } from '../../lib/verifications/serialize';
 import { parseJsonBody } from '../../lib/api/body';
 import { parseOrThrow } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -65,17 +65,7 @@ const server = http.createServer(async (req, res) => {
       actor: actorOf(auth),
       requestId,
     });
-    const data = {
-      id: row.id,
-      status: row.status,
-      mode: row.mode,
-      external_id: row.externalId,
-      external_metadata: externalMetadataOf(row),
-      url: captureUrlOf(row),
-      return_url: row.returnUrl,
-      created_at: row.createdAt.toISOString(),
-    };
-    return send(res, 201, { data }, headers);
+    return send(res, 201, { data: serializeCreated(row) }, headers);
   } catch (e) {
     send(res, 500, { error: { code: 'INTERNAL_ERROR', message: (e as Error).message, request_id: requestId } });
   }
