@@ -52,6 +52,8 @@ const schema = z.object({
   ANALYSIS_RESERVE_WORKERS: z.coerce.number().int().min(0).max(8).default(1),
   /** `off`: this server does no background work; `on`: it does even with Inngest configured. */
   IN_PROCESS_RUNNER: z.enum(['on', 'off']).optional(),
+  /** `0`: /v1 is served by Next.js like the pages, not dispatched by the custom server itself (docs/configuration.md). */
+  API_FAST_PATH: z.enum(['0', '1']).default('1'),
   /** How long a stopping server (SIGTERM) waits for requests and background jobs in flight before exiting. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   /** Where the project's files (the worker, traineddata, wasm) are found; unset: the working directory. */

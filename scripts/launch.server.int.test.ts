@@ -101,6 +101,22 @@ describe('launcher: npm start on the embedded database', () => {
     expect(JSON.parse(out).secret_keys).toHaveLength(2);
   });
 
+  it('a key deleted and a setting changed outside the server take effect on /v1 at once (nothing cached in the process)', async () => {
+    const ws = /workspace id\s+(ws_\w+)/.exec(server.out())![1];
+    const ops = (...a: string[]) => JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port) }).toString());
+    const key = ops('key:create', '--workspace', ws, '--mode', 'test').secret_key as { id: string; secret: string };
+    const get = (s: string) => fetch(server.base + '/v1/consent', { headers: { 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(s, 'GET', '/v1/consent') } });
+    expect((await get(key.secret)).status).toBe(200);
+    ops('key:delete', '--key', key.id);
+    const refused = await get(key.secret);
+    expect([refused.status, (await refused.json()).error.code]).toEqual([401, 'INVALID_SIGNATURE']);
+    ops('workspace:settings', '--workspace', ws, '--require-request-timestamp', 'true');
+    const untimed = await get(secret);
+    expect([untimed.status, (await untimed.json()).error.code]).toEqual([401, 'MISSING_TIMESTAMP']);
+    ops('workspace:settings', '--workspace', ws, '--require-request-timestamp', 'false');
+    expect((await get(secret)).status).toBe(200);
+  }, 60_000);
+
   it('SIGINT stops everything cleanly; a second start reuses the data and seeds nothing', async () => {
     expect(await stop(server)).toBe(0);
     expect(fs.existsSync(path.join(dataDir, 'server.json'))).toBe(false);

@@ -15,6 +15,8 @@
  *  - Strict-Transport-Security on every answer when BASE_URL is https (browsers then never try plain HTTP);
  *  - every request measured (http_requests_total, http_request_duration_seconds by route template) and, with
  *    OTEL_EXPORTER_OTLP_ENDPOINT set, traced from here (docs/operating.md);
+ *  - /v1 served straight from the route registry (lib/api/node-dispatch.ts), without Next.js's request pipeline
+ *    (docs/architecture.md "How a /v1 request is served"); API_FAST_PATH=0 leaves it to Next.js;
  *  - graceful shutdown on SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then let the
  *    background runner finish its jobs, the analysis workers their images, and close the database pool
  *    (lib/lifecycle.ts), within SHUTDOWN_GRACE_MS.
@@ -34,6 +36,8 @@ import { HTTP_STATUS } from '../lib/api/http-status';
 import type { ErrorCode } from '../lib/errors';
 import { httpObserver } from '../lib/observability/http';
 import { onShutdown } from '../lib/lifecycle';
+import { v1Dispatcher } from '../lib/api/node-dispatch';
+import nextConfig from '../next.config';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dev = process.argv[2] === 'dev';
@@ -104,6 +108,10 @@ async function main() {
   const handle = app.getRequestHandler();
   markRequestTargetTrusted();
   const proxies = parseTrustedProxies(e.TRUSTED_PROXIES);
+  // /v1 straight to the route registry on this server, Next.js for the rest (lib/api/node-dispatch.ts), unless
+  // the operator turned it off (API_FAST_PATH=0, docs/configuration.md). Not in development: there Next.js reloads
+  // the route files as they are edited, and the route files this server loaded once would not change.
+  const v1 = !dev && e.API_FAST_PATH === '1' ? await v1Dispatcher(root, `http://localhost:${e.PORT}`, { compress: nextConfig.compress !== false }) : null;
 
   const inflight = new Set<http.ServerResponse>();
   let draining = false;
@@ -134,7 +142,8 @@ async function main() {
     inflight.add(res);
     res.once('close', () => inflight.delete(res));
     if (draining) res.setHeader('connection', 'close');
-    return handle(req, res).catch(() => {
+    const served = v1 ? v1(req, res).then((done) => (done ? undefined : handle(req, res))) : handle(req, res);
+    return served.catch(() => {
       if (!res.headersSent) sendError(res, 'INTERNAL_ERROR', 'An internal error occurred. Retry later.');
       else res.destroy();
     });

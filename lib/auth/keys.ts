@@ -14,9 +14,13 @@ export const modeOfSecret = (secret: string): Mode => (secret.startsWith('sk_liv
 export const secretKeyAad = (keyId: string) => `secret_key:${keyId}`;
 const aad = secretKeyAad;
 
+// Process state on globalThis (docs/architecture.md "State of the process"): /v1 is served by the custom server's
+// copy of this module, the admin area and the capture page by Next.js's bundles; one cache and one record serve all.
+const g = globalThis as unknown as { __ovKeyPlaintexts?: Map<string, string>; __ovKeyUses?: Map<string, number> };
+
 // Decryption is deterministic per ciphertext, so caching by ciphertext is safe: the key rows are still
 // read on every request, so a deleted key stops validating at once (and a re-encrypted one is a new entry).
-const plainCache = new Map<string, string>();
+const plainCache = (g.__ovKeyPlaintexts ??= new Map<string, string>());
 export function revealSecret(row: { id: string; secretCiphertext: string }): string {
   let s = plainCache.get(row.secretCiphertext);
   if (!s) {
@@ -111,7 +115,7 @@ export async function secretKeyWorkspace(db: DbOrTx, keyId: string): Promise<str
 
 /** last_used_at is written at most this often per key: a busy key costs one write a minute, not one a request. */
 export const KEY_USE_RECORD_MS = 60_000;
-const lastRecorded = new Map<string, number>();
+const lastRecorded = (g.__ovKeyUses ??= new Map<string, number>());
 
 /**
  * Notes that a key let a request in (the auth path calls it, without waiting). Once a minute per key in this

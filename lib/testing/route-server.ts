@@ -7,36 +7,24 @@
  */
 import http from 'node:http';
 import type net from 'node:net';
-import { Readable } from 'node:stream';
 import { httpObserver } from '@/lib/observability/http';
 import { routeTable } from '@/lib/observability/routes';
+import { toWebRequest, writeWebResponse, type RouteHandler } from '@/lib/api/node-dispatch';
 import { root } from './server';
-
-type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
 
 export async function startRouteServer() {
   const table = routeTable(root);
   const observe = httpObserver(root);
   const serve = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const match = table.match((req.url ?? '/').split('?')[0]);
-    const mod = match && match.file.endsWith('route.ts') ? ((await import(match.file)) as Record<string, Handler>) : null;
+    const mod = match && match.file.endsWith('route.ts') ? ((await import(match.file)) as Record<string, RouteHandler>) : null;
     const handler = mod?.[req.method ?? 'GET'];
     if (!match || !handler) {
       res.writeHead(404).end();
       return;
     }
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const request = new Request(`http://${req.headers.host}${req.url}`, {
-      method: req.method,
-      headers,
-      body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined,
-      ...(hasBody ? { duplex: 'half' } : {}),
-    } as RequestInit);
-    const answer = await handler(request, { params: Promise.resolve(match.params) });
-    res.writeHead(answer.status, Object.fromEntries(answer.headers));
-    res.end(Buffer.from(await answer.arrayBuffer()));
+    const answer = await handler(toWebRequest(req, `http://${req.headers.host}`), { params: Promise.resolve(match.params) });
+    await writeWebResponse(res, answer);
   };
   const server = http.createServer((req, res) => void observe(req, res, () => serve(req, res)));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -21,6 +21,20 @@ export function externalMetadataOf(v: Pick<VerificationRow, 'externalMetadata' |
   return v.externalMetadata ?? null;
 }
 
+/** The answer of POST /v1/verifications: the new verification, with the url to give the end user. */
+export function serializeCreated(row: VerificationRow) {
+  return {
+    id: row.id,
+    status: row.status,
+    mode: row.mode,
+    external_id: row.externalId,
+    external_metadata: externalMetadataOf(row),
+    url: captureUrlOf(row),
+    return_url: row.returnUrl,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
 const NO_DUPLICATE_CHECK = { checked: false, duplicate_count: 0, duplicates: [] };
 
 /** The verification object of GET /v1/verifications/{id}. */

@@ -12,7 +12,7 @@ import { createVerification, type CreateVerificationFields } from '../../verific
 import { getVerification } from '../../verifications/get';
 import { listVerifications, type ListVerificationsQuery } from '../../verifications/list';
 import { submitVerification } from '../../verifications/submit';
-import { captureUrlOf, externalMetadataOf, serializeVerification } from '../../verifications/serialize';
+import { serializeCreated, serializeVerification } from '../../verifications/serialize';
 import { rawMember } from '../../json-raw';
 import { attemptsRemaining } from '../../verifications/policy';
 import { serializeMedia, uploadMedia } from '../../media/upload';
@@ -42,16 +42,7 @@ export async function createVerificationHandler(ctx: ApiContext<unknown, CreateV
   return {
     status: 201,
     headers: replayed ? { 'idempotent-replayed': 'true' } : {},
-    data: {
-      id: row.id,
-      status: row.status,
-      mode: row.mode,
-      external_id: row.externalId,
-      external_metadata: externalMetadataOf(row),
-      url: captureUrlOf(row),
-      return_url: row.returnUrl,
-      created_at: row.createdAt.toISOString(),
-    },
+    data: serializeCreated(row),
   };
 }
 

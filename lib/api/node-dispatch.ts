@@ -1,0 +1,128 @@
+/**
+ * /v1 on node:http, without Next.js between the socket and the route registry (docs/architecture.md "How a /v1
+ * request is served"). The custom server (scripts/serve.ts) hands each request under /v1 here first: the path is
+ * matched to its route file by the app router's own table (lib/observability/routes.ts, the table that labels the
+ * metrics), the file's exported handler for the method is called with a web `Request` (the body streamed, never
+ * buffered here) and its `Response` is streamed back. The route files are the same ones Next.js serves
+ * (`apiRoute(OPERATIONS.x)`, `methodNotAllowed`, the catch-all `notFoundRoute`, `/v1/openapi.json`), so which
+ * operation answers which path and method cannot differ. Whatever the route files do not export themselves
+ * (HEAD, OPTIONS, another method), a path Next.js would redirect (a trailing or doubled slash) and `/v1` alone
+ * are left to Next.js, as is everything when API_FAST_PATH=0.
+ *
+ * This code runs in the custom server's copy of lib/, Next.js's bundles in theirs: what both must share (the
+ * database pool, the job transport, the after-commit scope, the metrics, the failed-signature and upload counters,
+ * the analysis pool) lives on globalThis (docs/architecture.md "State of the process").
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { matchRoute, scanRoutes } from '../observability/routes';
+
+type NextCtx = { params: Promise<Record<string, string | string[]>> };
+export type RouteHandler = (req: Request, ctx: NextCtx) => Promise<Response>;
+
+/** The methods a route file declares itself; anything else is Next.js's to answer (HEAD from GET, OPTIONS). */
+const DECLARED = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** A node request as a web Request: headers as the server now holds them, the body a stream of the socket. */
+export function toWebRequest(req: IncomingMessage, origin: string): Request {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined) continue;
+    if (Array.isArray(v)) for (const x of v) headers.append(k, x);
+    else headers.set(k, v);
+  }
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  return new Request(origin + (req.url ?? '/'), {
+    method: req.method,
+    headers,
+    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
+  } as RequestInit);
+}
+
+/** A web Response written to node's: status and headers, then the body streamed with backpressure. */
+export async function writeWebResponse(res: ServerResponse, answer: Response): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  answer.headers.forEach((v, k) => {
+    if (k !== 'set-cookie') headers[k] = v;
+  });
+  const cookies = answer.headers.getSetCookie();
+  if (cookies.length) headers['set-cookie'] = cookies;
+  res.writeHead(answer.status, headers);
+  if (!answer.body) {
+    res.end();
+    return;
+  }
+  const reader = answer.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (res.destroyed) throw new Error('client gone');
+      // Backpressure: the next chunk is read once the socket has taken this one.
+      if (!res.write(value)) await new Promise<void>((resolve) => {
+        const go = () => {
+          res.off('drain', go);
+          res.off('close', go);
+          resolve();
+        };
+        res.on('drain', go);
+        res.on('close', go);
+      });
+    }
+    res.end();
+  } catch {
+    // The client went away mid-answer (or the body failed): nothing more to send; the observer counts a 499.
+    void reader.cancel().catch(() => {});
+    res.destroy();
+  }
+}
+
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+/**
+ * Next.js's own response compression (its `compress` option, on by default): gzip for a compressible answer of
+ * 1 KiB or more when the client accepts it, and `Vary: Accept-Encoding`. The same middleware, so /v1 answers are
+ * encoded as Next.js encoded them.
+ */
+const nextCompression = (): Middleware => (createRequire(import.meta.url)('next/dist/compiled/compression') as () => Middleware)();
+
+/** True for a path whose segments are all non-empty: `/a//b` and `/a/` are Next.js's (it redirects them). */
+const plainPath = (p: string) => p.length > 1 && !p.endsWith('/') && !p.includes('//');
+
+/**
+ * The dispatcher of the project at `root`: its /v1 route files loaded once, now. Returns a function that serves a
+ * request and resolves true, or resolves false at once (nothing read, nothing written) for Next.js to serve it.
+ */
+export async function v1Dispatcher(root: string, origin: string, opts: { compress: boolean }): Promise<(req: IncomingMessage, res: ServerResponse) => Promise<boolean>> {
+  const compress = opts.compress ? nextCompression() : null;
+  const appDir = path.join(root, 'app');
+  const routes = scanRoutes(appDir).filter((r) => r.template === '/v1' || r.template.startsWith('/v1/'));
+  const handlers = new Map<string, Partial<Record<string, RouteHandler>>>();
+  for (const r of routes) {
+    if (!/route\.(ts|js)$/.test(r.file)) continue;
+    const mod = (await import(pathToFileURL(r.file).href)) as Record<string, unknown>;
+    handlers.set(r.file, Object.fromEntries(DECLARED.filter((m) => typeof mod[m] === 'function').map((m) => [m, mod[m] as RouteHandler])));
+  }
+  return async (req, res) => {
+    const target = req.url ?? '/';
+    if (!target.startsWith('/v1/')) return false;
+    const q = target.indexOf('?');
+    const pathname = q < 0 ? target : target.slice(0, q);
+    if (!plainPath(pathname)) return false;
+    const match = matchRoute(routes, pathname);
+    const handler = match ? handlers.get(match.file)?.[req.method ?? ''] : undefined;
+    if (!match || !handler) return false;
+    let request: Request;
+    try {
+      request = toWebRequest(req, origin);
+    } catch {
+      return false; // a URL the web API will not take: Next.js answers it as before
+    }
+    compress?.(req, res, () => {});
+    const answer = await handler(request, { params: Promise.resolve(match.params) });
+    await writeWebResponse(res, answer);
+    return true;
+  };
+}
