@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { CHROMIUM_ARGS } from '../playwright.config';
+import { CHROMIUM_ARGS, CHROMIUM_ENV } from '../playwright.config';
 import { chromiumPath } from '../scripts/test-setup/provision.mjs';
 import { apiClient } from '../lib/testing/api-client';
 import { childEnv, root, tsx } from '../lib/testing/server';
@@ -28,6 +28,7 @@ export const state = (): E2eState => JSON.parse(fs.readFileSync(STATE_FILE, 'utf
 export function cameraLaunch(file: string, allowCamera = true) {
   return {
     executablePath: chromiumPath(),
+    env: CHROMIUM_ENV,
     args: [...CHROMIUM_ARGS, ...(allowCamera ? ['--use-fake-ui-for-media-stream'] : []), '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${file}`],
   };
 }
