@@ -59,6 +59,7 @@ const BUILDERS = {
             externalMetadata: sql.placeholder('externalMetadata'),
             externalMetadataRaw: sql.placeholder('externalMetadataRaw'),
             returnUrl: sql.placeholder('returnUrl'),
+            locale: sql.placeholder('locale'),
             captureTokenHash: sql.placeholder('captureTokenHash'),
             captureTokenCiphertext: sql.placeholder('captureTokenCiphertext'),
             idempotencyKey: sql.placeholder('idempotencyKey'),

@@ -14,6 +14,7 @@ import { DomainError } from '../lib/errors';
 import { createWorkspace, getWorkspaceOrThrow, publicWorkspace, updateWorkspaceSettings, type SettingsPatch } from '../lib/workspaces';
 import { activateSecretKey, createSecretKey, deleteSecretKey, listSecretKeys } from '../lib/auth/keys';
 import { publishConsent, publicConsentVersion } from '../lib/consent';
+import { isLocale, LOCALES } from '../lib/i18n/locales';
 import { createAdmin, listAdmins, setAdminPassword, setMembership, setOperator, signOutEverywhere } from '../lib/admin/users';
 import { resetSecondFactor } from '../lib/admin/auth/two-factor';
 import { redeliverWebhook } from '../lib/webhooks/deliver';
@@ -78,6 +79,30 @@ function readFlagFile(f: Flags, name: string): { file: string; text: string } {
   } catch {
     throw new DomainError('VALIDATION_ERROR', `Cannot read ${file}.`, { fields: { [name]: ['Unreadable.'] } });
   }
+}
+/** consent:publish's texts: `--text-dir DIR` of `<locale>.txt` files, or `--text-file F` (English only). */
+function consentTexts(f: Flags): { texts: Record<string, string>; allowMissing: boolean } {
+  if (f['text-dir'] !== undefined && f['text-file'] !== undefined) {
+    throw new DomainError('VALIDATION_ERROR', 'Give --text-dir or --text-file, not both.', { fields: { 'text-dir': ['Not with --text-file.'] } });
+  }
+  const allowMissing = bool(f, 'allow-missing');
+  if (f['text-dir'] === undefined) {
+    if (allowMissing !== undefined) throw new DomainError('VALIDATION_ERROR', '--allow-missing goes with --text-dir (--text-file is English only).', { fields: { 'allow-missing': ['Only with --text-dir.'] } });
+    return { texts: { en: readFlagFile(f, 'text-file').text }, allowMissing: true };
+  }
+  const dir = req(f, 'text-dir');
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => !n.startsWith('.'));
+  } catch {
+    throw new DomainError('VALIDATION_ERROR', `Cannot read the folder ${dir}.`, { fields: { 'text-dir': ['Unreadable.'] } });
+  }
+  const stray = names.filter((n) => !/^.+\.txt$/.test(n) || !isLocale(n.slice(0, -4)));
+  if (stray.length) {
+    throw new DomainError('VALIDATION_ERROR', `${dir} may hold only <locale>.txt files, for ${LOCALES.join(', ')}: not ${stray.join(', ')}.`, { fields: { 'text-dir': [`Unexpected: ${stray.join(', ')}.`] } });
+  }
+  const texts = Object.fromEntries(names.map((n) => [n.slice(0, -4), fs.readFileSync(path.join(dir, n), 'utf8')]));
+  return { texts, allowMissing: allowMissing ?? false };
 }
 /**
  * The `--now` of the sweeps (timers:run, retention:run): now or later, never in the past. What they change is
@@ -152,8 +177,13 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'consent:publish': {
-    usage: '--text-file F --version LABEL',
-    run: async (db, f) => ({ consent_version: publicConsentVersion(await publishConsent(db, { text: readFlagFile(f, 'text-file').text, version: req(f, 'version') })) }),
+    usage: '(--text-dir DIR [--allow-missing] | --text-file F) --version LABEL',
+    // docs/cli.md "Consent texts": a folder of <locale>.txt, every language of the capture page unless --allow-missing;
+    // or one English file (as before languages: the others then show the English text, saying so).
+    run: async (db, f) => {
+      const published = await publishConsent(db, { ...consentTexts(f), version: req(f, 'version') });
+      return { consent_version: { ...publicConsentVersion(published), missing_locales: published.missing } };
+    },
   },
   'verification:decide': {
     usage: '--id ID --status approved|declined|resubmission_requested [--reason R]',

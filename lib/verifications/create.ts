@@ -8,6 +8,7 @@ import { newId, uuidv7 } from '../ids';
 import { newCaptureToken } from '../capture/auth';
 import { hot } from '@/db/hot-queries';
 import type { Mode } from '../auth/keys';
+import { supportedLocale } from '../i18n/schema';
 
 const codePoints = (s: string) => [...s].length;
 // Control characters make ids unprintable in logs and dashboards; everything else in Unicode is allowed.
@@ -52,6 +53,11 @@ export const createVerificationBody = z.strictObject({
     .refine(isReturnUrl, 'Must be an absolute https:// URL with a host name and no user name or password.')
     .nullable()
     .optional(),
+  /**
+   * Extension (docs/api.md, docs/capture-page.md): the capture page's language, a BCP 47 tag negotiated here to one
+   * of the page's languages (`fr-CA` → `fr`) and stored so; the person's own choice on the page still comes first.
+   */
+  locale: supportedLocale.nullable().optional(),
 });
 export type CreateVerificationFields = z.infer<typeof createVerificationBody>;
 
@@ -100,6 +106,7 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
     externalId: fields.external_id ?? null,
     externalMetadata: fields.external_metadata ?? null,
     returnUrl: fields.return_url ?? null,
+    locale: fields.locale ?? null,
     externalMetadataRaw: fields.external_metadata ? (input.externalMetadataRaw ?? JSON.stringify(fields.external_metadata)) : null,
     captureTokenHash,
     captureTokenCiphertext,

@@ -36,6 +36,8 @@ export function serializeVerification(v: VerificationRow, consent: ConsentRecord
     url: captureUrlOf(v),
     // Extension: where the capture page sends the user back (null when none was given).
     return_url: v.returnUrl,
+    // Extension: the capture page's language the integrator asked for, negotiated (null: the browser decides).
+    locale: v.locale,
     created_at: iso(v.createdAt),
     started_at: iso(v.startedAt),
     submitted_at: iso(v.submittedAt),
