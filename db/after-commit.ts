@@ -10,13 +10,25 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 type Callback = () => Promise<void> | void;
-const scope = new AsyncLocalStorage<Callback[]>();
+// On globalThis, like the pool it serves (docs/architecture.md "State of the process"): Next.js bundles the route
+// handlers apart from instrumentation.ts, whose copy of db/client.ts opens the transactions. With a scope per
+// bundle, a route's afterCommit() saw no transaction and ran at once, inside it, and the in-process runner's job
+// it started inherited that transaction's scope: the job's own transactions took it for an outer one and their
+// callbacks (the decision's webhook event, its metrics) were queued on a list already flushed, and lost.
+const g = globalThis as unknown as { __ovAfterCommit?: AsyncLocalStorage<Callback[]> };
+const scope = (g.__ovAfterCommit ??= new AsyncLocalStorage<Callback[]>());
 
 export function afterCommit(fn: Callback): Promise<void> | void {
   const pending = scope.getStore();
   if (pending) pending.push(fn);
   else return fn();
 }
+
+/**
+ * Runs `fn` outside any transaction's scope: work that outlives the code that started it (a background job run
+ * started from a request's event) must open transactions of its own, not join a list that was flushed long ago.
+ */
+export const outsideTransactions = <T>(fn: () => T): T => scope.exit(fn);
 
 /** Runs `body` (which opens a transaction) and, when it resolves, the callbacks registered inside it. */
 export async function transactionScope<T>(body: () => Promise<T>): Promise<T> {

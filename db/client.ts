@@ -3,6 +3,7 @@ import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import * as schema from './schema';
 import { env } from '../lib/env';
 import { transactionScope } from './after-commit';
+import { dbServer, traceQuery, type DbServer } from '../lib/observability/db';
 
 export type Db = PostgresJsDatabase<typeof schema>;
 /** A database handle or an open transaction: domain operations accept either, so callers compose them. */
@@ -22,7 +23,7 @@ export function connect(url: string, opts: { max?: number } = {}): DbHandle {
     // outage fails fast (503 DATABASE_UNAVAILABLE), and the pool is back within a second of the database.
     backoff: (retries: number) => Math.min(1, 0.05 * 2 ** retries) * (0.5 + Math.random() / 2),
   });
-  const db = drizzle(preparing(sql), { schema });
+  const db = drizzle(preparing(sql, dbServer(url)), { schema });
   return { db, sql, close: () => sql.end({ timeout: 5 }) };
 }
 
@@ -31,20 +32,21 @@ export function connect(url: string, opts: { max?: number } = {}): DbHandle {
  * so every query costs Parse/Describe, a round trip, then Bind/Execute. Prepared (named, cached per
  * connection, as postgres.js does for its own tagged queries) a repeated query is one round trip.
  * Applied to the transaction clients that `begin` and `savepoint` hand out too. Each outermost `begin` also
- * runs in a transaction scope, so work registered with afterCommit() starts once it committed.
+ * runs in a transaction scope, so work registered with afterCommit() starts once it committed. Inside a trace,
+ * each statement gets its database span (lib/observability/db.ts).
  */
-function preparing<T extends postgres.Sql | postgres.TransactionSql>(client: T): T {
+function preparing<T extends postgres.Sql | postgres.TransactionSql>(client: T, server: DbServer): T {
   return new Proxy(client, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (prop === 'unsafe') {
         return (text: string, args?: unknown[], opts?: object) =>
-          (target.unsafe as (t: string, a?: unknown[], o?: object) => unknown)(text, args, { ...opts, prepare: true });
+          traceQuery((target.unsafe as (t: string, a?: unknown[], o?: object) => unknown)(text, args, { ...opts, prepare: true }), text, server);
       }
       if (prop === 'begin' || prop === 'savepoint') {
         return (...a: unknown[]) => {
           const cb = a[a.length - 1] as (tx: postgres.TransactionSql) => unknown;
-          a[a.length - 1] = (tx: postgres.TransactionSql) => cb(preparing(tx));
+          a[a.length - 1] = (tx: postgres.TransactionSql) => cb(preparing(tx, server));
           const open = () => (value as (...x: unknown[]) => Promise<unknown>).apply(target, a);
           return prop === 'begin' ? transactionScope(open) : open();
         };

@@ -169,6 +169,15 @@ test.describe('owners run their workspace', () => {
     // Only what changed is under `changes`, with its value before and after.
     await expect(row).toContainText('changes: estimation fallback: after: document; before: review; rate limit per minute: after: 3; before: 100,000;');
     expect(ops('workspace:settings', '--workspace', ws.id).workspace.estimation_fallback).toBe('document');
+    // Request timestamps (off by default): on, a request without X-Request-Timestamp is refused.
+    await page.goto(`${origin()}/admin/workspaces/${ws.id}/settings`);
+    await page.getByLabel('Require request timestamps').selectOption('true');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Settings saved' })).toBeVisible();
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await api.json('GET', '/v1/consent')).error?.code).toBe('MISSING_TIMESTAMP');
+    await page.goto(`${origin()}/admin/audit?action=workspace.settings_updated&workspace=${ws.id}`);
+    await expect(page.getByTestId('audit').locator('tbody tr').filter({ hasText: 'require request timestamp: after: true; before: false;' })).toHaveCount(1);
   });
 
   test('an invited reviewer signs up by the link, reviews, is refused the owners\' pages on the server; removed, they are signed out', async ({ page, browser }) => {

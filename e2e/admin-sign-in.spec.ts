@@ -33,6 +33,35 @@ test.describe('admin sign-in', () => {
     await expect(page).toHaveURL(/\/admin\/sign-in/);
   });
 
+  test('a NUL or an unpaired surrogate (text Postgres cannot store): a form error at sign-in, a filter error in the search and audit pages, never a 500', async ({ page }) => {
+    const a = admin('operator');
+    // The sign-in form, with a NUL in the email: the answer of a wrong password.
+    await page.goto(`${origin()}/admin/sign-in`);
+    await page.getByLabel('Email').fill(`${a.email.slice(0, 3)}\u0000${a.email.slice(3)}`);
+    await page.getByLabel('Password').fill(a.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect(formAlert(page)).toContainText('The email or password is not right.');
+    await signIn(page, a);
+    const pages = [
+      ['/admin/verifications?q=%00', 'q'],
+      ['/admin/verifications?q=a%00b&status=review', 'q'],
+      ['/admin/audit?actor=%00', 'actor'],
+      ['/admin/audit?verification=%00', 'verification'],
+      ['/admin/audit?actor=op%00%40example.com&action=media.uploaded', 'actor'],
+    ];
+    for (const [path, field] of pages) {
+      const res = await page.goto(`${origin()}${path}`);
+      expect([path, res!.status()]).toEqual([path, 200]);
+      await expect(page.locator('#main [role="alert"]')).toContainText(`${field}: Contains a NUL character or an unpaired surrogate.`);
+    }
+    // Pages that read other query parameters, and paths with a NUL: an ordinary page, an empty result or a 404.
+    for (const path of ['/admin/queue?after=%00&workspace=%00&decided=%00&status=%00&reason=%00', '/admin/blocklist?workspace=%00', '/admin/verifications/%00', '/admin/verifications/a%00b?decided=%00', '/admin/sign-in?next=%00&error=%00']) {
+      const res = await page.goto(`${origin()}${path}`);
+      expect([path, res!.status()]).toEqual([path, expect.any(Number)]);
+      expect([path, res!.status() < 500]).toEqual([path, true]);
+    }
+  });
+
   test('a wrong password and an unknown email get the same answer; repeated failures are throttled', async ({ page }) => {
     const a = admin('operator');
     const attempt = async (email: string, password: string) => {

@@ -44,6 +44,11 @@ const schema = z.object({
   PIPELINE_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   /** Image-analysis worker threads; unset: cores − 1, 1 to 4 (lib/media/pool.ts). */
   ANALYSIS_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+  /**
+   * Analysis workers kept for fairness: they take only an upload of a workspace with nothing being analysed, so
+   * one workspace's flood does not make another's selfie wait for its running job (lib/media/pool.ts). 0: none.
+   */
+  ANALYSIS_RESERVE_WORKERS: z.coerce.number().int().min(0).max(8).default(1),
   /** `off`: this server does no background work; `on`: it does even with Inngest configured. */
   IN_PROCESS_RUNNER: z.enum(['on', 'off']).optional(),
   /** How long a stopping server (SIGTERM) waits for requests and background jobs in flight before exiting. */
@@ -76,6 +81,16 @@ const schema = z.object({
   SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587').optional(),
   /** The From of that email; unset: `Open Verify <no-reply@{BASE_URL's host}>`. */
   SMTP_FROM: z.string().min(3).max(300).optional(),
+  /**
+   * Turns on /metrics (Prometheus, docs/operating.md "Metrics"): a scrape must send `Authorization: Bearer <this>`.
+   * Unset: /metrics answers 404.
+   */
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters (openssl rand -hex 32)').max(512).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces').optional(),
+  /**
+   * Turns on tracing (docs/operating.md "Traces"): spans are exported over OTLP/HTTP (JSON) to `{this}/v1/traces`.
+   * Unset: no tracing SDK is loaded and nothing is exported.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export type Env = z.infer<typeof schema> & { BASE_URL: string };

@@ -2,10 +2,12 @@
  * The process's lifecycle, shared by the HTTP server (scripts/serve.ts) and the code Next.js loads
  * (instrumentation, routes): both see the same registry on globalThis, whichever copy of this module they
  * imported. On SIGTERM the server stops accepting, lets in-flight requests finish, then runs the hooks in
- * order: background work finishes its jobs, the analysis workers stop, the database pool closes.
+ * order: background work finishes its jobs, the analysis workers stop, the database pool closes, the last spans
+ * are exported.
  */
-export type ShutdownStage = 'runner' | 'workers' | 'database';
-const ORDER: ShutdownStage[] = ['runner', 'workers', 'database'];
+export type ShutdownStage = 'runner' | 'workers' | 'database' | 'telemetry';
+/** Telemetry last: the spans of the work finished above are exported before the process ends. */
+const ORDER: ShutdownStage[] = ['runner', 'workers', 'database', 'telemetry'];
 
 type State = { draining: boolean; hooks: { stage: ShutdownStage; name: string; fn: () => Promise<void> }[] };
 const g = globalThis as unknown as { __ovLifecycle?: State };

@@ -1,12 +1,13 @@
 /**
  * Structured logs: pino, one JSON line per event on stderr, with the request id of the request (or job) being
- * served on every line. Whatever is logged passes one redaction first: fields whose names say they hold a
+ * served on every line, and its trace id when tracing is on. Whatever is logged passes one redaction first: fields whose names say they hold a
  * secret, a token, a signature, a face or a person's data are replaced, and secret keys and capture links
  * are cut out of any text (an error message, a URL), so a log never carries what this service protects.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pino from 'pino';
 import { env } from './env';
+import { activeTraceIds } from './observability/tracing';
 
 /** Field names never logged with their value (matched anywhere in the object, case-insensitively). */
 const SECRET_FIELD =
@@ -79,9 +80,12 @@ const make = (destination: pino.DestinationStream) =>
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      // The request or job being served, and, when tracing is on, the trace and span it belongs to
+      // (docs/operating.md "Logs"): a line can be found from its trace, and the trace from the line.
       mixin: () => {
         const c = context.getStore();
-        return c ? { ...(c.requestId ? { request_id: c.requestId } : {}), ...(c.job ? { job: c.job } : {}) } : {};
+        const t = activeTraceIds();
+        return { ...(c?.requestId ? { request_id: c.requestId } : {}), ...(c?.job ? { job: c.job } : {}), ...t };
       },
     },
     destination,

@@ -1,50 +1,31 @@
 /**
- * npm run bench:pipeline [-- --db embedded|pg15] [--runs N] [--sizes 10000,100000] [--queries N]
+ * npm run bench:pipeline [-- --db embedded|pg15] [--runs N] [--part flows|analysis|all]
  *
  * 1. Submit → decision latency (p50/p95) against the production build and its in-process runner, live
  *    mode, for Age / estimation (a selfie) and Age / document_verification (a selfie and a passport whose
  *    MRZ is read by OCR). Target: estimation decided in under 2 s after submit.
- * 2. Duplicate search on Debian's PostgreSQL 15 with pgvector at 10k and 100k stored embeddings: p50/p95
- *    latency of lib/duplicates findDuplicates (the pipeline's own query, HNSW with its search settings),
- *    and recall@10 against an exact scan (the same query with index scans disabled). Targets: p50 under
- *    20 ms at 100k, recall@10 ≥ 0.95.
- *
- * 3. A selfie's analysis (--part analysis, also in all): lib/media/analyze.ts on one warm worker-equivalent (the
+ * 2. A selfie's analysis (--part analysis, also in all): lib/media/analyze.ts on one warm worker-equivalent (the
  *    face models loaded once), for a 1280x720 laptop selfie and the capture page's 640x480 camera frame, n=RUNS
  *    each, p50/p95. Target: under 400 ms. The machine's load average is printed with it.
  *
- * The stored embeddings are synthetic, drawn to look like Human's: per dimension, the mean and spread of the
- * real embeddings of the packaged photos; identities spread so that two different people have the
- * median cosine measured between real different people, and two captures of one person the median
- * measured between real same-person pairs. Each identity has 1 to 3 captures (accounts of their own).
+ * The duplicate search has its own benchmark: npm run bench:duplicates (docs/performance.md).
  */
-import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import sharp from 'sharp';
-import { eq, sql } from 'drizzle-orm';
-import { connect, type Db } from '../db/client';
-import { applyMigrations } from '../db/migrate';
+import { eq } from 'drizzle-orm';
+import { connect } from '../db/client';
 import { verifications } from '../db/schema';
-import { EF_SEARCH, findDuplicates, FIRST_DEPTH, HNSW_BUILD, tuneSearch, vectorLiteral } from '../lib/duplicates';
 import { loadFaceModels } from '../lib/faces/models';
 import { analyze } from '../lib/media/analyze';
-import { cosine } from '../lib/pipeline/similarity';
-import { DEFAULT_DUPLICATE_THRESHOLD } from '../lib/pipeline/thresholds';
 import { apiClient } from '../lib/testing/api-client';
 import * as F from '../lib/testing/face-set';
 import * as I from '../lib/testing/images';
-import { startPg15 } from '../lib/testing/pg15';
 import { updateWorkspaceSettings } from '../lib/workspaces';
 import { arg, ensureBuild, percentile, prepare, runBench, startDatabase, startService, stopAll } from './bench/harness';
 
 const DB = arg('db', 'embedded');
 const RUNS = Number(arg('runs', '20'));
-const SIZES = arg('sizes', '10000,100000').split(',').map(Number);
-const QUERIES = Number(arg('queries', '200'));
-const PART = arg('part', 'all'); // flows | search | analysis | all
-const EFS = arg('ef', String(EF_SEARCH)).split(',').map(Number);
-/** HNSW build parameters to try instead of the migration's (e.g. --hnsw m=16,ef_construction=64). */
-const HNSW = arg('hnsw', HNSW_BUILD.replace(/ /g, ''));
+const PART = arg('part', 'all'); // flows | analysis | all
 const ms = (x: number) => `${x.toFixed(0).padStart(5)} ms`;
 
 /** A different capture each run (crop offset, exposure), so no run is "the same picture as another". */
@@ -120,156 +101,6 @@ async function submitToDecision() {
   return results;
 }
 
-/** Per-dimension statistics of real embeddings, and the median same/different-person similarities. */
-async function embeddingModel() {
-  const models = await loadFaceModels();
-  const run = async (bytes: Buffer) => (await analyze(models, { bytes, kind: 'selfie' })).faces[0]?.embedding ?? null;
-  const faces = await F.labelledFaces(async (bytes) => analyze(models, { bytes, kind: 'selfie' }));
-  const main: number[][] = [];
-  const same: number[] = [];
-  for (const f of faces) {
-    const e = await run(f.image);
-    if (!e) continue;
-    main.push(e);
-    for (const v of await F.sameFaceVariants(f.image)) {
-      const ve = await run(v.image);
-      if (ve) same.push(cosine(e, ve));
-    }
-  }
-  const diff: number[] = [];
-  for (let i = 0; i < main.length; i++) for (let j = i + 1; j < main.length; j++) diff.push(cosine(main[i], main[j]));
-  const d = main[0].length;
-  const mean = Array.from({ length: d }, (_, k) => main.reduce((a, e) => a + e[k], 0) / main.length);
-  const sd = Array.from({ length: d }, (_, k) => Math.sqrt(main.reduce((a, e) => a + (e[k] - mean[k]) ** 2, 0) / (main.length - 1)) || 1e-3);
-  return { mean, sd, cDiff: percentile(diff, 50), cSame: percentile(same, 50), people: main.length, pairs: { same: same.length, diff: diff.length } };
-}
-
-/**
- * x = mean + sd ⊙ (a·z_identity + b·z_capture). For large d, cos(x, y) ≈ (M + shared)/(M + (a²+b²)S) with
- * M = |mean|², S = |sd|²; shared = 0 between people and a²S within one: solve a, b for the measured medians.
- */
-function generator(m: Awaited<ReturnType<typeof embeddingModel>>) {
-  const M = m.mean.reduce((a, x) => a + x * x, 0);
-  const S = m.sd.reduce((a, x) => a + x * x, 0);
-  const D = M / m.cDiff;
-  const a2 = Math.max(0, (m.cSame * D - M) / S);
-  const b2 = Math.max(0, (D - M) / S - a2);
-  const a = Math.sqrt(a2);
-  const b = Math.sqrt(b2);
-  const gauss = () => {
-    const u = 1 - Math.random();
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * Math.random());
-  };
-  const d = m.mean.length;
-  return {
-    identity: () => Float32Array.from({ length: d }, () => gauss()),
-    capture: (id: Float32Array) => Float32Array.from({ length: d }, (_, k) => m.mean[k] + m.sd[k] * (a * id[k] + b * gauss())),
-  };
-}
-
-async function duplicateSearch() {
-  // Sized as a production server would be: the 100k index and rows (about 1 GB) fit in shared buffers.
-  const pg = await startPg15({ shared_buffers: '2GB' });
-  await applyMigrations(pg.url);
-  const h = connect(pg.url, { max: 2 });
-  const db: Db = h.db;
-  const model = await embeddingModel();
-  const gen = generator(model);
-  const [ws] = Array.from(
-    await db.execute<{ id: string }>(sql`insert into workspaces (id, name, flow, check_method, api_key) values ('ws_bench', 'bench', 'age', 'estimation', 'pk_bench') returning id`),
-  );
-  const identities: Float32Array[] = [];
-  let stored = 0;
-  const out: { size: number; ef: number; build: number; p50: number; p95: number; recall: number; knnRecall: number; withMatches: number; sampleCos: [number, number] }[] = [];
-
-  for (const size of SIZES) {
-    await db.execute(sql`drop index if exists face_embeddings_hnsw_idx`);
-    while (stored < size) {
-      const rows: { id: string; acct: string; emb: string }[] = [];
-      while (rows.length < 500 && stored + rows.length < size) {
-        const id = gen.identity();
-        identities.push(id);
-        const acct = randomUUID();
-        const captures = 1 + Math.floor(Math.random() * 3);
-        for (let c = 0; c < captures && stored + rows.length < size; c++) rows.push({ id: randomUUID(), acct, emb: vectorLiteral(gen.capture(id).map((x) => Math.round(x * 1e5) / 1e5)) });
-      }
-      const vals = sql.join(rows.map((r) => sql`(${r.id}, ${ws.id}, 'live', 'age', ${'tok_' + r.id}, 'approved', now())`), sql`, `);
-      await db.execute(sql`insert into verifications (id, workspace_id, mode, flow, capture_token_hash, status, completed_at) values ${vals}`);
-      const embs = sql.join(rows.map((r) => sql`(${r.id}, ${ws.id}, 'live', ${r.acct}, ${r.acct}, ${r.emb}::vector)`), sql`, `);
-      await db.execute(sql`insert into face_embeddings (verification_id, workspace_id, mode, external_id, account, embedding) values ${embs}`);
-      stored += rows.length;
-      if (stored % 10000 < 500) process.stderr.write(`  stored ${stored}\n`);
-    }
-    const t = performance.now();
-    await db.execute(sql`set maintenance_work_mem = '2GB'`);
-    await db.execute(sql.raw(`create index face_embeddings_hnsw_idx on face_embeddings using hnsw (embedding vector_cosine_ops)${HNSW ? ` with (${HNSW.replace(/[^a-z_=0-9,]/g, '')})` : ''}`));
-    await db.execute(sql`analyze face_embeddings`);
-    const build = performance.now() - t;
-
-    for (const ef of EFS) {
-    const latencies: number[] = [];
-    let hit = 0;
-    let want = 0;
-    let knnHit = 0;
-    let withMatches = 0;
-    const cosSame: number[] = [];
-    const cosOther: number[] = [];
-    for (let q = -10; q < QUERIES; q++) {
-      const idv = identities[Math.floor(Math.random() * identities.length)];
-      const emb = Array.from(gen.capture(idv));
-      if (q < 4) {
-        cosSame.push(cosine(emb, Array.from(gen.capture(idv))));
-        cosOther.push(cosine(emb, Array.from(gen.capture(gen.identity()))));
-      }
-      const input = { workspaceId: ws.id, mode: 'live' as const, verificationId: 'none', externalId: null, embedding: emb, threshold: DEFAULT_DUPLICATE_THRESHOLD };
-      const t0 = performance.now();
-      const approx = await db.transaction(async (tx) => {
-        await tuneSearch(tx, ef);
-        return findDuplicates(tx, input);
-      });
-      const took = performance.now() - t0;
-      if (q < 0) continue; // warm-up: the index into shared buffers
-      latencies.push(took);
-      const exact = await db.transaction(async (tx) => {
-        await tx.execute(sql`set local enable_indexscan = off`);
-        return findDuplicates(tx, input);
-      });
-      // recall@10 of the duplicate list, and of the raw 10 nearest neighbours (a harder test: no threshold).
-      const got = new Set(approx.duplicates.map((d) => d.verification_id));
-      if (exact.duplicates.length) withMatches++;
-      want += exact.duplicates.length;
-      hit += exact.duplicates.filter((d) => got.has(d.verification_id)).length;
-      const knn = async (exactScan: boolean) =>
-        db.transaction(async (tx) => {
-          if (exactScan) await tx.execute(sql`set local enable_indexscan = off`);
-          else await tuneSearch(tx, ef);
-          const rows = await tx.execute<{ verification_id: string }>(
-            sql`select verification_id from face_embeddings where workspace_id = ${ws.id} and mode = 'live' order by embedding <=> ${vectorLiteral(emb)}::vector limit 10`,
-          );
-          return Array.from(rows).map((r) => r.verification_id);
-        });
-      const [a, e] = [new Set(await knn(false)), await knn(true)];
-      knnHit += e.filter((x) => a.has(x)).length;
-    }
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    out.push({
-      size,
-      ef,
-      build,
-      p50: percentile(latencies, 50),
-      p95: percentile(latencies, 95),
-      recall: want ? hit / want : NaN,
-      knnRecall: knnHit / (QUERIES * 10),
-      withMatches,
-      sampleCos: [mean(cosSame), mean(cosOther)],
-    });
-    }
-  }
-  await h.close();
-  await pg.stop();
-  return { model, out };
-}
-
 /** A selfie's analysis time, in this process (one thread, as one pool worker runs it). */
 async function analysisTime() {
   const models = await loadFaceModels();
@@ -289,32 +120,22 @@ async function analysisTime() {
 }
 
 async function main() {
+  if (PART === 'search') throw new Error('the duplicate search has its own benchmark now: npm run bench:duplicates');
   const analysis = PART === 'all' || PART === 'analysis' ? await analysisTime() : {};
   if (PART === 'analysis') {
     printAnalysis(analysis);
     return;
   }
   ensureBuild();
-  const flows = PART === 'search' ? {} : await submitToDecision();
-  const dup = PART === 'flows' ? { model: null, out: [] } : await duplicateSearch();
+  const flows = await submitToDecision();
   printAnalysis(analysis);
-  console.log(`\nbench:pipeline  database=${DB} for submit→decision, PostgreSQL 15 + pgvector for duplicate search`);
+  console.log(`\nbench:pipeline  database=${DB} for submit→decision`);
   console.log('\nsubmit → decision (live mode, in-process runner, production build)');
   for (const [method, r] of Object.entries(flows)) {
     const target = method === 'estimation' ? '   (target < 2000 ms)' : '';
     console.log(`  ${method.padEnd(22)} n=${r.latencies.length}  p50 ${ms(percentile(r.latencies, 50))}  p95 ${ms(percentile(r.latencies, 95))}  max ${ms(Math.max(...r.latencies))}${target}  outcomes ${JSON.stringify(r.outcomes)}`);
     console.log(`  ${''.padEnd(22)} server side (submitted_at → status_changed_at): p50 ${ms(percentile(r.serverSide, 50))}  p95 ${ms(percentile(r.serverSide, 95))}`);
   }
-  const m = dup.model;
-  if (!m) return;
-  console.log(`\nduplicate search (findDuplicates: HNSW ${HNSW}, iterative scan, first pass ${FIRST_DEPTH} deep; threshold ${DEFAULT_DUPLICATE_THRESHOLD}; shared_buffers 2GB)`);
-  console.log(`  synthetic embeddings modelled on ${m.people} real faces: median cosine different people ${m.cDiff.toFixed(3)} (${m.pairs.diff} pairs), same person ${m.cSame.toFixed(3)} (${m.pairs.same} pairs)`);
-  for (const o of dup.out) {
-    console.log(
-      `  ${String(o.size).padStart(6)} stored  ef_search ${o.ef}  index build ${(o.build / 1000).toFixed(1)} s  p50 ${o.p50.toFixed(1)} ms  p95 ${o.p95.toFixed(1)} ms  recall@10 (duplicate list) ${o.recall.toFixed(3)}  recall@10 (10 nearest) ${o.knnRecall.toFixed(3)}  queries with matches ${o.withMatches}/${QUERIES}  generated cosine same/different ${o.sampleCos[0].toFixed(2)}/${o.sampleCos[1].toFixed(2)}`,
-    );
-  }
-  console.log('  targets: p50 < 20 ms at 100k, recall@10 ≥ 0.95');
 }
 
 function printAnalysis(a: Record<string, number[]>) {

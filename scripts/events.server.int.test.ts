@@ -45,4 +45,12 @@ describe('events in the production server', () => {
     // Polled every second, the median would be about 500 ms; started by the event, a decision takes tens of ms.
     expect(median).toBeLessThan(300);
   }, 240_000);
+
+  it('without METRICS_TOKEN, /metrics is off: 404, with or without a token, whatever the method (docs/operating.md)', async () => {
+    for (const init of [{}, { headers: { authorization: 'Bearer some-token-of-sixteen' } }, { method: 'POST' }]) {
+      const r = await fetch(`${server!.base}/metrics`, init);
+      expect(r.status).toBe(404);
+      expect(await r.text()).not.toContain('http_requests_total');
+    }
+  });
 });

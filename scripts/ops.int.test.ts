@@ -65,8 +65,8 @@ describe('operator CLI', { timeout: 120_000 }, () => {
 
   it('workspace:settings updates and validates', async () => {
     const ws = (await ops('workspace:create', '--name', 'settings')).out.workspace.id;
-    const r = await ops('workspace:settings', '--workspace', ws, '--enforce-signature', 'false', '--age-threshold', '21', '--webhook-url', 'https://hooks.example.com/x');
-    expect(r.out.workspace).toMatchObject({ enforce_signature: false, age_threshold: 21, webhook_url: 'https://hooks.example.com/x' });
+    const r = await ops('workspace:settings', '--workspace', ws, '--enforce-signature', 'false', '--age-threshold', '21', '--webhook-url', 'https://hooks.example.com/x', '--require-request-timestamp', 'true');
+    expect(r.out.workspace).toMatchObject({ enforce_signature: false, age_threshold: 21, webhook_url: 'https://hooks.example.com/x', require_request_timestamp: true });
     const bad = await ops('workspace:settings', '--workspace', ws, '--webhook-url', 'http://plain.example.com');
     expect([bad.code, bad.out.error.code]).toEqual([1, 'VALIDATION_ERROR']);
     const dup = await ops('workspace:settings', '--workspace', ws, '--duplicate-threshold', '0.91');

@@ -138,13 +138,14 @@ const COMMANDS: Record<string, Command> = {
   },
   'workspace:settings': {
     usage:
-      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--allow-duplicates B] [--duplicate-threshold 0..1] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M] [--require-active-liveness B] [--estimation-fallback review|document]',
+      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--require-request-timestamp B] [--allow-duplicates B] [--duplicate-threshold 0..1] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M] [--require-active-liveness B] [--estimation-fallback review|document]',
     run: async (db, f) => {
       const id = req(f, 'workspace');
       const patch: SettingsPatch = {
         webhook_url: f['webhook-url'] === 'none' ? null : (f['webhook-url'] as string | undefined),
         enforce_signature: bool(f, 'enforce-signature'),
         allow_placeholder_signature: bool(f, 'allow-placeholder-signature'),
+        require_request_timestamp: bool(f, 'require-request-timestamp'),
         allow_duplicates: bool(f, 'allow-duplicates'),
         duplicate_threshold: num(f, 'duplicate-threshold'),
         age_threshold: int(f, 'age-threshold'),

@@ -5,12 +5,18 @@
  *  - the request-target exactly as sent, for the signature (interface.md: "the query string as sent"): Next
  *    hands route handlers a URL rebuilt from a parsed query, so the wire form goes to them in a header that
  *    this server alone sets (lib/auth/canonical.ts);
- *  - a request Next cannot route (a path that is not valid percent-encoded UTF-8, `/v1/%ff`) or Node cannot
- *    parse (a bad request line or header) gets the error envelope, where Next and Node answered a bare 500/400;
+ *  - the client's address as this server saw it (lib/api/client-address.ts), in a header this server alone sets;
+ *  - a request Next cannot route (a path that is not valid percent-encoded UTF-8, `/v1/%ff`, a request-target
+ *    that is not a path: `OPTIONS *`) or Node cannot parse (a bad request line or header) gets the error
+ *    envelope, where Next and Node answered a bare 500/400;
+ *  - Strict-Transport-Security on every answer when BASE_URL is https (browsers then never try plain HTTP);
+ *  - every request measured (http_requests_total, http_request_duration_seconds by route template) and, with
+ *    OTEL_EXPORTER_OTLP_ENDPOINT set, traced from here (docs/operating.md);
  *  - graceful shutdown on SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then let the
  *    background runner finish its jobs, the analysis workers their images, and close the database pool
  *    (lib/lifecycle.ts), within SHUTDOWN_GRACE_MS.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
@@ -18,9 +24,12 @@ import next from 'next';
 import { env } from '../lib/env';
 import { newId } from '../lib/ids';
 import { markRequestTargetTrusted, REQUEST_TARGET_HEADER } from '../lib/auth/canonical';
+import { CLIENT_ADDRESS_HEADER, peerAddress } from '../lib/api/client-address';
 import { runShutdownHooks, startDraining } from '../lib/lifecycle';
 import { HTTP_STATUS } from '../lib/api/http-status';
 import type { ErrorCode } from '../lib/errors';
+import { httpObserver } from '../lib/observability/http';
+import { onShutdown } from '../lib/lifecycle';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dev = process.argv[2] === 'dev';
@@ -32,6 +41,9 @@ const dev = process.argv[2] === 'dev';
  * signed path should name one resource in one spelling).
  */
 function targetProblem(target: string): string | null {
+  // Origin-form (`/path`) or absolute-form (`http://host/path`, what a client talking to a proxy sends); the
+  // asterisk-form (`OPTIONS *`) is answered by the caller; anything else names no resource of ours.
+  if (!target.startsWith('/') && !/^https?:\/\//i.test(target)) return 'The request-target is not a path.';
   const q = target.indexOf('?');
   const p = q < 0 ? target : target.slice(0, q);
   let segments: string[];
@@ -51,14 +63,33 @@ function envelope(code: ErrorCode, message: string) {
   return { requestId, body: JSON.stringify({ error: { code, message, request_id: requestId } }) };
 }
 
+/** RFC 6797: a year, this host and its subdomains; sent only where BASE_URL is https (over plain HTTP it means nothing). */
+const HSTS = 'max-age=31536000; includeSubDomains';
+/** Every method a path of this service may answer, for `OPTIONS *`. */
+const ALLOW = 'GET, HEAD, POST, DELETE, OPTIONS';
+
 function sendError(res: http.ServerResponse, code: ErrorCode, message: string) {
   const { requestId, body } = envelope(code, message);
   res.writeHead(HTTP_STATUS[code], { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': requestId, connection: 'close' });
   res.end(body);
 }
 
+/**
+ * Tracing, when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operating.md "Traces"): started here, before Next.js loads,
+ * because this server opens each request's span; without it the SDK is never imported.
+ */
+async function startTracingIfAsked() {
+  if (!env().OTEL_EXPORTER_OTLP_ENDPOINT) return;
+  const { startTracing } = await import('../lib/observability/tracing-sdk');
+  const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+  const tracing = await startTracing({ serviceVersion: version });
+  onShutdown('telemetry', 'tracing', () => tracing.shutdown());
+}
+
 async function main() {
   const e = env();
+  await startTracingIfAsked();
+  const observe = httpObserver(root);
   const app = next({ dev, dir: root, port: e.PORT, hostname: 'localhost' });
   await app.prepare();
   const handle = app.getRequestHandler();
@@ -66,20 +97,33 @@ async function main() {
 
   const inflight = new Set<http.ServerResponse>();
   let draining = false;
-  const server = http.createServer((req, res) => {
+  const hsts = new URL(e.BASE_URL).protocol === 'https:';
+  // Every request is measured (http_requests_total, http_request_duration_seconds) and, with tracing, is a span.
+  const server = http.createServer((req, res) => void observe(req, res, () => serve(req, res)));
+  const serve = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (hsts) res.setHeader('strict-transport-security', HSTS);
     const target = req.url ?? '/';
+    if (target === '*' && req.method === 'OPTIONS') {
+      res.writeHead(200, { allow: ALLOW, 'content-length': '0', 'cache-control': 'no-store' }).end();
+      return;
+    }
     const problem = targetProblem(target);
     if (problem) return sendError(res, 'BAD_REQUEST', problem);
-    // Whatever a client put in this header is replaced: only this server says what was on the wire.
+    // Whatever a client put in these headers is replaced: only this server says what was on the wire, and
+    // who sent it (the socket's peer, or what the operator's declared proxies say).
     req.headers[REQUEST_TARGET_HEADER] = target;
+    req.headers[CLIENT_ADDRESS_HEADER] = peerAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], e.ADMIN_TRUSTED_PROXIES);
+    // The absolute form names a path on this server like the origin form (the authority is not ours to follow:
+    // Next answered it with a redirect to whatever host it named).
+    if (!target.startsWith('/')) req.url = target.replace(/^https?:\/\/[^/?#]*/i, '') || '/';
     inflight.add(res);
     res.once('close', () => inflight.delete(res));
     if (draining) res.setHeader('connection', 'close');
-    handle(req, res).catch(() => {
+    return handle(req, res).catch(() => {
       if (!res.headersSent) sendError(res, 'INTERNAL_ERROR', 'An internal error occurred. Retry later.');
       else res.destroy();
     });
-  });
+  };
   // Slow clients: headers within 20 s, a whole request (a 10 MiB upload on a slow phone) within 5 minutes.
   server.headersTimeout = 20_000;
   server.requestTimeout = 300_000;
@@ -91,6 +135,7 @@ async function main() {
     const status = HTTP_STATUS[code];
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\n` +
+        (hsts ? `strict-transport-security: ${HSTS}\r\n` : '') +
         `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   });

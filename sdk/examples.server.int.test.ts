@@ -53,8 +53,8 @@ describe('the SDK examples against the production server', () => {
 
   let tsId: string;
 
-  it('TypeScript: sdk/examples/walkthrough.ts runs the walk-through end to end', { timeout: 180_000 }, async () => {
-    const { stdout } = await run(tsx, [path.join(root, 'sdk/examples/walkthrough.ts')], { cwd: root, env: { ...env(), EXTERNAL_ID: 'ts-user' } });
+  it('TypeScript: sdk/examples/walkthrough.ts runs the walk-through end to end (every request with a signed X-Request-Timestamp)', { timeout: 180_000 }, async () => {
+    const { stdout } = await run(tsx, [path.join(root, 'sdk/examples/walkthrough.ts')], { cwd: root, env: { ...env(), EXTERNAL_ID: 'ts-user', OPEN_VERIFY_REQUEST_TIMESTAMP: '1' } });
     const s = steps(stdout);
     tsId = s.created.id as string;
     expect(s.created).toMatchObject({ status: 'created', mode: 'test' });

@@ -35,12 +35,13 @@ describe('SDK signatures are the server\'s', () => {
 
   it('Python: the same canonical strings and HMACs', () => {
     const out = py(
-      `from open_verify import canonical_json, canonical_multipart, hmac_hex
+      `from open_verify import canonical_json, canonical_multipart, hmac_hex, with_timestamp
 d = json.load(sys.stdin)
-print(json.dumps({"json": hmac_hex(d["secret"], canonical_json("post", "/v1/verifications", d["body"].encode())), "multipart": canonical_multipart("POST", "/v1/x", [tuple(f) for f in d["fields"]], [d["hash"]]), "mp_sig": hmac_hex(d["secret"], canonical_multipart("POST", "/v1/x", [tuple(f) for f in d["fields"]], [d["hash"]]))}))`,
+print(json.dumps({"json": hmac_hex(d["secret"], canonical_json("post", "/v1/verifications", d["body"].encode())), "ts": hmac_hex(d["secret"], with_timestamp(1795330000, canonical_json("post", "/v1/verifications", d["body"].encode()))), "multipart": canonical_multipart("POST", "/v1/x", [tuple(f) for f in d["fields"]], [d["hash"]]), "mp_sig": hmac_hex(d["secret"], canonical_multipart("POST", "/v1/x", [tuple(f) for f in d["fields"]], [d["hash"]]))}))`,
       { secret: SECRET, body: '{"a":"é"}', fields, hash },
     );
     expect(out.json).toBe(signJsonRequest(SECRET, 'POST', '/v1/verifications', '{"a":"é"}'));
+    expect(out.ts).toBe(signJsonRequest(SECRET, 'POST', '/v1/verifications', '{"a":"é"}', 1795330000));
     expect(out.multipart).toBe(canonicalMultipart('POST', '/v1/x', fields, [hash]));
     expect(out.mp_sig).toBe(hmacSha256Hex(SECRET, [out.multipart]));
   });
@@ -157,6 +158,20 @@ describe('the TypeScript client', () => {
     expect(calls[0].url).toBe(base + target);
     expect(new URL(calls[0].url).pathname + new URL(calls[0].url).search).toBe(target);
     expect(calls[0].headers['x-hmac-signature']).toBe(signJsonRequest(SECRET, 'GET', target));
+  });
+
+  it('request timestamps (when asked for): sent, signed as lib/auth/sign.ts signs them, fresh on each attempt', async () => {
+    const { calls, f } = fake([err(503, 'ANALYSIS_QUEUE_FULL', { 'retry-after': '0' }), ok({ id: 'v1' })]);
+    const times = [1_795_330_000_900, 1_795_330_042_200];
+    const ov = new OpenVerify({ baseUrl: base, apiKey: 'pk_1', secretKey: SECRET, fetch: f, requestTimestamp: true, now: () => times.shift()! });
+    await ov.getVerification('v1');
+    expect(calls.map((c) => [c.headers['x-request-timestamp'], c.headers['x-hmac-signature']])).toEqual([
+      ['1795330000', signJsonRequest(SECRET, 'GET', '/v1/verifications/v1', '', 1_795_330_000)],
+      ['1795330042', signJsonRequest(SECRET, 'GET', '/v1/verifications/v1', '', 1_795_330_042)],
+    ]);
+    const { calls: plain, f: f2 } = fake([ok({ id: 'v1' })]);
+    await new OpenVerify({ baseUrl: base, apiKey: 'pk_1', secretKey: SECRET, fetch: f2 }).getVerification('v1');
+    expect(plain[0].headers['x-request-timestamp']).toBeUndefined();
   });
 
   it('the Python client\'s transport tests pass (sdk/python/tests: retries, lost submit, typed errors, query signing)', { timeout: 60_000 }, () => {

@@ -11,13 +11,15 @@ import { requestClient, signIn, signOut } from '@/lib/admin/auth/nextauth';
 import { revokeSession } from '@/lib/admin/auth/sessions';
 import { passwordStep, secondFactorStep } from '@/lib/admin/auth/sign-in';
 import { acceptInvite, adminIdByEmail, openInvite } from '@/lib/admin/members';
-import { asFormState, type FormState } from './form';
+import { asFormState, storableForm, type FormState } from './form';
 
 const waitText = (s = 60) => (s >= 90 ? `${Math.ceil(s / 60)} minutes` : s > 60 ? '2 minutes' : 'a minute');
 
 const passwordForm = z.object({ email: z.string().max(320).default(''), password: z.string().max(200).default(''), next: z.string().max(2000).optional() });
 
 export async function signInWithPassword(_: FormState, form: FormData): Promise<FormState> {
+  // Text no account can have (a NUL, an unpaired surrogate): the answer of a wrong password, without a lookup.
+  if (!storableForm(form)) return { ok: false, message: 'The email or password is not right.', values: { email: '' } };
   const f = passwordForm.safeParse({ email: form.get('email') ?? undefined, password: form.get('password') ?? undefined, next: form.get('next') ?? undefined });
   const input = f.success ? f.data : { email: '', password: '', next: undefined };
   const r = await passwordStep(getDb(), { email: input.email, password: input.password, ...(await requestClient()), now: new Date() });
@@ -43,6 +45,7 @@ const codeForm = z.object({ code: z.string().max(40).default(''), next: z.string
 export async function signInWithCode(_: FormState, form: FormData): Promise<FormState> {
   const s = await currentSession();
   if (!s || s.stage !== 'second_factor') redirect('/admin/sign-in');
+  if (!storableForm(form)) return { ok: false, message: 'That code is not right. Use the newest code from your app, or a recovery code.' };
   const f = codeForm.safeParse({ code: form.get('code') ?? undefined, next: form.get('next') ?? undefined });
   const input = f.success ? f.data : { code: '', next: undefined };
   const r = await secondFactorStep(getDb(), { sessionId: s.actor.sessionId, code: input.code, ...(await requestClient()), now: new Date() });
@@ -73,7 +76,7 @@ const inviteForm = z.object({ token: z.string().max(200).default(''), password: 
  */
 export async function acceptInviteAction(_: FormState, form: FormData): Promise<FormState> {
   const f = inviteForm.safeParse({ token: form.get('token') ?? undefined, password: form.get('password') ?? undefined, password_confirm: form.get('password_confirm') ?? undefined });
-  if (!f.success) return { ok: false, message: 'The form has invalid fields.' };
+  if (!f.success || !storableForm(form)) return { ok: false, message: 'The form has invalid fields.' };
   const db = getDb();
   const now = new Date();
   const inv = await openInvite(db, f.data.token, now);

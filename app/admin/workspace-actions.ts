@@ -154,6 +154,7 @@ const settingsForm = z.object({
   media_retention_days: int('A whole number of days.'),
   enforce_signature: bool,
   allow_placeholder_signature: bool,
+  require_request_timestamp: bool,
   require_active_liveness: bool,
   estimation_fallback: z.enum(['review', 'document'], 'A person reviews, or ask for an ID document.'),
 });

@@ -2,6 +2,7 @@
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { DomainError } from '@/lib/errors';
+import { assertStorableText } from '@/lib/input-text';
 import { buttonClass, Empty, Notice } from './ui';
 
 type Query = Record<string, string | string[] | undefined>;
@@ -9,9 +10,14 @@ type Query = Record<string, string | string[] | undefined>;
 /** The named query parameters (strings only), as a lib/ filter schema takes them. */
 export const filtersFrom = (q: Query, keys: string[]) => Object.fromEntries(keys.map((k) => [k, typeof q[k] === 'string' ? q[k] : undefined])) as Record<string, string | undefined>;
 
-/** Runs a query whose filters may be invalid: a VALIDATION_ERROR (or any DomainError) becomes a message, not an error page. */
-export async function withFilters<T>(run: () => Promise<T>): Promise<{ result: T | null; problem: DomainError | null }> {
+/**
+ * Runs a query on filters from the URL that may be invalid: a VALIDATION_ERROR (or any DomainError) becomes a
+ * message, not an error page. Text Postgres cannot store (a NUL, an unpaired surrogate) is such an error, named
+ * by its parameter, before the query runs (lib/input-text.ts).
+ */
+export async function withFilters<T>(filters: Record<string, string | undefined>, run: () => Promise<T>): Promise<{ result: T | null; problem: DomainError | null }> {
   try {
+    assertStorableText(filters, 'query', 'The filters are not valid.');
     return { result: await run(), problem: null };
   } catch (e) {
     if (!(e instanceof DomainError)) throw e;

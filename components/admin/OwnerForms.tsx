@@ -226,6 +226,7 @@ export type SettingsValues = {
   media_retention_days: number;
   enforce_signature: boolean;
   allow_placeholder_signature: boolean;
+  require_request_timestamp: boolean;
   require_active_liveness: boolean;
   estimation_fallback: string;
 };
@@ -238,6 +239,7 @@ const SETTING_HELP: Record<string, string> = {
   media_retention_days: 'Days a decided verification\'s photos and personal data are kept (0 to 365).',
   enforce_signature: 'Off: POST /v1/verifications may come unsigned (every other request is still signed).',
   allow_placeholder_signature: 'On: the header value "placeholder" is accepted as a test-mode signature (development only).',
+  require_request_timestamp: 'On: every signed request must carry X-Request-Timestamp within 5 minutes, signed with it, so a captured request cannot be replayed later. Turn it on once your client sends it (both SDKs can).',
   require_active_liveness: 'On: the hosted page asks for a head-turn before the selfie, and the pipeline requires it.',
   estimation_fallback: 'Age estimation only: when the estimated range straddles the threshold, a person reviews it, or the same verification asks for a passport, ID card or driving licence and decides by its date of birth.',
 };
@@ -286,6 +288,7 @@ export function SettingsForm(props: { action: Action; workspaceId: string; initi
         {text('media_retention_days', 'Media retention (days)', 'numeric')}
         {choice('enforce_signature', 'Enforce signature on create', onOff)}
         {choice('allow_placeholder_signature', 'Placeholder signature (test mode)', onOff)}
+        {choice('require_request_timestamp', 'Require request timestamps', onOff)}
         {choice('require_active_liveness', 'Require active liveness', onOff)}
         {choice('estimation_fallback', 'When the age estimate cannot decide', [['review', 'A person reviews it'], ['document', 'Ask for an ID document']])}
       </div>

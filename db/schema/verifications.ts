@@ -173,6 +173,8 @@ export const pipelineJobs = pgTable(
     tries: integer('tries').notNull().default(0),
     leaseUntil: ts('lease_until'),
     lastError: text('last_error'),
+    /** W3C traceparent of the span that wrote the job (the submit), when tracing is on: the job continues that trace. */
+    traceparent: text('traceparent'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

@@ -27,6 +27,8 @@ export const webhookEvents = pgTable(
     nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
     /** Held by a runner sending an attempt until then (a runner that died mid-send lets go when it passes). */
     leaseUntil: ts('lease_until'),
+    /** W3C traceparent of the span that wrote the event (a decision, a review), when tracing is on: each attempt joins that trace. */
+    traceparent: text('traceparent'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

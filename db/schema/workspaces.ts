@@ -33,6 +33,8 @@ export const workspaces = pgTable('workspaces', {
   mediaRetentionDays: integer('media_retention_days').notNull().default(30),
   enforceSignature: boolean('enforce_signature').notNull().default(true),
   allowPlaceholderSignature: boolean('allow_placeholder_signature').notNull().default(false),
+  /** Signed requests must carry X-Request-Timestamp within 5 minutes, signed with them (docs/api.md "Request timestamps"). */
+  requireRequestTimestamp: boolean('require_request_timestamp').notNull().default(false),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });

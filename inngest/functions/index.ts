@@ -7,8 +7,7 @@
  */
 import { getDb } from '@/db/client';
 import { JOBS } from '@/lib/jobs';
-import { parsePayload, type JobContext, type JobDefinition } from '@/lib/jobs/job';
-import { withLogContext } from '@/lib/log';
+import { parsePayload, runJob, type JobContext, type JobDefinition } from '@/lib/jobs/job';
 import { inngest } from '../client';
 
 /** A webhook has 4 attempts and a decision 3 tries: more rounds than that means something is wrong. */
@@ -24,7 +23,7 @@ export function inngestFunction(job: JobDefinition, context: () => JobContext = 
       let last: unknown = null;
       for (let round = 0; round < MAX_ROUNDS; round++) {
         const out = await step.run(`run-${round}`, async () => {
-          const r = await withLogContext({ job: job.id }, () => job.run(context(), payload as never));
+          const r = await runJob(job, context(), payload);
           return { result: r.result ?? null, again: r.again ? r.again.toISOString() : null };
         });
         last = out.result;

@@ -4,6 +4,7 @@
  * Content-Length already says so), never buffered beyond it.
  */
 import { DomainError } from '../errors';
+import { assertStorableText } from '../input-text';
 
 export const JSON_BODY_LIMIT = 64 * 1024;
 /** JSON nested deeper than this is refused before it is parsed (recursive code downstream must not overflow). */
@@ -16,10 +17,11 @@ export function refuseDeclaredLength(req: Request, limit: number) {
 }
 
 /**
- * Streams the body through `onChunk`, counting bytes: 413 as soon as the total passes `limit`. Whatever
- * `onChunk` throws (a parser refusing the body) stops the reading there; the rest is never read.
+ * Streams the body through `onChunk` (awaited: a parser that writes to disk holds the next chunk back), counting
+ * bytes: 413 as soon as the total passes `limit`. Whatever `onChunk` throws (a parser refusing the body) stops
+ * the reading there; the rest is never read.
  */
-export async function streamBody(req: Request, limit: number, onChunk: (chunk: Uint8Array) => void): Promise<number> {
+export async function streamBody(req: Request, limit: number, onChunk: (chunk: Uint8Array) => void | Promise<void>): Promise<number> {
   refuseDeclaredLength(req, limit);
   if (!req.body) return 0;
   const reader = req.body.getReader();
@@ -35,7 +37,7 @@ export async function streamBody(req: Request, limit: number, onChunk: (chunk: U
       if (next.done) return total;
       total += next.value.byteLength;
       if (total > limit) throw tooLarge(limit);
-      onChunk(next.value);
+      await onChunk(next.value);
     }
   } catch (e) {
     void discardRest(reader);
@@ -66,7 +68,9 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, maxB
 /** The whole body, at most `limit` bytes. */
 export async function readBodyLimited(req: Request, limit: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
-  const total = await streamBody(req, limit, (c) => chunks.push(c));
+  const total = await streamBody(req, limit, (c) => {
+    chunks.push(c);
+  });
   const out = new Uint8Array(total);
   let off = 0;
   for (const c of chunks) {
@@ -117,11 +121,15 @@ export function parseJsonBody(raw: Uint8Array): unknown {
       fields: { body: [`At most ${JSON_MAX_DEPTH} levels of nesting.`] },
     });
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw new DomainError('VALIDATION_ERROR', 'The request body is not valid JSON.', {
       fields: { body: [(e as Error).message] },
     });
   }
+  // "\u0000" and a lone "\ud800" are valid JSON that Postgres cannot store: refused here, naming the field.
+  assertStorableText(value);
+  return value;
 }

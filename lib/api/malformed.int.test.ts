@@ -1,7 +1,7 @@
 /** Bad input of every kind gets the error envelope with the right code, never a 500. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
-import { POST as create } from '@/app/v1/verifications/route';
+import { GET as list, POST as create } from '@/app/v1/verifications/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { POST as postConsent } from '@/app/v1/consent/route';
 import { GET as unknownPath } from '@/app/v1/[...path]/route';
@@ -23,6 +23,31 @@ describe('malformed input', () => {
   it('invalid JSON → 422 VALIDATION_ERROR', async () => {
     const r = await post('{"external_id": ');
     expect([r.status, r.json.error.code]).toEqual([422, 'VALIDATION_ERROR']);
+  });
+
+  it('NUL characters and unpaired surrogates (Postgres cannot store them) → 422 VALIDATION_ERROR naming the field, at any depth, keys and query parameters included', async () => {
+    const cases: [string, string][] = [
+      ['{"external_id":"\\ud800"}', 'external_id'],
+      ['{"external_id":"a\\udc00b"}', 'external_id'],
+      ['{"external_id":"a\\u0000b"}', 'external_id'],
+      ['{"external_metadata":{"a":"\\u0000"}}', 'external_metadata.a'],
+      ['{"external_metadata":{"\\ud800":1}}', 'external_metadata'],
+      ['{"external_metadata":{"x":{"y":["ok","\\ud800z"]}}}', 'external_metadata.x.y.1'],
+      ['{"external_metadata":{"x":{"a\\u0000":true}}}', 'external_metadata.x'],
+      ['{"\\u0000":1}', 'body'],
+    ];
+    for (const [body, field] of cases) {
+      const r = await post(body);
+      expect([body, r.status, r.json.error.code, Object.keys(r.json.error.details.fields)]).toEqual([body, 422, 'VALIDATION_ERROR', [field]]);
+    }
+    // A surrogate pair is one character, stored as such.
+    const ok = await post('{"external_id":"ok-\\ud83d\\ude00","external_metadata":{"\\ud83d\\ude00":"\\ud83d\\ude00"}}');
+    expect([ok.status, ok.json.data.external_id]).toEqual([201, 'ok-😀']);
+    for (const [query, field] of [['external_id=a%00b', 'external_id'], ['status=approved&external_id=%00', 'external_id'], ['a%00=1', 'query']]) {
+      const path = `/v1/verifications?${query}`;
+      const r = await call(list, { path, apiKey: w.apiKey, secret: w.testSecret });
+      expect([query, r.status, r.json.error.code, Object.keys(r.json.error.details.fields)]).toEqual([query, 422, 'VALIDATION_ERROR', [field]]);
+    }
   });
 
   it('invalid UTF-8 → 422 VALIDATION_ERROR', async () => {

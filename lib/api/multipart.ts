@@ -1,12 +1,27 @@
 /**
- * A strict, streaming multipart/form-data parser (RFC 7578 over RFC 2046) for the media endpoints. It is
- * fed the body chunk by chunk as it arrives and refuses as early as it can: too many parts, a part's headers
- * too long, a field too long, a file over the limit, a name given twice, a bad boundary line. Each file's
- * SHA-256 is computed while it streams, so the canonical string is ready when the body ends. Nothing is
- * decoded beyond the field values (UTF-8, strictly); files are kept as bytes.
+ * multipart/form-data for the media endpoints, read as it streams. The parsing is @fastify/busboy's (RFC 7578
+ * over RFC 2046); around it sit our limits and the spooling:
+ *  - each file goes, as it arrives, through a SHA-256 and into a temporary file, never whole into memory: the
+ *    canonical string of the signature needs the files' hashes, so the body must be read before the signature
+ *    can be checked, and a request whose signature then fails must have cost a few kilobytes of memory, not
+ *    its 10 MiB (docs/api.md "Media and submit");
+ *  - the temporary file is created owner-only (0600) and unlinked the moment it is opened: it has no name on
+ *    disk while it is written and read, and whatever happens to the process (a refusal, a crash, kill -9) the
+ *    kernel frees it with the last descriptor. A file is read back into memory only by a handler, after the
+ *    request was authenticated;
+ *  - refusals come as early as the stream allows: more than `maxParts` parts, a field over `maxFieldBytes`, a
+ *    file over `maxFileBytes` (413), a name given twice, a field that is not UTF-8, a body that ends before its
+ *    closing boundary.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Busboy, type BusboyFileStream } from '@fastify/busboy';
 import { DomainError } from '../errors';
+import { assertStorableText } from '../input-text';
+import { streamBody } from './body';
 
 export type MultipartLimits = {
   /** Parts in all (fields and files). */
@@ -15,14 +30,14 @@ export type MultipartLimits = {
   maxFieldBytes: number;
   /** Bytes of one file. */
   maxFileBytes: number;
-  /** Bytes of one part's header block. */
+  /** Bytes of one part's header block (kept; a longer block is cut there, never buffered). */
   maxHeaderBytes: number;
-  /** Bytes before the first boundary (a preamble is legal, but nobody needs a long one). */
-  maxPreambleBytes: number;
 };
 
-export type FormFile = { field: string; bytes: Uint8Array; type: string; sha256: string };
-export type ParsedForm = { fields: [string, string][]; files: FormFile[] };
+/** A file of the form: its hash and size known, its bytes in a temporary file until `read()`. */
+export type FormFile = { field: string; type: string; size: number; sha256: string; read: () => Promise<Buffer> };
+/** The form: fields in the order sent, files, and `dispose()` (closes the temporary files; safe to call twice). */
+export type ParsedForm = { fields: [string, string][]; files: FormFile[]; dispose: () => Promise<void> };
 
 const malformed = (why: string) =>
   new DomainError('VALIDATION_ERROR', 'The multipart body could not be parsed.', { fields: { body: [why] } });
@@ -48,170 +63,188 @@ export function multipartBoundary(contentType: string | null): string | null {
   return b !== undefined && BOUNDARY_RE.test(b) ? b : null;
 }
 
-type Part = { name: string; file: boolean; type: string; chunks: Buffer[]; size: number; hash: Hash | null };
-type State = 'preamble' | 'afterBoundary' | 'headers' | 'body' | 'done';
-
-const CRLFCRLF = Buffer.from('\r\n\r\n');
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const lenient = new TextDecoder('utf-8');
 
-export class MultipartParser {
-  private readonly delimiter: Buffer;
-  // A CRLF in front, so the first boundary line reads like every other one ("\r\n--boundary").
-  private buf: Buffer = Buffer.from('\r\n');
-  private state: State = 'preamble';
-  private part: Part | null = null;
-  private preamble = -2;
-  private parts = 0;
-  private readonly seen = new Set<string>();
-  private readonly out: ParsedForm = { fields: [], files: [] };
+/**
+ * A temporary file only this process can reach: created 0600 with O_EXCL under `dir`, unlinked at once. The
+ * returned handle is the only way to it.
+ */
+async function anonymousFile(dir: string): Promise<FileHandle> {
+  const p = path.join(dir, `ov-upload-${randomBytes(12).toString('hex')}`);
+  const fh = await fs.open(p, 'wx+', 0o600);
+  await fs.unlink(p).catch(async (e) => {
+    await fh.close();
+    throw e;
+  });
+  return fh;
+}
 
-  constructor(
-    boundary: string,
-    private readonly limits: MultipartLimits,
-  ) {
-    this.delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
-  }
+type Spool = { field: string; type: string; size: number; sha256: string; fh: FileHandle | null };
 
-  /** Feeds the next chunk of the body; throws the error the request gets as soon as one is certain. */
-  write(chunk: Uint8Array) {
-    if (this.state === 'done') return; // the epilogue is ignored (the caller still counts its bytes)
-    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : Buffer.from(chunk);
-    while (this.step());
-  }
+/**
+ * Reads a multipart body from `req` as it streams (at most `bodyLimit` bytes; 413 past it), with `limits`.
+ * Every failure is a DomainError, and leaves no temporary file open. `tmpDir` is where the spools are created
+ * (the system's temporary directory by default; tests give their own).
+ */
+export async function readMultipart(
+  req: Request,
+  contentType: string,
+  limits: MultipartLimits,
+  bodyLimit: number,
+  tmpDir = os.tmpdir(),
+): Promise<ParsedForm> {
+  const fields: [string, string][] = [];
+  const spools: Spool[] = [];
+  const streams: BusboyFileStream[] = [];
+  const pending: Promise<void>[] = [];
+  let disposed = false;
+  const seen = new Set<string>();
+  let parts = 0;
+  let failure: DomainError | null = null;
+  const fail = (e: DomainError) => {
+    failure ??= e;
+  };
+  const dispose = async () => {
+    disposed = true;
+    for (const s of streams) s.destroy();
+    await Promise.allSettled(pending);
+    await Promise.all(spools.splice(0).map((s) => s.fh?.close().catch(() => {})));
+  };
 
-  /** The body has ended: the form, or the error of a truncated one. */
-  end(): ParsedForm {
-    if (this.state !== 'done') throw malformed('The body ended before the closing boundary.');
-    return this.out;
-  }
-
-  /** One move of the state machine; false when it needs more bytes. */
-  private step(): boolean {
-    switch (this.state) {
-      case 'preamble': {
-        const i = this.buf.indexOf(this.delimiter);
-        const skipped = i < 0 ? Math.max(0, this.buf.length - this.delimiter.length + 1) : i;
-        this.preamble += skipped;
-        if (this.preamble > this.limits.maxPreambleBytes) throw malformed('No boundary line where the body starts.');
-        this.buf = this.buf.subarray(i < 0 ? skipped : i + this.delimiter.length);
-        if (i < 0) return false;
-        this.state = 'afterBoundary';
-        return true;
-      }
-      case 'afterBoundary': {
-        if (this.buf.length < 2) return false;
-        if (this.buf[0] === 0x2d && this.buf[1] === 0x2d) {
-          if (this.part !== null || this.parts === 0) throw malformed('The body has no parts.');
-          this.state = 'done';
-          this.buf = Buffer.alloc(0);
-          return false;
-        }
-        let j = 0;
-        while (j < this.buf.length && (this.buf[j] === 0x20 || this.buf[j] === 0x09)) j++;
-        if (j > 64) throw malformed('A boundary line is followed by junk.');
-        if (this.buf.length < j + 2) return false;
-        if (this.buf[j] !== 0x0d || this.buf[j + 1] !== 0x0a) throw malformed('A boundary line is followed by junk.');
-        this.buf = this.buf.subarray(j + 2);
-        if (++this.parts > this.limits.maxParts) {
-          throw new DomainError('VALIDATION_ERROR', `The form has more than ${this.limits.maxParts} parts.`, {
-            fields: { body: [`At most ${this.limits.maxParts} parts.`] },
-          });
-        }
-        this.state = 'headers';
-        return true;
-      }
-      case 'headers': {
-        // An empty header block is a CRLF right away; a part without Content-Disposition is refused below.
-        const i = this.buf.subarray(0, 2).equals(CRLFCRLF.subarray(0, 2)) ? -2 : this.buf.indexOf(CRLFCRLF);
-        if (i === -1) {
-          if (this.buf.length > this.limits.maxHeaderBytes) throw malformed(`A part's headers exceed ${this.limits.maxHeaderBytes} bytes.`);
-          return false;
-        }
-        if (i > this.limits.maxHeaderBytes) throw malformed(`A part's headers exceed ${this.limits.maxHeaderBytes} bytes.`);
-        const head = i < 0 ? '' : lenient.decode(this.buf.subarray(0, i));
-        this.buf = this.buf.subarray(i < 0 ? 2 : i + 4);
-        this.part = this.startPart(head);
-        this.state = 'body';
-        return true;
-      }
-      case 'body': {
-        const i = this.buf.indexOf(this.delimiter);
-        if (i < 0) {
-          // Keep what could be the start of a delimiter split across chunks.
-          const keep = this.delimiter.length - 1;
-          if (this.buf.length > keep) {
-            this.take(this.buf.subarray(0, this.buf.length - keep));
-            this.buf = this.buf.subarray(this.buf.length - keep);
-          }
-          return false;
-        }
-        this.take(this.buf.subarray(0, i));
-        this.finishPart();
-        this.buf = this.buf.subarray(i + this.delimiter.length);
-        this.state = 'afterBoundary';
-        return true;
-      }
-      case 'done':
-        return false;
+  const named = (name: string | undefined | null): name is string => {
+    if (!name) {
+      fail(malformed('A part has no name.'));
+      return false;
     }
+    if (seen.has(name)) {
+      fail(new DomainError('VALIDATION_ERROR', `The field ${name} is given more than once.`, { fields: { [name]: ['Given more than once.'] } }));
+      return false;
+    }
+    seen.add(name);
+    parts++;
+    return true;
+  };
+
+  const bb = Busboy({
+    headers: { 'content-type': contentType },
+    // Field values arrive as bytes (latin1 keeps one character per byte) and are decoded below, strictly.
+    defCharset: 'latin1',
+    isPartAFile: (_name, _type, filename) => filename !== undefined,
+    limits: { parts: limits.maxParts, fieldSize: limits.maxFieldBytes, fileSize: limits.maxFileBytes, headerSize: limits.maxHeaderBytes, fieldNameSize: 200 },
+  });
+
+  bb.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
+    if (!named(name)) return;
+    if (valueTruncated) {
+      return fail(new DomainError('VALIDATION_ERROR', `The field ${name} is longer than ${limits.maxFieldBytes} bytes.`, { fields: { [name]: [`At most ${limits.maxFieldBytes} bytes.`] } }));
+    }
+    let text: string;
+    try {
+      text = utf8.decode(Buffer.from(value, 'latin1'));
+    } catch {
+      return fail(new DomainError('VALIDATION_ERROR', `The field ${name} is not valid UTF-8.`, { fields: { [name]: ['Invalid UTF-8.'] } }));
+    }
+    fields.push([name, text]);
+  });
+
+  bb.on('file', (name: string, stream: BusboyFileStream, _filename: string, _encoding: string, mimeType: string) => {
+    // Listeners first, synchronously: the parser may report the part's end or its error at any moment.
+    stream.on('error', () => fail(malformed('The body ended inside a file.')));
+    if (!named(name) || failure) {
+      stream.resume();
+      return;
+    }
+    stream.on('limit', () =>
+      fail(new DomainError('PAYLOAD_TOO_LARGE', `The file exceeds ${Math.round(limits.maxFileBytes / 1024 / 1024)} MiB.`, { limit_bytes: limits.maxFileBytes })),
+    );
+    streams.push(stream);
+    pending.push(spoolFile(name, mimeType, stream));
+  });
+
+  /** Hashes the file and writes it to its spool as it arrives, the stream paused while the disk writes. */
+  function spoolFile(field: string, type: string, stream: BusboyFileStream): Promise<void> {
+    const spool: Spool = { field, type, size: 0, sha256: '', fh: null };
+    spools.push(spool); // in the form's order, before anything asynchronous
+    const hash = createHash('sha256');
+    let writes: Promise<unknown> = anonymousFile(tmpDir).then(
+      async (fh) => {
+        if (disposed) await fh.close();
+        else spool.fh = fh;
+      },
+      () => fail(new DomainError('INTERNAL_ERROR', 'The upload could not be received.')),
+    );
+    stream.on('data', (chunk: Buffer) => {
+      if (failure) return; // what is left of the part is drained, nothing kept
+      hash.update(chunk);
+      const at = spool.size;
+      spool.size += chunk.length;
+      stream.pause();
+      writes = writes
+        .then(() => spool.fh?.write(chunk, 0, chunk.length, at))
+        .catch(() => fail(new DomainError('INTERNAL_ERROR', 'The upload could not be received.')))
+        .finally(() => stream.resume());
+    });
+    return new Promise<void>((resolve) => {
+      stream.once('end', () =>
+        void writes.then(() => {
+          spool.sha256 = hash.digest('hex');
+          resolve();
+        }),
+      );
+      stream.once('error', () => void writes.then(() => resolve()));
+      stream.once('close', () => void writes.then(() => resolve()));
+    });
   }
 
-  private startPart(head: string): Part {
-    const headers = new Map<string, string>();
-    for (const line of head.split('\r\n')) {
-      if (line === '') continue;
-      const colon = line.indexOf(':');
-      if (colon <= 0 || /^[ \t]/.test(line)) throw malformed('A part has a malformed header line.');
-      headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
-    }
-    const disposition = headers.get('content-disposition') ?? '';
-    if (!/^form-data\s*(;|$)/i.test(disposition)) throw malformed('A part has no Content-Disposition: form-data.');
-    const params = headerParams(disposition.slice(disposition.indexOf(';') >= 0 ? disposition.indexOf(';') : disposition.length));
-    const name = params.get('name');
-    if (!name) throw malformed('A part has no name.');
-    if (this.seen.has(name)) {
-      throw new DomainError('VALIDATION_ERROR', `The field ${name} is given more than once.`, { fields: { [name]: ['Given more than once.'] } });
-    }
-    this.seen.add(name);
-    const file = params.has('filename') || params.has('filename*');
-    return { name, file, type: headers.get('content-type') ?? '', chunks: [], size: 0, hash: file ? createHash('sha256') : null };
+  bb.on('partsLimit', () =>
+    fail(new DomainError('VALIDATION_ERROR', `The form has more than ${limits.maxParts} parts.`, { fields: { body: [`At most ${limits.maxParts} parts.`] } })),
+  );
+  const finished = new Promise<void>((resolve) => {
+    bb.on('error', (e: Error) => {
+      fail(malformed(/unexpected end/i.test(e.message) ? 'The body ended before the closing boundary.' : 'A boundary or part header is malformed.'));
+      resolve();
+    });
+    bb.on('finish', () => resolve());
+  });
+
+  const write = (chunk: Uint8Array) =>
+    new Promise<void>((resolve) => {
+      bb.write(chunk, () => resolve());
+    });
+
+  try {
+    await streamBody(req, bodyLimit, async (chunk) => {
+      if (failure) throw failure;
+      await write(chunk);
+      if (failure) throw failure;
+    });
+    bb.end();
+    await finished;
+    await Promise.all(pending);
+    if (failure) throw failure;
+    if (parts === 0) throw malformed('The body has no parts.');
+    assertStorableText(Object.fromEntries(fields));
+  } catch (e) {
+    bb.destroy();
+    await dispose();
+    throw e instanceof DomainError ? e : malformed('The body could not be read.');
   }
 
-  private take(data: Buffer) {
-    if (data.length === 0) return;
-    const p = this.part!;
-    p.size += data.length;
-    if (p.file) {
-      if (p.size > this.limits.maxFileBytes) {
-        throw new DomainError('PAYLOAD_TOO_LARGE', `The file exceeds ${Math.round(this.limits.maxFileBytes / 1024 / 1024)} MiB.`, {
-          limit_bytes: this.limits.maxFileBytes,
-        });
+  const files: FormFile[] = spools.map((s) => ({
+    field: s.field,
+    type: s.type,
+    size: s.size,
+    sha256: s.sha256,
+    read: async () => {
+      const out = Buffer.allocUnsafe(s.size);
+      let at = 0;
+      while (at < s.size) {
+        const { bytesRead } = await s.fh!.read(out, at, s.size - at, at);
+        if (bytesRead === 0) break;
+        at += bytesRead;
       }
-      p.hash!.update(data);
-    } else if (p.size > this.limits.maxFieldBytes) {
-      throw new DomainError('VALIDATION_ERROR', `The field ${p.name} is longer than ${this.limits.maxFieldBytes} bytes.`, {
-        fields: { [p.name]: [`At most ${this.limits.maxFieldBytes} bytes.`] },
-      });
-    }
-    // A copy: the parser's buffer is a window on chunks that should not be kept alive.
-    p.chunks.push(Buffer.from(data));
-  }
-
-  private finishPart() {
-    const p = this.part!;
-    const bytes = p.chunks.length === 1 ? p.chunks[0] : Buffer.concat(p.chunks);
-    if (p.file) {
-      this.out.files.push({ field: p.name, bytes, type: p.type, sha256: p.hash!.digest('hex') });
-    } else {
-      let value: string;
-      try {
-        value = utf8.decode(bytes);
-      } catch {
-        throw new DomainError('VALIDATION_ERROR', `The field ${p.name} is not valid UTF-8.`, { fields: { [p.name]: ['Invalid UTF-8.'] } });
-      }
-      this.out.fields.push([p.name, value]);
-    }
-    this.part = null;
-  }
+      return out.subarray(0, at);
+    },
+  }));
+  return { fields, files, dispose };
 }

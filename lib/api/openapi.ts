@@ -62,6 +62,8 @@ const SIGNATURE = [
   '- multipart/form-data: `METHOD + path[?query] + "\\n" + fields + "\\n" + fileHashes`: each non-file field as `rfc3986(name)=rfc3986(value)` (everything but `A-Z a-z 0-9 - . _ ~` percent-encoded, uppercase hex), sorted by name then value, joined with `&`; each file\'s lowercase hex SHA-256, sorted, joined with `,`.',
   '',
   'Every non-deleted key of the workspace validates; signatures are compared in constant time. The literal `placeholder` authenticates as test mode only where a workspace allows it.',
+  '',
+  'Extension, request timestamps: with `X-Request-Timestamp` (Unix seconds, within 300 s of the server\'s clock; required where the workspace sets `require_request_timestamp`), the string signed is `timestamp + "\\n" + canonical`.',
 ].join('\n');
 
 function errorResponses(codes: ErrorCode[]): Record<string, Json> {
@@ -110,6 +112,15 @@ function operationObject(op: Operation): Json {
     tags: [op.tag],
     security: op.auth === 'apiKeyUnsignedAllowed' ? [{ ApiKey: [], HmacSignature: [] }, { ApiKey: [] }] : [{ ApiKey: [], HmacSignature: [] }],
   };
+  if (op.auth !== 'captureToken') {
+    parameters.push({
+      name: 'X-Request-Timestamp',
+      in: 'header',
+      required: false,
+      description: 'Extension, against replays: Unix time in whole seconds, within 300 s of the server\'s clock, signed in front of the canonical string (`timestamp + "\\n" + canonical`). Required where the workspace sets `require_request_timestamp` (401 `MISSING_TIMESTAMP`); out of the window, 401 `INVALID_TIMESTAMP`.',
+      schema: { type: 'string', pattern: '^[0-9]{1,12}$' },
+    });
+  }
   if (op.operationId === 'createVerification') {
     parameters.push({ name: 'Idempotency-Key', in: 'header', required: false, description: '1 to 255 printable ASCII characters: a retry with the same key and body returns the same verification', schema: { type: 'string', minLength: 1, maxLength: 255 } });
   }

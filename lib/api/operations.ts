@@ -52,7 +52,7 @@ export type Operation = RouteOptions<z.ZodType, z.ZodType, z.ZodType> & Contract
 /** Any request can meet these: a malformed request, a body over its limit, the rate limit, our own trouble. */
 export const EVERY_OPERATION_ERRORS: readonly ErrorCode[] = ['BAD_REQUEST', 'VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'REQUEST_TIMEOUT', 'RATE_LIMIT', 'INTERNAL_ERROR', 'DATABASE_UNAVAILABLE'];
 /** Every signed endpoint. */
-export const AUTH_ERRORS: readonly ErrorCode[] = ['MISSING_API_KEY', 'INVALID_API_KEY', 'MISSING_SIGNATURE', 'INVALID_SIGNATURE', 'NO_SECRET_KEYS'];
+export const AUTH_ERRORS: readonly ErrorCode[] = ['MISSING_API_KEY', 'INVALID_API_KEY', 'MISSING_SIGNATURE', 'INVALID_SIGNATURE', 'NO_SECRET_KEYS', 'MISSING_TIMESTAMP', 'INVALID_TIMESTAMP'];
 export const MEDIA_CHECK_ERRORS: readonly ErrorCode[] = [
   'NO_FACE_DETECTED', 'MULTIPLE_FACES', 'FACE_TOO_BLURRY', 'FACE_TOO_DARK', 'FACE_TOO_BRIGHT', 'FACE_OCCLUDED', 'FACE_TOO_SMALL', 'FACE_CUT_OFF',
   'DOCUMENT_NOT_FOUND', 'DOCUMENT_TOO_BLURRY', 'IMAGE_TOO_SMALL', 'IMAGE_TOO_LARGE',

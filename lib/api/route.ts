@@ -1,28 +1,37 @@
 /**
  * The one wrapper every /v1 and capture route is declared with: it names the auth mode and zod schemas,
  * then calls one lib/ operation. Order matters, and is the point of it:
- *   1. who is asking, from the headers alone: the workspace X-API-Key names and the signature header's form
- *      (or the capture link's token), then that workspace's (or link's) rate limit. An unknown key, a
- *      missing signature or a workspace over its limit is answered without reading a byte of the body;
+ *   1. who is asking, from the headers alone: the workspace X-API-Key names, the signature header's form and
+ *      the request timestamp where there is one (or the capture link's token); the failed signatures of that
+ *      key and client address; for an upload, a place among the uploads in progress; then that workspace's
+ *      (or link's) rate limit. An unknown key, a missing signature, a stale timestamp, a key and address whose
+ *      signatures keep failing, too many uploads at once or a workspace over its limit is answered without
+ *      reading a byte of the body;
  *   2. the body, streamed with its limit enforced as it arrives (multipart parsed as it streams, with its
- *      part and size limits, each file hashed on the way);
- *   3. the signature over the canonical request (the body is needed for it), then params and body
- *      validation, then the handler. Whatever is thrown becomes the error envelope. Routes have no try/catch.
+ *      part and size limits, each file hashed on the way into a temporary file, never whole in memory);
+ *   3. the signature over the canonical request (the body is needed for it; a failure spends its request of
+ *      the rate limit and is counted), then params and body validation, then the handler. Whatever is thrown
+ *      becomes the error envelope; the temporary files and the upload's place are given back. Routes have no
+ *      try/catch.
  */
 import type { z } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import { newId } from '../ids';
 import { withLogContext } from '../log';
-import { identify, verifySignature, type AuthResult } from '../auth/authenticate';
+import { identify, REQUEST_TIMESTAMP_HEADER, verifySignature, type AuthResult, type PendingSignature } from '../auth/authenticate';
 import type { VerificationRow } from '@/db/schema';
 import { authenticateCapture, captureRateKey, CAPTURE_RATE_LIMIT_PER_MINUTE } from '../capture/auth';
 import { canonicalJson, canonicalMultipartFromHashes, requestTarget } from '../auth/canonical';
 import { LIMITS } from '../media/thresholds';
-import { rateLimitError, refundRateLimit, takeRateLimit, type RateLimitState } from '../ratelimit';
+import { rateLimitError, takeRateLimit, type RateLimitState } from '../ratelimit';
 import { DomainError, parseOrThrow, validationError } from '../errors';
+import { assertStorableText } from '../input-text';
 import { errorResponse, json } from './respond';
-import { isJsonContentType, JSON_BODY_LIMIT, parseJsonBody, readBodyLimited, streamBody } from './body';
-import { MultipartParser, multipartBoundary, type ParsedForm } from './multipart';
+import { isJsonContentType, JSON_BODY_LIMIT, parseJsonBody, readBodyLimited } from './body';
+import { clientAddressOf } from './client-address';
+import { multipartBoundary, readMultipart, type ParsedForm } from './multipart';
+import { recordSignatureFailure, signatureFailureWait, tooManyFailures } from './signature-failures';
+import { enterUpload, UPLOAD_BOUNDS, type UploadTicket } from './uploads-in-progress';
 
 export type HandlerResult = { status?: number; data: unknown; headers?: Record<string, string> };
 
@@ -73,7 +82,6 @@ export const MEDIA_FORM_LIMITS = {
   maxFieldBytes: 1024,
   maxFileBytes: LIMITS.maxFileBytes,
   maxHeaderBytes: 2048,
-  maxPreambleBytes: 1024,
 };
 /** The whole multipart body: the file plus the form's own bytes. */
 export const MULTIPART_BODY_LIMIT = LIMITS.maxFileBytes + 64 * 1024;
@@ -93,61 +101,74 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
 
   async function serve(req: Request, nextCtx: NextCtx | undefined, requestId: string): Promise<Response> {
     let headers: Record<string, string> = { 'x-request-id': requestId };
+    let ticket: UploadTicket | undefined;
+    let form: ParsedForm | undefined;
     try {
       const db = getDb();
       const rawParams = nextCtx ? await nextCtx.params : {};
-      let taken: { key: string; atMs: number } | undefined;
       const limitBy = async (key: string, perMinute: number, scope?: string) => {
-        const atMs = Date.now();
-        const limit = await takeRateLimit(db, key, perMinute, atMs);
+        const limit = await takeRateLimit(db, key, perMinute, Date.now());
         headers = { ...headers, ...rateLimitHeaders(limit) };
         if (!limit.allowed) throw rateLimitError(limit, scope);
-        taken = { key, atMs };
       };
 
       // 1. Who is asking, and may they be heard now: headers only, the body untouched.
       let auth: AuthResult | undefined;
-      let pending: Extract<Awaited<ReturnType<typeof identify>>, { pending: unknown }>['pending'] | undefined;
+      let pending: PendingSignature | undefined;
       let verification: VerificationRow | undefined;
+      let rawBody: Uint8Array | undefined;
+      const address = clientAddressOf(req);
       if (opts.auth === 'captureToken') {
-        // The link first (an unknown token is 404 and leaves nothing behind), then its own rate limit.
+        // The link first (an unknown token is 404 and leaves nothing behind), then its own bounds and rate limit.
         ({ auth, verification } = await authenticateCapture(db, String(rawParams.token ?? '')));
+        if (opts.multipart) ticket = enterUpload(`link:${verification.id}`, UPLOAD_BOUNDS.perCaptureLink, 'verification');
         await limitBy(captureRateKey(verification.id), CAPTURE_RATE_LIMIT_PER_MINUTE, 'this verification link');
       } else {
         const who = await identify(db, {
           apiKey: req.headers.get('x-api-key'),
           signature: req.headers.get('x-hmac-signature'),
+          timestamp: req.headers.get(REQUEST_TIMESTAMP_HEADER),
           allowUnsigned: opts.auth === 'apiKeyUnsignedAllowed',
         });
         if ('auth' in who) auth = who.auth;
         else pending = who.pending;
         const workspace = auth?.workspace ?? pending!.workspace;
+        // A key and address whose signatures keep failing: an upload is refused before its body; a request that
+        // can be checked cheaply is checked first, and only a wrong signature is refused (signature-failures.ts).
+        const wait = pending ? signatureFailureWait(workspace.apiKey, address) : 0;
+        if (wait > 0) {
+          if (opts.multipart) throw tooManyFailures(wait);
+          rawBody = await readBodyLimited(req, JSON_BODY_LIMIT);
+          try {
+            auth = verifySignature(pending!, canonicalJson(req.method, requestTarget(req), rawBody));
+          } catch {
+            throw tooManyFailures(wait);
+          }
+        }
+        if (opts.multipart) ticket = enterUpload(`ws:${workspace.id}`, UPLOAD_BOUNDS.perApiKey, 'workspace');
         await limitBy(`ws:${workspace.id}`, workspace.rateLimitPerMinute);
       }
 
-      // 2. The body, with its limits enforced while it streams.
-      let form: ParsedForm | undefined;
-      let rawBody: Uint8Array = new Uint8Array(0);
+      // 2. The body, with its limits enforced while it streams (files spooled to disk, hashed on the way).
       if (opts.multipart) {
         const contentType = req.headers.get('content-type');
         if (!/^\s*multipart\/form-data\s*(;|$)/i.test(contentType ?? '')) {
           throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send this request as multipart/form-data.');
         }
-        const boundary = multipartBoundary(contentType);
-        if (!boundary) {
+        if (!multipartBoundary(contentType)) {
           throw new DomainError('VALIDATION_ERROR', 'The multipart body could not be parsed.', {
             fields: { body: ['The Content-Type has no valid boundary parameter.'] },
           });
         }
-        const parser = new MultipartParser(boundary, MEDIA_FORM_LIMITS);
-        await streamBody(req, MULTIPART_BODY_LIMIT, (chunk) => parser.write(chunk));
-        form = parser.end();
+        form = await readMultipart(req, contentType!, MEDIA_FORM_LIMITS, MULTIPART_BODY_LIMIT);
       } else {
-        rawBody = await readBodyLimited(req, JSON_BODY_LIMIT);
+        rawBody ??= await readBodyLimited(req, JSON_BODY_LIMIT);
       }
+      rawBody ??= new Uint8Array(0);
 
-      // 3. The signature over the canonical request.
-      if (pending) {
+      // 3. The signature over the canonical request. A failure spends its request of the rate limit (it is not
+      // given back) and counts against its key and address.
+      if (pending && !auth) {
         const target = requestTarget(req);
         try {
           auth = verifySignature(
@@ -157,9 +178,7 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
               : canonicalJson(req.method, target, rawBody),
           );
         } catch (e) {
-          // The public key alone must not spend a workspace's quota: a request whose signature fails gives back
-          // the request it took (it held it only while its body was read, within the body's limits).
-          if (taken) await refundRateLimit(db, taken.key, taken.atMs);
+          if (e instanceof DomainError && e.code === 'INVALID_SIGNATURE') recordSignatureFailure(pending.workspace.apiKey, address);
           throw e;
         }
       }
@@ -195,6 +214,9 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
       return json(result.status ?? 200, { data: result.data }, { ...headers, ...result.headers });
     } catch (err) {
       return errorResponse(err, requestId, headers);
+    } finally {
+      await form?.dispose();
+      ticket?.release();
     }
   }
 }
@@ -209,6 +231,7 @@ export function queryParameters(target: string): Record<string, string> {
     out[k] = v;
   }
   if (twice.size) throw validationError(Object.fromEntries([...twice].map((k) => [k, ['Given more than once.']])));
+  assertStorableText(out, 'query');
   return out;
 }
 

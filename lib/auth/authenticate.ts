@@ -23,10 +23,22 @@ export type AuthResult = {
 export const PLACEHOLDER_SIGNATURE = 'placeholder';
 const SIGNATURE_RE = /^[0-9a-f]{64}$/;
 
+/**
+ * Our extension against replays (docs/api.md "Request timestamps"): a signed request may carry this header, Unix
+ * seconds; a workspace may require it. When present it must be within TIMESTAMP_TOLERANCE_S of the server's
+ * clock, and it is signed: the canonical string becomes `timestamp + "\n" + canonical`. A canonical string
+ * without a timestamp starts with the method, which is never digits followed by a newline, so the two forms
+ * cannot be taken for each other: a timestamped request stripped of its header does not verify.
+ */
+export const REQUEST_TIMESTAMP_HEADER = 'x-request-timestamp';
+export const TIMESTAMP_TOLERANCE_S = 300;
+
 /** A workspace named by its key whose signature is still to be checked against the body. */
 export type PendingSignature = {
   workspace: Workspace;
   signature: string;
+  /** The request's timestamp (Unix seconds, as sent), signed in front of the canonical string. */
+  timestamp?: string;
   keys: { id: string; mode: Mode; secretCiphertext: string }[];
   /** Where the matching key's last use is noted (at most once a minute per key). */
   db?: DbOrTx;
@@ -39,7 +51,7 @@ export type PendingSignature = {
  */
 export async function identify(
   db: DbOrTx,
-  input: { apiKey: string | null; signature: string | null; allowUnsigned?: boolean },
+  input: { apiKey: string | null; signature: string | null; timestamp?: string | null; allowUnsigned?: boolean; nowMs?: number },
 ): Promise<{ auth: AuthResult } | { pending: PendingSignature }> {
   const apiKey = input.apiKey?.trim();
   if (!apiKey) throw new DomainError('MISSING_API_KEY', 'The X-API-Key header is required.');
@@ -73,13 +85,37 @@ export async function identify(
       'X-HMAC-Signature must be 64 lowercase hexadecimal characters (HMAC-SHA256 of the canonical request).',
     );
   }
-  return { pending: { workspace, signature, keys, db } };
+  const timestamp = requestTimestamp(workspace, input.timestamp ?? null, input.nowMs ?? Date.now());
+  return { pending: { workspace, signature, keys, db, ...(timestamp === undefined ? {} : { timestamp }) } };
+}
+
+/** The request's timestamp when it is acceptable; MISSING_TIMESTAMP or INVALID_TIMESTAMP (401) otherwise. */
+function requestTimestamp(workspace: Workspace, header: string | null, nowMs: number): string | undefined {
+  if (header === null) {
+    if (!workspace.requireRequestTimestamp) return undefined;
+    throw new DomainError('MISSING_TIMESTAMP', 'This workspace requires the X-Request-Timestamp header (Unix seconds), signed with the request.');
+  }
+  const now = Math.floor(nowMs / 1000);
+  if (!/^[0-9]{1,12}$/.test(header)) {
+    throw new DomainError('INVALID_TIMESTAMP', 'X-Request-Timestamp must be the Unix time in whole seconds.', { reason: 'malformed', server_time: now });
+  }
+  const skew = Number(header) - now;
+  if (Math.abs(skew) > TIMESTAMP_TOLERANCE_S) {
+    const reason = skew < 0 ? 'too_old' : 'in_the_future';
+    throw new DomainError(
+      'INVALID_TIMESTAMP',
+      `X-Request-Timestamp is ${Math.abs(skew)} s ${skew < 0 ? 'old' : 'ahead of the server clock'}; at most ${TIMESTAMP_TOLERANCE_S} s either way.`,
+      { reason, server_time: now },
+    );
+  }
+  return header;
 }
 
 /** Step two: the HMAC of the canonical request (byte parts, see canonical.ts) under each key of the workspace. */
 export function verifySignature(p: PendingSignature, canonical: (string | Uint8Array)[]): AuthResult {
   // Test every key, without stopping at the first match, so timing does not reveal which key matched.
   let match: PendingSignature['keys'][number] | undefined;
+  if (p.timestamp !== undefined) canonical = [`${p.timestamp}\n`, ...canonical];
   for (const key of p.keys) {
     const expected = hmacSha256Hex(revealSecret(key), canonical);
     if (hexEqual(expected, p.signature) && !match) match = key;

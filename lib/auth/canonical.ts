@@ -61,6 +61,8 @@ const server = globalThis as unknown as { __ovRequestTargetHeader?: boolean };
 export const markRequestTargetTrusted = () => {
   server.__ovRequestTargetHeader = true;
 };
+/** True in a process whose HTTP server sets the headers above (and lib/api/client-address.ts's) itself. */
+export const serverHeadersTrusted = () => server.__ovRequestTargetHeader === true;
 
 /** Path and query exactly as sent: origin-form as is; absolute-form without its scheme and authority. */
 export function requestTarget(req: Request): string {

@@ -46,7 +46,7 @@ async function withTexts(db: DbOrTx, rows: ConsentVersionRow[]): Promise<Consent
   const texts = await db.select().from(consentTexts).where(inArray(consentTexts.consentVersionId, rows.map((r) => r.id))).orderBy(asc(consentTexts.locale));
   return rows.map((r) => {
     const own = texts.filter((t) => t.consentVersionId === r.id).sort((a, b) => order(a.locale) - order(b.locale));
-    // Every version has its English text in consent_texts (migration 0015 copied the older ones'); never without one.
+    // Every version has its English text in consent_texts (migration 0017, consent_languages_and_locale, copied the older ones'); never without one.
     return { ...r, texts: own.length ? own : [{ consentVersionId: r.id, locale: DEFAULT_LOCALE, text: r.text, textSha256: r.textSha256 }] };
   });
 }

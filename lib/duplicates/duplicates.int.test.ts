@@ -4,7 +4,7 @@ import { getDb } from '@/db/client';
 import { EMBEDDING_DIMENSIONS, faceEmbeddings, verifications } from '@/db/schema';
 import { makeWorkspace } from '@/lib/testing/factories';
 import { randomToken, uuidv7 } from '@/lib/ids';
-import { FIRST_DEPTH, findDuplicates, tuneSearch } from '.';
+import { FIRST_DEPTH, findDuplicates, searchStrategy, tuneSearch } from '.';
 
 const DIM = EMBEDDING_DIMENSIONS;
 function unit(seed: number) {
@@ -78,5 +78,38 @@ describe('findDuplicates', () => {
     const w = await makeWorkspace();
     const r = await findDuplicates(getDb(), { workspaceId: w.workspace.id, mode: 'live', verificationId: uuidv7(), externalId: null, embedding: unit(3), threshold: 0.68 });
     expect(r).toEqual({ checked: true, duplicate_count: 0, duplicates: [] });
+  });
+  it('searches a workspace that is a small part of the shared index exactly: every face of it, whatever lies nearer in others', async () => {
+    const db = getDb();
+    const ours = await makeWorkspace();
+    const crowd = await makeWorkspace();
+    const probe = unit(4);
+    const add = async (ws: string, embs: number[][]) => {
+      const rows = embs.map((emb) => ({ id: uuidv7(), emb }));
+      await db.insert(verifications).values(rows.map((r) => ({ id: r.id, workspaceId: ws, mode: 'live' as const, status: 'approved' as const, flow: 'age' as const, checkMethod: 'estimation' as const, captureTokenHash: randomToken(), completedAt: new Date() })));
+      await db.insert(faceEmbeddings).values(rows.map((r) => ({ verificationId: r.id, workspaceId: ws, mode: 'live' as const, account: r.id, embedding: r.emb })));
+      return rows.map((r) => r.id);
+    };
+    // Another workspace's 400 faces all nearer the probe than ours: a walk of the graph meets them first.
+    await add(crowd.workspace.id, Array.from({ length: 400 }, (_, i) => at(probe, 0.97 + (i % 20) * 0.001, 5000 + i)));
+    const mine = await add(ours.workspace.id, Array.from({ length: 8 }, (_, i) => at(probe, 0.95 - i * 0.002, 9000 + i)));
+    expect(await searchStrategy(db, { workspaceId: ours.workspace.id, mode: 'live' })).toBe('exact');
+    const chosen = await db.transaction(async (tx) => {
+      await tuneSearch(tx);
+      return findDuplicates(tx, { workspaceId: ours.workspace.id, mode: 'live', verificationId: uuidv7(), externalId: null, embedding: probe, threshold: 0.9 });
+    });
+    expect(chosen.duplicate_count).toBe(8);
+    expect(chosen.duplicates.map((d) => d.verification_id).sort()).toEqual([...mine].sort());
+  }, 120_000);
+
+  it('chooses the HNSW index once a workspace holds more faces than an exact scan should read', async () => {
+    const db = getDb();
+    const w = await makeWorkspace();
+    const ids = Array.from({ length: 4 }, () => uuidv7());
+    await db.insert(verifications).values(ids.map((id) => ({ id, workspaceId: w.workspace.id, mode: 'live' as const, status: 'approved' as const, flow: 'age' as const, checkMethod: 'estimation' as const, captureTokenHash: randomToken() })));
+    await db.insert(faceEmbeddings).values(ids.map((id, i) => ({ verificationId: id, workspaceId: w.workspace.id, mode: 'live' as const, account: id, embedding: unit(50 + i) })));
+    expect(await searchStrategy(db, { workspaceId: w.workspace.id, mode: 'live' }, Date.now(), 4)).toBe('exact');
+    expect(await searchStrategy(db, { workspaceId: w.workspace.id, mode: 'live' }, Date.now(), 3)).toBe('index');
+    expect(await searchStrategy(db, { workspaceId: w.workspace.id, mode: 'test' }, Date.now(), 3)).toBe('exact');
   });
 });

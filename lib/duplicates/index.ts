@@ -39,6 +39,38 @@ export async function tuneSearch(db: DbOrTx, efSearch = EF_SEARCH) {
 
 type Input = { workspaceId: string; mode: 'test' | 'live'; verificationId: string; externalId: string | null; embedding: ArrayLike<number>; threshold: number };
 
+/**
+ * How a workspace's faces are searched (docs/performance.md "Duplicate search"). The HNSW index covers every
+ * workspace; a search filtered to a workspace that is a small part of it walks the graph past other
+ * workspaces' faces until it finds enough of its own (pgvector's iterative scan, up to hnsw.max_scan_tuples),
+ * and loses recall and time doing so. A workspace and mode with at most EXACT_SCAN_MAX faces is therefore read
+ * whole through the workspace index and sorted (exact, and cheap at that size); a larger one uses the HNSW index.
+ */
+export type Strategy = 'exact' | 'index';
+export const EXACT_SCAN_MAX = 20_000;
+const STRATEGY_TTL_MS = 10 * 60_000;
+// Per process, and only a shortcut: a workspace that crosses the limit is searched the old way for at most the TTL.
+const strategies = new Map<string, { strategy: Strategy; until: number }>();
+
+/** The strategy for a workspace and mode: a bounded count of its faces (at most `max` + 1 index entries), cached. */
+export async function searchStrategy(db: DbOrTx, scope: { workspaceId: string; mode: 'test' | 'live' }, now = Date.now(), max = EXACT_SCAN_MAX): Promise<Strategy> {
+  const key = `${scope.workspaceId}/${scope.mode}/${max}`;
+  const hit = strategies.get(key);
+  if (hit && hit.until > now) return hit.strategy;
+  const rows = await db.execute<{ n: number }>(sql`
+    select count(*)::int as n from (select 1 from ${faceEmbeddings} where workspace_id = ${scope.workspaceId} and mode = ${scope.mode} limit ${max + 1}) s`);
+  const strategy: Strategy = Number(Array.from(rows)[0]?.n ?? 0) > max ? 'index' : 'exact';
+  if (strategies.size > 10_000) strategies.clear();
+  strategies.set(key, { strategy, until: now + STRATEGY_TTL_MS });
+  return strategy;
+}
+
+/**
+ * The ORDER BY of a nearest-faces query: the distance operator itself lets PostgreSQL walk the HNSW index; the
+ * same distance as a computed value (`+ 0`) cannot, so the rows are read through the workspace index and sorted.
+ */
+const orderBy = (strategy: Strategy, q: string) => (strategy === 'index' ? sql`fe.embedding <=> ${q}::vector` : sql`(fe.embedding <=> ${q}::vector) + 0`);
+
 type Subject = { id: string; workspaceId: string; mode: 'test' | 'live'; externalId: string | null };
 
 /**
@@ -58,12 +90,14 @@ export async function rememberFace(tx: DbOrTx, v: Subject, embedding: number[], 
   await tx.insert(faceEmbeddings).values(values).onConflictDoUpdate({ target: faceEmbeddings.verificationId, set: { embedding, createdAt: at } });
 }
 
-export async function findDuplicates(db: DbOrTx, input: Input): Promise<DuplicateCheck> {
-  const first = await searchAt(db, input, FIRST_DEPTH);
-  return first.exhausted ? (await searchAt(db, input, SEARCH_DEPTH)).check : first.check;
+/** `strategy`: how to search (by default the workspace's, see searchStrategy); the benchmark compares them. */
+export async function findDuplicates(db: DbOrTx, input: Input, strategy?: Strategy): Promise<DuplicateCheck> {
+  const how = strategy ?? (await searchStrategy(db, input));
+  const first = await searchAt(db, input, FIRST_DEPTH, how);
+  return first.exhausted ? (await searchAt(db, input, SEARCH_DEPTH, how)).check : first.check;
 }
 
-async function searchAt(db: DbOrTx, input: Input, depth: number): Promise<{ check: DuplicateCheck; exhausted: boolean }> {
+async function searchAt(db: DbOrTx, input: Input, depth: number, strategy: Strategy): Promise<{ check: DuplicateCheck; exhausted: boolean }> {
   const q = vectorLiteral(input.embedding);
   const maxDistance = 1 - input.threshold;
   // `scanned` and `farthest` describe the nearest faces examined: when all `depth` of them are within the
@@ -74,7 +108,7 @@ async function searchAt(db: DbOrTx, input: Input, depth: number): Promise<{ chec
       from ${faceEmbeddings} fe
       where fe.workspace_id = ${input.workspaceId} and fe.mode = ${input.mode}
         and fe.verification_id <> ${input.verificationId} and fe.embedding is not null
-      order by fe.embedding <=> ${q}::vector
+      order by ${orderBy(strategy, q)}
       limit ${depth}
     ), matches as (
       select distinct on (account) verification_id, external_id, account, distance
@@ -114,24 +148,24 @@ async function searchAt(db: DbOrTx, input: Input, depth: number): Promise<{ chec
 type Scope = { workspaceId: string; mode: 'test' | 'live'; embedding: ArrayLike<number> };
 
 /** The nearest face of a workspace and mode in one of the two face tables, skipping one verification's own. */
-async function nearestFace(db: DbOrTx, table: 'blocklist_entries' | 'face_embeddings', input: Scope & { exceptVerificationId?: string }) {
+async function nearestFace(db: DbOrTx, table: 'blocklist_entries' | 'face_embeddings', input: Scope & { exceptVerificationId?: string }, strategy: Strategy) {
   const q = vectorLiteral(input.embedding);
   const key = table === 'blocklist_entries' ? sql`id` : sql`verification_id`;
   const except = input.exceptVerificationId ? sql`and verification_id <> ${input.exceptVerificationId}` : sql``;
   const rows = await db.execute<{ id: string; verification_id: string; similarity: number }>(sql`
     select ${key} as id, verification_id, 1 - (embedding <=> ${q}::vector) as similarity
-    from ${sql.identifier(table)} where workspace_id = ${input.workspaceId} and mode = ${input.mode} and embedding is not null ${except}
-    order by embedding <=> ${q}::vector limit 1`);
+    from ${sql.identifier(table)} fe where workspace_id = ${input.workspaceId} and mode = ${input.mode} and embedding is not null ${except}
+    order by ${orderBy(strategy, q)} limit 1`);
   const r = Array.from(rows)[0];
   return r ? { id: r.id, verificationId: r.verification_id, similarity: Number(r.similarity) } : null;
 }
 
 /** The strongest blocklist match of a face in its workspace and mode (an exact scan: blocklists are small). */
-export const blocklistMatch = (db: DbOrTx, input: Scope) => nearestFace(db, 'blocklist_entries', input);
+export const blocklistMatch = (db: DbOrTx, input: Scope) => nearestFace(db, 'blocklist_entries', input, 'exact');
 
 /**
  * The closest selfie of another verification in the workspace and mode. (Re-sending one's own picture within
  * a verification, e.g. after a processing error, is not a replay.)
  */
-export const closestOtherCapture = (db: DbOrTx, input: Scope & { verificationId: string }) =>
-  nearestFace(db, 'face_embeddings', { ...input, exceptVerificationId: input.verificationId });
+export const closestOtherCapture = async (db: DbOrTx, input: Scope & { verificationId: string }) =>
+  nearestFace(db, 'face_embeddings', { ...input, exceptVerificationId: input.verificationId }, await searchStrategy(db, input));

@@ -11,6 +11,10 @@ import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { DeliverDeps } from '../webhooks/deliver';
 import type { PipelineDeps } from '../pipeline';
+import { outsideTransactions } from '@/db/after-commit';
+import { withLogContext } from '../log';
+import { metrics, secondsSince } from '../observability/metrics';
+import { outsideTrace } from '../observability/tracing';
 import { EVENTS, type EventName } from './events';
 
 /** What every handler gets: the database, a clock, and the knobs tests and benchmarks turn. */
@@ -48,6 +52,27 @@ export function defineJob<E extends EventName | undefined>(job: JobDefinition<E>
   if (!job.event && !job.cron) throw new Error(`job ${job.id}: give it an event, a cron, or both`);
   if (job.cron) cronIntervalMs(job.cron);
   return job;
+}
+
+/**
+ * One run of a job, as both runners make it (lib/jobs/local-runner.ts, inngest/functions): its log lines carry the
+ * job's name, `job_runs_total` and `job_duration_seconds` count it, and it starts outside any transaction and any
+ * trace (a run the in-process runner starts from a request's event is not part of that request: its transactions
+ * are its own, and its work continues the trace its row carries, lib/observability/tracing.ts `inJobSpan`).
+ */
+export async function runJob(job: JobDefinition, ctx: JobContext, payload: unknown): Promise<JobOutcome> {
+  const started = performance.now();
+  const trigger = payload === null ? 'schedule' : 'event';
+  try {
+    const out = await outsideTransactions(() => outsideTrace(() => withLogContext({ job: job.id }, () => job.run(ctx, payload as never))));
+    metrics().jobRuns.inc({ job: job.id, trigger, outcome: 'ok' });
+    return out;
+  } catch (e) {
+    metrics().jobRuns.inc({ job: job.id, trigger, outcome: 'error' });
+    throw e;
+  } finally {
+    metrics().jobDuration.observe({ job: job.id }, secondsSince(started));
+  }
 }
 
 /** The payload of an event job's event, validated (an event with a bad payload is refused, not run). */

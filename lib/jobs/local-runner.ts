@@ -11,9 +11,9 @@
  * never do the same work twice.
  */
 import type { Db } from '@/db/client';
-import { log, withLogContext } from '../log';
+import { log } from '../log';
 import { setLocalTransport, type EventName } from './events';
-import { cronIntervalMs, parsePayload, type JobContext, type JobDefinition } from './job';
+import { cronIntervalMs, parsePayload, runJob, type JobContext, type JobDefinition } from './job';
 import { JOBS } from '.';
 
 export type LocalRunner = { stop: () => Promise<void> };
@@ -61,7 +61,7 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
       const release = await slot(job);
       try {
         if (stopped) return;
-        const out = await withLogContext({ job: job.id }, () => job.run(ctx, payload as never));
+        const out = await runJob(job, ctx, payload);
         if (payload !== null && out.again) later(() => run(job, payload), out.again.getTime() - ctx.now().getTime());
       } catch (e) {
         log.error('job failed', { job: job.id, err: e });

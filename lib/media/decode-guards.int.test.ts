@@ -98,3 +98,26 @@ describe('analysis queue: bounded and fair', () => {
     expect(results.filter((r) => r instanceof DomainError && (r.details as { scope: string }).scope === 'server')).toHaveLength(13);
   }, 120_000);
 });
+
+describe('analysis queue: a reserve worker for fairness', () => {
+  it('takes only a workspace with nothing being analysed: while one workspace floods, another starts at once', async () => {
+    const pool = new AnalysisPool(1, DEFAULT_QUEUE_LIMITS, 1);
+    try {
+      await pool.ready();
+      const img = await I.selfie1280();
+      const settle = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => e);
+      const a = [0, 1, 2].map((i) => settle(pool.analyze(img, 'selfie', { workspace: 'A', verification: `a${i}` })));
+      // A's first job runs on the ordinary worker; the reserve worker leaves A's others waiting.
+      expect(pool.health()).toMatchObject({ size: 2, reserve: 1, busy: 1, queued: 2 });
+      const b = settle(pool.analyze(img, 'selfie', { workspace: 'B', verification: 'b' }));
+      // B does not wait for A's running job: it starts on the reserve worker at once.
+      expect(pool.health()).toMatchObject({ busy: 2, queued: 2 });
+      const c = settle(pool.analyze(img, 'selfie', { workspace: 'C', verification: 'c' }));
+      // A third workspace waits, first in line (it was served least recently), for whichever worker frees first.
+      expect(pool.health()).toMatchObject({ busy: 2, queued: 3 });
+      expect(await Promise.all([...a, b, c])).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+});

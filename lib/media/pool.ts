@@ -9,12 +9,19 @@
  * at most one job per busy workspace away. Each queue is bounded (per verification, per workspace, in all);
  * past a bound the upload is refused at once with 503 ANALYSIS_QUEUE_FULL and a Retry-After estimated from
  * the measured job time, instead of holding another 10 MiB in memory.
+ *
+ * A job cannot be interrupted, so a fair queue still makes another workspace wait for the job running (up to
+ * a whole analysis: it measured 2.2 s for a 0.8 s selfie while one capture link flooded). Reserve workers close
+ * that gap: they take only jobs of a workspace that has nothing being analysed, so while one workspace keeps the
+ * ordinary workers busy, another's upload starts at once (npm run bench:fairness). They idle otherwise.
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { env } from '../env';
 import { DomainError } from '../errors';
 import { onShutdown } from '../lifecycle';
+import { metrics } from '../observability/metrics';
+import { inSpan } from '../observability/tracing';
 import type { Analysis } from './types';
 import { analysisWorkerFile } from './worker-file';
 
@@ -26,10 +33,12 @@ type Job = {
   bytes: Uint8Array;
   kind: 'selfie' | 'document';
   owner: AnalysisOwner;
+  /** performance.now() when it was queued: its wait is measured here, in the main thread, not in the worker. */
+  queuedAt: number;
   resolve: (a: Analysis) => void;
   reject: (e: Error) => void;
 };
-type Slot = { worker: Worker; ready: Promise<void>; isReady: boolean; failed: boolean; busy: Job | null; startedAt: number };
+type Slot = { worker: Worker; ready: Promise<void>; isReady: boolean; failed: boolean; busy: Job | null; startedAt: number; reserve: boolean };
 
 // The TypeScript worker bundled into one ES module (lib/media/worker-file.ts), the same in Next, tsx and vitest.
 const workerFile = () => analysisWorkerFile();
@@ -67,11 +76,12 @@ class FairQueue<T> {
   delete(key: string) {
     this.map.delete(key);
   }
-  /** The waiting key served least recently, marked as served now. */
-  next(): string | undefined {
+  /** The waiting key served least recently (of those `allowed`), marked as served now. */
+  next(allowed: (key: string) => boolean = () => true): string | undefined {
     let best: string | undefined;
     let bestAt = Infinity;
     for (const key of this.map.keys()) {
+      if (!allowed(key)) continue;
       const at = this.lastServed.get(key) ?? -1;
       if (at < bestAt) [best, bestAt] = [key, at];
     }
@@ -103,14 +113,16 @@ export class AnalysisPool {
   constructor(
     readonly size = Math.max(1, Math.min(4, os.availableParallelism() - 1)),
     readonly limits: QueueLimits = DEFAULT_QUEUE_LIMITS,
+    /** Workers beyond `size` that only take a job of a workspace with nothing being analysed (see above). */
+    readonly reserve = 0,
   ) {
-    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+    for (let i = 0; i < size + reserve; i++) this.slots.push(this.spawn(i >= size));
   }
 
-  private spawn(): Slot {
+  private spawn(reserve: boolean): Slot {
     const worker = new Worker(workerFile());
     worker.unref();
-    const slot: Slot = { worker, busy: null, ready: Promise.resolve(), isReady: false, failed: false, startedAt: 0 };
+    const slot: Slot = { worker, busy: null, ready: Promise.resolve(), isReady: false, failed: false, startedAt: 0, reserve };
     slot.ready = new Promise((resolve, reject) => {
       worker.on('message', (m: { type: string; id?: number; result?: Analysis; error?: string }) => {
         if (m.type === 'ready') {
@@ -126,7 +138,9 @@ export class AnalysisPool {
         const job = slot.busy;
         slot.busy = null;
         if (job && m.id === job.id) {
-          this.avgJobMs = 0.8 * this.avgJobMs + 0.2 * (performance.now() - slot.startedAt);
+          const ms = performance.now() - slot.startedAt;
+          this.avgJobMs = 0.8 * this.avgJobMs + 0.2 * ms;
+          metrics().analysisDuration.observe({ kind: job.kind }, ms / 1000);
           if (m.type === 'result') job.resolve({ ...m.result!, stored: Buffer.from(m.result!.stored) });
           else job.reject(DECODE_FAILURE.test(m.error ?? '') ? undecodable(m.error!) : new Error(m.error));
         }
@@ -140,7 +154,7 @@ export class AnalysisPool {
       if (this.closed) return;
       // Replace a crashed worker so the pool keeps its size.
       const i = this.slots.indexOf(slot);
-      if (i >= 0) this.slots[i] = this.spawn();
+      if (i >= 0) this.slots[i] = this.spawn(slot.reserve);
       this.pump();
     });
     return slot;
@@ -151,12 +165,17 @@ export class AnalysisPool {
    * with Retry-After) when that verification, that workspace or the whole pool already has its bound waiting.
    */
   analyze(bytes: Uint8Array, kind: 'selfie' | 'document', owner?: AnalysisOwner): Promise<Analysis> {
+    // Inside a trace (an upload, a decision re-running an old analysis), a span from queueing to the result.
+    return inSpan('analysis', { attributes: { 'open_verify.analysis.kind': kind } }, () => this.admit(bytes, kind, owner));
+  }
+
+  private admit(bytes: Uint8Array, kind: 'selfie' | 'document', owner?: AnalysisOwner): Promise<Analysis> {
     // No owner: a trusted caller of the process itself (calibration, tests): queued fairly, never refused.
     if (!owner) return this.enqueue(bytes, kind, { workspace: '(internal)', verification: `(internal)${this.nextId}` });
     const ws = this.waiting.get(owner.workspace);
     const mine = ws?.get(owner.verification)?.length ?? 0;
     const theirs = ws ? [...ws.map.values()].reduce((n, q) => n + q.length, 0) : 0;
-    const idle = this.slots.some((s) => s.isReady && !s.busy) && this.queued === 0;
+    const idle = this.slots.some((s) => s.isReady && !s.busy && !s.reserve) && this.queued === 0;
     if (!idle) {
       const full =
         mine >= this.limits.perVerification ? 'this verification' : theirs >= this.limits.perWorkspace ? 'this workspace' : this.queued >= this.limits.total ? 'the server' : null;
@@ -167,7 +186,7 @@ export class AnalysisPool {
 
   private enqueue(bytes: Uint8Array, kind: 'selfie' | 'document', owner: AnalysisOwner): Promise<Analysis> {
     return new Promise((resolve, reject) => {
-      const job: Job = { id: this.nextId++, bytes, kind, owner, resolve, reject };
+      const job: Job = { id: this.nextId++, bytes, kind, owner, queuedAt: performance.now(), resolve, reject };
       let byWs = this.waiting.get(owner.workspace);
       if (!byWs) this.waiting.set(owner.workspace, (byWs = new FairQueue<Job[]>()));
       const q = byWs.get(owner.verification) ?? [];
@@ -179,6 +198,7 @@ export class AnalysisPool {
   }
 
   private queueFull(scope: string, ahead: number): DomainError {
+    metrics().analysisRefusals.inc({ scope: scope.replace(/^this |^the /, '') });
     const seconds = Math.min(30, Math.max(1, Math.ceil(((ahead + 1) * this.avgJobMs) / 1000)));
     return new DomainError(
       'ANALYSIS_QUEUE_FULL',
@@ -188,9 +208,13 @@ export class AnalysisPool {
     );
   }
 
-  /** The next job, fairly: the workspace served least recently, then its verification served least recently. */
-  private take(): Job | undefined {
-    const wsKey = this.waiting.next();
+  /**
+   * The next job, fairly: the workspace served least recently, then its verification served least recently. For
+   * a reserve worker, only of a workspace with nothing being analysed.
+   */
+  private take(forReserve = false): Job | undefined {
+    const running = forReserve ? new Set(this.slots.filter((s) => s.busy).map((s) => s.busy!.owner.workspace)) : null;
+    const wsKey = this.waiting.next(running ? (k) => !running.has(k) : undefined);
     if (wsKey === undefined) return undefined;
     const byWs = this.waiting.get(wsKey)!;
     const vKey = byWs.next()!;
@@ -207,17 +231,20 @@ export class AnalysisPool {
     await Promise.all(this.slots.map((s) => s.ready));
   }
 
-  /** For /readyz and the benchmarks: workers loaded, working, and jobs waiting. */
+  /** For /readyz and the benchmarks: workers loaded (reserve ones included), working, and jobs waiting. */
   health() {
-    return { size: this.slots.length, ready: this.slots.filter((s) => s.isReady).length, busy: this.slots.filter((s) => s.busy).length, queued: this.queued };
+    return { size: this.slots.length, ready: this.slots.filter((s) => s.isReady).length, busy: this.slots.filter((s) => s.busy).length, queued: this.queued, reserve: this.reserve };
   }
 
   private pump() {
     for (const slot of this.slots) {
       if (slot.busy || !slot.isReady || this.queued === 0) continue;
-      const job = this.take()!;
+      const job = this.take(slot.reserve);
+      if (!job) continue; // a reserve worker, and every waiting workspace already has a job running
+
       slot.busy = job;
       slot.startedAt = performance.now();
+      metrics().analysisQueueWait.observe((slot.startedAt - job.queuedAt) / 1000);
       slot.worker.postMessage({ id: job.id, bytes: job.bytes, kind: job.kind });
     }
   }
@@ -242,8 +269,10 @@ const g = globalThis as unknown as { __ovPool?: AnalysisPool };
 /** The process's pool, created on first use; stopped at shutdown once its running jobs are done. */
 export function analysisPool(): AnalysisPool {
   if (!g.__ovPool) {
-    const pool = new AnalysisPool(env().ANALYSIS_WORKERS);
+    const pool = new AnalysisPool(env().ANALYSIS_WORKERS, DEFAULT_QUEUE_LIMITS, env().ANALYSIS_RESERVE_WORKERS);
     g.__ovPool = pool;
+    // The process's pool is the one /metrics reports (analysis_queue_depth, analysis_workers_busy), read at scrape time.
+    metrics().sources.analysisPool = () => pool.health();
     onShutdown('workers', 'analysis-pool', () => pool.close(10_000));
   }
   return g.__ovPool;

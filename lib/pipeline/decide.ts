@@ -51,10 +51,13 @@ export function ageSourceOf(ev: Route): 'estimation' | 'document' | null {
   return checksFor(ev) === ESTIMATION ? 'estimation' : 'document';
 }
 
-export function decide(ev: Evidence, now: Date): Decision {
+/** `timed`, when given, hears how long each check ran (the pipeline's stage metrics); the decision does not depend on it. */
+export function decide(ev: Evidence, now: Date, timed?: (check: string, seconds: number) => void): Decision {
   const checks: Record<string, unknown> = {};
   for (const check of checksFor(ev)) {
+    const started = timed ? performance.now() : 0;
     const r = check.run(ev, now);
+    timed?.(check.name, (performance.now() - started) / 1000);
     Object.assign(checks, r.measured);
     if (r.status === 'decided') {
       // A check that asked for a person's look (the accessible alternative to the head-turn challenge) turns an

@@ -26,6 +26,8 @@ import { applyTransition, type Trigger } from '../verifications/state-machine';
 import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted, needsDocument, STEP_UP_REASON } from '../verifications/policy';
 import { blocklistMatch, closestOtherCapture, findDuplicates, NOT_CHECKED, rememberFace, tuneSearch, type DuplicateCheck } from '../duplicates';
 import { decide, type Decision, type DocumentRead, type Evidence } from './decide';
+import { metrics, secondsSince } from '../observability/metrics';
+import { inJobSpan, inSpan } from '../observability/tracing';
 
 export const MAX_TRIES = 3;
 export type Clock = () => Date;
@@ -53,7 +55,21 @@ export async function claimJob(deps: PipelineDeps, filter?: { verificationId?: s
     .set({ status: 'running', tries: sql`${pipelineJobs.tries} + 1`, leaseUntil: lease, updatedAt: t })
     .where(eq(pipelineJobs.id, due))
     .returning();
+  if (job) metrics().pipelineJobWait.observe(Math.max(0, (t.getTime() - job.runAfter.getTime()) / 1000));
   return job ?? null;
+}
+
+/**
+ * One stage of a decision, timed (`pipeline_stage_duration_seconds{stage}`) and, inside a trace, a span of its own
+ * (docs/operating.md "Metrics").
+ */
+async function stage<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await inSpan(`pipeline ${name}`, {}, fn);
+  } finally {
+    metrics().pipelineStage.observe({ stage: name }, secondsSince(started));
+  }
 }
 
 /** Runs due jobs until none is left or `limit` is reached; returns how many it finished. */
@@ -109,45 +125,52 @@ async function gather(deps: PipelineDeps, job: Job, v: typeof verifications.$inf
     otherCapture: null,
   };
   let duplicateCheck = NOT_CHECKED;
-  if (selfie?.embedding) {
-    const scope = { workspaceId: v.workspaceId, mode: v.mode, embedding: selfie.embedding };
-    evidence.blocklist = await blocklistMatch(db, scope);
-    await db.transaction(async (tx) => {
-      await tuneSearch(tx);
-      evidence.otherCapture = await closestOtherCapture(tx, { ...scope, verificationId: v.id });
-      if (!ws.allowDuplicates) {
-        duplicateCheck = await findDuplicates(tx, { ...scope, verificationId: v.id, externalId: v.externalId, threshold: ws.duplicateThreshold });
-      }
+  const embedding = selfie?.embedding;
+  if (embedding) {
+    await stage('duplicates', async () => {
+      const scope = { workspaceId: v.workspaceId, mode: v.mode, embedding };
+      evidence.blocklist = await blocklistMatch(db, scope);
+      await db.transaction(async (tx) => {
+        await tuneSearch(tx);
+        evidence.otherCapture = await closestOtherCapture(tx, { ...scope, verificationId: v.id });
+        if (!ws.allowDuplicates) {
+          duplicateCheck = await findDuplicates(tx, { ...scope, verificationId: v.id, externalId: v.externalId, threshold: ws.duplicateThreshold });
+        }
+      });
     });
   }
-  if (needsDocument(v)) {
-    const front = get('document_front');
-    const back = get('document_back');
-    if (!front) throw new Error('submitted document front missing');
-    const type = (front.documentType ?? 'id_card') as 'passport' | 'id_card' | 'driving_licence';
-    const frontBytes = await mediaStore.get(db, front.id);
-    if (!frontBytes) throw new Error('submitted document bytes missing');
-    const frontAnalysis = await currentAnalysis(db, front, frontBytes);
-    let read: DocumentRead = null;
-    if (type === 'passport') {
-      const r = await readMrz(frontBytes, frontAnalysis?.document?.box ?? null);
-      if (r.mrz) read = { source: 'mrz', mrz: r.mrz.data, corrected: r.mrz.corrected };
-    } else if (back) {
-      const backBytes = await mediaStore.get(db, back.id);
-      if (!backBytes) throw new Error('submitted document back bytes missing');
-      if (type === 'driving_licence') {
-        for (const text of await readPdf417(backBytes)) {
-          const aamva = parseAamva(text);
-          if (aamva) read = { source: 'pdf417', aamva };
-        }
-      } else {
-        const r = await readMrz(backBytes, (back.analysis as Analysis | null)?.document?.box ?? null);
-        if (r.mrz) read = { source: 'mrz', mrz: r.mrz.data, corrected: r.mrz.corrected };
-      }
-    }
-    evidence.document = { type, portrait: frontAnalysis?.faces?.[0] ?? null, read };
-  }
+  if (needsDocument(v)) evidence.document = await stage('document_read', () => readDocument(deps, get));
   return { evidence, duplicateCheck, selfie };
+}
+
+/** The document's evidence: its portrait, and what its MRZ or barcode says. */
+async function readDocument(deps: PipelineDeps, get: (k: string) => typeof media.$inferSelect | undefined): Promise<NonNullable<Evidence['document']>> {
+  const db = deps.db;
+  const front = get('document_front');
+  const back = get('document_back');
+  if (!front) throw new Error('submitted document front missing');
+  const type = (front.documentType ?? 'id_card') as 'passport' | 'id_card' | 'driving_licence';
+  const frontBytes = await mediaStore.get(db, front.id);
+  if (!frontBytes) throw new Error('submitted document bytes missing');
+  const frontAnalysis = await currentAnalysis(db, front, frontBytes);
+  let read: DocumentRead = null;
+  if (type === 'passport') {
+    const r = await readMrz(frontBytes, frontAnalysis?.document?.box ?? null);
+    if (r.mrz) read = { source: 'mrz', mrz: r.mrz.data, corrected: r.mrz.corrected };
+  } else if (back) {
+    const backBytes = await mediaStore.get(db, back.id);
+    if (!backBytes) throw new Error('submitted document back bytes missing');
+    if (type === 'driving_licence') {
+      for (const text of await readPdf417(backBytes)) {
+        const aamva = parseAamva(text);
+        if (aamva) read = { source: 'pdf417', aamva };
+      }
+    } else {
+      const r = await readMrz(backBytes, (back.analysis as Analysis | null)?.document?.box ?? null);
+      if (r.mrz) read = { source: 'mrz', mrz: r.mrz.data, corrected: r.mrz.corrected };
+    }
+  }
+  return { type, portrait: frontAnalysis?.faces?.[0] ?? null, read };
 }
 
 const TRIGGER: Record<'approve' | 'decline' | 'resubmit' | 'review', Trigger> = {
@@ -172,10 +195,18 @@ export async function processJob(deps: PipelineDeps, job: Job): Promise<{ status
       .catch((e) => log.warn('pipeline lease renewal failed', { err: e, job: job.id }));
   }, Math.max(50, Math.floor(ms / 3)));
   renew.unref();
+  const started = performance.now();
   try {
-    return await decideJob(deps, job);
+    // The trace of the submit that wrote the job goes on here, whichever runner took it and however much later.
+    const attributes = { 'open_verify.job': 'decide-submission', 'open_verify.verification_id': job.verificationId, 'open_verify.attempt': job.attempt, 'open_verify.tries': job.tries };
+    return await inJobSpan('decide-submission', job.traceparent, attributes, async (span) => {
+      const out = await decideJob(deps, job);
+      span?.setAttribute('open_verify.status', out.status);
+      return out;
+    });
   } finally {
     clearInterval(renew);
+    metrics().pipelineStage.observe({ stage: 'total' }, secondsSince(started));
   }
 }
 
@@ -192,10 +223,10 @@ async function decideJob(deps: PipelineDeps, job: Job): Promise<{ status: string
   let duplicateCheck: DuplicateCheck = NOT_CHECKED;
   let selfie: FaceMeasure | null = null;
   try {
-    const g = await gather(deps, job, v, ws);
+    const g = await stage('evidence', () => gather(deps, job, v, ws));
     duplicateCheck = g.duplicateCheck;
     selfie = g.selfie;
-    decision = decide(g.evidence, now(deps));
+    decision = decide(g.evidence, now(deps), (check, seconds) => metrics().pipelineStage.observe({ stage: check }, seconds));
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     log.warn('pipeline job failed', { job: job.id, tries: job.tries, err: message });
@@ -223,17 +254,27 @@ async function decideJob(deps: PipelineDeps, job: Job): Promise<{ status: string
     reason = ATTEMPTS_EXHAUSTED_REASON;
   }
   const t = now(deps);
-  return db.transaction(async (tx) => {
+  const recorded = await stage('record', () => record(deps, job, v, { decision, outcome, reason, stepUp, duplicateCheck, selfie, t }));
+  if (recorded.decided) log.info('verification decided', { verification_id: v.id, attempt: job.attempt, status: recorded.status, reason });
+  return { status: recorded.status };
+}
+
+type Decided = { decision: Decision; outcome: Decision['outcome']; reason: string | null; stepUp: 'document' | null; duplicateCheck: DuplicateCheck; selfie: FaceMeasure | null; t: Date };
+
+/** The decision, applied once: the status move (with its webhook event), the face for later duplicate searches, the audit entry. */
+async function record(deps: PipelineDeps, job: Job, v: typeof verifications.$inferSelect, d: Decided): Promise<{ status: string; decided: boolean }> {
+  const { decision, outcome, reason, stepUp, duplicateCheck, selfie, t } = d;
+  return deps.db.transaction(async (tx) => {
     const [locked] = await tx.select().from(verifications).where(eq(verifications.id, v.id)).for('update');
     if (locked.status !== 'submitted' || locked.attemptsUsed !== job.attempt) {
       await tx.update(pipelineJobs).set({ status: 'done', leaseUntil: null, updatedAt: t }).where(eq(pipelineJobs.id, job.id));
-      return { status: locked.status };
+      return { status: locked.status, decided: false };
     }
     // This attempt's face joins the duplicate search (one row per verification: its latest attempt).
     if (selfie?.embedding) await rememberFace(tx, v, selfie.embedding, t);
     const { row } = await applyTransition(tx, { verificationId: v.id, trigger: TRIGGER[outcome], now: t, patch: { reason, result: decision.result, duplicateCheck, ...(stepUp ? { stepUp } : {}) } });
     await tx.update(pipelineJobs).set({ status: 'done', leaseUntil: null, lastError: decision.reason === 'processing_error' ? String(decision.checks.error) : null, updatedAt: t }).where(eq(pipelineJobs.id, job.id));
     await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: 'pipeline', action: 'verification.decided', data: { attempt: job.attempt, status: row.status, reason, checks: decision.checks } });
-    return { status: row.status };
+    return { status: row.status, decided: true };
   });
 }

@@ -5,14 +5,19 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { DomainError } from '../errors';
+import { metrics } from '../observability/metrics';
 
 export type RateLimitState = { limit: number; remaining: number; resetAt: number; retryAfter: number; allowed: boolean };
+
+/** The scope a key's prefix names (`ws:` a workspace's API limit, `cap:` a capture link's), for the refusal count. */
+const SCOPE_OF_PREFIX: Record<string, string> = { ws: 'workspace', cap: 'capture_link' };
 
 export async function takeRateLimit(db: DbOrTx, key: string, limit: number, nowMs = Date.now()): Promise<RateLimitState> {
   const rows = await db.execute<{ allowed: boolean; remaining: number; retry_after_s: number; reset_at_s: string }>(
     sql`select * from rate_limit_take(${key}, ${limit}::int, ${nowMs}::bigint)`,
   );
   const r = rows[0];
+  if (!r.allowed) metrics().rateLimitRefusals.inc({ scope: SCOPE_OF_PREFIX[key.slice(0, key.indexOf(':'))] ?? 'other' });
   return {
     limit,
     allowed: r.allowed,
@@ -20,14 +25,6 @@ export async function takeRateLimit(db: DbOrTx, key: string, limit: number, nowM
     retryAfter: Number(r.retry_after_s),
     resetAt: Number(r.reset_at_s),
   };
-}
-
-/** Gives back one request taken at `atMs` (its second's bucket, if still counted): a request that failed authentication. */
-export async function refundRateLimit(db: DbOrTx, key: string, atMs: number): Promise<void> {
-  const second = Math.floor(atMs / 1000);
-  await db.execute(sql`
-    update rate_limits set counts[array_position(seconds, ${second}::bigint)] = counts[array_position(seconds, ${second}::bigint)] - 1
-    where key = ${key} and array_position(seconds, ${second}::bigint) is not null and counts[array_position(seconds, ${second}::bigint)] > 0`);
 }
 
 export function rateLimitError(s: RateLimitState, scope = 'this workspace'): DomainError {

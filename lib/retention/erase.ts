@@ -21,6 +21,8 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { VerificationRow } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { env } from '../env';
+import { afterCommit } from '@/db/after-commit';
+import { metrics } from '../observability/metrics';
 import { newId } from '../ids';
 import { unwrapDataKey, type DataKeyRow } from '../crypto/data-keys';
 import { aesGcmDecrypt } from '../crypto/secretbox';
@@ -47,6 +49,8 @@ type MediaInfo = { id: string; verification_id: string; type: string; side: stri
 
 export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: ErasureContext): Promise<SignedReceipt[]> {
   if (targets.length === 0) return [];
+  // Counted once the erasure has committed (`retention_erasures_total{trigger}`).
+  await afterCommit(() => metrics().retentionErasures.inc({ trigger: ctx.trigger }, targets.length));
   const ids = textArray(targets.map((t) => t.id));
   const at = ctx.now.toISOString();
 

@@ -16,6 +16,7 @@ import { eraseLocked, type ErasureTarget } from './erase';
 import { DAY_MS, MAX_RETENTION_DAYS, WAITING_STATUSES } from './policy';
 import { upgradeLegacyData, type UpgradeCounts } from './upgrade';
 import { log } from '../log';
+import { metrics } from '../observability/metrics';
 
 export type SweepOptions = {
   now?: Date;
@@ -85,6 +86,7 @@ export async function lockDue(tx: DbOrTx, now: Date, limit: number): Promise<Era
 }
 
 export async function sweepRetention(db: Db, opts: SweepOptions = {}): Promise<SweepResult> {
+  metrics().retentionSweeps.inc();
   const now = opts.now ?? new Date();
   const deadline = Date.now() + (opts.budgetMs ?? SWEEP_BUDGET_MS);
   const pace = Math.min(1, Math.max(0.05, opts.pace ?? SWEEP_PACE));

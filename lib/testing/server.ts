@@ -57,7 +57,8 @@ export async function start(dataDir: string, port: number, extra: Record<string,
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d: Buffer) => {
     out += d;
-    file.write(d);
+    // The HTTP server (another process of the group) may still write after the launcher exited (killed alone).
+    if (!file.writableEnded) file.write(d);
   });
   proc.once('exit', () => file.end());
   const base = `http://127.0.0.1:${port}`;

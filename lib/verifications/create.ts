@@ -7,6 +7,8 @@ import { DomainError, validationError } from '../errors';
 import { newId, uuidv7 } from '../ids';
 import { newCaptureToken } from '../capture/auth';
 import { hot } from '@/db/hot-queries';
+import { afterCommit } from '@/db/after-commit';
+import { metrics } from '../observability/metrics';
 import type { Mode } from '../auth/keys';
 import { supportedLocale } from '../i18n/schema';
 
@@ -121,7 +123,10 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
     requestId: input.requestId ?? null,
     auditData: JSON.stringify({ mode, external_id: values.externalId }),
   });
-  if (inserted.length === 1) return { row: inserted[0], replayed: false };
+  if (inserted.length === 1) {
+    await afterCommit(() => metrics().verificationsCreated.inc({ mode }));
+    return { row: inserted[0], replayed: false };
+  }
   // Only the idempotency index can conflict (ids and tokens are random): this is a retry.
   const [prior] = await db
     .select()

@@ -10,6 +10,8 @@ import type { DbOrTx } from '@/db/client';
 import { DomainError, notFound } from '../errors';
 import { enqueueWebhook } from '../webhooks/outbox';
 import { sealResult } from '../retention/result-fields';
+import { afterCommit } from '@/db/after-commit';
+import { metrics } from '../observability/metrics';
 
 export type Trigger =
   | 'media_uploaded'
@@ -63,6 +65,17 @@ export const TRANSITIONS: readonly Transition[] = [
   ),
 ];
 
+/** The moves that decide a case, and who decides (`verifications_decided_total{by}`). */
+const DECIDED_BY: Partial<Record<Trigger, 'pipeline' | 'reviewer'>> = {
+  pipeline_approve: 'pipeline',
+  pipeline_decline: 'pipeline',
+  pipeline_resubmit: 'pipeline',
+  pipeline_review: 'pipeline',
+  admin_approve: 'reviewer',
+  admin_decline: 'reviewer',
+  admin_resubmit: 'reviewer',
+};
+
 export function findTransition(from: VerificationStatus, trigger: Trigger, mode: 'test' | 'live') {
   return TRANSITIONS.find((t) => t.from === from && t.trigger === trigger && (!t.testOnly || mode === 'test'));
 }
@@ -110,6 +123,14 @@ async function applyIn(db: DbOrTx, input: { verificationId: string; trigger: Tri
     .where(and(eq(verifications.id, current.id), eq(verifications.status, current.status)))
     .returning();
   if (row && t.webhook) await enqueueWebhook(db, row, now);
+  const by = DECIDED_BY[t.trigger];
+  // Counted once the move has committed (a rolled-back decision was never made).
+  if (row && by) {
+    // Reasons are codes from a fixed list (lib/verifications/review.ts, the pipeline's checks); anything else is not a label.
+    const reason = row.reason === null ? 'none' : /^[a-z_]{1,40}$/.test(row.reason) ? row.reason : 'other';
+    const labels = { flow: row.flow, mode: row.mode, status: row.status, reason, by };
+    await afterCommit(() => metrics().verificationsDecided.inc(labels));
+  }
   if (!row) {
     throw new DomainError('INVALID_STATUS', 'The verification changed while this request ran; read it again.', {
       status: (await db.select({ s: verifications.status }).from(verifications).where(eq(verifications.id, current.id)))[0]?.s,

@@ -9,6 +9,7 @@ import { DomainError, invalidStatus } from '../errors';
 import { newId } from '../ids';
 import { audit } from '../audit';
 import { announce } from '../jobs/events';
+import { currentTraceparent } from '../observability/tracing';
 import { getVerification, type Scope } from './get';
 import { applyTransition } from './state-machine';
 import { attemptsExhausted, missingMedia, SUBMIT_STATUSES, submittedMedia } from './policy';
@@ -68,7 +69,8 @@ export async function submitVerification(db: Db, input: SubmitVerificationInput)
     });
     if (row.mode === 'live') {
       // The pipeline's work, in the same transaction (outbox): a crash after commit loses nothing.
-      await tx.insert(pipelineJobs).values({ id: newId('job'), verificationId: row.id, attempt, mediaIds: submittedMedia(uploaded) });
+      // It carries this request's trace, which the decision continues (docs/operating.md "Traces").
+      await tx.insert(pipelineJobs).values({ id: newId('job'), verificationId: row.id, attempt, mediaIds: submittedMedia(uploaded), traceparent: currentTraceparent() });
       await announce('verification/submitted', { verificationId: row.id });
     }
     await audit(tx, { workspaceId: row.workspaceId, verificationId: row.id, actor: input.actor, requestId: input.requestId, action: 'verification.submitted', data: { attempt, status: next.status } });

@@ -17,6 +17,8 @@ import { DomainError } from '../errors';
 import { log } from '../log';
 import { addressProblem, allowPrivateTargets, webhookUrlProblem } from './ssrf';
 import { announce } from '../jobs/events';
+import { metrics, type WEBHOOK_OUTCOMES } from '../observability/metrics';
+import { currentTraceparent, inJobSpan, inSpan, SpanKind, SpanStatusCode } from '../observability/tracing';
 
 export const MAX_ATTEMPTS = 4;
 const TIMEOUT_MS = 10_000;
@@ -52,12 +54,43 @@ export function sendOnce(
   headers: Record<string, string>,
   opts: { ca?: string | Buffer; allowPrivate: boolean; timeoutMs?: number; resolver?: Resolver },
 ): Promise<SendResult> {
+  // Inside a trace, the attempt is a CLIENT span (OpenTelemetry HTTP conventions). The URL is shown without its
+  // query and credentials: a receiver's URL may carry a secret of its own there.
+  let target: URL | null = null;
+  try {
+    target = new URL(url);
+  } catch {
+    /* refused below */
+  }
+  const attributes = target
+    ? { 'http.request.method': 'POST', 'server.address': target.hostname, 'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)), 'url.full': `${target.protocol}//${target.host}${target.pathname}` }
+    : { 'http.request.method': 'POST' };
+  return inSpan('POST', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const r = await post(url, body, headers, opts);
+    if (r.statusCode !== undefined) span?.setAttribute('http.response.status_code', r.statusCode);
+    const failed = r.error ? (r.error.startsWith('refused') ? 'refused' : /^timeout/.test(r.error) ? 'timeout' : 'network_error') : r.statusCode! >= 400 ? String(r.statusCode) : null;
+    if (failed) {
+      span?.setAttribute('error.type', failed);
+      span?.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    return r;
+  });
+}
+
+function post(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  opts: { ca?: string | Buffer; allowPrivate: boolean; timeoutMs?: number; resolver?: Resolver },
+): Promise<SendResult> {
   const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
   const started = performance.now();
   const done = (r: Omit<SendResult, 'latencyMs'>): SendResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
   const problem = webhookUrlProblem(url, opts.allowPrivate);
   if (problem) return Promise.resolve(done({ error: `refused: ${problem}` }));
-  // Every address a name resolves to is checked (one forbidden answer refuses the name: DNS rebinding).
+  // Every address a name resolves to is checked (one forbidden answer refuses the name: DNS rebinding), and the
+  // socket connects to the very answer that was checked: the name is resolved once per attempt, here, so a DNS
+  // server that answers differently the second time is never asked a second time (lib/webhooks/ssrf.int.test.ts).
   const lookup: net.LookupFunction = (hostname, options, cb) => {
     (opts.resolver ?? systemResolver)(hostname, (err, list) => {
       if (err) return cb(err, '', 4);
@@ -182,13 +215,27 @@ export async function deliverWebhookEvent(deps: DeliverDeps, eventId: string): P
 
 type WebhookEventRow = typeof webhookEvents.$inferSelect;
 
-async function attempt(deps: DeliverDeps, e: WebhookEventRow, now: Date) {
+/**
+ * One attempt of a claimed event, in the trace of the change that wrote it (its row's traceparent): the span
+ * `deliver-webhook` with the request's CLIENT span in it. Counted in `webhook_attempts_total{outcome}`, its time in
+ * `webhook_attempt_duration_seconds`, and a delivery's time since the event in `webhook_delivery_seconds`.
+ */
+function attempt(deps: DeliverDeps, e: WebhookEventRow, now: Date) {
+  const attributes = { 'open_verify.job': 'deliver-webhook', 'open_verify.webhook_event_id': e.id, 'open_verify.attempt': e.attempts + 1 };
+  return inJobSpan('deliver-webhook', e.traceparent, attributes, async (span) => {
+    const outcome = await attemptOnce(deps, e, now);
+    span?.setAttribute('open_verify.outcome', outcome);
+  });
+}
+
+async function attemptOnce(deps: DeliverDeps, e: WebhookEventRow, now: Date): Promise<(typeof WEBHOOK_OUTCOMES)[number]> {
   const db = deps.db;
   const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, e.workspaceId));
   const n = e.attempts + 1;
   if (!ws.webhookUrl) {
     await db.update(webhookEvents).set({ state: 'skipped', leaseUntil: null, updatedAt: now }).where(eq(webhookEvents.id, e.id));
-    return;
+    metrics().webhookAttempts.inc({ outcome: 'skipped' });
+    return 'skipped';
   }
   // Signed now, with the key active now: a retry an hour later passes the receiver's 300 s window,
   // and a rotation takes effect on the next attempt.
@@ -231,13 +278,24 @@ async function attempt(deps: DeliverDeps, e: WebhookEventRow, now: Date) {
       .where(eq(webhookEvents.id, e.id));
   });
   if (outcome !== 'delivered') log.info('webhook attempt', { event: e.id, attempt: n, outcome, status: result.statusCode, error: result.error });
+  const m = metrics();
+  m.webhookAttempts.inc({ outcome });
+  if (key) m.webhookAttemptDuration.observe({ outcome }, result.latencyMs / 1000);
+  if (outcome === 'delivered') m.webhookDelivery.observe(Math.max(0, (after.getTime() - e.createdAt.getTime()) / 1000));
+  return outcome;
 }
+
+const traceparentNow = () => {
+  const traceparent = currentTraceparent();
+  return traceparent ? { traceparent } : {};
+};
 
 /** A fresh attempt of an event (same id): back to pending, due now, with its attempt count reset. */
 export async function redeliverWebhook(db: Db, eventId: string) {
   const [e] = await db
     .update(webhookEvents)
-    .set({ state: 'pending', attempts: 0, nextAttemptAt: new Date(), leaseUntil: null, updatedAt: new Date() })
+    // Sent again from here: its attempts join this trace (an operator's request), when tracing is on.
+    .set({ state: 'pending', attempts: 0, nextAttemptAt: new Date(), leaseUntil: null, updatedAt: new Date(), ...traceparentNow() })
     .where(eq(webhookEvents.id, eventId))
     .returning();
   if (e) await announce('webhook/enqueued', { eventId: e.id });

@@ -19,7 +19,8 @@ def step(name, **data):
     print(json.dumps({"step": name, **data}), flush=True)
 
 
-ov = OpenVerify(os.environ["OPEN_VERIFY_BASE_URL"], os.environ["OPEN_VERIFY_API_KEY"], os.environ["OPEN_VERIFY_SECRET_KEY"])
+# OPEN_VERIFY_REQUEST_TIMESTAMP=1: every request signed with X-Request-Timestamp (docs/api.md "Request timestamps").
+ov = OpenVerify(os.environ["OPEN_VERIFY_BASE_URL"], os.environ["OPEN_VERIFY_API_KEY"], os.environ["OPEN_VERIFY_SECRET_KEY"], request_timestamp=os.environ.get("OPEN_VERIFY_REQUEST_TIMESTAMP") == "1")
 external_id = os.environ.get("EXTERNAL_ID", "user-42")
 
 # 1. Create a verification (a retry after a lost answer returns the same one: the SDK sends an Idempotency-Key).

@@ -17,7 +17,8 @@ function need(name: string): string {
 }
 const step = (name: string, data: unknown) => console.log(JSON.stringify({ step: name, ...(data as object) }));
 
-const ov = new OpenVerify({ baseUrl: need('OPEN_VERIFY_BASE_URL'), apiKey: need('OPEN_VERIFY_API_KEY'), secretKey: need('OPEN_VERIFY_SECRET_KEY') });
+// OPEN_VERIFY_REQUEST_TIMESTAMP=1: every request signed with X-Request-Timestamp (docs/api.md "Request timestamps").
+const ov = new OpenVerify({ baseUrl: need('OPEN_VERIFY_BASE_URL'), apiKey: need('OPEN_VERIFY_API_KEY'), secretKey: need('OPEN_VERIFY_SECRET_KEY'), requestTimestamp: process.env.OPEN_VERIFY_REQUEST_TIMESTAMP === '1' });
 const externalId = process.env.EXTERNAL_ID ?? 'user-42';
 
 // 1. Create a verification (a retry after a lost answer returns the same one: the SDK sends an Idempotency-Key).

@@ -4,7 +4,7 @@
  * second verification). fetch and WebCrypto only: Node 20+, Deno, Bun, edge runtimes.
  */
 import { apiError, ConflictError, ConsentIntegrityError, NetworkError, TimeoutError } from './errors.js';
-import { canonicalJson, canonicalMultipart, hmacHex, rfc3986, sha256Hex } from './signing.js';
+import { canonicalJson, canonicalMultipart, hmacHex, rfc3986, sha256Hex, withTimestamp } from './signing.js';
 import type {
   ConsentAccepted,
   ConsentVersion,
@@ -32,6 +32,14 @@ export type OpenVerifyOptions = {
   timeoutMs?: number;
   /** Longest Retry-After of a 503 worth waiting for before giving up. Default 10 s. */
   maxRetryAfterSeconds?: number;
+  /**
+   * Send X-Request-Timestamp (Unix seconds, signed with the request) with every request, so a captured request
+   * cannot be replayed after five minutes. Required by workspaces with `require_request_timestamp`; harmless
+   * elsewhere. Default false. Needs a clock within a few minutes of the service's.
+   */
+  requestTimestamp?: boolean;
+  /** The clock the timestamps are read from (milliseconds since 1970). Default Date.now. */
+  now?: () => number;
   fetch?: typeof fetch;
 };
 
@@ -67,12 +75,12 @@ const enc = new TextEncoder();
 
 export class OpenVerify {
   private readonly base: URL;
-  private readonly opts: Required<Omit<OpenVerifyOptions, 'fetch'>> & { fetch: typeof fetch };
+  private readonly opts: Required<Omit<OpenVerifyOptions, 'fetch' | 'now'>> & { fetch: typeof fetch; now: () => number };
 
   constructor(options: OpenVerifyOptions) {
     if (!/^sk_(test|live)_/.test(options.secretKey)) throw new TypeError('secretKey must be an sk_test_… or sk_live_… key.');
     this.base = new URL(options.baseUrl);
-    this.opts = { retries: 2, timeoutMs: 30_000, maxRetryAfterSeconds: 10, ...options, fetch: options.fetch ?? globalThis.fetch.bind(globalThis) };
+    this.opts = { retries: 2, timeoutMs: 30_000, maxRetryAfterSeconds: 10, requestTimestamp: false, ...options, fetch: options.fetch ?? globalThis.fetch.bind(globalThis), now: options.now ?? Date.now };
   }
 
   /** The mode the secret key works in. */
@@ -210,12 +218,18 @@ export class OpenVerify {
       }
       canonical = canonicalJson(method, target, bytes);
     }
-    headers['x-hmac-signature'] = await hmacHex(this.opts.secretKey, canonical);
-
     for (let attempt = 0; ; attempt++) {
+      // Signed at each attempt: a retry after a wait carries a fresh timestamp.
+      if (this.opts.requestTimestamp) {
+        const ts = Math.floor(this.opts.now() / 1000);
+        headers['x-request-timestamp'] = String(ts);
+        headers['x-hmac-signature'] = await hmacHex(this.opts.secretKey, withTimestamp(ts, canonical));
+      } else {
+        headers['x-hmac-signature'] = await hmacHex(this.opts.secretKey, canonical);
+      }
       let res: Response;
       try {
-        res = await this.opts.fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.opts.timeoutMs) });
+        res = await this.opts.fetch(url, { method, headers: { ...headers }, body, signal: AbortSignal.timeout(this.opts.timeoutMs) });
       } catch (e) {
         if (attempt < this.opts.retries) {
           await sleep(250 * 2 ** attempt);

@@ -2,4 +2,4 @@ export { OpenVerify, OPERATIONS, DECIDED_STATUSES, TERMINAL_STATUSES, type OpenV
 export { verifyWebhook, WEBHOOK_TOLERANCE_SECONDS, type VerifyWebhookInput } from './webhooks.js';
 export * from './errors.js';
 export type * from './types.js';
-export { canonicalJson, canonicalMultipart, rfc3986, hmacHex, sha256Hex } from './signing.js';
+export { canonicalJson, canonicalMultipart, rfc3986, hmacHex, sha256Hex, withTimestamp } from './signing.js';

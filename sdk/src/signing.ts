@@ -66,6 +66,14 @@ export function canonicalJson(method: string, pathWithQuery: string, body: Uint8
   return concatBytes(method.toUpperCase() + pathWithQuery, body);
 }
 
+/**
+ * A request timestamp (an extension, docs/api.md "Request timestamps"): Unix seconds, sent as X-Request-Timestamp
+ * and signed in front of the canonical string, `timestamp + "\n" + canonical`.
+ */
+export function withTimestamp(timestamp: number, canonical: Uint8Array | string): Uint8Array {
+  return concatBytes(`${timestamp}\n`, canonical);
+}
+
 /** multipart/form-data: METHOD + path[?query] + "\n" + sorted fields + "\n" + sorted file SHA-256s. */
 export function canonicalMultipart(method: string, pathWithQuery: string, fields: [string, string][], fileHashes: string[]): string {
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

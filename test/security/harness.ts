@@ -9,9 +9,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
 import { expect } from 'vitest';
 import { HTTP_STATUS } from '@/lib/api/http-status';
 import { ERROR_CODES } from '@/lib/errors';
+import { selfSignedCert, startReceiver } from '@/lib/testing/https-receiver';
+import { startPg15 } from '@/lib/testing/pg15';
 import { childEnv, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
 
 export type Service = {
@@ -148,4 +152,48 @@ export { freePort, root };
  */
 export function signedClient(base: () => string, apiKey: string, secret: string) {
   return apiClient(base, apiKey, secret, (b, method, p, headers, body) => raw(b, method, p, headers, body));
+}
+
+/**
+ * What servers on Debian's PostgreSQL 15 share in a test: the database, a client to it, a real HTTPS webhook
+ * receiver whose self-signed certificate the servers trust (NODE_EXTRA_CA_CERTS), and the servers' environment
+ * (one ENCRYPTION_KEY for all of them, loopback webhook targets allowed).
+ */
+export async function sharedPg15(extra: Record<string, string> = {}) {
+  const pg = await startPg15();
+  const sql = postgres(pg.url, { max: 2, onnotice: () => {} });
+  const tls = selfSignedCert();
+  const rx = await startReceiver(tls);
+  const caDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-ca-'));
+  fs.writeFileSync(path.join(caDir, 'ca.pem'), tls.cert);
+  const env: Record<string, string> = {
+    DATABASE_URL: pg.url,
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+    NODE_EXTRA_CA_CERTS: path.join(caDir, 'ca.pem'),
+    ...extra,
+  };
+  return {
+    pg,
+    sql,
+    rx,
+    env,
+    stop: async () => {
+      await rx.close();
+      await sql.end();
+      await pg.stop();
+      fs.rmSync(caDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `f` every `every` ms until it returns something truthy (that value), or fails naming `what` after `ms`. */
+export async function waitFor<T>(what: string, f: () => Promise<T | undefined | null | false>, ms = 90_000, every = 200): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, every));
+  }
 }

@@ -4,7 +4,7 @@
  * envelope (a known code whose status is the one sent, JSON, nothing of the server's insides), never a 500,
  * never a stack trace, and the server's memory stays bounded. fast-check generates inputs where it fits.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import sharp from 'sharp';
 import fc from 'fast-check';
@@ -281,20 +281,27 @@ describe('hostile input against the production build', () => {
   });
 
   describe('signature variants', () => {
+    // A workspace of their own: their wrong signatures count against its key and this address (past 10 a minute
+    // its uploads from here would wait), and the other tests upload with `ws`.
+    let sigWs: Ws;
+    beforeAll(() => {
+      sigWs = makeWorkspace(svc);
+    });
+
     it('re-serialised body, upper-case hex, truncated, too long, wrong key, other workspace, method case, full URL, missing query: all 401', async () => {
       const body = '{"external_id":"sig-1"}';
       const path = '/v1/verifications';
-      const good = signJsonRequest(ws.test, 'POST', path, body);
-      const h = (sig: string, w: Ws = ws) => ({ 'content-type': 'application/json', 'x-api-key': w.apiKey, 'x-hmac-signature': sig });
+      const good = signJsonRequest(sigWs.test, 'POST', path, body);
+      const h = (sig: string, w: Ws = sigWs) => ({ 'content-type': 'application/json', 'x-api-key': w.apiKey, 'x-hmac-signature': sig });
       const variants: [string, string, Record<string, string>][] = [
-        ['re-serialised body', body, h(signJsonRequest(ws.test, 'POST', path, '{ "external_id": "sig-1" }'))],
+        ['re-serialised body', body, h(signJsonRequest(sigWs.test, 'POST', path, '{ "external_id": "sig-1" }'))],
         ['upper-case hex', body, h(good.toUpperCase())],
         ['truncated', body, h(good.slice(0, 63))],
         ['one character too many', body, h(good + '0')],
         ['wrong key (another workspace’s secret)', body, h(signJsonRequest(other.test, 'POST', path, body))],
         ['a signature of this workspace sent with another’s key', body, h(good, other)],
-        ['lower-case method signed', body, h(createHmac('sha256', ws.test).update('post' + path + body).digest('hex'))],
-        ['full URL signed', body, h(signJsonRequest(ws.test, 'POST', base + path, body))],
+        ['lower-case method signed', body, h(createHmac('sha256', sigWs.test).update('post' + path + body).digest('hex'))],
+        ['full URL signed', body, h(signJsonRequest(sigWs.test, 'POST', base + path, body))],
         ['empty signature', body, h('')],
         ['the placeholder, not enabled here', body, h('placeholder')],
         ['hex with a space inside', body, h(`${good.slice(0, 31)} ${good.slice(32)}`)],
@@ -303,13 +310,16 @@ describe('hostile input against the production build', () => {
         const e = expectEnvelope(await raw(base, 'POST', path, headers, b), [401], name);
         expect(['INVALID_SIGNATURE', 'MISSING_SIGNATURE']).toContain(e.code);
       }
-      const q = await raw(base, 'GET', '/v1/consent?x=1', { 'x-api-key': ws.apiKey, 'x-hmac-signature': signJsonRequest(ws.test, 'GET', '/v1/consent') });
+      const q = await raw(base, 'GET', '/v1/consent?x=1', { 'x-api-key': sigWs.apiKey, 'x-hmac-signature': signJsonRequest(sigWs.test, 'GET', '/v1/consent') });
       expect(expectEnvelope(q, [401], 'query not signed').code).toBe('INVALID_SIGNATURE');
       // The other mode's key reads nothing of this mode: 404.
       expect(expectEnvelope(await get(`/v1/verifications/${id}`, ws, ws.live), [404]).code).toBe('NOT_FOUND');
     });
 
     it('the query string is signed exactly as sent: raw characters and percent-encodings, a bare ?', async () => {
+      // Its own workspace too: its ten wrong signatures, after the variants' test, would pass the failed-signature
+      // count of one key and address (10 a minute) and be answered 429 before their signature is looked at.
+      const qWs = makeWorkspace(svc);
       const targets = [
         ['/v1/consent?a=%41', '/v1/consent?a=A'],
         ['/v1/consent?', '/v1/consent'],
@@ -323,13 +333,15 @@ describe('hostile input against the production build', () => {
         ['/v1/consent?a=b;c=d/e?f', '/v1/consent?a=b%3Bc%3Dd%2Fe%3Ff'],
       ];
       for (const [sent, normalised] of targets) {
-        const asSent = await raw(base, 'GET', sent, { 'x-api-key': ws.apiKey, 'x-hmac-signature': signJsonRequest(ws.test, 'GET', sent) });
+        const asSent = await raw(base, 'GET', sent, { 'x-api-key': qWs.apiKey, 'x-hmac-signature': signJsonRequest(qWs.test, 'GET', sent) });
         expect([sent, asSent.status]).toEqual([sent, 200]);
-        const other = await raw(base, 'GET', sent, { 'x-api-key': ws.apiKey, 'x-hmac-signature': signJsonRequest(ws.test, 'GET', normalised) });
+        const other = await raw(base, 'GET', sent, { 'x-api-key': qWs.apiKey, 'x-hmac-signature': signJsonRequest(qWs.test, 'GET', normalised) });
         expect([sent, other.status, other.json?.error?.code]).toEqual([sent, 401, 'INVALID_SIGNATURE']);
       }
       // A client cannot choose what is signed by sending the header the server uses for the request line.
-      const forged = await raw(base, 'GET', '/v1/consent?x=1', { 'x-api-key': ws.apiKey, 'x-hmac-signature': signJsonRequest(ws.test, 'GET', '/v1/consent'), 'x-ov-request-target': '/v1/consent' });
+      // (Another workspace again: the ten wrong signatures above used up this one's count for the minute.)
+      const fWs = makeWorkspace(svc);
+      const forged = await raw(base, 'GET', '/v1/consent?x=1', { 'x-api-key': fWs.apiKey, 'x-hmac-signature': signJsonRequest(fWs.test, 'GET', '/v1/consent'), 'x-ov-request-target': '/v1/consent' });
       expect(expectEnvelope(forged, [401]).code).toBe('INVALID_SIGNATURE');
     });
 
@@ -370,6 +382,31 @@ describe('hostile input against the production build', () => {
       for (const [name, req] of cases) {
         const res = await rawSocket(port, req);
         expectEnvelope(res, [400, 401, 404, 413, 422], name);
+      }
+    });
+
+    it('request-targets that are not paths: OPTIONS * is 200 with Allow; GET, POST and HEAD * and other non-paths are the 400 envelope, never a 500', async () => {
+      const port = svc.port;
+      const options = await rawSocket(port, 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect([options.status, options.headers.allow]).toEqual([200, 'GET, HEAD, POST, DELETE, OPTIONS']);
+      for (const req of [
+        'GET * HTTP/1.1\r\nHost: x\r\n\r\n',
+        'POST * HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+        'DELETE * HTTP/1.1\r\nHost: x\r\n\r\n',
+        'GET v1/consent HTTP/1.1\r\nHost: x\r\n\r\n',
+        'OPTIONS *x HTTP/1.1\r\nHost: x\r\n\r\n',
+      ]) {
+        expect(expectEnvelope(await rawSocket(port, req), [400], req.split('\r\n')[0]).code).toBe('BAD_REQUEST');
+      }
+      // HEAD has no body to carry the envelope: the status says it.
+      expect((await rawSocket(port, 'HEAD * HTTP/1.1\r\nHost: x\r\n\r\n')).status).toBe(400);
+      // The absolute form (what a client talking to a proxy sends) names a path here: served as that path, never
+      // a redirect to the host it names.
+      for (const host of [`localhost:${port}`, 'evil.example']) {
+        const absolute = await rawSocket(port, `GET http://${host}/v1/none HTTP/1.1\r\nHost: x\r\n\r\n`);
+        expect(expectEnvelope(absolute, [404]).code).toBe('NOT_FOUND');
+        const consent = await rawSocket(port, `GET http://${host}/v1/consent HTTP/1.1\r\nHost: x\r\nX-API-Key: ${ws.apiKey}\r\nX-HMAC-Signature: ${signJsonRequest(ws.test, 'GET', '/v1/consent')}\r\n\r\n`);
+        expect(consent.status).toBe(200);
       }
     });
 
@@ -495,6 +532,58 @@ describe('hostile input against the production build', () => {
       // Measured before the fix: +260 to +470 MB that stayed. Now the bodies are never buffered.
       expect(after - before).toBeLessThan(80);
     }, 180_000);
+
+    it('40 concurrent 10 MB uploads with the known public key and a random signature: at least half refused at once (429/503) before their bodies, the rest 401; memory grows by less than 150 MB', async () => {
+      // The public key is no secret (every webhook carries it). A workspace at the default rate limit.
+      const victim = makeWorkspace(svc, [], []);
+      const c = await raw(base, 'POST', '/v1/verifications', { 'content-type': 'application/json', 'x-api-key': victim.apiKey, 'x-hmac-signature': signJsonRequest(victim.test, 'POST', '/v1/verifications', '{}') }, '{}');
+      const path = `/v1/verifications/${c.json.data.id}/media`;
+      const head = Buffer.from('--XyZ\r\nContent-Disposition: form-data; name="type"\r\n\r\nselfie\r\n--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\nContent-Type: image/jpeg\r\n\r\n');
+      const body = Buffer.concat([head, Buffer.alloc(10_000_000, 0x42), Buffer.from('\r\n--XyZ--\r\n')]);
+      /**
+       * Sends the headers and the first 64 KiB, then waits up to 2 s for an answer before sending the rest: an
+       * answer in that time came before the body was read (the server had at most its first 64 KiB).
+       */
+      const flood = () =>
+        new Promise<RawResponse & { early: boolean }>((resolve, reject) => {
+          let early = true;
+          raw(base, 'POST', path, { 'content-type': 'multipart/form-data; boundary=XyZ', 'content-length': String(body.length), 'x-api-key': victim.apiKey, 'x-hmac-signature': randomBytes(32).toString('hex') }, (req) => {
+            req.write(body.subarray(0, 65536));
+            const t = setTimeout(() => {
+              early = false;
+              req.end(body.subarray(65536));
+            }, 2000);
+            req.once('response', () => clearTimeout(t));
+          }, 180_000).then((r) => resolve({ ...r, early }), reject);
+        });
+      const pid = svc.httpPid();
+      const before = rssMb(pid);
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 50);
+      const res = await Promise.all(Array.from({ length: 40 }, flood));
+      clearInterval(sampler);
+      const after = rssMb(pid);
+      const refusedAtOnce = res.filter((r) => (r.status === 429 || r.status === 503) && r.early);
+      const codes = res.map((r) => `${r.status} ${r.json?.error?.code}`).sort();
+      console.log(`40 × 10 MB with the known key and random signatures: ${refusedAtOnce.length} refused at once; ${[...new Set(codes)].map((c) => `${codes.filter((x) => x === c).length} × ${c}`).join(', ')}; server RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} → ${after.toFixed(0)} MB`);
+      for (const r of res) {
+        const e = expectEnvelope(r, [401, 429, 503]);
+        if (r.status === 401) expect(e.code).toBe('INVALID_SIGNATURE');
+        if (r.status !== 401) expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      }
+      expect(refusedAtOnce.length).toBeGreaterThanOrEqual(20);
+      // Measured before the fix: every body read whole, all 401, +392 and +467 MB.
+      expect(peak - before).toBeLessThan(150);
+      // The failed signatures are counted per key and address: a few more small ones reach the count (10 a minute),
+      // and then a 10 MB upload from here with this key is refused unread.
+      const small = Buffer.concat([head, Buffer.from('x\r\n--XyZ--\r\n')]);
+      for (let i = 0; i < 10; i++) {
+        const r = await raw(base, 'POST', path, { 'content-type': 'multipart/form-data; boundary=XyZ', 'x-api-key': victim.apiKey, 'x-hmac-signature': randomBytes(32).toString('hex') }, small);
+        if (r.status === 429) break;
+      }
+      const next = await flood();
+      expect([next.status, next.json.error.code, next.early]).toEqual([429, 'RATE_LIMIT', true]);
+    }, 240_000);
 
     it('8 concurrent 150,000-field forms with no key are answered 401 while a signed GET keeps working', async () => {
       const fields = Buffer.from(Array.from({ length: 150_000 }, (_, i) => `--XyZ\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`).join('') + '--XyZ--\r\n');

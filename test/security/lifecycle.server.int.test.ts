@@ -13,8 +13,15 @@ import { expectEnvelope, makeWorkspace, raw, signedClient, startService, type Se
 
 describe('no orphan server', () => {
   it('the launcher killed on its own (kill -9 of that one process): its HTTP server stops too', async () => {
-    const svc = await startService();
+    // Started with an https BASE_URL (deployed behind TLS): every answer carries Strict-Transport-Security, the
+    // framework's pages and API answers and our own server's refusals alike (the other servers of this file,
+    // on http, send none: below).
+    const svc = await startService({ BASE_URL: 'https://verify.example.test' });
     try {
+      for (const [path, status] of [['/healthz', 200], ['/v1/consent', 401], ['/v1/%ff', 400], ['/verify/nope', 200]] as const) {
+        const r = await raw(svc.server.base, 'GET', path);
+        expect([path, r.status, r.headers['strict-transport-security']]).toEqual([path, status, 'max-age=31536000; includeSubDomains']);
+      }
       const group = execFileSync('ps', ['-o', 'pid=,args=', '-g', String(svc.server.proc.pid)]).toString();
       const launcher = Number(group.split('\n').find((l) => l.includes('scripts/launch.ts') && !l.includes('node_modules/.bin/tsx '))!.trim().split(/\s+/)[0]);
       const http = svc.httpPid();
@@ -42,6 +49,10 @@ describe('health, readiness and graceful shutdown', () => {
     svc = await startService({ PIPELINE_LEASE_MS: '600000', SHUTDOWN_GRACE_MS: '60000' });
   }, 120_000);
   afterAll(() => svc?.cleanup());
+
+  it('over plain http (no https BASE_URL), no Strict-Transport-Security', async () => {
+    for (const path of ['/healthz', '/v1/consent', '/v1/%ff']) expect((await raw(svc.server.base, 'GET', path)).headers['strict-transport-security']).toBeUndefined();
+  });
 
   const databaseUrl = () => JSON.parse(fs.readFileSync(path.join(svc.dataDir, 'server.json'), 'utf8')).databaseUrl as string;
 

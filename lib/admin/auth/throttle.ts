@@ -8,6 +8,7 @@
 import { inArray, sql } from 'drizzle-orm';
 import { adminSignInThrottle } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
+import { metrics } from '../../observability/metrics';
 
 export const THROTTLE = {
   account: { maxFailures: 5, windowSeconds: 15 * 60, lockSeconds: 15 * 60 },
@@ -18,11 +19,14 @@ export type ThrottleKeys = { account: string; address: string | null };
 
 const keysOf = (k: ThrottleKeys) => [`account:${k.account.trim().toLowerCase()}`, ...(k.address ? [`address:${k.address}`] : [])];
 
-/** Seconds until every key is unlocked; 0 when none is locked. */
+/** Seconds until every key is unlocked; 0 when none is locked (a refusal, counted in `rate_limit_refusals_total`). */
 export async function lockedFor(db: DbOrTx, k: ThrottleKeys, now: Date): Promise<number> {
   const rows = await db.select({ lockedUntil: adminSignInThrottle.lockedUntil }).from(adminSignInThrottle).where(inArray(adminSignInThrottle.key, keysOf(k)));
   const until = Math.max(0, ...rows.map((r) => r.lockedUntil?.getTime() ?? 0));
-  return until > now.getTime() ? Math.ceil((until - now.getTime()) / 1000) : 0;
+  if (until <= now.getTime()) return 0;
+  // Every caller refuses the sign-in when a key is locked.
+  metrics().rateLimitRefusals.inc({ scope: 'admin_sign_in' });
+  return Math.ceil((until - now.getTime()) / 1000);
 }
 
 /** Counts one failure against each key (one statement per key, atomic under concurrency). */

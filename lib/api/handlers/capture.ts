@@ -67,7 +67,7 @@ export async function captureChallengeFramesHandler(ctx: ApiContext<{ token: str
   const files = ctx.form!.files;
   const bad = files.filter((f) => !/^frame_\d$/.test(f.field)).map((f) => f.field);
   if (bad.length) throw validationError(Object.fromEntries(bad.map((n) => [n, ['Unknown file field: send frame_0, frame_1, …']])));
-  const frames = [...files].sort((a, b) => a.field.localeCompare(b.field)).map((f) => f.bytes);
+  const frames = await Promise.all([...files].sort((a, b) => a.field.localeCompare(b.field)).map((f) => f.read()));
   const outcome = await completeChallenge(ctx.db, v, { challengeId: ctx.params.challenge, nonce: ctx.body.nonce, frames }, (b, k) => analysisPool().analyze(b, k));
   return { data: { id: outcome.id, passed: outcome.passed, failure: outcome.failure, steps: outcome.steps, frames: outcome.frames.map((f) => ({ step: f.step, face_found: f.face_found, turn: f.yaw })) } };
 }

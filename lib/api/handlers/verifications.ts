@@ -130,7 +130,7 @@ export async function uploadFromForm(ctx: ApiContext<unknown, z.infer<typeof med
   if (ctx.body.type === 'selfie' && (ctx.body.side || ctx.body.document_type)) {
     throw validationError({ [ctx.body.side ? 'side' : 'document_type']: ['Only for documents.'] });
   }
-  const m = await uploadMedia(ctx.db, { ...caller(ctx), verificationId, type: ctx.body.type, side: ctx.body.side, documentType: ctx.body.document_type, file: file.bytes });
+  const m = await uploadMedia(ctx.db, { ...caller(ctx), verificationId, type: ctx.body.type, side: ctx.body.side, documentType: ctx.body.document_type, file: await file.read() });
   return serializeMedia(m);
 }
 

@@ -21,7 +21,7 @@ from .errors import (
     ValidationError,
     WebhookVerificationError,
 )
-from .signing import canonical_json, canonical_multipart, hmac_hex, rfc3986
+from .signing import canonical_json, canonical_multipart, hmac_hex, rfc3986, with_timestamp
 from .webhooks import WEBHOOK_TOLERANCE_SECONDS, verify_webhook
 
 __version__ = "0.1.0"
@@ -30,6 +30,6 @@ __all__ = [
     "ApiError", "AuthenticationError", "ConflictError", "ConsentIntegrityError", "ConsentRequiredError",
     "MediaRejectedError", "NetworkError", "NotFoundError", "OpenVerifyError", "RateLimitError", "ServerError",
     "TimeoutError", "ValidationError", "WebhookVerificationError",
-    "canonical_json", "canonical_multipart", "hmac_hex", "rfc3986",
+    "canonical_json", "canonical_multipart", "hmac_hex", "rfc3986", "with_timestamp",
     "verify_webhook", "WEBHOOK_TOLERANCE_SECONDS",
 ]

@@ -10,7 +10,7 @@ import urllib.request
 import uuid
 
 from .errors import ConflictError, ConsentIntegrityError, NetworkError, TimeoutError, api_error
-from .signing import canonical_json, canonical_multipart, hmac_hex, rfc3986, sha256_hex
+from .signing import canonical_json, canonical_multipart, hmac_hex, rfc3986, sha256_hex, with_timestamp
 
 # Which operation of GET /v1/openapi.json each method calls.
 OPERATIONS = {
@@ -30,7 +30,10 @@ TERMINAL_STATUSES = ("approved", "declined", "abandoned", "expired")
 
 
 class OpenVerify:
-    def __init__(self, base_url, api_key, secret_key, retries=2, timeout=30.0, max_retry_after=10):
+    def __init__(self, base_url, api_key, secret_key, retries=2, timeout=30.0, max_retry_after=10, request_timestamp=False, clock=time.time):
+        """``request_timestamp=True`` sends X-Request-Timestamp (Unix seconds, signed with the request) with every
+        request, so a captured request cannot be replayed after five minutes: required by workspaces with
+        ``require_request_timestamp``, harmless elsewhere. ``clock`` gives the time in seconds."""
         if not (secret_key.startswith("sk_test_") or secret_key.startswith("sk_live_")):
             raise ValueError("secret_key must be an sk_test_... or sk_live_... key.")
         u = urllib.parse.urlsplit(base_url)
@@ -41,6 +44,8 @@ class OpenVerify:
         self.retries = retries
         self.timeout = timeout
         self.max_retry_after = max_retry_after
+        self.request_timestamp = request_timestamp
+        self.clock = clock
 
     @property
     def mode(self):
@@ -163,10 +168,15 @@ class OpenVerify:
             if data:
                 h["Content-Type"] = "application/json"
             canonical = canonical_json(method, target, data)
-        h["X-HMAC-Signature"] = hmac_hex(self.secret_key, canonical)
-
         attempt = 0
         while True:
+            # Signed at each attempt: a retry after a wait carries a fresh timestamp.
+            if self.request_timestamp:
+                ts = int(self.clock())
+                h["X-Request-Timestamp"] = str(ts)
+                h["X-HMAC-Signature"] = hmac_hex(self.secret_key, with_timestamp(ts, canonical))
+            else:
+                h["X-HMAC-Signature"] = hmac_hex(self.secret_key, canonical)
             req = urllib.request.Request(self._origin + target, data=data or None, method=method, headers=h)
             try:
                 with urllib.request.urlopen(req, timeout=self.timeout) as r:

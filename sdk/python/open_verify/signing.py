@@ -23,6 +23,14 @@ def canonical_multipart(method, path_with_query, fields, file_hashes):
     return f"{method.upper()}{path_with_query}\n{pairs}\n{','.join(sorted(file_hashes))}"
 
 
+def with_timestamp(timestamp, canonical):
+    """A request timestamp (an extension, docs/api.md "Request timestamps"): Unix seconds, sent as
+    X-Request-Timestamp and signed in front of the canonical string, timestamp + "\n" + canonical (bytes)."""
+    if isinstance(canonical, str):
+        canonical = canonical.encode("utf-8")
+    return f"{int(timestamp)}\n".encode("ascii") + canonical
+
+
 def hmac_hex(secret, message):
     if isinstance(message, str):
         message = message.encode("utf-8")

@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from open_verify import (  # noqa: E402
     ApiError, AuthenticationError, MediaRejectedError, NetworkError, NotFoundError, OpenVerify, RateLimitError, ValidationError,
-    canonical_json, hmac_hex,
+    canonical_json, hmac_hex, with_timestamp,
 )
 
 SECRET = "sk_test_" + "a1B2" * 14
@@ -127,6 +127,25 @@ class ClientTest(unittest.TestCase):
             target = "/v1/verifications?external_id=o%27neil%20%28x%29%2A&status=approved%2Cdeclined&limit=10"
             self.assertEqual(r["path"], target)
             self.assertEqual(r["headers"]["x-hmac-signature"], hmac_hex(SECRET, canonical_json("GET", target)))
+        finally:
+            s.close()
+
+    def test_request_timestamp_signed_and_fresh_on_each_attempt(self):
+        s = Server([err(503, "ANALYSIS_QUEUE_FULL", {"Retry-After": "0"}), (200, {"data": {"id": "v1"}}, None)])
+        clock = iter([1_795_330_000.9, 1_795_330_042.2])
+        try:
+            OpenVerify(s.base, "pk_1", SECRET, timeout=5, request_timestamp=True, clock=lambda: next(clock)).get_verification("v1")
+            for r, ts in zip(s.requests, (1_795_330_000, 1_795_330_042)):
+                self.assertEqual(r["headers"]["x-request-timestamp"], str(ts))
+                self.assertEqual(r["headers"]["x-hmac-signature"], hmac_hex(SECRET, with_timestamp(ts, canonical_json("GET", "/v1/verifications/v1"))))
+        finally:
+            s.close()
+
+    def test_no_request_timestamp_unless_asked(self):
+        s = Server([(200, {"data": {"id": "v1"}}, None)])
+        try:
+            self.client(s).get_verification("v1")
+            self.assertNotIn("x-request-timestamp", s.requests[0]["headers"])
         finally:
             s.close()
 

@@ -18,7 +18,7 @@ export default async function AuditPage(props: { searchParams: Promise<Record<st
   if (workspacesFor(actor, 'audit.read').length === 0 && !actor.isOperator) notFound();
   const q = await props.searchParams;
   const raw = filtersFrom(q, ['actor', 'verification', 'action', 'workspace', 'cursor']);
-  const { result: page, problem } = await withFilters(() => searchAudit(getDb(), actor, raw));
+  const { result: page, problem } = await withFilters(raw, () => searchAudit(getDb(), actor, raw));
   const value = (k: string) => raw[k] ?? '';
   const auditable = actor.workspaces.filter((w) => workspacesFor(actor, 'audit.read').includes(w.workspaceId));
   return (

@@ -18,7 +18,7 @@ export default async function SearchPage(props: { searchParams: Promise<Q> }) {
   const actor = await requireActor();
   const q = await props.searchParams;
   const raw = filtersFrom(q, ['q', 'workspace', 'status', 'mode', 'from', 'to', 'cursor']);
-  const { result, problem } = await withFilters(() => searchVerifications(getDb(), actor, raw));
+  const { result, problem } = await withFilters(raw, () => searchVerifications(getDb(), actor, raw));
   const fieldErrors = (problem?.details as { fields?: Record<string, string[]> } | undefined)?.fields ?? {};
   const value = (k: string) => raw[k] ?? '';
   return (

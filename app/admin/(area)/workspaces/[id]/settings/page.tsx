@@ -33,6 +33,7 @@ export default async function SettingsPage(props: { params: Promise<{ id: string
             media_retention_days: s.media_retention_days,
             enforce_signature: s.enforce_signature,
             allow_placeholder_signature: s.allow_placeholder_signature,
+            require_request_timestamp: s.require_request_timestamp,
             require_active_liveness: s.require_active_liveness,
             estimation_fallback: s.estimation_fallback,
           }}

@@ -1,0 +1,1 @@
+ALTER TABLE "workspaces" ADD COLUMN "require_request_timestamp" boolean DEFAULT false NOT NULL;

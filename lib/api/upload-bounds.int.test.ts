@@ -1,0 +1,175 @@
+/**
+ * What a known public key can make the server do (docs/api.md "Authentication", "Media and submit"), through the
+ * route handlers with real Requests whose bodies record what was pulled from them, so "not read" is observed:
+ *  - uploads in progress are bounded per API key, per capture link and in all: the excess is 503
+ *    ANALYSIS_QUEUE_FULL with Retry-After, before a byte of its body is read;
+ *  - a failed signature spends its request of the workspace's rate limit (it is not given back);
+ *  - failed signatures are counted per key and client address: past 10 a minute an upload from there is 429
+ *    RATE_LIMIT before its body, while a correctly signed JSON or bodyless request from there is still served,
+ *    and another address is not affected.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POST as create } from '@/app/v1/verifications/route';
+import { GET as getVerification } from '@/app/v1/verifications/[id]/route';
+import { POST as media } from '@/app/v1/verifications/[id]/media/route';
+import { POST as captureMedia } from '@/app/api/capture/[token]/media/route';
+import { GET as getConsent } from '@/app/v1/consent/route';
+import { call } from '@/lib/testing/http';
+import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
+import { signJsonRequest } from '@/lib/auth/sign';
+import { markRequestTargetTrusted } from '@/lib/auth/canonical';
+import { CLIENT_ADDRESS_HEADER } from './client-address';
+import { MAX_FAILURES } from './signature-failures';
+import { UPLOAD_BOUNDS, uploadsInProgress } from './uploads-in-progress';
+
+/**
+ * A multipart body that sends its first part, then holds (an upload in progress) until `finish()`, then a
+ * truncated rest; `pulled` counts the chunks taken from it.
+ */
+function heldBody() {
+  const seen = { pulled: 0 };
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const head = new TextEncoder().encode('--XyZ\r\nContent-Disposition: form-data; name="type"\r\n\r\nselfie\r\n--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\n\r\n');
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(c) {
+        seen.pulled++;
+        if (seen.pulled === 1) return c.enqueue(head);
+        if (seen.pulled === 2) await held;
+        if (seen.pulled <= 4) return c.enqueue(new Uint8Array(64 * 1024).fill(0x41));
+        c.close();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { stream, seen, finish: () => release() };
+}
+
+const request = (path: string, body: ReadableStream<Uint8Array> | string | undefined, headers: Record<string, string>, method = 'POST') =>
+  new Request('http://verify.test' + path, { method, body, headers, duplex: 'half' } as RequestInit);
+const ctx = (params: Record<string, string> = {}) => ({ params: Promise.resolve(params) });
+const multipart = { 'content-type': 'multipart/form-data; boundary=XyZ' };
+/** Waits until `cond()` holds (requests in progress reaching their first read), at most 20 s. */
+async function until(cond: () => boolean) {
+  for (const end = Date.now() + 20_000; !cond(); ) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('what a known public key can make the server do', () => {
+  let w: TestWorkspace;
+  let id: string;
+  let token: string;
+  beforeAll(async () => {
+    // As under scripts/serve.ts: the client's address comes from the header that server alone sets.
+    markRequestTargetTrusted();
+    await ensureConsent();
+    w = await makeWorkspace({ rate_limit_per_minute: 100_000 });
+    const created = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: w.testSecret });
+    id = created.json.data.id;
+    token = new URL(created.json.data.url).pathname.split('/').pop()!;
+  });
+  afterAll(() => expect(uploadsInProgress()).toBe(0));
+
+  const upload = (from: string, body: ReadableStream<Uint8Array>, apiKey = w.apiKey) =>
+    media(request(`/v1/verifications/${id}/media`, body, { ...multipart, 'x-api-key': apiKey, 'x-hmac-signature': 'f'.repeat(64), [CLIENT_ADDRESS_HEADER]: from }), ctx({ id }));
+
+  it(`uploads in progress: ${UPLOAD_BOUNDS.perApiKey} per API key, the next one 503 ANALYSIS_QUEUE_FULL with Retry-After, its body unread`, async () => {
+    const held = Array.from({ length: UPLOAD_BOUNDS.perApiKey }, () => heldBody());
+    const inProgress = held.map((b, i) => upload(`10.1.0.${i}`, b.stream));
+    await until(() => held.every((b) => b.seen.pulled >= 2));
+    expect(uploadsInProgress(`ws:${w.workspace.id}`)).toBe(UPLOAD_BOUNDS.perApiKey);
+    const extra = heldBody();
+    const refused = await upload('10.1.0.99', extra.stream);
+    const body = await refused.json();
+    expect([refused.status, body.error.code, body.error.details.scope]).toEqual([503, 'ANALYSIS_QUEUE_FULL', 'workspace']);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(extra.seen.pulled).toBe(0);
+    // Another workspace is not held back by this one's uploads.
+    const other = await makeWorkspace({ rate_limit_per_minute: 100_000 });
+    const theirs = heldBody();
+    const answered = upload('10.1.0.98', theirs.stream, other.apiKey);
+    await until(() => theirs.seen.pulled >= 2);
+    theirs.finish();
+    expect((await answered).status).toBe(422); // its body is truncated: read, then refused for that
+    for (const b of held) b.finish();
+    const done = await Promise.all(inProgress);
+    expect(done.map((r) => r.status)).toEqual(Array(UPLOAD_BOUNDS.perApiKey).fill(422));
+    expect(uploadsInProgress()).toBe(0);
+  });
+
+  it(`uploads in progress: ${UPLOAD_BOUNDS.perCaptureLink} per capture link, and ${UPLOAD_BOUNDS.total} in all`, async () => {
+    const link = Array.from({ length: UPLOAD_BOUNDS.perCaptureLink }, () => heldBody());
+    const sendLink = (b: ReadableStream<Uint8Array>) => captureMedia(request(`/api/capture/${token}/media`, b, multipart), ctx({ token }));
+    const linkInProgress = link.map((b) => sendLink(b.stream));
+    await until(() => link.every((b) => b.seen.pulled >= 2));
+    const extra = heldBody();
+    const refused = await sendLink(extra.stream);
+    const body = await refused.json();
+    expect([refused.status, body.error.code, body.error.details.scope]).toEqual([503, 'ANALYSIS_QUEUE_FULL', 'verification']);
+    expect(extra.seen.pulled).toBe(0);
+
+    // The server's bound: enough workspaces to fill it, then one more upload from yet another.
+    const fill = UPLOAD_BOUNDS.total - UPLOAD_BOUNDS.perCaptureLink;
+    const workspaces = await Promise.all(Array.from({ length: Math.ceil(fill / UPLOAD_BOUNDS.perApiKey) }, () => makeWorkspace({ rate_limit_per_minute: 100_000 })));
+    const many = Array.from({ length: fill }, () => heldBody());
+    const manyInProgress = many.map((b, i) => upload(`10.2.0.${i}`, b.stream, workspaces[Math.floor(i / UPLOAD_BOUNDS.perApiKey)].apiKey));
+    await until(() => many.every((b) => b.seen.pulled >= 2));
+    expect(uploadsInProgress()).toBe(UPLOAD_BOUNDS.total);
+    const late = await makeWorkspace({ rate_limit_per_minute: 100_000 });
+    const lateBody = heldBody();
+    const full = await upload('10.2.1.1', lateBody.stream, late.apiKey);
+    const fullBody = await full.json();
+    expect([full.status, fullBody.error.code, fullBody.error.details.scope]).toEqual([503, 'ANALYSIS_QUEUE_FULL', 'server']);
+    expect(lateBody.seen.pulled).toBe(0);
+    for (const b of [...link, ...many]) b.finish();
+    await Promise.all([...linkInProgress, ...manyInProgress]);
+    expect(uploadsInProgress()).toBe(0);
+  });
+
+  it('a failed signature spends its request of the rate limit: it is not given back', async () => {
+    const limited = await makeWorkspace({ rate_limit_per_minute: 3 });
+    for (let i = 0; i < 3; i++) {
+      const r = await call(getConsent, { path: '/v1/consent', apiKey: limited.apiKey, signature: 'f'.repeat(64), headers: { [CLIENT_ADDRESS_HEADER]: `10.3.0.${i}` } });
+      expect(r.json.error.code).toBe('INVALID_SIGNATURE');
+    }
+    const ok = await call(getConsent, { path: '/v1/consent', apiKey: limited.apiKey, secret: limited.testSecret, headers: { [CLIENT_ADDRESS_HEADER]: '10.3.1.1' } });
+    expect([ok.status, ok.json.error.code]).toEqual([429, 'RATE_LIMIT']);
+  });
+
+  it(`failed signatures, per key and address: past ${MAX_FAILURES} a minute an upload is 429 before its body; a right signature is still served`, async () => {
+    const from = '10.4.0.1';
+    const bad = () => call(getConsent, { path: '/v1/consent', apiKey: w.apiKey, signature: 'e'.repeat(64), headers: { [CLIENT_ADDRESS_HEADER]: from } });
+    for (let i = 0; i < MAX_FAILURES; i++) expect((await bad()).json.error.code).toBe('INVALID_SIGNATURE');
+    // The 11th wrong signature: refused by the count, with Retry-After.
+    const counted = await bad();
+    expect([counted.status, counted.json.error.code, counted.json.error.details.scope]).toEqual([429, 'RATE_LIMIT', 'failed_signatures']);
+    const retry = Number(counted.headers.get('retry-after'));
+    expect(retry >= 1 && retry <= 60).toBe(true);
+    // An upload from there: refused before a byte of it is read.
+    const b = heldBody();
+    const refused = await upload(from, b.stream);
+    const body = await refused.json();
+    expect([refused.status, body.error.code]).toEqual([429, 'RATE_LIMIT']);
+    expect(b.seen.pulled).toBe(0);
+    b.finish();
+    // A correctly signed request from the same key and address: served (the body is read, the signature checked).
+    const createBody = '{"external_id":"after-the-flood"}';
+    const signed = await create(request('/v1/verifications', createBody, { 'content-type': 'application/json', 'x-api-key': w.apiKey, 'x-hmac-signature': signJsonRequest(w.testSecret, 'POST', '/v1/verifications', createBody), [CLIENT_ADDRESS_HEADER]: from }));
+    expect(signed.status).toBe(201);
+    const path = `/v1/verifications/${id}`;
+    const got = await getVerification(request(path, undefined, { 'x-api-key': w.apiKey, 'x-hmac-signature': signJsonRequest(w.testSecret, 'GET', path), [CLIENT_ADDRESS_HEADER]: from }, 'GET'), ctx({ id }));
+    expect(got.status).toBe(200);
+    // Another address with the same key, and the same address with another key: not affected.
+    const elsewhere = heldBody();
+    const fromElsewhere = upload('10.4.0.2', elsewhere.stream);
+    await until(() => elsewhere.seen.pulled >= 2);
+    elsewhere.finish();
+    expect((await fromElsewhere).status).toBe(422);
+    const other = await makeWorkspace();
+    const otherKey = await call(getConsent, { path: '/v1/consent', apiKey: other.apiKey, signature: 'e'.repeat(64), headers: { [CLIENT_ADDRESS_HEADER]: from } });
+    expect(otherKey.json.error.code).toBe('INVALID_SIGNATURE');
+  });
+});
