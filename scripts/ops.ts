@@ -87,7 +87,12 @@ function consentTexts(f: Flags): { texts: Record<string, string>; allowMissing: 
   }
   const allowMissing = bool(f, 'allow-missing');
   if (f['text-dir'] === undefined) {
-    if (allowMissing !== undefined) throw new DomainError('VALIDATION_ERROR', '--allow-missing goes with --text-dir (--text-file is English only).', { fields: { 'allow-missing': ['Only with --text-dir.'] } });
+    // One file is the English text only: a version missing the other languages, refused unless --allow-missing.
+    if (allowMissing !== true) {
+      throw new DomainError('VALIDATION_ERROR', `--text-file is the English text only: give --text-dir DIR with every language of the capture page (${LOCALES.join(', ')}), or add --allow-missing (the others then show the English text, saying so).`, {
+        fields: { 'allow-missing': ['Required with --text-file.'] },
+      });
+    }
     return { texts: { en: readFlagFile(f, 'text-file').text }, allowMissing: true };
   }
   const dir = req(f, 'text-dir');
@@ -178,9 +183,9 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'consent:publish': {
-    usage: '(--text-dir DIR [--allow-missing] | --text-file F) --version LABEL',
+    usage: '(--text-dir DIR | --text-file F) [--allow-missing] --version LABEL',
     // docs/cli.md "Consent texts": a folder of <locale>.txt, every language of the capture page unless --allow-missing;
-    // or one English file (as before languages: the others then show the English text, saying so).
+    // or one English file with --allow-missing (the others then show the English text, saying so).
     run: async (db, f) => {
       const published = await publishConsent(db, { ...consentTexts(f), version: req(f, 'version') });
       return { consent_version: { ...publicConsentVersion(published), missing_locales: published.missing } };

@@ -1,6 +1,6 @@
 /**
  * The capture page's messages that are chosen by a code (`t(`errors.${code}`)`): each family and its members. The
- * catalogue test (messages/catalogues.test.ts) counts these as used, with every key written out in the source, and
+ * catalogue test (lib/i18n/catalogues.test.ts) counts these as used, with every key written out in the source, and
  * fails on any family the source builds keys of that is not listed here (docs/capture-page.md "Adding a message").
  */
 import type { useTranslations } from 'next-intl';
