@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Browser } from '@playwright/test';
 import { DEFAULT_CONSENT_TEXTS } from '../db/seed';
-import { cameraLaunch, FACE_Y4M, newVerification, ops } from './env';
+import { cameraLaunch, FACE_Y4M, newVerification, opsAsync } from './env';
 import { translator, wcagViolations } from './languages';
 
 test.use({ launchOptions: cameraLaunch(FACE_Y4M) });
@@ -104,8 +104,8 @@ test('a consent version without a text in the chosen language shows the English 
   // Every language but Japanese: refused without --allow-missing, published with it.
   for (const [l, text] of Object.entries(texts)) if (l !== 'ja') fs.writeFileSync(path.join(dir, `${l}.txt`), text);
   try {
-    expect(() => ops('consent:publish', '--text-dir', dir, '--version', `e2e-no-ja-${Date.now()}`)).toThrow();
-    const published = ops('consent:publish', '--text-dir', dir, '--allow-missing', '--version', `e2e-no-ja-${Date.now()}`);
+    await expect(opsAsync('consent:publish', '--text-dir', dir, '--version', `e2e-no-ja-${Date.now()}`)).rejects.toThrow();
+    const published = await opsAsync('consent:publish', '--text-dir', dir, '--allow-missing', '--version', `e2e-no-ja-${Date.now()}`);
     expect(published.consent_version.missing_locales).toEqual(['ja']);
 
     const { url, api, id } = await newVerification('estimation', 'test', { locale: 'ja' });
@@ -124,7 +124,7 @@ test('a consent version without a text in the chosen language shows the English 
   } finally {
     // Every other test expects the consent in all its languages again.
     for (const [l, text] of Object.entries(texts)) fs.writeFileSync(path.join(dir, `${l}.txt`), text);
-    ops('consent:publish', '--text-dir', dir, '--version', `e2e-all-${Date.now()}`);
+    await opsAsync('consent:publish', '--text-dir', dir, '--version', `e2e-all-${Date.now()}`);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -1,7 +1,8 @@
 /** What global-setup starts and writes, read by the specs: the server, its workspaces, the fake-camera files. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { CHROMIUM_ARGS, CHROMIUM_ENV } from '../playwright.config';
 import { chromiumPath } from '../scripts/test-setup/provision.mjs';
 import { apiClient } from '../lib/testing/api-client';
@@ -43,7 +44,17 @@ export async function newVerification(ws: 'estimation' | 'documents', mode: 'tes
   return { id: r.data.id as string, url: r.data.url as string, api };
 }
 
-export function ops(...args: string[]) {
+const opsCommand = (args: string[]) => {
   const s = state();
-  return JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...args, '--json'], { cwd: root, env: childEnv(s.dataDir, s.port, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }) }).toString());
+  return [tsx, ['scripts/ops.ts', ...args, '--json'], { cwd: root, env: childEnv(s.dataDir, s.port, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }) }] as const;
+};
+export function ops(...args: string[]) {
+  return JSON.parse(execFileSync(...opsCommand(args)).toString());
+}
+/**
+ * The same, without blocking this process: a blocked event loop misses the server closing an idle keep-alive
+ * connection, and the next request on it fails ("other side closed").
+ */
+export async function opsAsync(...args: string[]) {
+  return JSON.parse((await promisify(execFile)(...opsCommand(args))).stdout);
 }

@@ -184,7 +184,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'consent:publish': {
     usage: '(--text-dir DIR | --text-file F) [--allow-missing] --version LABEL',
-    // docs/cli.md "Consent texts": a folder of <locale>.txt, every language of the capture page unless --allow-missing;
+    // docs/capture-page.md "Consent in every language": a folder of <locale>.txt, every language of the capture page unless --allow-missing;
     // or one English file with --allow-missing (the others then show the English text, saying so).
     run: async (db, f) => {
       const published = await publishConsent(db, { ...consentTexts(f), version: req(f, 'version') });

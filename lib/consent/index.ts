@@ -64,7 +64,7 @@ export type PublishConsentInput = {
 
 /**
  * Publishes a new consent version; it becomes the only active one. Every language of the capture page is required
- * unless `allowMissing` (docs/cli.md "consent:publish"); English always.
+ * unless `allowMissing` (docs/capture-page.md "Consent in every language"); English always.
  */
 export async function publishConsent(db: DbOrTx, input: PublishConsentInput): Promise<ConsentVersion & { missing: Locale[] }> {
   const version = input.version.trim();

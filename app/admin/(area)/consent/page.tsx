@@ -34,7 +34,7 @@ export default async function ConsentPage() {
         <Card title="Publish a new version" id="publish-consent">
           <p className="mb-3 text-sm text-neutral-700">
             This form publishes the English text only: a person who chooses another language on the capture page is shown the English text, with a note saying so. To publish every language, use{' '}
-            <code className="font-mono text-xs">npm run ops -- consent:publish --text-dir DIR --version LABEL</code> (docs/cli.md).
+            <code className="font-mono text-xs">npm run ops -- consent:publish --text-dir DIR --version LABEL</code> (docs/capture-page.md).
           </p>
           <ActionForm action={publishConsentAction} submit="Publish and make active" pendingLabel="Publishing…" confirm={{ open: 'Publish a new version…', text: 'The new text becomes the active version at once; verifications that accepted an earlier version keep their record of it.' }}>
             <div>
