@@ -9,6 +9,10 @@ import { GET as getConsent } from '@/app/v1/consent/route';
 import { GET as consentText } from '@/app/consent/[file]/route';
 import { GET as consentTextIn } from '@/app/consent/[file]/[locale]/route';
 import { LOCALES } from '@/lib/i18n/locales';
+import { makeAdmin } from '@/lib/testing/admin-factories';
+import { loadCase } from '@/lib/admin/case';
+import { timeline } from '@/lib/admin/timeline';
+import { consentHistory } from '@/lib/admin/consent';
 import { getDb } from '@/db/client';
 import { consentRecords, verifications } from '@/db/schema';
 import { publishConsent } from '.';
@@ -173,6 +177,16 @@ describe('consent in the capture page\'s languages', () => {
     const vid = await newVerification();
     const label = await accept(vid, { consent_version: (await get()).json.data.version, accepted: true });
     expect(label.json.data.consent.locale).toBe('en'); // the label shape names no text: the English one
+  });
+
+  it('the admin area shows the language read in the case view, and each version\'s languages in the history', async () => {
+    const vid = await newVerification();
+    await accept(vid, { consent_version_id: id, text_sha256: sha(TEXTS.ar) });
+    const owner = await makeAdmin({ workspaces: [[w.workspace.id, 'owner']] });
+    const { events } = timeline(await loadCase(getDb(), owner, vid));
+    expect(events.map((e) => e.title)).toContainEqual(expect.stringMatching(/^Consent accepted \(version .+, in Arabic\)$/));
+    const [latest] = await consentHistory(getDb(), await makeAdmin({ operator: true }));
+    expect([latest.id, latest.texts.map((t) => t.locale)]).toEqual([id, [...LOCALES]]);
   });
 
   it('a version published with missing languages answers those in English, saying so in locale; without allowMissing it is refused', async () => {
