@@ -18,6 +18,8 @@ export type Runtime = {
   databaseUrl: string;
   encryptionKey: string;
   embedded?: EmbeddedPostgres;
+  /** The key file this process generated (the embedded default's first start), to remove if the start is refused. */
+  generatedKeyFile?: string;
   /** Stops what this process started (the embedded engine, if it opened it). */
   release: () => Promise<void>;
 };
@@ -72,13 +74,13 @@ function writePrivate(file: string, text: string) {
   fs.renameSync(tmp, file);
 }
 
-export function loadOrCreateEncryptionKey(dataDir: string): string {
+export function loadOrCreateEncryptionKey(dataDir: string): { key: string; generated?: string } {
   const file = path.join(dataDir, 'encryption.key');
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  if (fs.existsSync(file)) return { key: fs.readFileSync(file, 'utf8').trim() };
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const key = randomBytes(32).toString('base64');
   fs.writeFileSync(file, key + '\n', { mode: 0o600, flag: 'wx' });
-  return key;
+  return { key, generated: file };
 }
 
 /**
@@ -96,7 +98,8 @@ export async function resolveRuntime(env: Env, opts: { own: boolean; port?: numb
   const running = runningServer(dataDir);
   // The owner opening the data directory closes it to everyone else (a process that only connects cannot).
   if (!running) secureDataDir(dataDir);
-  const encryptionKey = env.ENCRYPTION_KEY ?? loadOrCreateEncryptionKey(dataDir);
+  const own = env.ENCRYPTION_KEY ? undefined : loadOrCreateEncryptionKey(dataDir);
+  const encryptionKey = env.ENCRYPTION_KEY ?? own!.key;
   if (running) {
     if (opts.own) {
       throw new RuntimeError(`The service is already running on this data directory (pid ${running.pid}); stop it first.`);
@@ -111,6 +114,7 @@ export async function resolveRuntime(env: Env, opts: { own: boolean; port?: numb
     databaseUrl: embedded.url,
     encryptionKey,
     embedded,
+    generatedKeyFile: own?.generated,
     release: async () => {
       fs.rmSync(serverFile(dataDir), { force: true });
       await embedded.stop();

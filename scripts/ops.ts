@@ -1,11 +1,15 @@
 /**
- * Operator CLI: `npm run ops -- <command> [--flags] [--json]`. Works while the server runs (it connects
- * to the server's embedded database) or alone. With --json it prints exactly one JSON object on stdout;
- * errors are `{ "error": { code, message, details } }` and exit 1.
+ * Operator CLI: `npm run ops -- <command> [--flags] [--json]` (docs/cli.md). Works while the server runs (it
+ * connects to the server's embedded database) or alone. With --json it prints exactly one JSON object on stdout;
+ * errors are `{ "error": { code, message, details } }`, exit status 1 when the command failed and 2 when the
+ * command line does not match the command's declared flags (scripts/ops-cli.ts). `COMMAND --help` prints its flags.
+ *
+ * A new command is an entry of COMMANDS; a new flag is one line in its `flags` (a new workspace setting: one
+ * line in SETTING_FLAGS). docs/cli.md lists every command and flag, checked by scripts/ops-cli.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { EnvError, parseEnv, resetEnvCache } from '../lib/env';
+import { EnvError, parseEnv, resetEnvCache, type Env } from '../lib/env';
 import { resolveRuntime, RuntimeError } from '../db/runtime';
 import { backupEmbedded, restoreEmbedded } from '../db/embedded/backup';
 import { applyMigrations } from '../db/migrate';
@@ -32,70 +36,46 @@ import { keyUsage, rewrapAll } from '../lib/crypto/rotate';
 import { env } from '../lib/env';
 import { sha256Hex } from '../lib/crypto/hash';
 import { resetUsageRollup, rollUpUsage } from '../lib/usage/days';
+import { KeysUnreadableError } from '../lib/crypto/key-check';
+import { closest, commandHelp, commandHelpJson, EXIT, overview, parseCommandLine, UsageError, wants, type FlagDecl, type FlagSpec, type FlagValues } from './ops-cli';
 
-type Flags = Record<string, string | boolean | undefined>;
-type Command = { usage: string; run: (db: Db, f: Flags) => Promise<Record<string, unknown>> };
+type Out = Record<string, unknown>;
+/** A command: its flags declared once (parsing, validation, --help and docs/cli.md's check follow), and what it does. */
+type Command<F extends FlagDecl = FlagDecl> = { summary: string; flags: F } & (
+  | { run: (db: Db, f: FlagValues<F>) => Promise<Out> }
+  /** Works on the embedded data directory, not through a database connection (backup, restore). */
+  | { local: (env: Env, f: FlagValues<F>) => Promise<Out> }
+);
+const command = <const F extends FlagDecl>(c: Command<F>) => c as unknown as Command;
 
-function req(f: Flags, name: string): string {
-  const v = f[name];
-  if (typeof v !== 'string' || v === '') {
-    throw new DomainError('VALIDATION_ERROR', `--${name} is required.`, { fields: { [name]: ['Required.'] } });
-  }
-  return v;
-}
-function optional(f: Flags, name: string): string | undefined {
-  const v = f[name];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string' || v === '') throw new DomainError('VALIDATION_ERROR', `--${name} needs a value.`, { fields: { [name]: ['Required.'] } });
-  return v;
-}
-function bool(f: Flags, name: string): boolean | undefined {
-  const v = f[name];
-  if (v === undefined) return undefined;
-  if (v === 'true' || v === true) return true;
-  if (v === 'false') return false;
-  throw new DomainError('VALIDATION_ERROR', `--${name} takes true or false.`, { fields: { [name]: ['true or false'] } });
-}
-/** A decimal number (e.g. a similarity threshold); the range is the setting's own rule (lib/workspaces). */
-function num(f: Flags, name: string): number | undefined {
-  const v = f[name];
-  if (v === undefined) return undefined;
-  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-  if (!Number.isFinite(n)) throw new DomainError('VALIDATION_ERROR', `--${name} takes a number.`, { fields: { [name]: ['number'] } });
-  return n;
-}
-function int(f: Flags, name: string): number | undefined {
-  const v = f[name];
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n)) throw new DomainError('VALIDATION_ERROR', `--${name} takes an integer.`, { fields: { [name]: ['integer'] } });
-  return n;
-}
 /** The text of the file a flag names; an unreadable one is VALIDATION_ERROR on that flag. */
-function readFlagFile(f: Flags, name: string): { file: string; text: string } {
-  const file = req(f, name);
+function readFlagFile(file: string, name: string): { file: string; text: string } {
   try {
     return { file, text: fs.readFileSync(file, 'utf8') };
   } catch {
     throw new DomainError('VALIDATION_ERROR', `Cannot read ${file}.`, { fields: { [name]: ['Unreadable.'] } });
   }
 }
-/** consent:publish's texts: `--text-dir DIR` of `<locale>.txt` files, or `--text-file F` (English only). */
-function consentTexts(f: Flags): { texts: Record<string, string>; allowMissing: boolean } {
+/**
+ * consent:publish's texts (docs/capture-page.md "Consent in every language"): `--text-dir DIR` of `<locale>.txt`
+ * files, every language of the capture page unless `--allow-missing`; or `--text-file F`, the English text alone,
+ * which is a version missing the other languages and so needs `--allow-missing` too.
+ */
+function consentTexts(f: { 'text-dir'?: string; 'text-file'?: string; 'allow-missing'?: boolean }): { texts: Record<string, string>; allowMissing: boolean } {
+  const allowMissing = f['allow-missing'] === true;
   if (f['text-dir'] !== undefined && f['text-file'] !== undefined) {
     throw new DomainError('VALIDATION_ERROR', 'Give --text-dir or --text-file, not both.', { fields: { 'text-dir': ['Not with --text-file.'] } });
   }
-  const allowMissing = bool(f, 'allow-missing');
   if (f['text-dir'] === undefined) {
-    // One file is the English text only: a version missing the other languages, refused unless --allow-missing.
-    if (allowMissing !== true) {
+    if (f['text-file'] === undefined) throw new DomainError('VALIDATION_ERROR', 'Give --text-dir DIR (one <locale>.txt a language) or --text-file F (English only).', { fields: { 'text-dir': ['Required.'] } });
+    if (!allowMissing) {
       throw new DomainError('VALIDATION_ERROR', `--text-file is the English text only: give --text-dir DIR with every language of the capture page (${LOCALES.join(', ')}), or add --allow-missing (the others then show the English text, saying so).`, {
         fields: { 'allow-missing': ['Required with --text-file.'] },
       });
     }
-    return { texts: { en: readFlagFile(f, 'text-file').text }, allowMissing: true };
+    return { texts: { en: readFlagFile(f['text-file'], 'text-file').text }, allowMissing };
   }
-  const dir = req(f, 'text-dir');
+  const dir = f['text-dir'];
   let names: string[];
   try {
     names = fs.readdirSync(dir).filter((n) => !n.startsWith('.'));
@@ -107,150 +87,197 @@ function consentTexts(f: Flags): { texts: Record<string, string>; allowMissing: 
     throw new DomainError('VALIDATION_ERROR', `${dir} may hold only <locale>.txt files, for ${LOCALES.join(', ')}: not ${stray.join(', ')}.`, { fields: { 'text-dir': [`Unexpected: ${stray.join(', ')}.`] } });
   }
   const texts = Object.fromEntries(names.map((n) => [n.slice(0, -4), fs.readFileSync(path.join(dir, n), 'utf8')]));
-  return { texts, allowMissing: allowMissing ?? false };
+  return { texts, allowMissing };
 }
 /**
  * The `--now` of the sweeps (timers:run, retention:run): now or later, never in the past. What they change is
  * dated `--now` (an expiry, an abandonment at erasure), and a past date would land in days the usage roll-up
  * has already totalled.
  */
-function when(f: Flags): Date {
-  const now = f.now === undefined ? new Date() : new Date(String(f.now));
+function when(iso: string | undefined): Date {
+  const now = iso === undefined ? new Date() : new Date(iso);
   if (Number.isNaN(now.getTime())) throw new DomainError('VALIDATION_ERROR', '--now takes an ISO 8601 time.', { fields: { now: ['ISO 8601'] } });
   if (now.getTime() < Date.now() - 60_000) throw new DomainError('VALIDATION_ERROR', '--now may not be in the past.', { fields: { now: ['not in the past'] } });
   return now;
 }
-function mode(f: Flags): 'test' | 'live' {
-  const m = req(f, 'mode');
+function mode(m: string): 'test' | 'live' {
   if (m !== 'test' && m !== 'live') throw new DomainError('VALIDATION_ERROR', '--mode is test or live.', { fields: { mode: ['test or live'] } });
   return m;
 }
 
+const NOW = { type: 'string', value: 'ISO', help: 'run as of this time (now or later, never in the past); default now' } as const;
+const EMAIL = { type: 'string', required: true, value: 'E', help: "the admin's email" } as const;
+const WORKSPACE = { type: 'string', required: true, value: 'ID', help: 'the workspace' } as const;
+const VERIFICATION = { type: 'string', required: true, value: 'ID', help: 'the verification' } as const;
+
+/**
+ * workspace:settings: one flag per setting (lib/workspaces' names). A new setting is one line here.
+ * `--webhook-url none` clears the URL.
+ */
+const SETTING_FLAGS = {
+  'webhook-url': { setting: 'webhook_url', type: 'string', value: 'URL|none', help: 'where decisions are posted (https://); none removes it' },
+  'enforce-signature': { setting: 'enforce_signature', type: 'bool', value: 'true|false', help: 'require a signature on POST /v1/verifications too' },
+  'allow-placeholder-signature': { setting: 'allow_placeholder_signature', type: 'bool', value: 'true|false', help: 'accept the literal signature "placeholder" in test mode (demos)' },
+  'require-request-timestamp': { setting: 'require_request_timestamp', type: 'bool', value: 'true|false', help: 'every signed request must carry a signed X-Request-Timestamp within 300 s of the server clock (against replays)' },
+  'allow-duplicates': { setting: 'allow_duplicates', type: 'bool', value: 'true|false', help: 'skip the duplicate-face search' },
+  'duplicate-threshold': { setting: 'duplicate_threshold', type: 'number', value: '0..1', help: 'cosine similarity at which two faces match (duplicates and blocklist; default 0.945)' },
+  'age-threshold': { setting: 'age_threshold', type: 'int', value: 'N', help: 'the minimum age that passes (default 18)' },
+  'rate-limit-per-minute': { setting: 'rate_limit_per_minute', type: 'int', value: 'N', help: 'API requests a minute for the workspace (default 60)' },
+  'media-retention-days': { setting: 'media_retention_days', type: 'int', value: '0..365', help: 'days photos are kept after a decision (default 30)' },
+  flow: { setting: 'flow', type: 'string', value: 'age|kyc', help: 'the flow type' },
+  'check-method': { setting: 'check_method', type: 'string', value: 'estimation|document_verification', help: 'the age flow\'s check method' },
+  'require-active-liveness': { setting: 'require_active_liveness', type: 'bool', value: 'true|false', help: 'the hosted page asks for a head turn before the selfie' },
+  'estimation-fallback': { setting: 'estimation_fallback', type: 'string', value: 'review|document', help: 'an age estimate that cannot decide goes to review (default), or asks for an ID document in the same verification' },
+} as const satisfies Record<string, FlagSpec & { setting: keyof SettingsPatch }>;
+
 const COMMANDS: Record<string, Command> = {
-  'workspace:create': {
-    usage: '--name N [--flow age|kyc] [--check-method estimation|document_verification]',
+  'workspace:create': command({
+    summary: 'a new workspace with one test and one live key (the live one active); prints the secrets once',
+    flags: {
+      name: { type: 'string', required: true, value: 'N', help: "the workspace's name" },
+      flow: { type: 'string', value: 'age|kyc', help: 'the flow type (default age)' },
+      'check-method': { type: 'string', value: 'estimation|document_verification', help: "the age flow's check method (default estimation)" },
+    },
     run: async (db, f) => {
-      const r = await createWorkspace(db, {
-        name: req(f, 'name'),
-        flow: f.flow as 'age' | 'kyc' | undefined,
-        check_method: f['check-method'] as 'estimation' | 'document_verification' | undefined,
-      });
+      const r = await createWorkspace(db, { name: f.name, flow: f.flow as 'age' | 'kyc' | undefined, check_method: f['check-method'] as 'estimation' | 'document_verification' | undefined });
       return {
         workspace: { id: r.workspace.id, name: r.workspace.name, api_key: r.workspace.apiKey },
         secret_keys: r.secretKeys,
       };
     },
-  },
-  'workspace:settings': {
-    usage:
-      '--workspace ID [--webhook-url U|none] [--enforce-signature B] [--allow-placeholder-signature B] [--require-request-timestamp B] [--allow-duplicates B] [--duplicate-threshold 0..1] [--age-threshold N] [--rate-limit-per-minute N] [--media-retention-days N] [--flow F] [--check-method M] [--require-active-liveness B] [--estimation-fallback review|document]',
+  }),
+  'workspace:settings': command({
+    summary: "read a workspace's settings, or change those given",
+    flags: { workspace: WORKSPACE, ...SETTING_FLAGS },
     run: async (db, f) => {
-      const id = req(f, 'workspace');
-      const patch: SettingsPatch = {
-        webhook_url: f['webhook-url'] === 'none' ? null : (f['webhook-url'] as string | undefined),
-        enforce_signature: bool(f, 'enforce-signature'),
-        allow_placeholder_signature: bool(f, 'allow-placeholder-signature'),
-        require_request_timestamp: bool(f, 'require-request-timestamp'),
-        allow_duplicates: bool(f, 'allow-duplicates'),
-        duplicate_threshold: num(f, 'duplicate-threshold'),
-        age_threshold: int(f, 'age-threshold'),
-        rate_limit_per_minute: int(f, 'rate-limit-per-minute'),
-        media_retention_days: int(f, 'media-retention-days'),
-        flow: f.flow as 'age' | 'kyc' | undefined,
-        check_method: f['check-method'] as 'estimation' | 'document_verification' | undefined,
-        require_active_liveness: bool(f, 'require-active-liveness'),
-        estimation_fallback: f['estimation-fallback'] as 'review' | 'document' | undefined,
-      };
-      const clean = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-      const ws = Object.keys(clean).length ? await updateWorkspaceSettings(db, id, clean) : await getWorkspaceOrThrow(db, id);
+      const patch: Record<string, unknown> = {};
+      for (const [flag, s] of Object.entries(SETTING_FLAGS)) {
+        const v = f[flag as keyof typeof SETTING_FLAGS];
+        if (v !== undefined) patch[s.setting] = v;
+      }
+      if (patch.webhook_url === 'none') patch.webhook_url = null;
+      const ws = Object.keys(patch).length ? await updateWorkspaceSettings(db, f.workspace, patch as SettingsPatch) : await getWorkspaceOrThrow(db, f.workspace);
       return { workspace: publicWorkspace(ws) };
     },
-  },
-  'key:create': {
-    usage: '--workspace ID --mode test|live [--active]',
-    run: async (db, f) => {
-      await getWorkspaceOrThrow(db, req(f, 'workspace'));
-      return { secret_key: await createSecretKey(db, { workspaceId: req(f, 'workspace'), mode: mode(f), active: f.active === true }) };
+  }),
+  'key:create': command({
+    summary: 'a new secret key (at most 5 a workspace: KEY_LIMIT_REACHED); prints the secret once',
+    flags: {
+      workspace: WORKSPACE,
+      mode: { type: 'string', required: true, value: 'test|live', help: 'test (sk_test_) or live (sk_live_)' },
+      active: { type: 'bool', help: 'make it the active key (it signs webhooks)' },
     },
-  },
-  'key:activate': { usage: '--key ID', run: async (db, f) => ({ secret_key: await activateSecretKey(db, req(f, 'key')) }) },
-  'key:delete': { usage: '--key ID', run: async (db, f) => ({ secret_key: await deleteSecretKey(db, req(f, 'key')) }) },
-  'key:list': {
-    usage: '--workspace ID',
     run: async (db, f) => {
-      await getWorkspaceOrThrow(db, req(f, 'workspace'));
-      return { secret_keys: await listSecretKeys(db, req(f, 'workspace')) };
+      await getWorkspaceOrThrow(db, f.workspace);
+      return { secret_key: await createSecretKey(db, { workspaceId: f.workspace, mode: mode(f.mode), active: f.active === true }) };
     },
-  },
-  'consent:publish': {
-    usage: '(--text-dir DIR | --text-file F) [--allow-missing] --version LABEL',
-    // docs/capture-page.md "Consent in every language": a folder of <locale>.txt, every language of the capture page unless --allow-missing;
-    // or one English file with --allow-missing (the others then show the English text, saying so).
+  }),
+  'key:activate': command({
+    summary: 'make a key the active one (it signs webhooks from then on)',
+    flags: { key: { type: 'string', required: true, value: 'ID', help: 'the secret key' } },
+    run: async (db, f) => ({ secret_key: await activateSecretKey(db, f.key) }),
+  }),
+  'key:delete': command({
+    summary: 'delete a key (the active one is refused: KEY_ACTIVE; activate another first)',
+    flags: { key: { type: 'string', required: true, value: 'ID', help: 'the secret key' } },
+    run: async (db, f) => ({ secret_key: await deleteSecretKey(db, f.key) }),
+  }),
+  'key:list': command({
+    summary: "a workspace's keys, with last_used_at (never the secrets)",
+    flags: { workspace: WORKSPACE },
     run: async (db, f) => {
-      const published = await publishConsent(db, { ...consentTexts(f), version: req(f, 'version') });
+      await getWorkspaceOrThrow(db, f.workspace);
+      return { secret_keys: await listSecretKeys(db, f.workspace) };
+    },
+  }),
+  'consent:publish': command({
+    summary: 'a new consent version, which becomes the active one: its text in every language of the capture page (docs/capture-page.md)',
+    flags: {
+      'text-dir': { type: 'string', value: 'DIR', help: 'a folder of <locale>.txt files (UTF-8), one a language of the capture page, en required; each shown unchanged' },
+      'text-file': { type: 'string', value: 'FILE', help: 'the English text alone (UTF-8); needs --allow-missing' },
+      'allow-missing': { type: 'bool', help: 'publish without some languages: the page shows those the English text, saying so' },
+      version: { type: 'string', required: true, value: 'LABEL', help: "the version's label, typically a date" },
+    },
+    run: async (db, f) => {
+      const published = await publishConsent(db, { ...consentTexts(f), version: f.version });
       return { consent_version: { ...publicConsentVersion(published), missing_locales: published.missing } };
     },
-  },
-  'verification:decide': {
-    usage: '--id ID --status approved|declined|resubmission_requested [--reason R]',
+  }),
+  'verification:decide': command({
+    summary: "the reviewer's decision on a verification in review; fires the webhook",
+    flags: {
+      id: VERIFICATION,
+      status: { type: 'string', required: true, value: 'approved|declined|resubmission_requested', help: 'the decision (resubmission in test mode only)' },
+      reason: { type: 'string', value: 'R', help: 'a reason code (declines: the reason table, age_below_threshold, document_expired)' },
+    },
     run: async (db, f) => {
-      const v = await decideReview(db, { verificationId: req(f, 'id'), status: req(f, 'status'), reason: f.reason as string | undefined, actor: 'operator' });
+      const v = await decideReview(db, { verificationId: f.id, status: f.status, reason: f.reason, actor: 'operator' });
       return { verification: { id: v.id, status: v.status, reason: v.reason, completed_at: v.completedAt?.toISOString() ?? null } };
     },
-  },
-  'blocklist:add': {
-    usage: '--verification ID',
+  }),
+  'blocklist:add': command({
+    summary: "adds a verification's selfie face to its workspace's blocklist",
+    flags: { verification: { type: 'string', required: true, value: 'ID', help: 'the verification whose face is blocked' } },
     run: async (db, f) => {
-      const r = await addToBlocklist(db, { verificationId: req(f, 'verification'), actor: 'operator' });
+      const r = await addToBlocklist(db, { verificationId: f.verification, actor: 'operator' });
       return { blocklist_entry: { id: r.id } };
     },
-  },
-  'blocklist:remove': {
-    usage: '--entry ID',
+  }),
+  'blocklist:remove': command({
+    summary: 'removes a blocklist entry (audited)',
+    flags: { entry: { type: 'string', required: true, value: 'ID', help: 'the blocklist entry' } },
     run: async (db, f) => {
-      const r = await removeFromBlocklist(db, { id: req(f, 'entry'), actor: 'operator' });
+      const r = await removeFromBlocklist(db, { id: f.entry, actor: 'operator' });
       return { removed: { id: r.id, verification_id: r.verificationId } };
     },
-  },
-  'faces:reembed': {
-    usage: '',
-    // After an upgrade that changed the face description (migration 0007): describe stored faces again from their selfies.
+  }),
+  'faces:reembed': command({
+    summary: 'after an upgrade that changed the face description: describes stored faces again from their selfies',
+    flags: {},
     run: async (db) => {
       // Loaded here: the other commands start no image analysis.
       const [{ reembedFaces }, { analysisPool }] = await Promise.all([import('../lib/faces/reembed'), import('../lib/media/pool')]);
       return { reembed: await reembedFaces(db, (bytes, kind) => analysisPool().analyze(bytes, kind)) };
     },
-  },
-  'pipeline:run': {
-    usage: '',
+  }),
+  'pipeline:run': command({
+    summary: 'decides every due pipeline job now',
+    flags: {},
     run: async (db) => ({ processed: await runDueJobs({ db }, 1000) }),
-  },
-  'timers:run': {
-    usage: '[--now ISO]',
-    run: async (db, f) => sweepTimers(db, when(f)),
-  },
-  'verification:erase': {
-    usage: '--id ID',
+  }),
+  'timers:run': command({
+    summary: 'the expiry and abandonment sweep (the server runs it every minute)',
+    flags: { now: NOW },
+    run: async (db, f) => sweepTimers(db, when(f.now)),
+  }),
+  'verification:erase': command({
+    summary: "erases a verification's photos, analyses, face, data key and personal fields now; prints the signed receipt",
+    flags: { id: VERIFICATION },
     run: async (db, f) => {
-      const out = await eraseVerificationData(db, { verificationId: req(f, 'id'), actor: 'operator' });
+      const out = await eraseVerificationData(db, { verificationId: f.id, actor: 'operator' });
       const v = out.verification;
       return { verification: { id: v.id, status: v.status, data_erased_at: v.dataErasedAt!.toISOString() }, erased_now: out.erasedNow, receipt: out.receipt };
     },
-  },
-  'verification:export': {
-    usage: '--id ID [--out FILE]',
+  }),
+  'verification:export': command({
+    summary: 'everything held about one verification, photos included, for an access request (audited)',
+    flags: {
+      id: VERIFICATION,
+      out: { type: 'string', value: 'FILE', help: 'write it to this file (owner-only) and print its size and SHA-256 instead' },
+    },
     run: async (db, f) => {
-      const bundle = await exportVerification(db, { verificationId: req(f, 'id'), actor: 'operator' });
-      if (typeof f.out !== 'string') return bundle;
+      const bundle = await exportVerification(db, { verificationId: f.id, actor: 'operator' });
+      if (f.out === undefined) return bundle;
       const text = JSON.stringify(bundle, null, 2) + '\n';
       fs.writeFileSync(f.out, text, { mode: 0o600 });
       return { file: f.out, bytes: Buffer.byteLength(text), sha256: sha256Hex(text), photos: bundle.media.filter((m) => m.photo_base64).length };
     },
-  },
-  'receipt:verify': {
-    usage: '--file F (a receipt as DELETE /v1/verifications/{id}/data or verification:erase returned it)',
+  }),
+  'receipt:verify': command({
+    summary: "checks a saved erasure receipt against this deployment's published keys",
+    flags: { file: { type: 'string', required: true, value: 'FILE', help: 'a receipt as DELETE /v1/verifications/{id}/data or verification:erase returned it' } },
     run: async (db, f) => {
-      const { file, text } = readFlagFile(f, 'file');
+      const { file, text } = readFlagFile(f.file, 'file');
       let signed: SignedReceipt;
       try {
         const parsed = JSON.parse(text);
@@ -262,27 +289,33 @@ const COMMANDS: Record<string, Command> = {
       if (!r.valid) throw new DomainError('INVALID_SIGNATURE', `The receipt does not verify: ${r.reason}.`, { reason: r.reason });
       return { valid: true, kid: signed.signature.kid, receipt_id: signed.receipt.id, verification_id: signed.receipt.verification_id, erased_at: signed.receipt.erased_at };
     },
-  },
-  'retention:run': {
-    usage: '[--now ISO]',
-    run: async (db, f) => sweepRetention(db, { now: when(f), budgetMs: 24 * 3600_000 }),
-  },
-  'usage:rollup': {
-    usage: '[--workspace ID] [--rebuild]',
+  }),
+  'retention:run': command({
+    summary: 'the retention sweep now (the server runs it every minute)',
+    flags: { now: NOW },
+    run: async (db, f) => sweepRetention(db, { now: when(f.now), budgetMs: 24 * 3600_000 }),
+  }),
+  'usage:rollup': command({
+    summary: "the usage page's daily roll-up now (the server runs it every 10 minutes)",
+    flags: {
+      workspace: { type: 'string', value: 'ID', help: 'only this workspace (default every one)' },
+      rebuild: { type: 'bool', value: 'true|false', help: 'first forget what was totalled (after a hand-made change to verifications)' },
+    },
     run: async (db, f) => {
-      const id = optional(f, 'workspace');
-      if (id) await getWorkspaceOrThrow(db, id);
-      const ids = id ? [id] : undefined;
-      const reset = bool(f, 'rebuild') ? await resetUsageRollup(db, ids) : undefined;
+      if (f.workspace) await getWorkspaceOrThrow(db, f.workspace);
+      const ids = f.workspace ? [f.workspace] : undefined;
+      const reset = f.rebuild ? await resetUsageRollup(db, ids) : undefined;
       return { ...(reset ? { reset: reset.workspaces } : {}), rollup: await rollUpUsage(db, { workspaceIds: ids }) };
     },
-  },
-  'encryption:status': {
-    usage: '',
+  }),
+  'encryption:status': command({
+    summary: 'which key encrypts (by key id), which are still accepted, and how many values each wraps',
+    flags: {},
     run: async (db) => ({ encryption: await keyUsage(db) }),
-  },
-  'encryption:rotate': {
-    usage: '[--rewrap-only]',
+  }),
+  'encryption:rotate': command({
+    summary: 'a new ENCRYPTION_KEY in the key file (the old one kept as previous), then everything re-wrapped under it',
+    flags: { 'rewrap-only': { type: 'bool', help: 're-wrap under the key the environment now names (keys from the environment)' } },
     run: async (db, f) => {
       const before = keyRing();
       if (f['rewrap-only'] !== true) {
@@ -300,9 +333,10 @@ const COMMANDS: Record<string, Command> = {
       const usage = await keyUsage(db);
       return { key_id: usage.primary, previous_key_ids: usage.accepted, rewrapped, not_under_primary: usage.not_under_primary };
     },
-  },
-  'encryption:retire': {
-    usage: '',
+  }),
+  'encryption:retire': command({
+    summary: 'once nothing is under a previous key: drops it from the key file (or says to remove ENCRYPTION_KEYS_PREVIOUS)',
+    flags: {},
     run: async (db) => {
       const usage = await keyUsage(db);
       if (usage.not_under_primary > 0) {
@@ -316,91 +350,158 @@ const COMMANDS: Record<string, Command> = {
       }
       return { key_id: usage.primary, retired_key_ids: usage.accepted, removed_from: null, next_step: 'Remove ENCRYPTION_KEYS_PREVIOUS from the environment of every server, and destroy those keys.' };
     },
-  },
-  'webhook:list': {
-    usage: '--verification ID',
-    run: async (db, f) => ({ webhook_events: await listWebhookEvents(db, req(f, 'verification')) }),
-  },
-  'webhook:redeliver': {
-    usage: '--event ID',
+  }),
+  'webhook:list': command({
+    summary: "a verification's webhook events, each with every attempt",
+    flags: { verification: VERIFICATION },
+    run: async (db, f) => ({ webhook_events: await listWebhookEvents(db, f.verification) }),
+  }),
+  'webhook:redeliver': command({
+    summary: 'sends an event again (same X-Webhook-Id)',
+    flags: { event: { type: 'string', required: true, value: 'ID', help: 'the webhook event' } },
     run: async (db, f) => {
-      const e = await redeliverWebhook(db, req(f, 'event'));
+      const e = await redeliverWebhook(db, f.event);
       if (!e) throw new DomainError('NOT_FOUND', 'No such webhook event.');
       return { webhook_event: { id: e.id, state: e.state, next_attempt_at: e.nextAttemptAt.toISOString() } };
     },
-  },
-  backup: { usage: '--out FILE   (embedded database; works while the server runs)', run: async () => ({}) },
-  restore: { usage: '--from FILE [--force] [--encryption-key-file F]   (embedded database; server stopped)', run: async () => ({}) },
-  'admin:create': {
-    usage: '--email E [--password P] [--operator | --workspace ID --role owner|reviewer] [--require-totp]',
+  }),
+  backup: command({
+    summary: 'embedded database: a consistent copy to a file, also while the server runs (not the encryption key: keep that apart)',
+    flags: { out: { type: 'string', required: true, value: 'FILE', help: 'where to write the backup (gzipped tar, owner-only)' } },
+    local: async (e, f) => {
+      const r = await backupEmbedded(path.resolve(e.DATA_DIR), f.out);
+      return { backup: { file: path.resolve(f.out), bytes: r.bytes, online: r.online } };
+    },
+  }),
+  restore: command({
+    summary: 'embedded database, server stopped: restores a backup, once the key ring it will run with is checked to read it',
+    flags: {
+      from: { type: 'string', required: true, value: 'FILE', help: 'the backup' },
+      'encryption-key-file': { type: 'string', value: 'FILE', help: "the key file kept with the backup (the data directory's encryption.key; its .previous beside it is read too)" },
+      force: { type: 'bool', help: 'restore over an existing database (moved aside as db.before-restore-<time>, never deleted)' },
+    },
+    local: async (e, f) => {
+      const dataDir = path.resolve(e.DATA_DIR);
+      const r = await restoreEmbedded(dataDir, f.from, { force: f.force === true, encryptionKeyFile: f['encryption-key-file'], env: e });
+      return { restored: { data_dir: dataDir, verifications: r.verifications, media: r.media, moved_aside: r.movedAside, key_ids: r.keyIds } };
+    },
+  }),
+  'admin:create': command({
+    summary: 'an admin user for the admin area',
+    flags: {
+      email: EMAIL,
+      password: { type: 'string', value: 'P', help: 'at least 12 characters; without one the admin signs in by single sign-on only' },
+      operator: { type: 'bool', help: 'an operator: sees every workspace' },
+      workspace: { type: 'string', value: 'ID', help: 'a member of this workspace (with --role)' },
+      role: { type: 'string', value: 'owner|reviewer', help: 'the role in --workspace' },
+      'require-totp': { type: 'bool', help: 'a second factor (TOTP) is compulsory for them' },
+    },
     run: async (db, f) => ({
       admin: await createAdmin(db, {
-        email: req(f, 'email'),
-        password: optional(f, 'password'),
+        email: f.email,
+        password: f.password,
         operator: f.operator === true,
-        workspaceId: optional(f, 'workspace'),
-        role: optional(f, 'role') as 'owner' | 'reviewer' | undefined,
+        workspaceId: f.workspace,
+        role: f.role as 'owner' | 'reviewer' | undefined,
         requireTotp: f['require-totp'] === true,
       }),
     }),
-  },
-  'admin:reset-password': {
-    usage: '--email E --password P',
-    run: async (db, f) => ({ admin: await setAdminPassword(db, { email: req(f, 'email'), password: req(f, 'password'), actor: 'operator' }) }),
-  },
-  'admin:reset-2fa': {
-    usage: '--email E',
-    run: async (db, f) => ({ admin: await resetSecondFactor(db, { email: req(f, 'email'), actor: 'operator' }) }),
-  },
-  'admin:role': {
-    usage: '--email E (--operator true|false | --workspace ID --role owner|reviewer|none)',
+  }),
+  'admin:reset-password': command({
+    summary: "sets a forgotten password (ends the admin's sessions)",
+    flags: { email: EMAIL, password: { type: 'string', required: true, value: 'P', help: 'the new password (at least 12 characters)' } },
+    run: async (db, f) => ({ admin: await setAdminPassword(db, { email: f.email, password: f.password, actor: 'operator' }) }),
+  }),
+  'admin:reset-2fa': command({
+    summary: "clears a lost authenticator (TOTP and recovery codes; ends the admin's sessions)",
+    flags: { email: EMAIL },
+    run: async (db, f) => ({ admin: await resetSecondFactor(db, { email: f.email, actor: 'operator' }) }),
+  }),
+  'admin:role': command({
+    summary: 'makes or unmakes an operator (--operator), or adds, changes or removes a membership (--workspace --role)',
+    flags: {
+      email: EMAIL,
+      operator: { type: 'bool', value: 'true|false', help: 'make (true) or unmake (false) an operator' },
+      workspace: { type: 'string', value: 'ID', help: 'the workspace of the membership' },
+      role: { type: 'string', value: 'owner|reviewer|none', help: 'the role in --workspace; none removes them' },
+    },
     run: async (db, f) => {
-      if (f.operator !== undefined) return { admin: await setOperator(db, { email: req(f, 'email'), operator: bool(f, 'operator')!, actor: 'operator' }) };
-      const role = req(f, 'role');
+      if (f.operator !== undefined) return { admin: await setOperator(db, { email: f.email, operator: f.operator, actor: 'operator' }) };
+      const role = required(f.role, 'role');
       if (role !== 'owner' && role !== 'reviewer' && role !== 'none') {
         throw new DomainError('VALIDATION_ERROR', '--role is owner, reviewer or none.', { fields: { role: ['owner, reviewer or none'] } });
       }
-      return { membership: await setMembership(db, { email: req(f, 'email'), workspaceId: req(f, 'workspace'), role: role === 'none' ? null : role, actor: 'operator' }) };
+      return { membership: await setMembership(db, { email: f.email, workspaceId: required(f.workspace, 'workspace'), role: role === 'none' ? null : role, actor: 'operator' }) };
     },
-  },
-  'admin:sign-out': {
-    usage: '--email E',
-    run: async (db, f) => ({ admin: await signOutEverywhere(db, { email: req(f, 'email'), actor: 'operator' }) }),
-  },
-  'admin:list': { usage: '', run: async (db) => ({ admins: await listAdmins(db) }) },
+  }),
+  'admin:sign-out': command({
+    summary: 'signs an admin out everywhere, now',
+    flags: { email: EMAIL },
+    run: async (db, f) => ({ admin: await signOutEverywhere(db, { email: f.email, actor: 'operator' }) }),
+  }),
+  'admin:list': command({
+    summary: 'every admin with role, workspaces and second factor (never a hash)',
+    flags: {},
+    run: async (db) => ({ admins: await listAdmins(db) }),
+  }),
 };
 
-function help(): string {
-  return ['Usage: npm run ops -- <command> [flags] [--json]', '', ...Object.entries(COMMANDS).map(([n, c]) => `  ${n} ${c.usage}`)].join('\n');
+/** A flag one form of a command needs (admin:role --workspace with --role), checked where that form is chosen. */
+function required(v: string | undefined, name: string): string {
+  if (v === undefined) throw new DomainError('VALIDATION_ERROR', `--${name} is required.`, { fields: { [name]: ['Required.'] } });
+  return v;
 }
 
-/** `--name value`, `--name=value`, or a bare `--flag` (true). */
-export function parseFlags(args: string[]): Flags {
-  const out: Flags = {};
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (!a.startsWith('--')) continue;
-    const eq = a.indexOf('=');
-    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1);
-    else if (i + 1 < args.length && !args[i + 1].startsWith('--')) out[a.slice(2)] = args[++i];
-    else out[a.slice(2)] = true;
-  }
-  return out;
-}
+export { COMMANDS };
 
-async function main(argv: string[]): Promise<number> {
+type Io = { out: (s: string) => void; err: (s: string) => void };
+const stdio: Io = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
+
+/** The CLI: the exit status of one command line. */
+export async function main(argv: string[], io: Io = stdio): Promise<number> {
   const [name, ...rest] = argv;
-  const flags = parseFlags(rest);
-  const asJson = flags.json === true;
-  const print = (o: unknown) => process.stdout.write(asJson ? JSON.stringify(o) + '\n' : JSON.stringify(o, null, 2) + '\n');
-  const fail = (code: string, message: string, details?: unknown) => {
+  const asked = wants(argv);
+  let asJson = asked.json;
+  const print = (o: unknown) => io.out(asJson ? JSON.stringify(o) + '\n' : JSON.stringify(o, null, 2) + '\n');
+  const fail = (code: string, message: string, details?: unknown, exit: number = EXIT.failed) => {
     print({ error: { code, message, ...(details ? { details } : {}) } });
-    return 1;
+    return exit;
   };
+
+  // `ops --help`, `ops help [COMMAND]`: the list of commands, or one command's flags.
+  if (name === '--help' || name === '-h' || name === 'help') {
+    const c = rest[0] && rest[0] !== '--json' ? COMMANDS[rest[0]] : undefined;
+    if (c && asJson) print(commandHelpJson(rest[0], c));
+    else if (c) io.out(commandHelp(rest[0], c));
+    else if (asJson) print({ commands: Object.entries(COMMANDS).map(([n, c]) => ({ name: n, summary: c.summary })) });
+    else io.out(overview(COMMANDS));
+    return EXIT.ok;
+  }
   const cmd = name ? COMMANDS[name] : undefined;
   if (!cmd) {
-    if (!asJson) console.error(help());
-    return fail('UNKNOWN_COMMAND', name ? `Unknown command ${name}.` : 'No command given.', { commands: Object.keys(COMMANDS) });
+    if (!asJson) io.err(overview(COMMANDS));
+    const suggestion = name ? closest(name, Object.keys(COMMANDS)) : undefined;
+    const message = name ? `Unknown command ${name}${suggestion ? ` (did you mean ${suggestion}?)` : ''}.` : 'No command given.';
+    return fail('UNKNOWN_COMMAND', message, { commands: Object.keys(COMMANDS), ...(suggestion ? { suggestion } : {}) }, EXIT.usage);
+  }
+  // --help answers whatever else the line holds: it is how one finds out what else it should hold.
+  if (asked.help) {
+    if (asJson) print(commandHelpJson(name, cmd));
+    else io.out(commandHelp(name, cmd));
+    return EXIT.ok;
+  }
+
+  let flags;
+  try {
+    flags = parseCommandLine(name, cmd.flags, rest);
+    asJson = flags.json;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      if (!asJson) io.err(`${e.message}\nnpm run ops -- ${name} --help lists its flags.\n`);
+      return fail(e.code, e.message, e.details, EXIT.usage);
+    }
+    if (e instanceof DomainError) return fail(e.code, e.message, e.details);
+    throw e;
   }
 
   let env;
@@ -410,22 +511,14 @@ async function main(argv: string[]): Promise<number> {
     if (e instanceof EnvError) return fail('INVALID_ENVIRONMENT', e.message);
     throw e;
   }
-  // Backup and restore work on the data directory, not through a database connection.
-  if (name === 'backup' || name === 'restore') {
-    if (env.DATABASE_URL) return fail('VALIDATION_ERROR', 'backup and restore are for the embedded database; back up your own PostgreSQL with its tools (pg_dump, base backups).');
+  if ('local' in cmd) {
+    if (env.DATABASE_URL) return fail('VALIDATION_ERROR', 'backup and restore are for the embedded database; back up your own PostgreSQL with its tools (pg_dump; see docs/deploy.md).');
     try {
-      const dataDir = path.resolve(env.DATA_DIR);
-      if (name === 'backup') {
-        const r = await backupEmbedded(dataDir, req(flags, 'out'));
-        print({ backup: { file: path.resolve(req(flags, 'out')), bytes: r.bytes, online: r.online } });
-      } else {
-        const keyFile = typeof flags['encryption-key-file'] === 'string' ? flags['encryption-key-file'] : undefined;
-        const r = await restoreEmbedded(dataDir, req(flags, 'from'), { force: flags.force === true, encryptionKeyFile: keyFile });
-        print({ restored: { data_dir: dataDir, verifications: r.verifications, media: r.media, moved_aside: r.movedAside } });
-      }
-      return 0;
+      print(await cmd.local(env, flags));
+      return EXIT.ok;
     } catch (e) {
       if (e instanceof DomainError) return fail(e.code, e.message, e.details);
+      if (e instanceof KeysUnreadableError) return fail('ENCRYPTION_KEY_UNAVAILABLE', e.message, e.details());
       return fail(e instanceof RuntimeError ? 'BACKUP_FAILED' : 'INTERNAL_ERROR', (e as Error).message);
     }
   }
@@ -446,7 +539,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (runtime.embedded) await applyMigrations(runtime.databaseUrl);
     print(await cmd.run(h.db, flags));
-    return 0;
+    return EXIT.ok;
   } catch (e) {
     if (e instanceof DomainError) return fail(e.code, e.message, e.details);
     return fail('INTERNAL_ERROR', (e as Error).message);
@@ -456,4 +549,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code));
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) main(process.argv.slice(2)).then((code) => process.exit(code));

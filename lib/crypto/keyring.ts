@@ -139,6 +139,29 @@ export function writeKeyFiles(file: string, primaryB64: string, previousB64: str
   reloadKeyRing();
 }
 
+/**
+ * The key ring a server started with this environment would hold (scripts/launch.ts: ENCRYPTION_KEY_FILE, else
+ * ENCRYPTION_KEY with ENCRYPTION_KEYS_PREVIOUS, else the data directory's encryption.key and its .previous), read
+ * now without generating or caching anything. `dataDirKeys`: a key file about to become the data directory's own
+ * (restore --encryption-key-file). `ring` is null when there is no key at all (a first start generates one).
+ */
+export function startupKeyRing(e: Env, dataDirKeys?: { primary: string; previous: string[] }): { ring: KeyRing | null; from: string } {
+  // `from`: where the server's keys would come from, as a clause for an error message.
+  const ring = (k: { primary: string; previous: string[] }, where: string, source: KeyRing['source']) =>
+    makeRing(decodeKey(k.primary, where), k.previous.map((p) => decodeKey(p, where)), source);
+  if (e.ENCRYPTION_KEY_FILE) {
+    const file = path.resolve(e.ENCRYPTION_KEY_FILE);
+    return { ring: ring(readKeyFiles(file), file, 'file'), from: `its keys would come from ENCRYPTION_KEY_FILE (${file})` };
+  }
+  if (e.ENCRYPTION_KEY) {
+    return { ring: ring({ primary: e.ENCRYPTION_KEY, previous: e.ENCRYPTION_KEYS_PREVIOUS ?? [] }, 'ENCRYPTION_KEY', 'environment'), from: 'its keys would come from ENCRYPTION_KEY and ENCRYPTION_KEYS_PREVIOUS, set in this environment' };
+  }
+  const file = path.resolve(e.DATA_DIR, 'encryption.key');
+  if (dataDirKeys) return { ring: ring(dataDirKeys, '--encryption-key-file', 'file'), from: `its keys would come from the key file given (to become ${file})` };
+  if (!fs.existsSync(file)) return { ring: null, from: `it would have no key: ${file} does not exist, and a new key would be generated at its start` };
+  return { ring: ring(readKeyFiles(file), file, 'file'), from: `its keys would come from the data directory's key file (${file})` };
+}
+
 /** The base64 keys of a key file: the primary and the previous ones. */
 export function readKeyFiles(file: string): { primary: string; previous: string[] } {
   const main = keyLines(file);

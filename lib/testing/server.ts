@@ -78,6 +78,32 @@ export async function start(dataDir: string, port: number, extra: Record<string,
   return { proc, out: () => out, base };
 }
 
+/**
+ * A start that must be refused: the launcher's exit status and everything it printed. A server that comes up
+ * instead is stopped and reported as an error.
+ */
+export async function startRefused(dataDir: string, port: number, extra: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+  const proc = spawn(tsx, ['scripts/launch.ts', 'start'], { cwd: root, env: childEnv(dataDir, port, extra), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const deadline = Date.now() + 180_000;
+  const served = (async () => {
+    for (;;) {
+      if (proc.exitCode !== null || proc.signalCode !== null) return false;
+      if (Date.now() > deadline) return true;
+      if (await fetch(`http://127.0.0.1:${port}/v1/none`).then(() => true, () => false)) return true;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  if (await Promise.race([served, exited.then(() => false)])) {
+    await stop({ proc, out: () => out, base: '' });
+    throw new Error(`the launcher neither refused nor exited: ${out}`);
+  }
+  return { code: await exited, out };
+}
+
 export async function stop(s: Server): Promise<number | null> {
   s.proc.kill('SIGINT');
   return new Promise((r) => (s.proc.exitCode !== null ? r(s.proc.exitCode) : s.proc.once('exit', (code) => r(code))));
