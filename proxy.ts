@@ -8,10 +8,15 @@
  * The admin area (and Auth.js's endpoints): the same nonce CSP without wasm or camera, never framed,
  * never cached (`no-store`: pages and photos hold personal data), never indexed. Form submissions may go
  * to this origin and, when single sign-on is configured, to the identity provider.
+ *
+ * And the admin area's defence against cross-site request forgery: a state-changing request (a server action,
+ * a form post) that does not come from BASE_URL's origin is refused with 403 before Next.js runs it
+ * (lib/api/same-origin.ts).
  */
 import { NextResponse, type NextRequest } from 'next/server';
 import { env } from './lib/env';
 import { CAPTURE_PATH_HEADER } from './i18n/capture-header';
+import { crossSiteProblem } from './lib/api/same-origin';
 
 export function capturePageCsp(nonce: string) {
   return [
@@ -51,6 +56,13 @@ const ssoOrigin = () => {
 };
 
 export function proxy(request: NextRequest) {
+  const forged = crossSiteProblem(request.method, request.nextUrl.pathname, request.headers, env().BASE_URL);
+  if (forged) {
+    return new NextResponse(`Forbidden: ${forged}\n`, {
+      status: 403,
+      headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
+    });
+  }
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64');
   const admin = !request.nextUrl.pathname.startsWith('/verify/');
   const csp = admin ? adminCsp(nonce, ssoOrigin()) : capturePageCsp(nonce);

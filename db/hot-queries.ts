@@ -40,9 +40,10 @@ const BUILDERS = {
       .prepare('ov_verification_with_consent'),
 
     /**
-     * Creating a verification: the insert (a conflict means an idempotent retry) and its audit entry, in one
-     * statement, so they land together or not at all (a database lost between two statements left a
-     * verification without its entry), in one round trip.
+     * Creating a verification: the insert (a conflict means an idempotent retry), its data key when it arrives
+     * with personal data (its external_metadata is sealed under it), and its audit entry, in one statement, so
+     * they land together or not at all (a database lost between two statements left a verification without its
+     * entry), in one round trip.
      */
     insertVerification: (db: Db) => {
       const inserted = db.$with('v').as(
@@ -56,8 +57,7 @@ const BUILDERS = {
             flow: sql.placeholder('flow'),
             checkMethod: sql.placeholder('checkMethod'),
             externalId: sql.placeholder('externalId'),
-            externalMetadata: sql.placeholder('externalMetadata'),
-            externalMetadataRaw: sql.placeholder('externalMetadataRaw'),
+            externalMetadataSealed: sql.placeholder('externalMetadataSealed'),
             returnUrl: sql.placeholder('returnUrl'),
             locale: sql.placeholder('locale'),
             captureTokenHash: sql.placeholder('captureTokenHash'),
@@ -68,13 +68,18 @@ const BUILDERS = {
           .onConflictDoNothing()
           .returning(),
       );
+      const keyed = db.$with('k', {}).as(
+        sql`insert into ${dataKeys} (verification_id, kek_id, wrapped)
+            select v.id, ${sql.placeholder('kekId')}, ${sql.placeholder('wrappedKey')}::bytea
+            from v where ${sql.placeholder('wrappedKey')}::bytea is not null`,
+      );
       const audited = db.$with('a', {}).as(
         sql`insert into ${auditLog} (id, workspace_id, verification_id, actor, action, request_id, data)
             select ${sql.placeholder('auditId')}, v.workspace_id, v.id, ${sql.placeholder('actor')}, 'verification.created',
                    ${sql.placeholder('requestId')}, ${sql.placeholder('auditData')}::jsonb
             from v`,
       );
-      return db.with(inserted, audited).select().from(inserted).prepare('ov_insert_verification');
+      return db.with(inserted, keyed, audited).select().from(inserted).prepare('ov_insert_verification');
     },
 
     insertAudit: (db: Db) =>
@@ -88,6 +93,7 @@ const BUILDERS = {
         action: sql.placeholder('action'),
         requestId: sql.placeholder('requestId'),
         data: sql.placeholder('data'),
+        dataSealed: sql.placeholder('dataSealed'),
       })
       .prepare('ov_insert_audit'),
 };

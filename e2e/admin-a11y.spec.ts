@@ -7,6 +7,10 @@ import { totpAt } from '../lib/admin/auth/totp';
 import { axe } from './steps';
 import { admin, origin, signIn, submittedCase, workspace } from './admin-helpers';
 import { ops } from './env';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { makeIaca } from '../lib/testing/wallet';
 
 async function check(page: Page, path: string, name: string) {
   for (const width of [1280, 320]) {
@@ -29,7 +33,7 @@ test.describe('axe and 320 px on every admin page', () => {
     await check(page, '/admin/sign-in?error=AccessDenied', 'sign-in with an error');
   });
 
-  test('lists: queue, search, blocklist, audit, not found', async ({ page }) => {
+  test('lists: queue, search, blocklist, audit, not found, wallet trust', async ({ page }) => {
     const ws = workspace('a11y lists');
     const op = admin('operator');
     const { id } = await submittedCase(ws, 'test', { external_id: 'e2e-a11y-0' });
@@ -42,6 +46,11 @@ test.describe('axe and 320 px on every admin page', () => {
     await check(page, '/admin/blocklist', 'blocklist');
     await check(page, '/admin/audit', 'audit log');
     await check(page, '/admin/verifications/00000000-0000-7000-8000-000000000000', 'not found');
+    // The wallet trust list, with a root in it (docs/wallet.md "Trust lists").
+    const pem = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ov-a11y-')), 'iaca.pem');
+    fs.writeFileSync(pem, (await makeIaca({ name: 'A11y IACA' })).pem);
+    ops('wallet-trust:add', '--pem', pem, '--workspace', ws.id);
+    await check(page, '/admin/wallet-trust', 'wallet trust list');
   });
 
   test('cases: in review, decided, the decision dialog', async ({ page }) => {

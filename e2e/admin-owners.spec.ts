@@ -146,7 +146,7 @@ test.describe('owners run their workspace', () => {
     }
   });
 
-  test('a settings change takes effect on the API (the rate limit) and is audited with before and after', async ({ page }) => {
+  test('a settings change takes effect on the API (the rate limit) and is audited with before and after (the step-up, the wallet offer, request timestamps)', async ({ page }) => {
     const ws = workspace('owner settings');
     const owner = admin([ws.id, 'owner']);
     await signIn(page, owner);
@@ -156,6 +156,7 @@ test.describe('owners run their workspace', () => {
     await expect(formAlert(page)).toContainText('invalid');
     await page.getByLabel('Rate limit per minute').fill('3');
     await page.getByLabel('When the age estimate cannot decide').selectOption('document');
+    await page.getByLabel('Digital ID wallet').selectOption('offer');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Settings saved' })).toBeVisible();
     await new Promise((r) => setTimeout(r, 50));
@@ -167,8 +168,8 @@ test.describe('owners run their workspace', () => {
     const row = page.getByTestId('audit').locator('tbody tr').filter({ hasText: owner.email });
     await expect(row).toHaveCount(1);
     // Only what changed is under `changes`, with its value before and after.
-    await expect(row).toContainText('changes: estimation fallback: after: document; before: review; rate limit per minute: after: 3; before: 100,000;');
-    expect(ops('workspace:settings', '--workspace', ws.id).workspace.estimation_fallback).toBe('document');
+    await expect(row).toContainText('changes: wallet: after: offer; before: off; estimation fallback: after: document; before: review; rate limit per minute: after: 3; before: 100,000;');
+    expect(ops('workspace:settings', '--workspace', ws.id).workspace).toMatchObject({ estimation_fallback: 'document', wallet: 'offer' });
     // Request timestamps (off by default): on, a request without X-Request-Timestamp is refused.
     await page.goto(`${origin()}/admin/workspaces/${ws.id}/settings`);
     await page.getByLabel('Require request timestamps').selectOption('true');

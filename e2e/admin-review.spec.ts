@@ -86,7 +86,7 @@ test.describe('reviewing cases', () => {
     const first = await submittedCase(probe, 'live');
     const decided = await first.api.waitDecided(first.id);
     const age = decided.result.estimated_age as number;
-    // …then a threshold at that age: the estimate's range (±10 years) straddles it, so a person decides.
+    // …then a threshold at that age: the estimate's range (lower end under it, upper end over it) straddles it, so a person decides.
     const ws = workspace('refer', ['--age-threshold', String(age)]);
     const { id, api } = await submittedCase(ws, 'live', { external_id: 'e2e-refer-1' });
     const v = await api.waitDecided(id);

@@ -1,21 +1,40 @@
 /**
  * The capture page in each of its sixteen languages (docs/capture-page.md), in Debian's Chromium on a 360 px phone
- * with the fake camera: one browser context per language, the quickest flow (consent → live selfie → submit → in
+ * with the fake camera: the quickest flow (consent → live selfie, with the digital ID offer beside it → submit → in
  * review), at every step zero WCAG 2.2 AA violations (axe-core, every impact), no text out of its box, no English;
- * right to left for Arabic and Hebrew (mirrored progress and arrow, the camera preview as in every language), the
- * fonts each script needs, the consent accepted in that language, and only that language's catalogue sent.
+ * right to left for Arabic and Hebrew (mirrored progress, arrow and wallet offer, the camera preview as in every
+ * language), the fonts each script needs, the consent accepted in that language, and only that language's catalogue
+ * sent. One browser context per language.
  */
 import { expect, test, type Response } from '@playwright/test';
 import { LOCALES, dirOf, type Locale } from '../lib/i18n/locales';
+import { apiClient } from '../lib/testing/api-client';
 import { SCRIPT_FONTS } from '../scripts/test-setup/provision.mjs';
-import { cameraLaunch, FACE_Y4M, newVerification } from './env';
-import { catalogue, englishOn, mirrored, overflowing, platformFonts, translator, wcagViolations } from './languages';
+import { cameraLaunch, FACE_Y4M, opsAsync, state } from './env';
+import { catalogue, englishOn, mirrored, overflowing, platformFonts, textStartSide, translator, wcagViolations } from './languages';
 
 test.use({ launchOptions: cameraLaunch(FACE_Y4M) });
 
 /** The font Chromium must draw each script with (provisioned from Debian: scripts/test-setup/provision.mjs). */
 const SCRIPT_FONT: Partial<Record<Locale, string>> = SCRIPT_FONTS;
 const PHONE = { width: 360, height: 740 };
+
+let ws: { apiKey: string; test: string };
+
+test.beforeAll(async () => {
+  // An age workspace that offers a digital ID wallet (docs/wallet.md): Chromium has the Digital Credentials API, so
+  // the offer stands beside the selfie in every language and its words are checked with the rest of the page.
+  const c = await opsAsync('workspace:create', '--name', 'e2e languages');
+  await opsAsync('workspace:settings', '--workspace', c.workspace.id, '--rate-limit-per-minute', '100000', '--wallet', 'offer');
+  ws = { apiKey: c.workspace.api_key, test: c.secret_keys.find((k: { mode: string }) => k.mode === 'test').secret };
+});
+
+async function newVerification(body: object) {
+  const api = apiClient(state().base, ws.apiKey, ws.test);
+  const r = await api.json('POST', '/v1/verifications', JSON.stringify(body));
+  if (!r.data) throw new Error(JSON.stringify(r.error));
+  return { id: r.data.id as string, url: r.data.url as string, api };
+}
 
 for (const locale of LOCALES) {
   test(`${locale}: consent, live selfie and submit on a 360 px phone, accessible and in ${locale} only`, async ({ browser }) => {
@@ -29,7 +48,7 @@ for (const locale of LOCALES) {
       const type = r.request().resourceType();
       if (type === 'document' || type === 'script' || type === 'fetch') sent.push(r.text().catch(() => ''));
     });
-    const { id, url, api } = await newVerification('estimation', 'test', { locale, return_url: 'https://shop.example.com/done' });
+    const { id, url, api } = await newVerification({ locale, return_url: 'https://shop.example.com/done' });
 
     const check = async (step: string) => {
       expect({ step, violations: await wcagViolations(page) }).toEqual({ step, violations: [] });
@@ -64,6 +83,13 @@ for (const locale of LOCALES) {
       const [first, last] = [await steps.first().boundingBox(), await steps.last().boundingBox()];
       expect(first!.x).toBeGreaterThan(last!.x);
     }
+    // The digital ID offer, in this language, reads from the side its text starts on (right to left: the right).
+    const offer = page.getByTestId('wallet-offer');
+    await expect(offer.getByRole('heading', { name: t('wallet.title') })).toBeVisible();
+    await expect(offer.getByRole('button', { name: t('wallet.use') })).toBeVisible();
+    await expect(offer).toContainText(t('wallet.intro', { age: 18 }));
+    const start = dirOf(locale) === 'rtl' ? 'right' : 'left';
+    expect([await textStartSide(offer.getByRole('heading')), await textStartSide(offer.locator('p').first())]).toEqual([expect.stringMatching(`${start}|both`), expect.stringMatching(`${start}|both`)]);
     await check('selfie');
     await capture.click();
     await page.getByRole('button', { name: t('camera.usePhoto') }).click();

@@ -94,3 +94,23 @@ export function mirrored(el: import('@playwright/test').Locator) {
     return sx * tx < 0;
   });
 }
+
+/**
+ * The side of its box an element's text starts from: its last line (a short line, where the text wraps) touching
+ * the content box's left or right edge. Left to right text starts at the left, right to left at the right.
+ */
+export function textStartSide(el: import('@playwright/test').Locator) {
+  return el.evaluate((e) => {
+    const range = document.createRange();
+    range.selectNodeContents(e);
+    const lines = Array.from(range.getClientRects()).filter((r) => r.width > 0);
+    const last = lines.reduce((a, r) => (r.bottom > a.bottom + 1 ? r : a), lines[0]);
+    const box = e.getBoundingClientRect();
+    const cs = getComputedStyle(e);
+    const left = box.left + Number.parseFloat(cs.borderLeftWidth) + Number.parseFloat(cs.paddingLeft);
+    const right = box.right - Number.parseFloat(cs.borderRightWidth) - Number.parseFloat(cs.paddingRight);
+    const atLeft = Math.abs(last.left - left) < 2;
+    const atRight = Math.abs(last.right - right) < 2;
+    return atLeft && atRight ? 'both' : atLeft ? 'left' : atRight ? 'right' : 'neither';
+  });
+}

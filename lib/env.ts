@@ -2,6 +2,7 @@
  * The one place the environment is read. Validated with zod on first use, with a message that names
  * the variable and what is wrong, so a bad deployment fails at start and says why.
  */
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 const csvSeconds = z
@@ -70,10 +71,19 @@ const schema = z.object({
   /** Hours after sign-in at which an admin session ends, however active. */
   ADMIN_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(12),
   /**
-   * Reverse proxies in front of the server that append to X-Forwarded-For: the sign-in throttle counts the
-   * address that many entries from the right. 0: the server is reached directly.
+   * Reverse proxies in front of the server, by address or CIDR range, comma-separated (`127.0.0.1,10.0.0.0/8`):
+   * only a connection from one of them has its X-Forwarded-For/-Host/-Proto believed (lib/api/client-address.ts).
+   * Unset: none; the client is the connection's address and forwarded headers are dropped.
    */
-  ADMIN_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
+  TRUSTED_PROXIES: z
+    .string()
+    .refine(
+      (s) => s.split(',').map((x) => x.trim()).filter(Boolean).every((x) => (x.includes('/') ? ipaddr.isValidCIDR(x) : ipaddr.isValid(x))),
+      'comma-separated IP addresses or CIDR ranges of your reverse proxies, e.g. 127.0.0.1,10.0.0.0/8',
+    )
+    .default(''),
+  /** Replaced by TRUSTED_PROXIES (a count of proxies let any client name its own address): 0 or unset only. */
+  ADMIN_TRUSTED_PROXIES: z.coerce.number().int().optional(),
   /**
    * Outgoing email (invitations to the admin area): `smtp://user:pass@host:587` (STARTTLS when offered) or
    * `smtps://…:465`. Unset: no email is sent, the invitation link is shown to the inviter only.
@@ -105,6 +115,11 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new EnvError(`Invalid environment:\n${lines.join('\n')}`);
   }
   const env = parsed.data;
+  if (env.ADMIN_TRUSTED_PROXIES) {
+    throw new EnvError(
+      'Invalid environment:\n  ADMIN_TRUSTED_PROXIES: replaced by TRUSTED_PROXIES, the addresses (or CIDR ranges) of your reverse proxies, e.g. TRUSTED_PROXIES=127.0.0.1; remove ADMIN_TRUSTED_PROXIES',
+    );
+  }
   const oidc = [env.AUTH_OIDC_ISSUER, env.AUTH_OIDC_ID, env.AUTH_OIDC_SECRET].filter(Boolean).length;
   if (oidc !== 0 && oidc !== 3) {
     throw new EnvError('Invalid environment:\n  AUTH_OIDC_ISSUER, AUTH_OIDC_ID, AUTH_OIDC_SECRET: set all three for single sign-on, or none');

@@ -20,7 +20,7 @@ function sortableBody(now = Date.now()): string {
   return time + rand;
 }
 
-export type IdPrefix = 'ws' | 'key' | 'con' | 'med' | 'aud' | 'adm' | 'req' | 'evt' | 'wat' | 'job' | 'blk' | 'ses' | 'rcp' | 'rk' | 'inv';
+export type IdPrefix = 'ws' | 'key' | 'con' | 'med' | 'aud' | 'adm' | 'req' | 'evt' | 'wat' | 'job' | 'blk' | 'ses' | 'rcp' | 'rk' | 'inv' | 'wrq' | 'iaca';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${sortableBody()}`;

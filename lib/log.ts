@@ -22,7 +22,7 @@ const SECRET_TEXT: [RegExp, string][] = [
 export const REDACTED = '[redacted]';
 
 export function scrubText(s: string): string {
-  let out = s;
+  let out = dropQueryParams(s);
   for (const [re, by] of SECRET_TEXT) out = out.replace(re, by);
   return out;
 }
@@ -58,6 +58,40 @@ function errorFields(e: Error, depth: number): Record<string, unknown> {
   if (code !== undefined) f.code = code;
   if (e.cause !== undefined && depth < 6) f.cause = redact(e.cause, depth + 1);
   return f;
+}
+
+/**
+ * A copy of an error fit for a console line: its name, message and stack without the values a query bound, its
+ * cause likewise, and none of the driver's own fields (drizzle's `params`, PostgreSQL's `detail` and `where`,
+ * which quote the values of a row); Next.js's `digest` and the error's `code` kept.
+ */
+function consoleSafeError(e: Error, depth: number): Error {
+  const out = new Error(scrubText(e.message));
+  out.name = e.name;
+  out.stack = e.stack === undefined ? undefined : scrubText(e.stack);
+  for (const k of ['digest', 'code'] as const) {
+    const v = (e as unknown as Record<string, unknown>)[k];
+    if (typeof v === 'string' || typeof v === 'number') (out as unknown as Record<string, unknown>)[k] = v;
+  }
+  if (e.cause !== undefined && depth < 6) out.cause = e.cause instanceof Error ? consoleSafeError(e.cause, depth + 1) : redact(e.cause, depth + 1);
+  return out;
+}
+
+const consoleSafe = (arg: unknown): unknown => (arg instanceof Error ? consoleSafeError(arg, 0) : typeof arg === 'string' ? scrubText(arg) : arg !== null && typeof arg === 'object' ? redact(arg) : arg);
+
+/**
+ * Everything written with console.* in this process passes the same redaction as the log: Next.js prints the
+ * errors of server actions and pages itself (with a failed query's parameters), and so do libraries. The
+ * server (scripts/serve.ts) calls this first.
+ */
+export function redactConsole(target: Console = console) {
+  const c = target as unknown as Record<string, (...a: unknown[]) => void> & { __ovRedacted?: true };
+  if (c.__ovRedacted) return;
+  for (const m of ['log', 'info', 'warn', 'error', 'debug', 'trace']) {
+    const write = c[m].bind(target);
+    c[m] = (...args: unknown[]) => write(...args.map(consoleSafe));
+  }
+  c.__ovRedacted = true;
 }
 
 /** What is being served: set by the API's route wrapper (and the admin's server actions) for everything they call. */

@@ -6,7 +6,7 @@
  *    MRZ is read by OCR). Target: estimation decided in under 2 s after submit.
  * 2. A selfie's analysis (--part analysis, also in all): lib/media/analyze.ts on one warm worker-equivalent (the
  *    face models loaded once), for a 1280x720 laptop selfie and the capture page's 640x480 camera frame, n=RUNS
- *    each, p50/p95. Target: under 400 ms. The machine's load average is printed with it.
+ *    each, p50/p95. Target: under 700 ms (the age networks' views take most of it). The machine's load average is printed with it.
  *
  * The duplicate search has its own benchmark: npm run bench:duplicates (docs/performance.md).
  */
@@ -141,7 +141,7 @@ async function main() {
 function printAnalysis(a: Record<string, number[]>) {
   if (!Object.keys(a).length) return;
   console.log(`\na selfie's analysis (lib/media/analyze.ts, one thread, warm; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.availableParallelism()} cores)`);
-  for (const [name, t] of Object.entries(a)) console.log(`  ${name.padEnd(22)} n=${t.length}  p50 ${ms(percentile(t, 50))}  p95 ${ms(percentile(t, 95))}   (target < 400 ms)`);
+  for (const [name, t] of Object.entries(a)) console.log(`  ${name.padEnd(22)} n=${t.length}  p50 ${ms(percentile(t, 50))}  p95 ${ms(percentile(t, 95))}   (target < 700 ms)`);
 }
 
 runBench(main);

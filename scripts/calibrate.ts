@@ -75,7 +75,7 @@ for (const r of rows) {
 }
 for (const e of ageErrors) console.log(JSON.stringify({ age: e }));
 const absErr = ageErrors.map((e) => Math.abs(e.error));
-console.log(JSON.stringify({ age_error: { n: absErr.length, mean_abs: +(absErr.reduce((a, b) => a + b, 0) / absErr.length).toFixed(1), max_abs: Math.max(...absErr), margins_used: T.AGE_MARGINS }, age_estimates_unknown_people: dist(rows.filter((r) => r.knownAge === null).map((r) => r.age ?? NaN)) }));
+console.log(JSON.stringify({ age_error: { n: absErr.length, mean_abs: +(absErr.reduce((a, b) => a + b, 0) / absErr.length).toFixed(1), max_abs: Math.max(...absErr), ranges: ageErrors.map((e) => ({ id: e.id, variant: e.variant, estimate: e.estimate, range: T.ageRange(e.estimate) })) }, age_estimates_unknown_people: dist(rows.filter((r) => r.knownAge === null).map((r) => r.age ?? NaN)) }));
 
 // Presentation attacks.
 const replayGenuine = rows.map((r) => r.replay ?? NaN).filter(Number.isFinite);

@@ -105,6 +105,10 @@ const fm = summary.face_match;
 const f = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(2)}%`);
 process.stderr.write(
   `age: n=${summary.age.n} MAE ${summary.age.mae} | under ${args.ageThreshold} passed ${f(summary.age.false_pass_under.rate)} (n=${summary.age.false_pass_under.n}), ${args.ageThreshold}+ referred ${f(summary.age.refer_rate_over.rate)} (n=${summary.age.refer_rate_over.n})\n` +
+    summary.age.at_thresholds
+      .map((t) => `  at ${t.threshold}: ${t.threshold}+ passed ${f(t.over.passed.rate)} referred ${f(t.over.referred.rate)} failed ${f(t.over.failed.rate)} (n=${t.over.n}) | under ${t.threshold} passed ${t.under.passed.k} of ${t.under.n} (95 % upper bound ${f(t.under.passed_upper95)})\n`)
+      .join('') +
+    `  range: covers the true age ${f(summary.age.range.coverage.rate)} (n=${summary.age.range.n}), mean width ${summary.age.range.mean_width} years\n` +
     `face match at ${fm.threshold}: FNMR ${f(fm.fnmr)} (${fm.genuine_pairs} genuine pairs), FMR ${f(fm.fmr)} (${fm.impostor_pairs} impostor pairs)\n` +
     `wrote ${written.map((w) => path.relative(process.cwd(), w)).join(', ')}\n`,
 );

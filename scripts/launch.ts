@@ -20,6 +20,9 @@ import { KeysUnreadableError } from '../lib/crypto/key-check';
 const mode = process.argv[2] === 'start' ? 'start' : 'dev';
 
 async function main() {
+  // Every file this process and its children (the server, the embedded engine) create: the owner's only
+  // (SECURITY.md, "File modes"). The engine's own files are clamped too (db/embedded/owner-only-fs.ts).
+  process.umask(0o077);
   let env;
   try {
     env = parseEnv(process.env);

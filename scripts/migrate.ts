@@ -3,6 +3,7 @@ import { parseEnv } from '../lib/env';
 import { resolveRuntime } from '../db/runtime';
 import { applyMigrations } from '../db/migrate';
 
+process.umask(0o077); // the embedded database's files, when this opens it: the owner's only
 const runtime = await resolveRuntime(parseEnv(process.env), { own: false });
 try {
   await applyMigrations(runtime.databaseUrl);

@@ -34,9 +34,11 @@ import { receiptKeys, verifyReceipt, type SignedReceipt } from '../lib/retention
 import { embeddedKeyFile, KEY_FILE_RECHECK_MS, keyRing, newKeyBase64, readKeyFiles, writeKeyFiles } from '../lib/crypto/keyring';
 import { keyUsage, rewrapAll } from '../lib/crypto/rotate';
 import { env } from '../lib/env';
+import { scrubText } from '../lib/log';
 import { sha256Hex } from '../lib/crypto/hash';
 import { resetUsageRollup, rollUpUsage } from '../lib/usage/days';
 import { KeysUnreadableError } from '../lib/crypto/key-check';
+import { addTrustAnchors, listTrustAnchors, publicTrustAnchor, removeTrustAnchor } from '../lib/wallet/trust';
 import { closest, commandHelp, commandHelpJson, EXIT, overview, parseCommandLine, UsageError, wants, type FlagDecl, type FlagSpec, type FlagValues } from './ops-cli';
 
 type Out = Record<string, unknown>;
@@ -128,6 +130,7 @@ const SETTING_FLAGS = {
   'check-method': { setting: 'check_method', type: 'string', value: 'estimation|document_verification', help: 'the age flow\'s check method' },
   'require-active-liveness': { setting: 'require_active_liveness', type: 'bool', value: 'true|false', help: 'the hosted page asks for a head turn before the selfie' },
   'estimation-fallback': { setting: 'estimation_fallback', type: 'string', value: 'review|document', help: 'an age estimate that cannot decide goes to review (default), or asks for an ID document in the same verification' },
+  wallet: { setting: 'wallet', type: 'string', value: 'off|offer', help: 'offer a digital ID wallet on the hosted page (docs/wallet.md; default off)' },
 } as const satisfies Record<string, FlagSpec & { setting: keyof SettingsPatch }>;
 
 const COMMANDS: Record<string, Command> = {
@@ -209,9 +212,10 @@ const COMMANDS: Record<string, Command> = {
       id: VERIFICATION,
       status: { type: 'string', required: true, value: 'approved|declined|resubmission_requested', help: 'the decision (resubmission in test mode only)' },
       reason: { type: 'string', value: 'R', help: 'a reason code (declines: the reason table, age_below_threshold, document_expired)' },
+      note: { type: 'string', value: 'N', help: "the reviewer's note, kept sealed with the verification's personal data (erased with it)" },
     },
     run: async (db, f) => {
-      const v = await decideReview(db, { verificationId: f.id, status: f.status, reason: f.reason, actor: 'operator' });
+      const v = await decideReview(db, { verificationId: f.id, status: f.status, reason: f.reason, note: f.note, actor: 'operator' });
       return { verification: { id: v.id, status: v.status, reason: v.reason, completed_at: v.completedAt?.toISOString() ?? null } };
     },
   }),
@@ -350,6 +354,31 @@ const COMMANDS: Record<string, Command> = {
       }
       return { key_id: usage.primary, retired_key_ids: usage.accepted, removed_from: null, next_step: 'Remove ENCRYPTION_KEYS_PREVIOUS from the environment of every server, and destroy those keys.' };
     },
+  }),
+  // Digital ID wallets' issuing authorities (docs/wallet.md "Trust lists"): nothing is trusted until added here.
+  'wallet-trust:add': command({
+    summary: 'trust the IACA root(s) in a PEM file for digital ID wallet proofs',
+    flags: {
+      pem: { type: 'string', required: true, value: 'FILE', help: 'a PEM file with one or more IACA root certificates' },
+      workspace: { type: 'string', value: 'ID', help: 'trusted for that workspace only (without it: every workspace)' },
+    },
+    run: async (db, f) => {
+      const r = await addTrustAnchors(db, { pem: readFlagFile(f.pem, 'pem').text, workspaceId: f.workspace ?? null, actor: 'operator' });
+      return { added: r.added.map((a) => publicTrustAnchor(a)), already_trusted: r.already.map((a) => publicTrustAnchor(a)) };
+    },
+  }),
+  'wallet-trust:list': command({
+    summary: 'the IACA roots wallet proofs are checked against',
+    flags: { workspace: { type: 'string', value: 'ID', help: 'the roots that workspace trusts (its own and every workspace\'s)' } },
+    run: async (db, f) => {
+      if (f.workspace) await getWorkspaceOrThrow(db, f.workspace);
+      return { trust_anchors: (await listTrustAnchors(db, { workspaceId: f.workspace })).map((a) => publicTrustAnchor(a)) };
+    },
+  }),
+  'wallet-trust:remove': command({
+    summary: 'stop trusting a root (audited)',
+    flags: { id: { type: 'string', required: true, value: 'ID', help: 'the trust anchor' } },
+    run: async (db, f) => ({ removed: publicTrustAnchor(await removeTrustAnchor(db, { id: f.id, actor: 'operator' })) }),
   }),
   'webhook:list': command({
     summary: "a verification's webhook events, each with every attempt",
@@ -542,11 +571,17 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     return EXIT.ok;
   } catch (e) {
     if (e instanceof DomainError) return fail(e.code, e.message, e.details);
-    return fail('INTERNAL_ERROR', (e as Error).message);
+    // A failed query's message carries the values it bound: the same redaction as the logs (lib/log.ts).
+    return fail('INTERNAL_ERROR', scrubText((e as Error).message));
   } finally {
     await h.close();
     await runtime.release();
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) main(process.argv.slice(2)).then((code) => process.exit(code));
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  // Whatever this process writes (a backup, an export, the key files, the database when no server runs): the
+  // owner's only (SECURITY.md, "File modes").
+  process.umask(0o077);
+  main(process.argv.slice(2)).then((code) => process.exit(code));
+}

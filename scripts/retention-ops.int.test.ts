@@ -1,9 +1,7 @@
 /** The operator CLI's erasure, receipt, retention, export and encryption commands, as separate processes. */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
@@ -11,25 +9,8 @@ import { auditLog, verifications } from '@/db/schema';
 import { keyIdOf } from '@/lib/crypto/keyring';
 import { makeWorkspace } from '@/lib/testing/factories';
 import { heldVerification, PERSON } from '@/lib/testing/retention';
-import type { JsonBody } from '@/lib/testing/http';
+import { opsProcess as ops } from '@/lib/testing/ops-process';
 
-const run = promisify(execFile);
-
-async function ops(...args: string[]): Promise<{ code: number; out: JsonBody; raw: string }> {
-  const tsx = path.resolve('node_modules/.bin/tsx');
-  try {
-    const { stdout } = await run(tsx, ['scripts/ops.ts', ...args, '--json'], { env: { ...process.env, LOG_LEVEL: 'silent' }, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, out: parseOne(stdout), raw: stdout };
-  } catch (e) {
-    const err = e as { code: number; stdout: string };
-    return { code: err.code, out: parseOne(err.stdout), raw: err.stdout };
-  }
-}
-function parseOne(stdout: string) {
-  const lines = stdout.trim().split('\n');
-  expect(lines).toHaveLength(1); // exactly one JSON object on stdout
-  return JSON.parse(lines[0]);
-}
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ov-ops-'));
 const audits = async (id: string, action: string) => getDb().select().from(auditLog).where(and(eq(auditLog.verificationId, id), eq(auditLog.action, action)));
 

@@ -5,10 +5,13 @@
  *  - the request-target exactly as sent, for the signature (interface.md: "the query string as sent"): Next
  *    hands route handlers a URL rebuilt from a parsed query, so the wire form goes to them in a header that
  *    this server alone sets (lib/auth/canonical.ts);
- *  - the client's address as this server saw it (lib/api/client-address.ts), in a header this server alone sets;
  *  - a request Next cannot route (a path that is not valid percent-encoded UTF-8, `/v1/%ff`, a request-target
  *    that is not a path: `OPTIONS *`) or Node cannot parse (a bad request line or header) gets the error
  *    envelope, where Next and Node answered a bare 500/400;
+ *  - the client's address, once for the whole service (the API's failed-signature count and rate limits, the
+ *    admin sign-in throttle): from the connection, and from forwarded headers only when the connection is a
+ *    reverse proxy named in TRUSTED_PROXIES (lib/api/client-address.ts), in a header this server alone sets;
+ *    from anyone else X-Forwarded-* are removed before Next.js and Auth.js read them;
  *  - Strict-Transport-Security on every answer when BASE_URL is https (browsers then never try plain HTTP);
  *  - every request measured (http_requests_total, http_request_duration_seconds by route template) and, with
  *    OTEL_EXPORTER_OTLP_ENDPOINT set, traced from here (docs/operating.md);
@@ -22,9 +25,10 @@ import type net from 'node:net';
 import path from 'node:path';
 import next from 'next';
 import { env } from '../lib/env';
+import { redactConsole } from '../lib/log';
 import { newId } from '../lib/ids';
 import { markRequestTargetTrusted, REQUEST_TARGET_HEADER } from '../lib/auth/canonical';
-import { CLIENT_ADDRESS_HEADER, peerAddress } from '../lib/api/client-address';
+import { CLIENT_ADDRESS_HEADER, FORWARDED_HEADERS, parseTrustedProxies, resolveClientAddress, trustsProxy } from '../lib/api/client-address';
 import { runShutdownHooks, startDraining } from '../lib/lifecycle';
 import { HTTP_STATUS } from '../lib/api/http-status';
 import type { ErrorCode } from '../lib/errors';
@@ -87,6 +91,11 @@ async function startTracingIfAsked() {
 }
 
 async function main() {
+  // Whatever Next.js and the libraries print (a server action's failed query with its parameters) passes the
+  // log's redaction (lib/log.ts).
+  redactConsole();
+  // Started by the launcher with its umask; set again in case it is started otherwise (SECURITY.md, "File modes").
+  process.umask(0o077);
   const e = env();
   await startTracingIfAsked();
   const observe = httpObserver(root);
@@ -94,6 +103,7 @@ async function main() {
   await app.prepare();
   const handle = app.getRequestHandler();
   markRequestTargetTrusted();
+  const proxies = parseTrustedProxies(e.TRUSTED_PROXIES);
 
   const inflight = new Set<http.ServerResponse>();
   let draining = false;
@@ -112,7 +122,12 @@ async function main() {
     // Whatever a client put in these headers is replaced: only this server says what was on the wire, and
     // who sent it (the socket's peer, or what the operator's declared proxies say).
     req.headers[REQUEST_TARGET_HEADER] = target;
-    req.headers[CLIENT_ADDRESS_HEADER] = peerAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], e.ADMIN_TRUSTED_PROXIES);
+    // Forwarded headers only from a trusted proxy; the client's address from this server alone.
+    const peer = req.socket.remoteAddress;
+    if (!peer || !trustsProxy(proxies, peer)) for (const h of FORWARDED_HEADERS) delete req.headers[h];
+    const client = resolveClientAddress(peer, req.headers['x-forwarded-for'], proxies);
+    if (client) req.headers[CLIENT_ADDRESS_HEADER] = client;
+    else delete req.headers[CLIENT_ADDRESS_HEADER];
     // The absolute form names a path on this server like the origin form (the authority is not ours to follow:
     // Next answered it with a redirect to whatever host it named).
     if (!target.startsWith('/')) req.url = target.replace(/^https?:\/\/[^/?#]*/i, '') || '/';

@@ -11,10 +11,11 @@ import { canonicalMultipart as serverMultipart } from '@/lib/auth/canonical';
 import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
 import { hmacSha256Hex } from '@/lib/crypto/hash';
 import { OPERATIONS as REGISTRY } from '@/lib/api/operations';
-import { ApiError, AuthenticationError, ConflictError, MediaRejectedError, NetworkError, NotFoundError, OPERATIONS, OpenVerify, RateLimitError, ValidationError, WebhookVerificationError, canonicalMultipart, hmacHex, canonicalJson, verifyWebhook, isApiError } from './src/index';
+import { ApiError, AuthenticationError, ConflictError, MediaRejectedError, NetworkError, NotFoundError, OPERATIONS, OpenVerify, RateLimitError, ValidationError, WalletResponseInvalidError, WebhookVerificationError, canonicalMultipart, hmacHex, canonicalJson, verifyWebhook, isApiError } from './src/index';
 
 const root = path.resolve(import.meta.dirname, '..');
 const SECRET = 'sk_test_' + 'a1B2'.repeat(14);
+const enc = (s: string) => new TextEncoder().encode(s);
 const py = (code: string, input: unknown) =>
   JSON.parse(execFileSync('python3', ['-c', `import sys, json; sys.path.insert(0, ${JSON.stringify(path.join(root, 'sdk/python'))})\n${code}`], { input: JSON.stringify(input) }).toString());
 
@@ -149,6 +150,24 @@ describe('the TypeScript client', () => {
       if (code === 'RATE_LIMIT') expect(e.retryAfter).toBe(7);
       if (code === 'VALIDATION_ERROR') expect(e.fields).toEqual({ x: ['bad'] });
     }
+  });
+
+  it('wallet proofs: both calls signed over their JSON, a refusal typed with its reason (TypeScript and Python)', async () => {
+    const request = { id: 'wrq_1', protocol: 'org-iso-mdoc', data: { deviceRequest: 'x', encryptionInfo: 'y' }, expires_at: '2026-11-22T10:05:00.000Z' };
+    const refused = new Response(JSON.stringify({ error: { code: 'WALLET_RESPONSE_INVALID', message: 'm', request_id: 'req_1', details: { reason: 'replayed' } } }), { status: 422 });
+    const { calls, f } = fake([ok(request, 201), refused]);
+    const ov = new OpenVerify({ baseUrl: base, apiKey: 'pk_1', secretKey: SECRET, fetch: f });
+    expect(await ov.createWalletRequest('v1', { protocol: 'org-iso-mdoc', origin: 'https://shop.example' })).toEqual(request);
+    expect(calls[0].headers['x-hmac-signature']).toBe(signJsonRequest(SECRET, 'POST', '/v1/verifications/v1/wallet-requests', '{"protocol":"org-iso-mdoc","origin":"https://shop.example"}'));
+    const e = await ov.submitWalletResponse('v1', { request_id: 'wrq_1', protocol: 'org-iso-mdoc', data: { response: 'z' } }).catch((x) => x);
+    expect([e instanceof WalletResponseInvalidError, e.reason, calls[1].body]).toEqual([true, 'replayed', enc('{"request_id":"wrq_1","protocol":"org-iso-mdoc","data":{"response":"z"}}')]);
+    const out = py(
+      'from open_verify.errors import api_error, WalletResponseInvalidError\n' +
+        'e = api_error(422, {"error": {"code": "WALLET_RESPONSE_INVALID", "message": "m", "details": {"reason": "untrusted_issuer"}}})\n' +
+        'print(json.dumps([isinstance(e, WalletResponseInvalidError), e.reason]))',
+      null,
+    );
+    expect(out).toEqual([true, 'untrusted_issuer']);
   });
 
   it('signs the query exactly as it sends it (RFC 3986, so no URL parser re-encodes it)', async () => {

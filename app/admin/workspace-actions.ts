@@ -157,6 +157,7 @@ const settingsForm = z.object({
   require_request_timestamp: bool,
   require_active_liveness: bool,
   estimation_fallback: z.enum(['review', 'document'], 'A person reviews, or ask for an ID document.'),
+  wallet: z.enum(['off', 'offer'], 'Off or offer.'),
 });
 
 export async function updateSettingsAction(_: FormState, form: FormData): Promise<FormState> {

@@ -229,6 +229,7 @@ export type SettingsValues = {
   require_request_timestamp: boolean;
   require_active_liveness: boolean;
   estimation_fallback: string;
+  wallet: string;
 };
 
 const SETTING_HELP: Record<string, string> = {
@@ -242,6 +243,7 @@ const SETTING_HELP: Record<string, string> = {
   require_request_timestamp: 'On: every signed request must carry X-Request-Timestamp within 5 minutes, signed with it, so a captured request cannot be replayed later. Turn it on once your client sends it (both SDKs can).',
   require_active_liveness: 'On: the hosted page asks for a head-turn before the selfie, and the pipeline requires it.',
   estimation_fallback: 'Age estimation only: when the estimated range straddles the threshold, a person reviews it, or the same verification asks for a passport, ID card or driving licence and decides by its date of birth.',
+  wallet: 'Offer: where the browser supports it, the hosted page offers "Use a digital ID" (an mDL\'s signed age_over_NN claim) beside the selfie. Proofs are checked against the operator\'s wallet trust list.',
 };
 
 /** The settings form: each field shows its own error; values typed survive a refusal. */
@@ -291,6 +293,7 @@ export function SettingsForm(props: { action: Action; workspaceId: string; initi
         {choice('require_request_timestamp', 'Require request timestamps', onOff)}
         {choice('require_active_liveness', 'Require active liveness', onOff)}
         {choice('estimation_fallback', 'When the age estimate cannot decide', [['review', 'A person reviews it'], ['document', 'Ask for an ID document']])}
+        {choice('wallet', 'Digital ID wallet', [['off', 'Off'], ['offer', 'Offer on the hosted page']])}
       </div>
       <button type="submit" disabled={pending} className={buttonClass.primary}>{pending ? 'Saving…' : 'Save settings'}</button>
     </form>

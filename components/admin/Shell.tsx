@@ -21,6 +21,8 @@ export function navFor(actor: Actor): NavItem[] {
   // Issue 15: owners run their workspaces; operators every one, and the global consent text.
   if (actor.isOperator || workspacesFor(actor, 'workspace.read').length > 0) items.push({ href: '/admin/workspaces', label: 'Workspaces' });
   if (actor.isOperator) items.push({ href: '/admin/consent', label: 'Consent' });
+  // docs/wallet.md "Trust lists": operators manage it; owners see what their workspaces trust.
+  if (actor.isOperator || workspacesFor(actor, 'workspace.read').length > 0) items.push({ href: '/admin/wallet-trust', label: 'Wallet trust' });
   items.push({ href: '/admin/account', label: 'Account' });
   return items;
 }

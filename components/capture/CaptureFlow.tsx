@@ -15,6 +15,7 @@ import { Consent } from './Consent';
 import { LanguagePicker } from './LanguagePicker';
 import { PhotoStep } from './PhotoStep';
 import { DOCUMENT_TYPES, isReasonMessage, type DocumentType, type StepName, type Translate } from './message-keys';
+import { WalletOffer } from './WalletOffer';
 
 /** The head-turn challenge's code loads only where a workspace requires it. */
 const HeadTurnChallenge = dynamic(() => import('./HeadTurnChallenge').then((mod) => mod.HeadTurnChallenge));
@@ -113,6 +114,12 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
     setStep(r.data.status === 'submitted' ? 'waiting' : 'result');
   };
 
+  // A wallet's proof decides at once (docs/wallet.md): straight to the outcome.
+  const walletDecided = (s: CaptureState) => {
+    setState(s);
+    setStep(s.status === 'submitted' ? 'waiting' : 'result');
+  };
+
   const retry = () => {
     setPreviews({});
     setStep(state.reason === 'document_quality' ? 'docType' : 'selfie');
@@ -173,6 +180,7 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
             {qr}
           </>
         )}
+        {step === 'selfie' && <WalletOffer token={token} state={state} divider onDecided={walletDecided} />}
         {step === 'selfie' && state.active_liveness?.required && !state.active_liveness.done && <HeadTurnChallenge token={token} onDone={afterChallenge} />}
         {step === 'selfie' && !(state.active_liveness?.required && !state.active_liveness.done) && (
           <PhotoStep key="selfie" token={token} target={{ type: 'selfie' }} title={t('selfie.title')} intro={t('selfie.intro')} qr={qr} onUploaded={afterUpload('selfie')} />
@@ -187,6 +195,8 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
             </ul>
             <p>{t('stepUp.how')}</p>
             <p className="rounded-md bg-blue-50 p-3 text-blue-950">{t('stepUp.kept')}</p>
+            {/* docs/wallet.md: a wallet's signed age claim decides instead of the document, where it is offered. */}
+            <WalletOffer token={token} state={state} intro="insteadOfDocument" onDecided={walletDecided} />
             <button type="button" className="btn-primary w-full gap-2" onClick={() => setStep('docType')}>
               {t('stepUp.continue')}
               <Forward />
@@ -241,7 +251,14 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
             {t('waiting')}
           </div>
         )}
-        {step === 'result' && <Result state={state} onRetry={retry} />}
+        {step === 'result' && (
+          <Result
+            state={state}
+            onRetry={retry}
+            // A verification sent back for another try may be decided by a wallet instead of new photos.
+            walletOffer={<WalletOffer token={token} state={state} intro="stepUp" onDecided={walletDecided} />}
+          />
+        )}
       </main>
     </div>
   );
@@ -255,7 +272,7 @@ function resultTitle(t: Translate, status: string) {
   return t('link.expired');
 }
 
-function Result(props: { state: CaptureState; onRetry: () => void }) {
+function Result(props: { state: CaptureState; onRetry: () => void; walletOffer?: React.ReactNode }) {
   const { state } = props;
   const t = useTranslations();
   const text: Record<string, string> = { approved: t('result.approvedText'), declined: t('result.declinedText'), review: t('result.reviewText'), resubmission_requested: t('result.resubmissionText') };
@@ -267,6 +284,7 @@ function Result(props: { state: CaptureState; onRetry: () => void }) {
         <>
           {isReasonMessage(reason) && <p className="rounded-md bg-amber-50 p-3 text-amber-950">{t(`reasons.${reason}`)}</p>}
           <p className="text-sm text-neutral-700">{t('result.attemptsLeft', { count: state.attempts_remaining })}</p>
+          {props.walletOffer}
           <button type="button" className="btn-primary w-full" onClick={props.onRetry}>
             {t('result.tryAgain')}
           </button>

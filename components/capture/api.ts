@@ -23,9 +23,11 @@ export type CaptureState = {
   return_host?: string | null;
   /** the head-turn challenge before the selfie, where the workspace requires it */
   active_liveness?: { required: boolean; done: boolean };
+  /** the workspace offers a digital ID wallet for this verification now (docs/wallet.md) */
+  wallet?: { offer: boolean; age: number };
 };
 
-export type ApiResult<T> = { ok: true; data: T } | { ok: false; code: string; message: string };
+export type ApiResult<T> = { ok: true; data: T } | { ok: false; code: string; message: string; details?: Record<string, unknown> };
 
 export async function call<T>(token: string, path: string, init?: RequestInit): Promise<ApiResult<T>> {
   let res: Response;
@@ -36,7 +38,7 @@ export async function call<T>(token: string, path: string, init?: RequestInit): 
   }
   const body = await res.json().catch(() => null);
   if (res.ok && body?.data) return { ok: true, data: body.data as T };
-  return { ok: false, code: body?.error?.code ?? 'generic', message: body?.error?.message ?? `HTTP ${res.status}` };
+  return { ok: false, code: body?.error?.code ?? 'generic', message: body?.error?.message ?? `HTTP ${res.status}`, details: body?.error?.details };
 }
 
 /** The upload limit in megabytes, as the page states it. */

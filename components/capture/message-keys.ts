@@ -28,6 +28,10 @@ export const ADVICE_MESSAGES = ['noFace', 'multipleFaces', 'notCentred', 'tooFar
 export const DOCUMENT_TYPES = ['passport', 'id_card', 'driving_licence'] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
+/** What can end a wallet's attempt, each in plain words (components/capture/WalletOffer.tsx, docs/wallet.md). */
+export const WALLET_PROBLEMS = ['cancelled', 'noWallet', 'declined', 'unsupported', 'untrusted', 'notShared', 'expired', 'invalid', 'network'] as const;
+export type WalletProblem = (typeof WALLET_PROBLEMS)[number];
+
 export const STEP_NAMES = ['consent', 'selfie', 'document', 'review', 'result'] as const;
 export type StepName = (typeof STEP_NAMES)[number];
 
@@ -39,6 +43,7 @@ export const DYNAMIC_MESSAGE_KEYS: Record<string, readonly string[]> = {
   'challenge.turn': CHALLENGE_STEPS,
   'document.types': DOCUMENT_TYPES,
   steps: STEP_NAMES,
+  'wallet.problems': WALLET_PROBLEMS,
 };
 
 const isOneOf = <T extends string>(list: readonly T[], s: string | null | undefined): s is T => s != null && (list as readonly string[]).includes(s);

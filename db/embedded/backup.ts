@@ -23,6 +23,7 @@ import { readArchive, writeArchive } from './archive';
 import type { Env } from '../../lib/env';
 import { previousKeyFile, readKeyFiles, startupKeyRing, writeKeyFiles } from '../../lib/crypto/keyring';
 import { checkKeyRing, KeysUnreadableError } from '../../lib/crypto/key-check';
+import { OwnerOnlyNodeFS } from './owner-only-fs';
 
 const requestFile = (dataDir: string) => path.join(dataDir, 'backup-request.json');
 const answerFile = (dataDir: string, id: string) => path.join(dataDir, `backup-${id}.done.json`);
@@ -70,7 +71,7 @@ export async function backupEmbedded(dataDir: string, out: string, timeoutMs = 3
   if (!fs.existsSync(path.join(dbDir, 'PG_VERSION'))) throw new RuntimeError(`No embedded database in ${dataDir}.`);
   secureDataDir(dataDir);
   // Opened and closed cleanly (a checkpoint), then its files copied: nothing else holds them.
-  const db = await PGlite.create({ dataDir: dbDir, extensions: { vector } });
+  const db = await PGlite.create({ fs: new OwnerOnlyNodeFS(dbDir), extensions: { vector } });
   try {
     await db.exec('CHECKPOINT');
   } finally {
@@ -151,7 +152,7 @@ export async function restoreEmbedded(
     await readArchive(from, stage).catch((e: Error) => {
       throw new RuntimeError(`${from} is not a backup of this service: ${e.message}`);
     });
-    const db = await PGlite.create({ dataDir: stage, extensions: { vector } });
+    const db = await PGlite.create({ fs: new OwnerOnlyNodeFS(stage), extensions: { vector } });
     let counts: { verifications: number; media: number };
     let keyIds: string[];
     try {

@@ -22,6 +22,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { writeArchive } from './archive';
+import { OwnerOnlyNodeFS } from './owner-only-fs';
 
 const SSL_REQUEST = 80877103;
 const CANCEL_REQUEST = 80877102;
@@ -124,7 +125,7 @@ export async function startEmbeddedPostgres(opts: {
   user?: string;
   password?: string;
 }): Promise<EmbeddedPostgres> {
-  const db = await PGlite.create({ dataDir: opts.dataDir, extensions: { vector } });
+  const db = await PGlite.create({ ...(opts.dataDir ? { fs: new OwnerOnlyNodeFS(opts.dataDir) } : {}), extensions: { vector } });
   await db.exec('CREATE EXTENSION IF NOT EXISTS vector;');
   const user = opts.user ?? 'postgres';
   const password = opts.password ?? randomBytes(32).toString('base64url');

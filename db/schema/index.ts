@@ -8,3 +8,4 @@ export * from './liveness';
 export * from './admin';
 export * from './retention';
 export * from './usage';
+export * from './wallet';

@@ -1,5 +1,7 @@
 import { bigint, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 import { ts } from './columns';
+import { bytea } from './verifications';
 
 
 /**
@@ -23,9 +25,18 @@ export const auditLog = pgTable(
     action: text('action').notNull(),
     requestId: text('request_id'),
     data: jsonb('data'),
+    /**
+     * The personal part of `data` (a reviewer's note about the person) under the verification's data key
+     * (lib/audit.ts): the entry stays, the note goes with the data.
+     */
+    dataSealed: bytea('data_sealed'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [
+    // Notes an earlier version wrote in the clear (lib/retention/upgrade.ts seals them).
+    index('audit_log_unsealed_note_idx')
+      .on(t.id)
+      .where(sql`${t.verificationId} is not null and ${t.data} ? 'note' and ${t.data} ->> 'note' is not null`),
     index('audit_log_workspace_idx').on(t.workspaceId, t.createdAt),
     index('audit_log_verification_idx').on(t.verificationId, t.createdAt),
     // The admin audit page's actor filter.

@@ -38,6 +38,13 @@ export const verifications = pgTable(
      * keys in the integrator's order and numbers to the digit (jsonb keeps neither). Null for rows from before.
      */
     externalMetadataRaw: text('external_metadata_raw'),
+    /**
+     * `external_metadata`'s text as sent, under the verification's data key (lib/retention/personal.ts): written so
+     * from the first write, so no copy on disk, in the write-ahead log or in a backup is readable once the key is
+     * destroyed. The two columns above hold only what a version before it wrote, until lib/retention/upgrade.ts
+     * moves it here.
+     */
+    externalMetadataSealed: bytea('external_metadata_sealed'),
     /** Extension: where the hosted capture page sends the user back when it finishes (https only). */
     returnUrl: text('return_url'),
     /**
@@ -104,6 +111,10 @@ export const verifications = pgTable(
       .on(t.completedAt)
       .where(sql`${t.dataErasedAt} is null and ${t.completedAt} is not null`),
     // Results written before personal fields were sealed (lib/retention/upgrade.ts seals them in the background).
+    // external_metadata written in the clear by an earlier version (lib/retention/upgrade.ts seals it).
+    index('verifications_unsealed_metadata_idx')
+      .on(t.id)
+      .where(sql`${t.externalMetadata} is not null or ${t.externalMetadataRaw} is not null`),
     index('verifications_unsealed_result_idx')
       .on(t.id)
       .where(sql`${t.result} ? 'person' or (${t.result} -> 'document') ?| array['number_masked', 'expiry_date', 'issuing_country']`),

@@ -27,6 +27,8 @@ export const workspaces = pgTable('workspaces', {
    * `document` (the verification asks for an ID document in the same session: docs/api.md "Step-up to a document").
    */
   estimationFallback: text('estimation_fallback', { enum: ESTIMATION_FALLBACKS }).notNull().default('review'),
+  /** the hosted capture page offers a digital ID wallet (docs/wallet.md): `off` or `offer`; /v1 accepts wallet proofs either way */
+  wallet: text('wallet', { enum: ['off', 'offer'] }).notNull().default('off'),
   webhookUrl: text('webhook_url'),
   rateLimitPerMinute: integer('rate_limit_per_minute').notNull().default(60),
   /** Days the data of a decided verification is kept: 0 to 365, default 30 (lib/retention/policy.ts; a CHECK in migration 0010). */

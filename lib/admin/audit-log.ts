@@ -10,6 +10,7 @@ import type { DbOrTx } from '@/db/client';
 import { parseOrThrow } from '../errors';
 import { inScope, scopeFor, type Actor } from './access';
 import { afterCursor, cursorTime, decodeCursor, pageOf } from './cursor';
+import { openAuditEntries } from '../retention/personal';
 
 /** The actions written today, for the filter's list (any other action name can still be typed in the URL). */
 export const AUDIT_ACTIONS = [
@@ -61,5 +62,7 @@ export async function searchAudit(db: DbOrTx, actor: Actor, raw: unknown, limit 
     )
     .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
     .limit(limit + 1);
-  return { filters: f, ...pageOf(rows.map((r) => ({ ...r.e, who: r.email ?? r.e.actor, cursorAt: r.cursorAt })), limit) };
+  // Notes about a person are kept under the verification's data key (lib/audit.ts): opened for the page.
+  const opened = await openAuditEntries(db, rows.map((r) => r.e));
+  return { filters: f, ...pageOf(rows.map((r, i) => ({ ...opened[i], who: r.email ?? r.e.actor, cursorAt: r.cursorAt })), limit) };
 }

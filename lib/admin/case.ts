@@ -17,6 +17,7 @@ import { actorId, assertCan, can, type Actor } from './access';
 import { mediaLink } from './media-links';
 import { queueNeighbours } from './queue';
 import { audit } from '../audit';
+import { dataKeyRows, keyOpener, openAuditData, openVerification } from '../retention/personal';
 
 export type CasePhoto = { mediaId: string; kind: 'selfie' | 'document_front' | 'document_back'; documentType: string | null; url: string; createdAt: Date; width: number; height: number };
 
@@ -42,21 +43,26 @@ export async function loadCase(db: DbOrTx, actor: Actor, id: string, now = new D
   const [row] = await db.select({ v: verifications, ws: workspaces }).from(verifications).innerJoin(workspaces, eq(workspaces.id, verifications.workspaceId)).where(eq(verifications.id, vid));
   if (!row) throw notFound('Verification');
   assertCan(actor, 'case.read', row.v.workspaceId, 'Verification');
-  const { v, ws } = row;
+  const { ws } = row;
 
-  const [consents, uploads, trail, jobs, webhooks, neighbours, blocked] = await Promise.all([
-    db.select().from(consentRecords).where(eq(consentRecords.verificationId, v.id)).orderBy(asc(consentRecords.acceptedAt)),
+  const [keys, consents, uploads, trail, jobs, webhooks, neighbours, blocked] = await Promise.all([
+    dataKeyRows(db, [vid]),
+    db.select().from(consentRecords).where(eq(consentRecords.verificationId, vid)).orderBy(asc(consentRecords.acceptedAt)),
     db
       .select({ id: media.id, type: media.type, side: media.side, documentType: media.documentType, createdAt: media.createdAt, width: media.width, height: media.height, byteSize: media.byteSize, analysis: media.analysis })
       .from(media)
-      .where(eq(media.verificationId, v.id))
+      .where(eq(media.verificationId, vid))
       .orderBy(desc(media.createdAt)),
-    db.select().from(auditLog).where(eq(auditLog.verificationId, v.id)).orderBy(asc(auditLog.createdAt), asc(auditLog.id)).limit(1000),
-    db.select({ attempt: pipelineJobs.attempt, mediaIds: pipelineJobs.mediaIds, status: pipelineJobs.status, tries: pipelineJobs.tries, lastError: pipelineJobs.lastError }).from(pipelineJobs).where(eq(pipelineJobs.verificationId, v.id)).orderBy(asc(pipelineJobs.attempt)),
-    listWebhookEvents(db, v.id),
-    queueNeighbours(db, v),
-    db.select({ id: blocklistEntries.id, createdAt: blocklistEntries.createdAt, createdBy: blocklistEntries.createdBy }).from(blocklistEntries).where(eq(blocklistEntries.verificationId, v.id)),
+    db.select().from(auditLog).where(eq(auditLog.verificationId, vid)).orderBy(asc(auditLog.createdAt), asc(auditLog.id)).limit(1000),
+    db.select({ attempt: pipelineJobs.attempt, mediaIds: pipelineJobs.mediaIds, status: pipelineJobs.status, tries: pipelineJobs.tries, lastError: pipelineJobs.lastError }).from(pipelineJobs).where(eq(pipelineJobs.verificationId, vid)).orderBy(asc(pipelineJobs.attempt)),
+    listWebhookEvents(db, vid),
+    queueNeighbours(db, row.v),
+    db.select({ id: blocklistEntries.id, createdAt: blocklistEntries.createdAt, createdBy: blocklistEntries.createdBy }).from(blocklistEntries).where(eq(blocklistEntries.verificationId, vid)),
   ]);
+  // Its personal fields (the metadata, the person and document on the result, notes in the trail), opened with
+  // its data key for this view (lib/retention/personal.ts).
+  const key = keyOpener(keys)(vid);
+  const v = openVerification(row.v, key);
 
   // Erased (retention, the API, the CLI or an admin): the signed receipt, as the API returns it.
   const receipt = v.dataErasedAt ? await receiptOf(db, v.id) : null;
@@ -107,7 +113,7 @@ export async function loadCase(db: DbOrTx, actor: Actor, id: string, now = new D
     duplicates: dup ? { checked: dup.checked, count: dup.duplicate_count, items: dup.duplicates.map((d) => ({ ...d, other: other(d.verification_id) })) } : null,
     blocklistMatch: entry ? { entryId: entry.id, similarity: Number(lastPipeline?.data.checks?.blocklist_similarity ?? NaN), other: other(entry.verificationId) } : null,
     blocklisted: blocked,
-    trail: trail.map((e) => ({ ...e, who: emailOf.get(e.actor) ?? e.actor })),
+    trail: trail.map((e) => ({ ...e, data: openAuditData(e, () => key), who: emailOf.get(e.actor) ?? e.actor })),
     webhooks,
     neighbours,
     erasure: v.dataErasedAt ? { at: v.dataErasedAt, receipt } : null,

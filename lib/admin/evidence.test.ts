@@ -11,6 +11,15 @@ describe('evidence in words', () => {
     expect(resultFacts({ decision: 'pass', threshold: 18, estimated_age: 31, age_range: { min: 21, max: 41 } })[0].passed).toBe(true);
   });
 
+  it('a digital ID wallet\'s proof: its source, its claim against the threshold, its issuer', () => {
+    const facts = resultFacts({ decision: 'pass', threshold: 18, age_source: 'wallet', wallet: { protocol: 'org-iso-mdoc', element: 'age_over_21', value: true, issuer: { country: 'US', authority: 'Example DMV' } } });
+    expect(facts.map((f) => [f.key, f.value, f.passed])).toEqual([
+      ['age_source', 'a digital ID wallet', undefined],
+      ['wallet_claim', 'age_over_21 = true', true],
+      ['wallet_issuer', 'Example DMV (US)', undefined],
+    ]);
+  });
+
   it('where the age came from (age_source): the face estimate, or the document after a step-up', () => {
     const [source] = resultFacts({ decision: 'refer', threshold: 48, estimated_age: 48, age_range: { min: 40, max: 56 }, age_source: 'estimation' });
     expect(source).toMatchObject({ key: 'age_source', label: 'Age decided from', value: 'the face estimate' });

@@ -144,7 +144,7 @@ export function pipelineFacts(checks: Record<string, unknown>, ws: { duplicateTh
         out.push({ key, label: 'Same picture as another verification', value: raw === null ? 'no other selfie' : num(raw), threshold: `< ${num(SAME_CAPTURE_SIMILARITY)}`, passed: n === null ? true : n < SAME_CAPTURE_SIMILARITY, meaning: 'Similarity to the closest selfie of another verification; 0.999 and above means the very same picture was sent again.' });
         break;
       case 'model_age':
-        out.push({ key, label: 'Age estimated by the model', value: `${num(raw)} years`, meaning: "The face model's raw estimate, before the error margin is applied." });
+        out.push({ key, label: 'Age estimated by the model', value: `${num(raw)} years`, meaning: 'The calibrated estimate of the age networks, before the range of true ages it allows is read from the fitted table.' });
         break;
       case 'step_up':
         out.push({ key, label: 'Stepped up to a document', value: show(raw), passed: null, meaning: "The estimate could not decide and the workspace asks for an ID document instead of a person's review: the next attempt is decided by the document." });
@@ -181,6 +181,14 @@ export function resultFacts(result: unknown, now = new Date()): Fact[] {
   if (r.age_source === 'estimation' || r.age_source === 'document') {
     out.push({ key: 'age_source', label: 'Age decided from', value: r.age_source === 'document' ? "the document's date of birth" : 'the face estimate', meaning: r.age_source === 'document' ? 'The date of birth read from the document, with the selfie matched to its portrait.' : "The selfie's estimated age range against the threshold." });
   }
+  // docs/wallet.md: a digital ID wallet's signed claim, and who signed it (gone once the data is erased).
+  const wallet = obj(r.wallet);
+  if (r.age_source === 'wallet' && Object.keys(wallet).length) {
+    out.push({ key: 'age_source', label: 'Age decided from', value: 'a digital ID wallet', meaning: `An ISO mobile driving licence's signed claim, verified against the trusted issuing authorities (${show(wallet.protocol)}); no photo was taken.` });
+    out.push({ key: 'wallet_claim', label: 'Wallet claim', value: `${show(wallet.element)} = ${show(wallet.value)}`, threshold: `≥ ${num(r.threshold)}`, passed: wallet.value === true, meaning: wallet.value === true ? 'The issuer signed that the holder is at or over the threshold.' : 'The issuer signed that the holder is under the threshold.' });
+    const issuer = obj(wallet.issuer);
+    if (Object.keys(issuer).length) out.push({ key: 'wallet_issuer', label: 'Issued by', value: `${show(issuer.authority)} (${show(issuer.country)})`, meaning: "From the document signer's certificate, which chains to a trusted IACA root." });
+  }
   if (typeof r.estimated_age === 'number') {
     const range = obj(r.age_range);
     const meaning =
@@ -190,7 +198,7 @@ export function resultFacts(result: unknown, now = new Date()): Fact[] {
           ? 'The whole range is below the threshold: declined by the pipeline.'
           : 'The range straddles the threshold, so the estimate alone cannot decide: a person does, or an ID document where the workspace steps up to one.';
     out.push({ key: 'estimated_age', label: 'Estimated age', value: `${num(r.estimated_age)} (range ${num(range.min)}–${num(range.max)})`, threshold: `≥ ${num(r.threshold)}`, passed: r.decision === 'pass' ? true : r.decision === 'fail' ? false : null, meaning });
-    if (typeof r.confidence === 'number') out.push({ key: 'confidence', label: 'Confidence', value: pct(r.confidence), meaning: 'The probability that the true age is on the side of the threshold the estimate falls on.' });
+    if (typeof r.confidence === 'number') out.push({ key: 'confidence', label: 'Confidence', value: pct(r.confidence), meaning: 'Of the calibration photos estimated about this age, the share on the decided side of the threshold (for a referral, on the side the estimate falls on).' });
   }
   const doc = obj(r.document);
   if (Object.keys(doc).length) {

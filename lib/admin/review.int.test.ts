@@ -15,6 +15,7 @@ import { decideCase } from './decide';
 import { loadCase } from './case';
 import { reviewQueue } from './queue';
 import { searchVerifications } from './search';
+import { openAuditEntries } from '../retention/personal';
 
 describe('review queue and search', () => {
   it('oldest first by time in review, paged by cursor without skipping rows of the same millisecond', async () => {
@@ -79,7 +80,11 @@ describe('decisions', () => {
     const events = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, c.id));
     expect(events.map((e) => e.status)).toEqual(['approved']);
     const [entry] = await getDb().select().from(auditLog).where(eq(auditLog.verificationId, c.id));
-    expect(entry).toMatchObject({ actor: `admin:${reviewer.userId}`, action: 'verification.decided', data: { status: 'approved', reason: null, note: 'Face and document agree.' } });
+    // The note is about the person: stored under the case's data key, not in the clear (lib/audit.ts).
+    expect(entry.data).toEqual({ status: 'approved', reason: null });
+    expect(entry.dataSealed?.toString('latin1')).not.toContain('Face and document');
+    const [opened] = await openAuditEntries(getDb(), [entry]);
+    expect(opened).toMatchObject({ actor: `admin:${reviewer.userId}`, action: 'verification.decided', data: { status: 'approved', reason: null, note: 'Face and document agree.' } });
   });
 
   it('decline needs a reason from the table; resubmission is for test mode only', async () => {

@@ -9,6 +9,9 @@ import { isLocale, LOCALE_ENGLISH_NAMES } from '../i18n/locales';
 
 export type TimelineEvent = { at: Date; title: string; detail?: string; tone: 'neutral' | 'good' | 'bad' | 'warn'; attempts?: { at: string; text: string; ok: boolean }[] };
 
+/** A note about the person, or what is left of one once the data was erased (its key destroyed). */
+const noteOf = (d: Record<string, unknown>) => (typeof d.note === 'string' && d.note ? `Note: ${d.note}` : d.personal_erased ? 'Note: erased with the data.' : undefined);
+
 const kindOf = (d: { type?: string; side?: string | null }) => (d.type === 'selfie' ? 'selfie' : `document ${d.side ?? 'front'}`);
 
 export function timeline(c: CaseView): { events: TimelineEvent[]; views: number } {
@@ -35,17 +38,26 @@ export function timeline(c: CaseView): { events: TimelineEvent[]; views: number 
         out.push({ at: e.createdAt, title: `Upload rejected: ${kindOf(d as { type?: string; side?: string })} — ${String(d.code)}`, detail: Array.isArray(d.failed_checks) && d.failed_checks.length > 1 ? `also failed: ${d.failed_checks.slice(1).join(', ')}` : undefined, tone: 'bad' });
         break;
       case 'verification.submitted':
-        out.push({ at: e.createdAt, title: `Submitted (attempt ${String(d.attempt ?? '?')} of 5)`, detail: d.status ? `→ ${STATUS_LABELS[String(d.status)] ?? String(d.status)}` : undefined, tone: 'neutral' });
+        out.push({ at: e.createdAt, title: `Submitted${d.via === 'wallet' ? ' with a digital ID wallet' : ''} (attempt ${String(d.attempt ?? '?')} of 5)`, detail: d.status ? `→ ${STATUS_LABELS[String(d.status)] ?? String(d.status)}` : undefined, tone: 'neutral' });
+        break;
+      // docs/wallet.md: each request to a wallet, and each response refused (the verification stays as it was).
+      case 'wallet.requested':
+        out.push({ at: e.createdAt, title: `Digital ID wallet asked (${String(d.protocol)})`, detail: `${String(d.element)}, for ${String(d.origin)}`, tone: 'neutral' });
+        break;
+      case 'wallet.refused':
+        out.push({ at: e.createdAt, title: `Wallet proof refused (${String(d.protocol)}): ${String(d.reason)}`, detail: 'Nothing changed; the person may try again.', tone: 'bad' });
         break;
       case 'verification.decided': {
         const status = String(d.status ?? '');
-        const by = e.actor === 'pipeline' ? 'The pipeline' : e.actor === 'operator' ? 'An operator (command line)' : e.who;
+        const by = e.actor === 'pipeline' ? 'The pipeline' : e.actor === 'wallet' ? 'The wallet proof' : e.actor === 'operator' ? 'An operator (command line)' : e.who;
         const reason = d.reason ? ` — ${reasonLabel(String(d.reason))}` : '';
-        out.push({ at: e.createdAt, title: `${by}: ${STATUS_LABELS[status]?.toLowerCase() ?? status}${reason}`, detail: typeof d.note === 'string' ? `Note: ${d.note}` : undefined, tone: status === 'approved' ? 'good' : status === 'declined' ? 'bad' : 'warn' });
+        const wallet = d.wallet as { element?: string; value?: boolean; protocol?: string } | undefined;
+        const detail = noteOf(d) ?? (wallet ? `${wallet.element} = ${String(wallet.value)}, signed by the issuer (${wallet.protocol})` : undefined);
+        out.push({ at: e.createdAt, title: `${by}: ${STATUS_LABELS[status]?.toLowerCase() ?? status}${reason}`, detail, tone: status === 'approved' ? 'good' : status === 'declined' ? 'bad' : 'warn' });
         break;
       }
       case 'blocklist.added':
-        out.push({ at: e.createdAt, title: `Added to the blocklist by ${e.who}`, detail: typeof d.note === 'string' && d.note ? `Note: ${d.note}` : undefined, tone: 'bad' });
+        out.push({ at: e.createdAt, title: `Added to the blocklist by ${e.who}`, detail: noteOf(d), tone: 'bad' });
         break;
       case 'blocklist.removed':
         out.push({ at: e.createdAt, title: `Removed from the blocklist by ${e.who}`, tone: 'neutral' });

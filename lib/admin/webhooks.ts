@@ -13,6 +13,8 @@ import { updateWorkspaceSettings } from '../workspaces';
 import { actorId, assertCan, type Actor } from './access';
 import { afterCursor, cursorTime, decodeCursor, pageOf } from './cursor';
 import { managedWorkspace } from './workspaces';
+import { dataKeyRows, keyOpener } from '../retention/personal';
+import { openWebhookResponse } from '../webhooks/list';
 
 export const DELIVERY_PAGE = 50;
 /** How much of a receiver's answer the log shows (the service keeps 1 KiB of it). */
@@ -69,18 +71,29 @@ export async function deliveryLog(db: DbOrTx, actor: Actor, f: DeliveryFilter) {
           latencyMs: webhookAttempts.latencyMs,
           outcome: webhookAttempts.outcome,
           error: webhookAttempts.error,
+          id: webhookAttempts.id,
           responseBody: webhookAttempts.responseBody,
+          responseSealed: webhookAttempts.responseSealed,
           keyId: webhookAttempts.keyId,
         })
         .from(webhookAttempts)
         .where(inArray(webhookAttempts.eventId, page.map((e) => e.id)))
         .orderBy(webhookAttempts.eventId, webhookAttempts.startedAt)
     : [];
+  // The receivers' answers are kept under each verification's data key (lib/retention/personal.ts).
+  const verificationOf = new Map(page.map((e) => [e.id, e.verificationId]));
+  const sealed = attempts.filter((a) => a.responseSealed).map((a) => verificationOf.get(a.eventId)!);
+  const key = keyOpener(await dataKeyRows(db, sealed));
   return {
     workspace: { id: ws.id, name: ws.name, webhookUrl: ws.webhookUrl },
     events: page.map((e) => ({
       ...e,
-      attemptLog: attempts.filter((a) => a.eventId === e.id).map((a) => ({ ...a, responseExcerpt: a.responseBody ? a.responseBody.slice(0, EXCERPT) : null })),
+      attemptLog: attempts
+        .filter((a) => a.eventId === e.id)
+        .map(({ responseSealed, responseBody, ...a }) => {
+          const text = openWebhookResponse({ id: a.id, responseBody, responseSealed }, responseSealed ? key(e.verificationId) : null);
+          return { ...a, responseExcerpt: text ? text.slice(0, EXCERPT) : null };
+        }),
     })),
     next,
   };

@@ -10,6 +10,7 @@ import { errorsOf, OPERATIONS, type Operation } from './operations';
 import * as S from './schemas';
 import { createVerificationBody } from '../verifications/create';
 import { mediaFields } from './handlers/verifications';
+import { walletRequestBody, walletResponseBody } from './handlers/wallet';
 
 type Json = Record<string, unknown>;
 
@@ -31,6 +32,9 @@ const NAMED: [string, z.ZodType][] = [
   ['CreateVerificationRequest', createVerificationBody],
   ['ConsentAcceptance', OPERATIONS.acceptConsent.documentedBody!],
   ['MediaUploadFields', mediaFields],
+  ['WalletRequest', S.walletRequestSchema],
+  ['WalletRequestCreate', walletRequestBody],
+  ['WalletResponse', walletResponseBody],
 ];
 
 /** Drops what JSON Schema tools need not see: zod's long date-time pattern (the format says it), $schema and $id. */
@@ -187,6 +191,7 @@ export function openApiDocument(baseUrl: string): Json {
       { name: 'Consent', description: 'The consent text and its acceptance' },
       { name: 'Media', description: 'Selfie and document uploads' },
       { name: 'Privacy', description: 'Erasure on request (extension)' },
+      { name: 'Wallet', description: 'Age proof from a digital ID wallet through the W3C Digital Credentials API (extension)' },
       { name: 'Reference', description: 'This description of the API' },
     ],
     paths,

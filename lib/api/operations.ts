@@ -26,6 +26,7 @@ import {
   uploadMediaHandler,
 } from './handlers/verifications';
 import { eraseDataHandler } from './handlers/retention';
+import { createWalletRequestHandler, submitWalletResponseHandler, walletRequestBody, walletResponseBody } from './handlers/wallet';
 import * as S from './schemas';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
@@ -37,7 +38,7 @@ export type Contract = {
   path: string;
   summary: string;
   description: string;
-  tag: 'Verifications' | 'Consent' | 'Media' | 'Privacy';
+  tag: 'Verifications' | 'Consent' | 'Media' | 'Privacy' | 'Wallet';
   /** The request body as documented, where the route reads a looser shape and tells the forms apart itself. */
   documentedBody?: z.ZodType;
   /** Multipart file parts: name → description. */
@@ -177,6 +178,36 @@ export const OPERATIONS = {
     handler: eraseDataHandler,
     responses: { 200: { description: 'Erased, with the signed receipt', schema: S.erasureSchema } },
     errors: ['NOT_FOUND'],
+  }),
+  createWalletRequest: defineOperation({
+    operationId: 'createWalletRequest',
+    method: 'POST',
+    path: '/v1/verifications/{id}/wallet-requests',
+    tag: 'Wallet',
+    summary: 'Ask a digital ID wallet for an age proof',
+    description:
+      'Extension (docs/wallet.md). A request for the W3C Digital Credentials API, bound to this verification and to `origin`, the page that will call `navigator.credentials.get`: a fresh nonce and response key, asking only for `age_over_NN` (NN the workspace\'s age threshold) of an ISO mDL, not retained. Pass `data` unchanged with `protocol`; send what the browser returns to wallet-responses within 5 minutes. Consent first; the verification must be in `created`, `started` or `resubmission_requested` with an attempt left; an identity (KYC) verification takes no wallet proof (409).',
+    auth: 'apiKey',
+    params: idParams,
+    body: walletRequestBody,
+    handler: createWalletRequestHandler,
+    responses: { 201: { description: 'The request, for the browser', schema: S.walletRequestSchema } },
+    errors: ['NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'CONSENT_REQUIRED', 'INVALID_STATUS'],
+  }),
+  submitWalletResponse: defineOperation({
+    operationId: 'submitWalletResponse',
+    method: 'POST',
+    path: '/v1/verifications/{id}/wallet-responses',
+    tag: 'Wallet',
+    summary: 'Verify a wallet\'s age proof and decide',
+    description:
+      'Extension (docs/wallet.md). The DigitalCredential the browser returned, for one of this verification\'s wallet requests. Verified against the IACA roots the operator trusts: decryption with that request\'s key, the session transcript rebuilt from the request, the certificate chain and dates, the MSO signature and validity, each element\'s digest, the device signature, and that only `age_over_NN` was disclosed. A valid proof is one attempt and decides at once (live: `approved`, or `declined` with `age_below_threshold`; test mode: `review`), with its webhook; `result.age_source` is `wallet`. Any failed check is 422 `WALLET_RESPONSE_INVALID` with `details.reason`, and the verification stays as it was. A request is answered once (`replayed`).',
+    auth: 'apiKey',
+    params: idParams,
+    body: walletResponseBody,
+    handler: submitWalletResponseHandler,
+    responses: { 200: { description: 'Verified and decided: the verification', schema: S.verificationSchema } },
+    errors: ['NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'CONSENT_REQUIRED', 'INVALID_STATUS', 'WALLET_RESPONSE_INVALID'],
   }),
 } satisfies Record<string, Operation>;
 

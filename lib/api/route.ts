@@ -117,7 +117,7 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
       let pending: PendingSignature | undefined;
       let verification: VerificationRow | undefined;
       let rawBody: Uint8Array | undefined;
-      const address = clientAddressOf(req);
+      const address = clientAddressOf(req) ?? 'unknown';
       if (opts.auth === 'captureToken') {
         // The link first (an unknown token is 404 and leaves nothing behind), then its own bounds and rate limit.
         ({ auth, verification } = await authenticateCapture(db, String(rawParams.token ?? '')));

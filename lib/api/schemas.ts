@@ -61,10 +61,10 @@ const reason = z
     'Reason code on declined or resubmission_requested, else null (docs/api.md "Decision reasons"): the interface\'s codes, and the extensions age_below_threshold, document_expired and document_required (resubmission_requested: the age estimate could not decide and the workspace steps up to an ID document; upload the document and submit again, docs/api.md "Step-up to a document"). Log codes you do not know.',
   );
 const ageSource = z
-  .enum(['estimation', 'document'])
+  .enum(['estimation', 'document', 'wallet'])
   .optional()
   .describe(
-    'Extension, on every result of the Age flow: where the age came from. estimation: the selfie\'s estimated range; document: the date of birth on an ID document (check method document_verification, or an estimation verification that stepped up to a document when its estimate could not decide: the workspace setting estimation_fallback = document). New values may appear (a digital ID wallet): treat an unknown one as its own source.',
+    'Extension, on every result of the Age flow: where the age came from. estimation: the selfie\'s estimated range; document: the date of birth on an ID document (check method document_verification, or an estimation verification that stepped up to a document when its estimate could not decide: the workspace setting estimation_fallback = document); wallet: a digital ID wallet\'s signed age_over_NN claim (docs/wallet.md), with result.wallet = {protocol, element, value, issuer}. New values may appear: treat an unknown one as its own source.',
   );
 
 export const verificationSchema = z
@@ -92,7 +92,7 @@ export const verificationSchema = z
       })
       .nullable()
       .describe(
-        'The decision: for estimation {decision, threshold, estimated_age, age_range: {min, max}, confidence}; document and KYC flows add their fields; every Age result carries age_source (extension)',
+        'The decision: for estimation {decision, threshold, estimated_age, age_range: {min, max}, confidence}; document and KYC flows add their fields; a wallet proof {decision, threshold, age_source: wallet, wallet}; every Age result carries age_source (extension)',
       ),
     duplicate_check: duplicateCheckSchema,
     ...consentShapes,
@@ -157,12 +157,23 @@ export const erasureSchema = z
       .describe('Signed with Ed25519; public keys at /receipt-keys'),
   });
 
+/** Extension (docs/wallet.md): a request to a digital ID wallet, bound to one verification. */
+export const walletRequestSchema = z
+  .strictObject({
+    id: z.string().describe('Send it back as `request_id` with the wallet\'s response'),
+    protocol: z.enum(['openid4vp-v1-unsigned', 'org-iso-mdoc']),
+    data: z
+      .record(z.string(), z.unknown())
+      .describe('Exactly the object to pass as this request\'s `data` to `navigator.credentials.get({ digital: { requests: [{ protocol, data }] } })`'),
+    expires_at: timestamp.describe('The response must arrive before this (5 minutes)'),
+  });
+
 export const errorSchema = z
   .strictObject({
     error: z.strictObject({
       code: z.enum(ERROR_CODES).describe('Branch on this, never on message'),
       message: z.string(),
-      details: z.record(z.string(), z.unknown()).optional().describe('VALIDATION_ERROR: fields; media checks: failed_checks and checks; MISSING_REQUIRED_MEDIA: missing'),
+      details: z.record(z.string(), z.unknown()).optional().describe('VALIDATION_ERROR: fields; media checks: failed_checks and checks; MISSING_REQUIRED_MEDIA: missing; WALLET_RESPONSE_INVALID: reason'),
       request_id: z.string().describe('The X-Request-Id of the response'),
     }),
   });

@@ -107,6 +107,11 @@ function writeCache(file: string | null, value: unknown) {
   fs.renameSync(file + '.tmp', file);
 }
 
+/** Whether the cache already holds this photo's measurement at the current analysis version. */
+export function isCached(row: ManifestRow, cacheDir: string): boolean {
+  return fs.existsSync(path.join(cacheDir, ANALYSIS_VERSION, `${sha256(fs.readFileSync(row.path))}.json`));
+}
+
 /**
  * Measures one photo (or reads it from the cache). Never throws for a bad photo: the record carries the error.
  * With `documents`, a photo of a labelled person is also printed on a synthetic ID card and the card analysed

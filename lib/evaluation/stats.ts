@@ -128,3 +128,37 @@ export function thresholdForFmr(genuine: readonly number[], impostor: readonly n
   const t = round(s[allowed] + 1e-4, 4);
   return { suggested: t, refused: null, at: matchRates(genuine, impostor, t) } as const;
 }
+
+/** P(X ≤ k) for X ~ Binomial(n, p), summed in log space (stable for n in the thousands). */
+export function binomialCdf(k: number, n: number, p: number): number {
+  if (k < 0) return 0;
+  if (k >= n || p <= 0) return 1;
+  if (p >= 1) return 0;
+  const lp = Math.log(p);
+  const lq = Math.log1p(-p);
+  let logC = 0; // log C(n, 0)
+  let sum = 0;
+  for (let i = 0; i <= k; i++) {
+    if (i > 0) logC += Math.log(n - i + 1) - Math.log(i);
+    sum += Math.exp(logC + i * lp + (n - i) * lq);
+  }
+  return Math.min(1, sum);
+}
+
+/**
+ * One-sided Clopper-Pearson (exact binomial) upper confidence bound of a rate, k events in n trials: the p at
+ * which seeing k or fewer has probability `alpha` (0.05 for 95 %). For k = 0 it is 1 − alpha^(1/n), about 3 / n
+ * (the rule of three). null for n = 0.
+ */
+export function clopperPearsonUpper(k: number, n: number, alpha = 0.05): number | null {
+  if (n === 0) return null;
+  if (k >= n) return 1;
+  let lo = k / n;
+  let hi = 1;
+  for (let i = 0; i < 100; i++) {
+    const mid = (lo + hi) / 2;
+    if (binomialCdf(k, n, mid) > alpha) lo = mid;
+    else hi = mid;
+  }
+  return round(hi, 6);
+}

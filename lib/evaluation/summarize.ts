@@ -4,13 +4,17 @@
  * presentation-attack results, and upload refusals. Every rate carries its sample size and a 95 % interval;
  * thresholds are suggested only from enough samples (stats.ts, minTrialsFor).
  */
-import { FACE_MATCH_THRESHOLD, LIVENESS_FLOOR, MOIRE_SCORE_THRESHOLD, REPLAY_SCORE_THRESHOLD } from '../pipeline/thresholds';
+import { AGE_RANGES, FACE_MATCH_THRESHOLD, LIVENESS_FLOOR, MOIRE_SCORE_THRESHOLD, REPLAY_SCORE_THRESHOLD } from '../pipeline/thresholds';
 import { estimationResult } from '../pipeline/checks/age-estimate';
 import { presentationAttackSignal } from '../pipeline/checks/presentation-attack';
 import { cosine } from '../pipeline/similarity';
 import { ANALYSIS_VERSION } from '../media/version';
 import { AGE_CALIBRATION, estimateAge } from '../faces/age';
 import type { PhotoRecord } from './measure';
+import { ageRangeOf, type AgeRanges } from '../pipeline/age-range';
+import { AGE_BANDS, bandLabel, decisionsAt, rangeFigures, type Judged } from './age-fit';
+
+export { AGE_BANDS };
 import { bootstrap, describe, detCurve, matchRates, mean, minTrialsFor, rate, round, thresholdForFmr, type Interval, type Rate } from './stats';
 
 export type SummaryOptions = {
@@ -22,18 +26,11 @@ export type SummaryOptions = {
 };
 export const DEFAULT_OPTIONS: SummaryOptions = { ageThreshold: 18, targetFmr: 0.001, targetFalsePass: 0 };
 
-export const AGE_BANDS: readonly [number, number][] = [
-  [0, 13],
-  [13, 18],
-  [18, 25],
-  [25, 35],
-  [35, 50],
-  [50, 65],
-  [65, 130],
-];
-const bandLabel = ([lo, hi]: [number, number]) => (hi >= 130 ? `${lo}+` : `${lo}–${hi - 1}`);
 
-type AgePoint = { truth: number; estimate: number };
+/** The thresholds the age section reports beside the one it is given: the usual legal ages. */
+export const REPORT_THRESHOLDS = [18, 21, 25] as const;
+
+export type AgePoint = { truth: number; estimate: number };
 
 // The estimate as the current calibration (lib/faces/age.ts) makes it from the models' raw outputs, so a new
 // calibration is measured without analysing the photos again.
@@ -74,7 +71,27 @@ function ageSection(records: PhotoRecord[], o: SummaryOptions) {
     refer_rate_over: rate(over.filter((p) => estimationResult(p.estimate, t).decision === 'refer').length, over.length),
     fail_rate_over: rate(over.filter((p) => estimationResult(p.estimate, t).decision === 'fail').length, over.length),
     margin_for_false_pass: marginForFalsePass(under, over, t, o.targetFalsePass),
+    /**
+     * What the estimate alone decides at each of REPORT_THRESHOLDS: people at or over it passed / referred /
+     * failed, people under it passed (with the one-sided 95 % Clopper-Pearson upper bound of that rate: for 0 of n,
+     * 1 − 0.05^(1/n), about 3 / n), referred, failed.
+     */
+    at_thresholds: REPORT_THRESHOLDS.map((th) => decisionsAt(judge(points), th)),
+    range: rangeQuality(judge(points)),
   };
+}
+
+/** Each point with the production range of its estimate (lib/pipeline/thresholds.ts, AGE_RANGES), or of `table`. */
+export function judge(points: readonly AgePoint[], table: AgeRanges = AGE_RANGES): Judged[] {
+  return points.map((p) => ({ truth: p.truth, estimate: p.estimate, ...ageRangeOf(table, p.estimate) }));
+}
+
+/**
+ * The range against the true age: coverage (share inside, ends included) and mean width in years, overall and by
+ * true-age band.
+ */
+export function rangeQuality(judged: readonly Judged[]) {
+  return { ...rangeFigures(judged), by_band: AGE_BANDS.map((b) => ({ band: bandLabel(b), ...rangeFigures(judged.filter((j) => j.truth >= b[0] && j.truth < b[1])) })) };
 }
 
 /**

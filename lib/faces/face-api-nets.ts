@@ -115,11 +115,13 @@ export function loadFaceApiNets(tf: Tf): FaceApiNets {
       return chips.map((_, i) => d.slice(i * 128, (i + 1) * 128));
     },
     age: async (crop) => {
-      const x = tf.tensor4d(crop, [1, 112, 112, 3]);
-      const both = tf.concat([x, tf.reverse(x, 2)], 0) as Tensor4D; // the crop and its mirror image
-      const y = ageNet(both);
+      // The crop and its mirror image, in one tidy: the mirrored copy is an intermediate that must not outlive it.
+      const y = tf.tidy(() => {
+        const x = tf.tensor4d(crop, [1, 112, 112, 3]);
+        return ageNet(tf.concat([x, tf.reverse(x, 2)], 0) as Tensor4D);
+      });
       const d = await y.data();
-      tf.dispose([x, both, y]);
+      tf.dispose(y);
       return (d[0] + d[1]) / 2;
     },
   };

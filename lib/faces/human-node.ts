@@ -24,12 +24,14 @@ export const HUMAN_CONFIG: Partial<Config> = {
   filter: { enabled: false } as Config['filter'],
   face: {
     enabled: true,
-    // return: the face crop tensor is not used (the networks of lib/faces/face-api-nets.ts get aligned crops).
-    detector: { rotation: true, maxDetected: 10, minConfidence: 0.2, return: false },
+    // return: the face crop (the rotated face Human's own models read) is returned for the age networks of
+    // lib/faces/age-nets.ts, which dispose it; face-api's networks (lib/faces/face-api-nets.ts) get aligned crops.
+    detector: { rotation: true, maxDetected: 10, minConfidence: 0.2, return: true },
     mesh: { enabled: true },
     iris: { enabled: true },
-    // faceres: its age estimate is one input of lib/faces/age.ts; its embedding is no longer the face description.
-    description: { enabled: true },
+    // faceres runs in lib/faces/age-nets.ts on that crop (its whole age distribution, and its mirror image); its
+    // embedding is no longer the face description.
+    description: { enabled: false },
     emotion: { enabled: false },
     antispoof: { enabled: true },
     liveness: { enabled: true },
@@ -79,7 +81,7 @@ export async function loadHuman(): Promise<Human> {
   registerFileRouter(human.tf);
   await human.load();
   const stats = human.models.stats();
-  if (stats.numLoadedModels < 6) throw new Error(`Human loaded ${stats.numLoadedModels} of 6 face models`);
+  if (stats.numLoadedModels < 5) throw new Error(`Human loaded ${stats.numLoadedModels} of 5 face models`);
   await human.warmup();
   return human;
 }

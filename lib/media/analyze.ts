@@ -5,7 +5,8 @@
 import sharp from 'sharp';
 import type { FaceResult } from '@vladmandic/human';
 import { moireScore, periodicPeakRatio } from '../faces/replay';
-import { estimateAge } from '../faces/age';
+import type { Tensor3D } from '@tensorflow/tfjs-core';
+import { AGE_CALIBRATION, estimateAge, type AgeFeatures } from '../faces/age';
 import { describeFace } from '../faces/describe';
 import type { FaceModels } from '../faces/models';
 import type { Rgb } from '../faces/align';
@@ -274,47 +275,56 @@ export async function analyze(models: FaceModels, input: { bytes: Uint8Array; ki
   const tensor = human.tf.tensor3d(new Uint8Array(work.data.buffer, work.data.byteOffset, work.data.byteLength), [work.info.height, work.info.width, 3], 'int32');
   let result;
   try {
-    result = await human.detect(tensor);
+      result = await human.detect(tensor);
   } finally {
     human.tf.dispose(tensor);
   }
   const rgb: Rgb = { data: new Uint8Array(work.data.buffer, work.data.byteOffset, work.data.byteLength), width: work.info.width, height: work.info.height };
 
   const faces: FaceMeasure[] = [];
-  for (const f of result.face as FaceResult[]) {
-    const box = f.box.map((v) => v * workScale);
-    const region = clampRegion(size, box);
-    const mesh = f.mesh as number[][];
-    const ann = (f.annotations ?? {}) as unknown as Record<string, number[][]>;
-    const described = mesh.length >= 468 ? await describeFace(nets, rgb, mesh) : null;
-    const ageFeatures = { faceres: f.age === undefined ? null : round(f.age, 1), face_api: described ? round(described.faceApiAge, 1) : null };
-    const boxLight = await lightAndSharpness(oriented, region, 256);
-    const skin = skinLight(rgb, ann.silhouette);
-    faces.push({
-      score: round(f.score, 3),
-      detector_score: round(f.boxScore ?? f.score, 3),
-      mesh_score: round(f.faceScore ?? 0, 3),
-      box: box.map((v) => Math.round(v)) as [number, number, number, number],
-      /** face height as a share of the image's shorter side */
-      size_fraction: round(box[3] / Math.min(size.width, size.height), 3),
-      // Light of the skin inside the face outline where the mesh gives one, else of the face box.
-      brightness: skin?.brightness ?? boxLight.brightness,
-      overexposed_fraction: skin?.overexposed_fraction ?? boxLight.overexposed_fraction,
-      sharpness: boxLight.sharpness,
-      outside_fraction: outsideFraction(mesh, rgb.width, rgb.height),
-      yaw: f.rotation?.angle ? round(f.rotation.angle.yaw, 3) : null,
-      turn: headTurn(mesh),
-      regions: regionStats(rgb, ann),
-      age: estimateAge(ageFeatures),
-      age_features: ageFeatures,
-      gender: f.gender ?? null,
-      gender_score: f.genderScore === undefined ? null : round(f.genderScore, 2),
-      real: f.real === undefined ? null : round(f.real, 3),
-      live: f.live === undefined ? null : round(f.live, 3),
-      embedding: described ? described.embedding.map((v) => round(v, 6)) : null,
-      replay_score: null,
-      moire_score: null,
-    });
+  try {
+    for (const f of result.face as FaceResult[]) {
+      const box = f.box.map((v) => v * workScale);
+      const region = clampRegion(size, box);
+      const mesh = f.mesh as number[][];
+      const ann = (f.annotations ?? {}) as unknown as Record<string, number[][]>;
+      const described = mesh.length >= 468 ? await describeFace(nets, rgb, mesh) : null;
+      // The age estimate is the selfie's (the document's age is its date of birth): the age networks on Human's
+      // face crop, and face-api's on the aligned crop, combined by lib/faces/age.ts.
+      const ages = input.kind === 'selfie' && f.tensor ? await models.ages.run(f.tensor as unknown as Tensor3D, AGE_CALIBRATION.views) : null;
+      const ageFeatures: AgeFeatures | null = ages
+        ? { ...Object.fromEntries(Object.entries(ages.views).map(([k, v]) => [k, round(v, 2)])), face_api: described ? round(described.faceApiAge, 2) : null }
+        : null;
+      const boxLight = await lightAndSharpness(oriented, region, 256);
+      const skin = skinLight(rgb, ann.silhouette);
+      faces.push({
+        score: round(f.score, 3),
+        detector_score: round(f.boxScore ?? f.score, 3),
+        mesh_score: round(f.faceScore ?? 0, 3),
+        box: box.map((v) => Math.round(v)) as [number, number, number, number],
+        /** face height as a share of the image's shorter side */
+        size_fraction: round(box[3] / Math.min(size.width, size.height), 3),
+        // Light of the skin inside the face outline where the mesh gives one, else of the face box.
+        brightness: skin?.brightness ?? boxLight.brightness,
+        overexposed_fraction: skin?.overexposed_fraction ?? boxLight.overexposed_fraction,
+        sharpness: boxLight.sharpness,
+        outside_fraction: outsideFraction(mesh, rgb.width, rgb.height),
+        yaw: f.rotation?.angle ? round(f.rotation.angle.yaw, 3) : null,
+        turn: headTurn(mesh),
+        regions: regionStats(rgb, ann),
+        age: ageFeatures ? estimateAge(ageFeatures) : null,
+        age_features: ageFeatures,
+        gender: ages?.gender ?? null,
+        gender_score: ages?.gender_score == null ? null : round(ages.gender_score, 2),
+        real: f.real === undefined ? null : round(f.real, 3),
+        live: f.live === undefined ? null : round(f.live, 3),
+        embedding: described ? described.embedding.map((v) => round(v, 6)) : null,
+        replay_score: null,
+        moire_score: null,
+      });
+    }
+  } finally {
+    for (const f of result.face as FaceResult[]) if (f.tensor) human.tf.dispose(f.tensor);
   }
   faces.sort((a, b) => b.score * b.box[2] * b.box[3] - a.score * a.box[2] * a.box[3]);
   if (input.kind === 'selfie' && faces[0]) {

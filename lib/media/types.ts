@@ -22,9 +22,9 @@ export type FaceMeasure = LightSharpness & {
     right_eye_color_distance: number;
     mouth_color_distance: number;
   };
-  /** calibrated estimate (lib/faces/age.ts) from the models' raw estimates in age_features */
+  /** calibrated estimate (lib/faces/age.ts) from the models' raw estimates in age_features; selfies only */
   age: number | null;
-  age_features: AgeFeatures;
+  age_features: AgeFeatures | null;
   gender: string | null;
   gender_score: number | null;
   real: number | null;

@@ -12,6 +12,7 @@
  * path as sent, an external_id or anything a client chooses. Each process counts its own; Prometheus sums them.
  */
 import client from 'prom-client';
+import { WALLET_PROTOCOLS, WALLET_REFUSAL_REASONS } from '../wallet/codes';
 
 /** Seconds: a fast API read to a slow upload. */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -24,6 +25,8 @@ export const WEBHOOK_OUTCOMES = ['delivered', 'retry', 'completed', 'failed', 's
 export const RATE_LIMIT_SCOPES = ['workspace', 'capture_link', 'admin_sign_in'] as const;
 export const ERASURE_TRIGGERS = ['retention', 'request'] as const;
 export const OUTBOX_QUEUES = ['webhooks', 'pipeline'] as const;
+/** What became of a digital ID wallet's response: verified, or the reason it was refused (docs/wallet.md). */
+export const WALLET_OUTCOMES = ['verified', ...WALLET_REFUSAL_REASONS] as const;
 /** The bounds of the analysis queue (lib/media/pool.ts `queueFull`). */
 export const ANALYSIS_REFUSAL_SCOPES = ['verification', 'workspace', 'server'] as const;
 
@@ -74,6 +77,12 @@ function create() {
       name: 'verifications_decided_total',
       help: 'Decisions, by the pipeline or a reviewer: by flow, mode, resulting status, reason (none when there is none) and who decided.',
       labelNames: ['flow', 'mode', 'status', 'reason', 'by'] as const,
+      registers,
+    }),
+    walletResponses: new client.Counter({
+      name: 'wallet_responses_total',
+      help: 'Digital ID wallet responses checked, by protocol and outcome: verified, or the reason it was refused (untrusted_issuer, invalid_signature, digest_mismatch, expired, transcript_mismatch, replayed, claim_missing, malformed).',
+      labelNames: ['protocol', 'outcome'] as const,
       registers,
     }),
     pipelineStage: new client.Histogram({
@@ -179,6 +188,7 @@ function create() {
   for (const trigger of ERASURE_TRIGGERS) m.retentionErasures.inc({ trigger }, 0);
   for (const mode of ['test', 'live']) m.verificationsCreated.inc({ mode }, 0);
   for (const scope of ANALYSIS_REFUSAL_SCOPES) m.analysisRefusals.inc({ scope }, 0);
+  for (const protocol of WALLET_PROTOCOLS) for (const outcome of WALLET_OUTCOMES) m.walletResponses.inc({ protocol, outcome }, 0);
   for (const queue of OUTBOX_QUEUES) {
     m.outboxPending.set({ queue }, 0);
     m.outboxOldestAge.set({ queue }, 0);

@@ -31,7 +31,7 @@ import { startRouteServer } from '@/lib/testing/route-server';
 import { ancestors, fromReadable, KIND, spanText, type FlatSpan } from '@/lib/testing/spans';
 import { testLogFile } from '@/lib/testing/test-logs';
 import { updateWorkspaceSettings } from '@/lib/workspaces';
-import { metrics } from './metrics';
+import { counterValue } from '@/lib/testing/metrics';
 import { currentTraceparent, tracingEnabled } from './tracing';
 import { startTracing, type Tracing } from './tracing-sdk';
 import { traceQuery } from './db';
@@ -60,10 +60,7 @@ const until = async <T>(what: () => T | Promise<T>, ok: (v: T) => boolean, ms = 
   }
 };
 const spans = () => exporter.getFinishedSpans().map(fromReadable);
-const counter = async (name: string, labels: Record<string, string>) => {
-  const m = (await metrics().registry.getMetricsAsJSON()).find((x) => x.name === name);
-  return (m?.values ?? []).filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((n, v) => n + v.value, 0);
-};
+const counter = counterValue;
 
 /** A live verification with consent and a selfie, then submitted: returns its id. */
 async function submitted(selfie: Buffer, externalId: string) {

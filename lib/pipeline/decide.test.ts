@@ -2,10 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import type { FaceMeasure } from '../media/types';
 import { decide, estimationResult, type Evidence } from './decide';
+import { AGE_RANGES } from './thresholds';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const face = (over: Partial<FaceMeasure> = {}): FaceMeasure => ({
-  score: 1, detector_score: 1, mesh_score: 1, box: [0, 0, 100, 100], size_fraction: 0.5, outside_fraction: 0, yaw: 0, age_features: { faceres: 35, face_api: 35 }, brightness: 120, overexposed_fraction: 0, sharpness: 100,
+  score: 1, detector_score: 1, mesh_score: 1, box: [0, 0, 100, 100], size_fraction: 0.5, outside_fraction: 0, yaw: 0, age_features: null, brightness: 120, overexposed_fraction: 0, sharpness: 100,
   regions: { left_eye_texture: 30, right_eye_texture: 30, mouth_texture: 30, left_eye_color_distance: 20, right_eye_color_distance: 20, mouth_color_distance: 20 },
   age: 60, gender: 'female', gender_score: 0.9, real: 0.7, live: 0.9, embedding: [1, 0, 0], replay_score: 5, ...over,
 });
@@ -15,7 +16,7 @@ describe('decide', () => {
   it('selfie_quality when the selfie has no usable face description or no age', () => {
     expect(decide(ev({ selfie: face({ embedding: null }) }), now)).toMatchObject({ outcome: 'resubmit', reason: 'selfie_quality' });
     expect(decide(ev({ selfie: null }), now)).toMatchObject({ outcome: 'resubmit', reason: 'selfie_quality' });
-    expect(decide(ev({ selfie: face({ age: null }) }), now)).toMatchObject({ outcome: 'resubmit', reason: 'selfie_quality' });
+    expect(decide(ev({ selfie: face({ age: null, age_features: null }) }), now)).toMatchObject({ outcome: 'resubmit', reason: 'selfie_quality' });
   });
 
   it("liveness_failed when Human's liveness score is under the floor", () => {
@@ -36,16 +37,41 @@ describe('decide', () => {
     expect(decide({ ...base, document: { type: 'passport', portrait: face(), read: null } }, now).reason).toBe('document_quality');
   });
 
-  it('estimation result: pass / refer / fail around the threshold, range from the measured margins of the band', () => {
-    // 50+: 21 below, 16 above; 18-25: 11 below, 8 above; under 18: 5 below, 11 above (thresholds.ts, AGE_MARGINS).
-    expect(estimationResult(52.3, 18)).toMatchObject({ decision: 'pass', estimated_age: 52, age_range: { min: 31, max: 69 } });
-    expect(estimationResult(23.6, 18)).toMatchObject({ decision: 'refer', age_range: { min: 12, max: 32 } });
-    expect(estimationResult(5.2, 18)).toMatchObject({ decision: 'fail', age_range: { min: 0, max: 17 } });
-    // A 30-year-old estimate is referred at 18: teenagers were estimated that old (below: 18 years).
-    expect(estimationResult(30, 18)).toMatchObject({ decision: 'refer', age_range: { min: 12, max: 51 } });
+  it('estimation result: pass / refer / fail from the fitted range table (thresholds.ts, AGE_RANGES)', () => {
+    const cut = (rows: [number, number][], t: number) => rows.find(([x]) => x === t)![1];
+    const pass18 = cut(AGE_RANGES.lower, 18);
+    const fail18 = cut(AGE_RANGES.upper, 18);
+    // Pass exactly from the 18 cut on: the range's lower end reaches 18 there and not a hair below.
+    expect(estimationResult(pass18, 18)).toMatchObject({ decision: 'pass', threshold: 18 });
+    expect(estimationResult(pass18, 18).age_range.min).toBeGreaterThanOrEqual(18);
+    expect(estimationResult(pass18 - 0.05, 18).decision).toBe('refer');
+    // Fail under the upper cut of 18: the range's upper end falls under 18; at the cut a person decides.
+    expect(estimationResult(fail18 - 0.05, 18)).toMatchObject({ decision: 'fail' });
+    expect(estimationResult(fail18 - 0.05, 18).age_range.max).toBeLessThan(18);
+    expect(estimationResult(fail18, 18).decision).toBe('refer');
+    // A threshold between two of the table's passes with the next one up: never on a cut fitted for a lower one.
+    const [above] = AGE_RANGES.lower.filter(([t]) => t > 30);
+    expect(estimationResult(above[1] - 0.05, 31).decision).not.toBe('pass');
+    // The range always holds the rounded estimate, on every outcome.
+    for (const e of [3, 9.4, 15, 18.6, 24, 37, 52, 80]) {
+      const r = estimationResult(e, 18);
+      expect(r.age_range.min).toBeLessThanOrEqual(r.estimated_age);
+      expect(r.age_range.max).toBeGreaterThanOrEqual(r.estimated_age);
+    }
+    // Confidence: the probability of the decided side, higher the further the estimate is from the threshold.
     const c = (a: number) => estimationResult(a, 18).confidence;
     expect(c(40)).toBeGreaterThan(c(30));
-    expect(c(18)).toBeCloseTo(0.5, 2);
+    expect(c(40)).toBeLessThanOrEqual(1);
+    expect(c(pass18)).toBeGreaterThan(0.9);
+    expect(c(fail18 - 1)).toBeGreaterThan(0.5);
+    expect(c(5)).toBeGreaterThan(0.95);
+  });
+
+  it("the estimate is made from the networks' outputs with the calibration in force, not the one stored with the analysis", () => {
+    // Stored as 60 by an older calibration; the networks' outputs say a child: declined.
+    const child = face({ age: 60, age_features: { faceres: 6, faceres_mirror: 6, faceres_deep_tight: 6, faceres_deep_tight_mirror: 6, face_api: 6 } });
+    expect(decide(ev({ selfie: child }), now)).toMatchObject({ outcome: 'decline', reason: 'age_below_threshold' });
+    expect(decide(ev({ selfie: face({ age: 60 }) }), now).outcome).toBe('approve');
   });
 
   it('active liveness, where required: a passed challenge of the same person right before the selfie; skipped → review', () => {

@@ -12,7 +12,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { media, pipelineJobs, verifications, workspaces } from '@/db/schema';
 import { audit } from '../audit';
-import { log } from '../log';
+import { dropQueryParams, log, scrubText } from '../log';
 import { env } from '../env';
 import { mediaStore } from '../media/storage';
 import { currentAnalysis } from '../media/current-analysis';
@@ -228,7 +228,8 @@ async function decideJob(deps: PipelineDeps, job: Job): Promise<{ status: string
     selfie = g.selfie;
     decision = decide(g.evidence, now(deps), (check, seconds) => metrics().pipelineStage.observe({ stage: check }, seconds));
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+    // Kept in the job and the audit trail: never the values a failed query bound (an embedding, a name).
+    const message = scrubText(dropQueryParams(e instanceof Error ? e.message : String(e)));
     log.warn('pipeline job failed', { job: job.id, tries: job.tries, err: message });
     if (job.tries < MAX_TRIES) {
       const delay = deps.retryDelayMs?.(job.tries) ?? 2000 * 2 ** (job.tries - 1);

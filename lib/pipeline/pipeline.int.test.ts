@@ -67,7 +67,7 @@ describe('Age / estimation (live)', () => {
   });
 
   it('submitted → approved: pass with estimated_age, age_range, confidence (decisions.md)', async () => {
-    // Grace Hopper at 77 (the only packaged face old enough to pass 18 with the measured margins).
+    // Grace Hopper at 77: estimated about 80, her range's lower end far over 18 (the fitted table, AGE_RANGES).
     const v = await verify(await makeWorkspace(), { selfie: face('grace_hopper') });
     expect(v.status).toBe('approved');
     expect(v.reason).toBeNull();

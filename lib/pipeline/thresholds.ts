@@ -2,8 +2,10 @@
  * The decision pipeline's thresholds, each with the measurement behind it. Face and age figures come from
  * npm run evaluate on the development set (docs/evaluation/: 60 people x 4 different photos, 288 age-labelled
  * photos aged 5-80); liveness and replay figures also from npm run calibrate (the packaged photos and simulated
- * attacks). The README's Accuracy section says what they can and cannot tell.
+ * attacks). docs/accuracy.md says what they can and cannot tell.
  */
+import ageRanges from './age-ranges.json';
+import { ageRangeOf, type AgeRanges } from './age-range';
 
 /**
  * Selfie ↔ document portrait: cosine similarity of the face description (lib/faces/describe.ts) at or above this
@@ -38,26 +40,18 @@ export const MOIRE_SCORE_THRESHOLD = 25;
 export const LIVENESS_FLOOR = 0.1;
 
 /**
- * The age range around an estimate, in years, by band of the estimate: `below` is how much younger the person may
- * really be (it protects the threshold against passing someone under it), `above` how much older.
+ * The age ranges: for each threshold of a table, the estimate at or over which a person passes it and the estimate
+ * under which a person fails it (lib/pipeline/age-range.ts reads them; npm run fit:age fits them with
+ * cross-validation, lib/evaluation/age-fit.ts). Fitted on the calibration set so that at most `alpha` (1 %) of the
+ * people under any threshold of the table would pass it and at most `beta` (2 %) of the people at or over it would
+ * fail it, with a finite-sample (conformal) correction and a margin; measured on the development set, which it
+ * never saw. The figures: docs/accuracy.md.
  */
-export type AgeMargin = { upTo: number; below: number; above: number };
-/**
- * From the cross-validated errors of the calibrated estimate on the development set (npm run fit:age, 285
- * age-labelled photos aged 5-80): per band of the estimate, the 95th percentile of the error each way, with
- * `below` raised so that none of its 84 under-18s would pass at 18 (teenagers are estimated up to 27 years too
- * old: the models were trained mostly on adults). The price is paid by adults estimated under about 44, who are
- * referred to a person at 18 (README, Accuracy).
- */
-export const AGE_MARGINS: readonly AgeMargin[] = [
-  { upTo: 18, below: 5, above: 11 },
-  { upTo: 25, below: 11, above: 8 },
-  { upTo: 35, below: 18, above: 21 },
-  { upTo: 50, below: 26, above: 31 },
-  { upTo: Infinity, below: 21, above: 16 },
-];
-export function ageMargins(estimate: number): AgeMargin {
-  return AGE_MARGINS.find((m) => estimate < m.upTo) ?? AGE_MARGINS[AGE_MARGINS.length - 1];
+export const AGE_RANGES = ageRanges as AgeRanges;
+
+/** The range [min, max] of true ages an estimate allows (decisions.md: pass when min >= threshold, fail when max < it). */
+export function ageRange(estimate: number): { min: number; max: number } {
+  return ageRangeOf(AGE_RANGES, estimate);
 }
 
 /**

@@ -8,7 +8,9 @@
  *   noise); the personal fields of the result (names, date of birth, sex, document number, expiry, issuing
  *   country: whatever is not on the decision's allowlist, lib/retention/result-fields.ts); external_metadata;
  *   external_metadata and device_signals in the stored webhook bodies (a retry sends the redacted body) and the
- *   receivers' stored answers; pending pipeline work.
+ *   receivers' stored answers; admins' notes about the person in the audit trail (under the data key, so they
+ *   go with it); pending pipeline work. Everything personal was written under the data key
+ *   (lib/retention/personal.ts), so destroying the key is what erases it everywhere a copy went.
  * kept — the verification's id, external_id, mode, flow, status, reason, timestamps, attempts, the decision part
  *   of its result, its duplicate check (ids and scores of other accounts), its consent record, its audit trail,
  *   the media rows' type, side, size and dimensions, and blocklist entries made from its face (a deliberate,
@@ -111,7 +113,7 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
     update pipeline_jobs set status = 'done', lease_until = null, last_error = 'data erased', updated_at = ${at}::timestamptz
     where verification_id = any(${ids}) and status in ('pending', 'running')`);
   await tx.execute(sql`
-    update verifications v set result = x.result, result_sealed = null, external_metadata = null, external_metadata_raw = null,
+    update verifications v set result = x.result, result_sealed = null, external_metadata = null, external_metadata_raw = null, external_metadata_sealed = null,
       data_erased_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
     from jsonb_to_recordset(${JSON.stringify(results.map((r) => ({ id: r.id, result: r.result })))}::jsonb) as x(id text, result jsonb)
     where v.id = x.id`);
@@ -124,7 +126,15 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
     finalStatus.set(t.id, row.status);
   }
 
-  // Stored webhook bodies and receivers' answers.
+  // Stored webhook bodies and receivers' answers: the whole bodies (under the data key, noise from now on) go,
+  // the bodies without the personal fields stay (a retry sends them); bodies an earlier version stored in the
+  // clear are rewritten without them.
+  const sealedBodies = Array.from(
+    await tx.execute<{ verification_id: string }>(sql`
+      update webhook_events set body_sealed = null, updated_at = ${at}::timestamptz
+      where verification_id = any(${ids}) and body_sealed is not null
+      returning verification_id`),
+  ).map((r) => ({ v: r.verification_id }));
   const bodies = Array.from(await tx.execute<{ id: string; verification_id: string; body: string }>(sql`select id, verification_id, body from webhook_events where verification_id = any(${ids})`));
   const rewritten = bodies.map((b) => ({ id: b.id, v: b.verification_id, body: redactWebhookBody(b.body) })).filter((b): b is { id: string; v: string; body: string } => b.body !== null);
   if (rewritten.length) {
@@ -135,12 +145,14 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
   }
   const answers = Array.from(
     await tx.execute<{ verification_id: string }>(sql`
-      update webhook_attempts a set response_body = null
+      update webhook_attempts a set response_body = null, response_sealed = null
       from webhook_events e
-      where a.event_id = e.id and e.verification_id = any(${ids}) and a.response_body is not null
+      where a.event_id = e.id and e.verification_id = any(${ids}) and (a.response_body is not null or a.response_sealed is not null)
       returning e.verification_id`),
   );
-  const bodiesOf = tally(rewritten.map((r) => r.v));
+  // Notes an earlier version wrote in the clear in the audit trail go too (newer ones are under the data key).
+  await tx.execute(sql`update audit_log set data = data - 'note' where verification_id = any(${ids}) and data ? 'note' and data ->> 'note' is not null`);
+  const bodiesOf = tally([...sealedBodies, ...rewritten].map((r) => r.v));
   const answersOf = tally(answers.map((a) => a.verification_id));
 
   // Receipts and audit entries.
@@ -174,7 +186,7 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
         liveness_faces: (frames.get(t.id) ?? 0) + (challengeFaces.has(t.id) ? 1 : 0),
         data_key: keys.has(t.id),
         result_fields: results.find((r) => r.id === t.id)!.paths,
-        external_metadata: t.externalMetadata !== null && t.externalMetadata !== undefined,
+        external_metadata: t.externalMetadataSealed != null || t.externalMetadata != null || t.externalMetadataRaw != null,
         webhook_bodies: bodiesOf.get(t.id) ?? 0,
         webhook_responses: answersOf.get(t.id) ?? 0,
       },

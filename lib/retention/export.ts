@@ -14,7 +14,8 @@ import { env } from '../env';
 import { DataKeyDestroyedError } from '../crypto/data-keys';
 import { openMedia, readSealedMedia } from '../media/storage';
 import { serializeVerification } from '../verifications/serialize';
-import { openResult } from './result-fields';
+import { keyOpener, openAuditData, openVerificationWith } from './personal';
+import { openWebhookEvent, openWebhookResponse } from '../webhooks/list';
 import { receiptOf } from './receipts';
 import { log } from '../log';
 
@@ -28,7 +29,8 @@ export async function exportVerification(db: Db, input: { verificationId: string
   const [ws] = await db.select({ id: workspaces.id, name: workspaces.name, retentionDays: workspaces.mediaRetentionDays }).from(workspaces).where(eq(workspaces.id, v.workspaceId));
   const [key] = await db.select().from(dataKeys).where(eq(dataKeys.verificationId, v.id));
   const consents = await db.select().from(consentRecords).where(eq(consentRecords.verificationId, v.id)).orderBy(asc(consentRecords.acceptedAt));
-  const full = { ...v, result: await openResult(db, v, key ?? null) };
+  const full = openVerificationWith(v, key);
+  const open = keyOpener(new Map(key ? [[v.id, key]] : []));
 
   const mediaRows = await db.select().from(media).where(eq(media.verificationId, v.id)).orderBy(asc(media.createdAt));
   const photos = [];
@@ -97,12 +99,12 @@ export async function exportVerification(db: Db, input: { verificationId: string
       status: e.status,
       state: e.state,
       created_at: iso(e.createdAt),
-      body: e.body,
+      body: openWebhookEvent(e, open(v.id)),
       attempts: attempts
         .filter((a) => a.eventId === e.id)
-        .map((a) => ({ attempt: a.attempt, url: a.url, started_at: iso(a.startedAt), status_code: a.statusCode, outcome: a.outcome, error: a.error, response_body: a.responseBody })),
+        .map((a) => ({ attempt: a.attempt, url: a.url, started_at: iso(a.startedAt), status_code: a.statusCode, outcome: a.outcome, error: a.error, response_body: openWebhookResponse(a, open(v.id)) })),
     })),
-    audit_log: trail.map((a) => ({ id: a.id, actor: a.actor, action: a.action, created_at: iso(a.createdAt), data: a.data })),
+    audit_log: trail.map((a) => ({ id: a.id, actor: a.actor, action: a.action, created_at: iso(a.createdAt), data: openAuditData(a, open) })),
     erasure_receipt: await receiptOf(db, v.id),
   };
   const exported = photos.filter((p) => p.photo_base64).length;

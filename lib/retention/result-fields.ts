@@ -28,6 +28,8 @@ export const KEPT_RESULT_FIELDS: Spec = {
   age_source: true,
   face_match: true,
   document: { type: true, source: true },
+  // A wallet's proof (docs/wallet.md): the claim; its issuer is personal (sealed).
+  wallet: { protocol: true, element: true, value: true },
 };
 
 type Obj = Record<string, unknown>;
@@ -74,7 +76,9 @@ export function mergeResult(kept: Obj | null, personal: Obj | null): Obj | null 
   return merge(kept ?? {}, personal);
 }
 
-const aad = (verificationId: string) => `result:${verificationId}`;
+/** A sealed result's associated data: the verification it belongs to. */
+export const resultAad = (verificationId: string) => `result:${verificationId}`;
+const aad = resultAad;
 
 /**
  * What to store for a result being written: the decision in `result`, the personal fields encrypted under the

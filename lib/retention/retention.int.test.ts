@@ -4,7 +4,7 @@
  * the signed API, receipts that verify against the published keys, and the data export.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { auditLog, blocklistEntries, dataKeys, livenessChallenges, livenessFrames, erasureReceipts, faceEmbeddings, media, mediaBlobs, pipelineJobs, verifications, webhookAttempts, webhookEvents } from '@/db/schema';
 import { DELETE as eraseRoute, GET as eraseRouteGet } from '@/app/v1/verifications/[id]/data/route';
@@ -22,6 +22,7 @@ import { DataKeyDestroyedError, ensureDataKey } from '@/lib/crypto/data-keys';
 import { mediaStore, openMedia, readSealedMedia } from '@/lib/media/storage';
 import { newId } from '@/lib/ids';
 import { sweepRetention } from './sweep';
+import { listWebhookEvents } from '@/lib/webhooks/list';
 import { eraseVerificationData } from './request';
 import { exportVerification } from './export';
 import { receiptKeys, verifyReceipt, type SignedReceipt } from './receipts';
@@ -263,6 +264,56 @@ describe('the retention sweep', () => {
     expect(row.result).not.toHaveProperty('person');
     expect(row.resultSealed).toBeInstanceOf(Buffer);
     expect((await apiGet(w, h.id)).json.data.result).toEqual(kycResult());
+  });
+
+  it('moves what an earlier version wrote in the clear under the data key: metadata, webhook bodies and answers, notes; an erased case’s copies go', async () => {
+    const marker = `legacy-${Math.random().toString(36).slice(2, 10)}`;
+    const legacy = async (erased: boolean) => {
+      const h = await heldVerification(db(), w, { metadata: null });
+      const metadata = `{"note":"${marker}","n":1}`;
+      await db().update(verifications).set({ externalMetadata: JSON.parse(metadata), externalMetadataRaw: metadata, externalMetadataSealed: null }).where(eq(verifications.id, h.id));
+      const body = JSON.stringify({ verification_id: h.id, status: 'approved', external_id: 'x', external_metadata: JSON.parse(metadata), reason: null, timestamp: new Date().toISOString(), duplicate_detected: false, duplicate_count: 0 });
+      const eventId = newId('evt');
+      const attemptId = newId('wat');
+      await db().insert(webhookEvents).values({ id: eventId, workspaceId: w.workspace.id, verificationId: h.id, status: 'approved', body, state: 'delivered' });
+      await db().insert(webhookAttempts).values({ id: attemptId, eventId, attempt: 1, startedAt: new Date(), statusCode: 200, responseBody: `{"echo":"${marker}"}`, outcome: 'delivered' });
+      const auditId = newId('aud');
+      await db().insert(auditLog).values({ id: auditId, workspaceId: w.workspace.id, verificationId: h.id, actor: 'admin:x', action: 'verification.decided', data: { status: 'approved', reason: null, note: `seen ${marker}` } });
+      if (erased) await db().update(verifications).set({ dataErasedAt: new Date() }).where(eq(verifications.id, h.id));
+      return { id: h.id, metadata, body, eventId, attemptId, auditId };
+    };
+    const kept = await legacy(false);
+    const gone = await legacy(true);
+    // What a reader with the database alone finds, as text, in the clear.
+    const clearText = async () =>
+      JSON.stringify([
+        await db().select({ a: verifications.externalMetadata, b: verifications.externalMetadataRaw }).from(verifications).where(inArray(verifications.id, [kept.id, gone.id])),
+        await db().select({ b: webhookEvents.body }).from(webhookEvents).where(inArray(webhookEvents.id, [kept.eventId, gone.eventId])),
+        await db().select({ r: webhookAttempts.responseBody }).from(webhookAttempts).where(inArray(webhookAttempts.id, [kept.attemptId, gone.attemptId])),
+        await db().select({ d: auditLog.data }).from(auditLog).where(inArray(auditLog.id, [kept.auditId, gone.auditId])),
+      ]);
+    expect((await clearText()).split(marker).length - 1).toBe(10);
+
+    const out = await sweepRetention(db());
+    expect(out.upgraded).toMatchObject({ metadata: expect.any(Number), webhook_bodies: expect.any(Number), webhook_responses: expect.any(Number), audit_notes: expect.any(Number) });
+    expect(Math.min(out.upgraded.metadata, out.upgraded.webhook_bodies, out.upgraded.webhook_responses, out.upgraded.audit_notes)).toBeGreaterThanOrEqual(2);
+    expect(await clearText()).not.toContain(marker);
+
+    // The kept case reads as before: GET, the stored body as sent, the answer and the note, all opened.
+    expect((await apiGet(w, kept.id)).text).toContain(`"external_metadata":${kept.metadata}`);
+    const event = (await listWebhookEvents(db(), kept.id)).find((e) => e.id === kept.eventId)!;
+    expect(event.body).toBe(kept.body);
+    expect(event.attempt_log[0].response_body).toBe(`{"echo":"${marker}"}`);
+    const exported = await exportVerification(db(), { verificationId: kept.id, actor: 'operator' });
+    expect(exported.audit_log.find((a) => a.id === kept.auditId)?.data).toMatchObject({ note: `seen ${marker}` });
+    // The erased case's copies are gone, not sealed.
+    const [goneRow] = await db().select().from(verifications).where(eq(verifications.id, gone.id));
+    expect(goneRow.externalMetadataSealed).toBeNull();
+    expect((await db().select().from(webhookEvents).where(eq(webhookEvents.id, gone.eventId)))[0].bodySealed).toBeNull();
+    expect((await db().select().from(webhookAttempts).where(eq(webhookAttempts.id, gone.attemptId)))[0].responseSealed).toBeNull();
+    expect((await db().select().from(auditLog).where(eq(auditLog.id, gone.auditId)))[0]).toMatchObject({ data: { status: 'approved', reason: null }, dataSealed: null });
+    // Nothing left to move: a second pass finds nothing.
+    expect((await sweepRetention(db())).upgraded).toMatchObject({ metadata: 0, webhook_bodies: 0, webhook_responses: 0, audit_notes: 0 });
   });
 });
 

@@ -74,7 +74,7 @@ describe('a pg_dump after the sweep holds nothing of an erased verification', ()
     const legacyMedia = newId('med');
     await db().insert(media).values({ id: legacyMedia, verificationId: l.id, type: 'selfie', contentType: 'image/jpeg', byteSize: legacyPhoto.length, width: 640, height: 480 });
     await db().execute(sql`insert into media_blobs (media_id, ciphertext) values (${legacyMedia}, ${aesGcmEncrypt(legacyPhoto, `media:${legacyMedia}`, keyRing().primary.key)})`);
-    await db().update(verifications).set({ result: kycResult(), resultSealed: null }).where(eq(verifications.id, l.id));
+    await db().update(verifications).set({ result: kycResult(), resultSealed: null, externalMetadata: { email: 'legacy@example.com' }, externalMetadataRaw: '{"email":"legacy@example.com"}', externalMetadataSealed: null }).where(eq(verifications.id, l.id));
 
     // What identifies E, read from the database the way pg_dump will write it.
     const selfie = (await db().select().from(media).where(eq(media.verificationId, e))).find((m) => m.type === 'selfie')!;
@@ -88,17 +88,17 @@ describe('a pg_dump after the sweep holds nothing of an erased verification', ()
     const blockedVector = (await text(sql`select embedding::text as t from face_embeddings where verification_id = ${b}`)).slice(1, 90);
     const keptVector = (await text(sql`select embedding::text as t from face_embeddings where verification_id = ${k}`)).slice(1, 90);
     const photoForms = { raw: slice.toString('latin1'), hex: slice.toString('hex'), base64: slice.toString('base64').slice(0, 40) };
-    const personal = ['ERIKSSON', 'ANNA MARIA', '1974-08-12', 'L898902C3', utf8('•••••02C3'), 'anna@example.com'];
+    const personal = ['ERIKSSON', 'ANNA MARIA', '1974-08-12', 'L898902C3', utf8('•••••02C3'), 'anna@example.com', 'legacy@example.com'];
 
     const probe = (embedding: number[]) => findDuplicates(db(), { workspaceId: kyc.workspace.id, mode: 'live', verificationId: 'probe', externalId: null, embedding, threshold: 0.9 });
     const eEmbedding = (JSON.parse(await text(sql`select embedding::text as t from face_embeddings where verification_id = ${e}`)) as number[]);
     expect((await probe(eEmbedding)).duplicates.map((d) => d.verification_id)).toEqual([e]);
 
     const before = dump();
-    // The search finds what is there: E's embedding both ways, its ciphertexts, the legacy row's name in clear.
-    for (const s of [vectorText, analysisText, blobHex, sealedHex, blockedVector, keptVector, 'ERIKSSON', '1974-08-12', 'anna@example.com']) expect(before).toContain(s);
-    // Photos were never in the clear, nor E's name: encrypted at rest from the first write.
-    for (const s of Object.values(photoForms)) expect(before).not.toContain(s);
+    // The search finds what is there: E's embedding both ways, its ciphertexts, the legacy row's name and metadata in clear.
+    for (const s of [vectorText, analysisText, blobHex, sealedHex, blockedVector, keptVector, 'ERIKSSON', '1974-08-12', 'legacy@example.com']) expect(before).toContain(s);
+    // Photos were never in the clear, nor E's name or metadata: encrypted at rest from the first write.
+    for (const s of [...Object.values(photoForms), 'anna@example.com']) expect(before).not.toContain(s);
     expect(before).not.toContain('LEGACY-PHOTO-');
 
     const swept = await sweepRetention(db());

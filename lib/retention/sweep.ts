@@ -112,7 +112,9 @@ export async function sweepRetention(db: Db, opts: SweepOptions = {}): Promise<S
     }
     if (pace < 1) await (opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(((performance.now() - started) * (1 - pace)) / pace);
   }
-  const upgraded = opts.upgrade === false ? { media: 0, results: 0, more: false } : await upgradeLegacyData(db, { batch, deadline });
-  if (erased || upgraded.media || upgraded.results) log.info('retention sweep', { erased, batches, more, upgraded_media: upgraded.media, upgraded_results: upgraded.results });
-  return { erased, batches, more: more || upgraded.more, upgraded: { media: upgraded.media, results: upgraded.results } };
+  const none: UpgradeCounts & { more: boolean } = { media: 0, results: 0, metadata: 0, webhook_bodies: 0, webhook_responses: 0, audit_notes: 0, more: false };
+  const { more: upgradeMore, ...upgraded } = opts.upgrade === false ? none : await upgradeLegacyData(db, { batch, deadline });
+  const upgradedAny = Object.values(upgraded).some((n) => n > 0);
+  if (erased || upgradedAny) log.info('retention sweep', { erased, batches, more, upgraded });
+  return { erased, batches, more: more || upgradeMore, upgraded };
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type net from 'node:net';
 
 export type Received = { headers: Record<string, string | string[] | undefined>; body: string; at: number };
-export type Reply = { status: number; delayMs?: number; headers?: Record<string, string> };
+export type Reply = { status: number; delayMs?: number; headers?: Record<string, string>; body?: string };
 
 export function selfSignedCert(): { key: string; cert: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-cert-'));
@@ -36,7 +36,7 @@ export async function startReceiver(tls: { key: string; cert: string }, replies:
       const r = typeof script === 'function' ? script(n, got) : script[Math.min(n - 1, script.length - 1)];
       setTimeout(() => {
         res.writeHead(r.status, { 'content-type': 'text/plain', ...r.headers });
-        res.end(`reply ${r.status}`);
+        res.end(r.body ?? `reply ${r.status}`);
       }, r.delayMs ?? 0);
     });
   });

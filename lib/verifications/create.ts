@@ -1,7 +1,7 @@
 /** Creating a verification: the integrator's first call (POST /v1/verifications). */
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { verifications, type VerificationRow, type Workspace } from '@/db/schema';
+import { dataKeys, verifications, type VerificationRow, type Workspace } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { DomainError, validationError } from '../errors';
 import { newId, uuidv7 } from '../ids';
@@ -11,6 +11,9 @@ import { afterCommit } from '@/db/after-commit';
 import { metrics } from '../observability/metrics';
 import type { Mode } from '../auth/keys';
 import { supportedLocale } from '../i18n/schema';
+import { randomBytes } from 'node:crypto';
+import { wrapDataKey } from '../crypto/data-keys';
+import { AAD, openVerificationWith, sealText } from '../retention/personal';
 
 const codePoints = (s: string) => [...s].length;
 // Control characters make ids unprintable in logs and dashboards; everything else in Unicode is allowed.
@@ -99,6 +102,11 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
 
   const id = uuidv7();
   const { captureTokenHash, captureTokenCiphertext } = newCaptureToken(id);
+  // external_metadata is personal data: it is written only under the verification's own data key, made here
+  // and inserted in the same statement (docs/privacy.md, "What is stored").
+  const metadataText = fields.external_metadata ? (input.externalMetadataRaw ?? JSON.stringify(fields.external_metadata)) : null;
+  const dataKey = metadataText === null ? null : randomBytes(32);
+  const wrapped = dataKey ? wrapDataKey(id, dataKey) : null;
   const values = {
     id,
     workspaceId: ws.id,
@@ -106,10 +114,9 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
     flow: ws.flow,
     checkMethod: ws.flow === 'age' ? ws.checkMethod : null,
     externalId: fields.external_id ?? null,
-    externalMetadata: fields.external_metadata ?? null,
+    externalMetadataSealed: dataKey && metadataText !== null ? sealText(dataKey, AAD.metadata(id), metadataText) : null,
     returnUrl: fields.return_url ?? null,
     locale: fields.locale ?? null,
-    externalMetadataRaw: fields.external_metadata ? (input.externalMetadataRaw ?? JSON.stringify(fields.external_metadata)) : null,
     captureTokenHash,
     captureTokenCiphertext,
     idempotencyKey: key,
@@ -118,6 +125,8 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
   // The row and its audit entry in one statement (db/hot-queries.ts).
   const inserted = await hot(db, 'insertVerification').execute({
     ...values,
+    kekId: wrapped?.kekId ?? null,
+    wrappedKey: wrapped?.wrapped ?? null,
     auditId: newId('aud'),
     actor: input.actor,
     requestId: input.requestId ?? null,
@@ -125,7 +134,8 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
   });
   if (inserted.length === 1) {
     await afterCommit(() => metrics().verificationsCreated.inc({ mode }));
-    return { row: inserted[0], replayed: false };
+    // The row as the caller reads it: its metadata's text in memory (the stored column holds it sealed).
+    return { row: { ...inserted[0], externalMetadataRaw: metadataText }, replayed: false };
   }
   // Only the idempotency index can conflict (ids and tokens are random): this is a retry.
   const [prior] = await db
@@ -139,5 +149,6 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
       'This Idempotency-Key was used with a different request body.',
     );
   }
-  return { row: prior, replayed: true };
+  const [priorKey] = prior.externalMetadataSealed ? await db.select().from(dataKeys).where(eq(dataKeys.verificationId, prior.id)) : [];
+  return { row: openVerificationWith(prior, priorKey), replayed: true };
 }

@@ -8,6 +8,7 @@ import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { call } from '@/lib/testing/http';
 import { makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
 import { applyTransition } from './state-machine';
+import { listWebhookEvents } from '../webhooks/list';
 
 // jsonb would give {"a": …, "z": …} (shorter keys first, then by bytes) and JavaScript numbers would round.
 const METADATA = '{"zeta":1,"alpha":{"b":2,"a":1},"big":12345678901234567890,"precise":0.1000000000000000055511,"exp":1.0E+2,"list":[3,2,1],"text":"a/b é"}';
@@ -27,10 +28,15 @@ describe('external_metadata as sent', () => {
     const g = await call(getOne, { path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.testSecret, params: { id } });
     expect(g.text).toContain(`"external_metadata":${METADATA}`);
     await applyTransition(getDb(), { verificationId: id, trigger: 'expiry_timer' });
-    const [event] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, id));
+    // The body as it is sent (stored under the verification's data key, opened here as delivery opens it).
+    const [event] = await listWebhookEvents(getDb(), id);
     expect(event.body).toContain(`"external_id":"meta-1","external_metadata":${METADATA},"reason":null`);
     // Still one JSON document whose value parses as what was sent.
     expect(JSON.parse(event.body).external_metadata).toEqual(JSON.parse(METADATA));
+    // What is stored in the clear has no metadata (docs/privacy.md, "What is stored").
+    const [stored] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, id));
+    expect(JSON.parse(stored.body).external_metadata).toBeNull();
+    expect(stored.bodySealed).not.toBeNull();
   });
 
   it('absent or null: null', async () => {

@@ -4,21 +4,21 @@ import { notFound } from '../errors';
 import { UUID_RE } from '../ids';
 import { hot } from '@/db/hot-queries';
 import type { Mode } from '../auth/keys';
-import { openResult } from '../retention/result-fields';
+import { openVerificationWith } from '../retention/personal';
 
 /** Where a caller may look: one workspace, one mode (decisions.md: the other mode's ids are 404). */
 export type Scope = { workspaceId: string; mode: Mode };
 
 /**
  * A verification of this workspace and mode, with its latest consent record, in one round trip. Anything
- * else (a malformed id, another workspace's, the other mode's) is NOT_FOUND. Its `result` is the whole result:
- * the personal fields, stored encrypted under its data key, are merged back in.
+ * else (a malformed id, another workspace's, the other mode's) is NOT_FOUND. Its personal fields, stored
+ * encrypted under its data key, are opened: `result` is the whole result, `externalMetadataRaw` the metadata.
  */
 export async function getVerification(db: DbOrTx, input: Scope & { id: string }) {
   const id = input.id.toLowerCase();
   if (!UUID_RE.test(id)) throw notFound('Verification');
   const [r] = await hot(db, 'verificationWithConsent').execute({ id, workspaceId: input.workspaceId, mode: input.mode });
   if (!r) throw notFound('Verification');
-  const verification = r.v.resultSealed ? { ...r.v, result: await openResult(db, r.v, r.dataKey) } : r.v;
+  const verification = openVerificationWith(r.v, r.dataKey);
   return { verification, consent: r.consent ?? undefined };
 }

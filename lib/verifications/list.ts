@@ -6,11 +6,11 @@
  */
 import { and, asc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { consentRecords, dataKeys, VERIFICATION_STATUSES, verifications, type VerificationRow, type VerificationStatus } from '@/db/schema';
+import { consentRecords, VERIFICATION_STATUSES, verifications, type VerificationRow, type VerificationStatus } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { validationError } from '../errors';
 import { UUID_RE } from '../ids';
-import { openResult } from '../retention/result-fields';
+import { openVerifications } from '../retention/personal';
 import type { ConsentRecord } from '../consent';
 import type { Scope } from './get';
 
@@ -82,21 +82,13 @@ export async function listVerifications(db: DbOrTx, input: ListVerificationsInpu
   if (page.length === 0) return { items: [], nextCursor };
 
   const ids = page.map((r) => r.v.id);
-  // The latest consent record of each, and the data keys of those whose result has sealed personal fields.
+  // The latest consent record of each; the personal fields of each opened (one query for their data keys).
   const consents = await db
     .selectDistinctOn([consentRecords.verificationId])
     .from(consentRecords)
     .where(inArray(consentRecords.verificationId, ids))
     .orderBy(consentRecords.verificationId, sql`${consentRecords.acceptedAt} desc`);
   const byVerification = new Map(consents.map((c) => [c.verificationId, c]));
-  const sealed = page.filter((r) => r.v.resultSealed).map((r) => r.v.id);
-  const keys = sealed.length ? await db.select().from(dataKeys).where(inArray(dataKeys.verificationId, sealed)) : [];
-  const keyOf = new Map(keys.map((k) => [k.verificationId, k]));
-  const items = await Promise.all(
-    page.map(async ({ v }) => ({
-      verification: v.resultSealed ? { ...v, result: await openResult(db, v, keyOf.get(v.id) ?? null) } : v,
-      consent: byVerification.get(v.id),
-    })),
-  );
-  return { items, nextCursor };
+  const opened = await openVerifications(db, page.map((r) => r.v));
+  return { items: opened.map((v) => ({ verification: v, consent: byVerification.get(v.id) })), nextCursor };
 }

@@ -39,6 +39,8 @@ export const CONSENT_STATUSES = UPLOAD_STATUSES;
  * without media is always missing some): interface.md's MISSING_REQUIRED_MEDIA comes before INVALID_STATUS.
  */
 export const SUBMIT_STATUSES: ReadonlySet<VerificationStatus> = new Set(['created', ...statusesAllowing('submit')]);
+/** Where a wallet's age proof is taken (docs/wallet.md): wherever media could still be uploaded. */
+export const WALLET_PROOF_STATUSES = statusesAllowing('wallet_proof');
 /** Where a reviewer's decision applies. */
 export const REVIEW_STATUSES = statusesAllowing('admin_approve');
 /** A case in progress: erasing its data abandons it (every other status keeps its status). */

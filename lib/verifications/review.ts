@@ -36,7 +36,10 @@ export const reviewDecision = z.discriminatedUnion('status', [
   z.object({ status: z.literal('resubmission_requested'), reason: z.enum(RESUBMIT_REASONS).default('selfie_quality') }),
 ]);
 
-/** `note`: the reviewer's own words, kept in the audit log with the decision (never sent in the webhook). */
+/**
+ * `note`: the reviewer's own words, kept in the audit log with the decision under the verification's data key (it
+ * is about the person: it goes with the data at erasure), never sent in the webhook.
+ */
 export type DecideReviewInput = { verificationId: string; status: string; reason?: string; note?: string; actor: string; requestId?: string };
 
 export async function decideReview(db: Db, input: DecideReviewInput) {

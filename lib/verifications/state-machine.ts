@@ -26,6 +26,10 @@ export type Trigger =
   | 'admin_approve'
   | 'admin_decline'
   | 'admin_resubmit'
+  | 'wallet_proof'
+  | 'wallet_approve'
+  | 'wallet_decline'
+  | 'wallet_review'
   | 'data_erasure';
 
 export type Transition = {
@@ -58,6 +62,13 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'review', trigger: 'admin_approve', to: 'approved', webhook: true },
   { from: 'review', trigger: 'admin_decline', to: 'declined', webhook: true },
   { from: 'review', trigger: 'admin_resubmit', to: 'resubmission_requested', webhook: true, testOnly: true },
+  // Extension (docs/wallet.md "What a proof does to a verification"): a valid wallet proof is a submission (one
+  // attempt) from any status that takes media, decided in the same transaction by its signed claim; in test mode a
+  // person decides, as for every submission there.
+  ...(['created', 'started', 'resubmission_requested'] as const).map((from): Transition => ({ from, trigger: 'wallet_proof', to: 'submitted', webhook: false })),
+  { from: 'submitted', trigger: 'wallet_approve', to: 'approved', webhook: true },
+  { from: 'submitted', trigger: 'wallet_decline', to: 'declined', webhook: true },
+  { from: 'submitted', trigger: 'wallet_review', to: 'review', webhook: true },
   // Extension (docs/api.md "Data retention and erasure"): erasing the data of a case in progress ends it; with
   // its photos gone it cannot be decided. A decided case keeps its status.
   ...(['created', 'started', 'submitted', 'resubmission_requested', 'review'] as const).map(
@@ -66,7 +77,7 @@ export const TRANSITIONS: readonly Transition[] = [
 ];
 
 /** The moves that decide a case, and who decides (`verifications_decided_total{by}`). */
-const DECIDED_BY: Partial<Record<Trigger, 'pipeline' | 'reviewer'>> = {
+const DECIDED_BY: Partial<Record<Trigger, 'pipeline' | 'reviewer' | 'wallet'>> = {
   pipeline_approve: 'pipeline',
   pipeline_decline: 'pipeline',
   pipeline_resubmit: 'pipeline',
@@ -74,6 +85,10 @@ const DECIDED_BY: Partial<Record<Trigger, 'pipeline' | 'reviewer'>> = {
   admin_approve: 'reviewer',
   admin_decline: 'reviewer',
   admin_resubmit: 'reviewer',
+  // A verified wallet proof decides at once (docs/wallet.md); in test mode it goes to review like a submission.
+  wallet_approve: 'wallet',
+  wallet_decline: 'wallet',
+  wallet_review: 'wallet',
 };
 
 export function findTransition(from: VerificationStatus, trigger: Trigger, mode: 'test' | 'live') {

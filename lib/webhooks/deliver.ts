@@ -17,6 +17,9 @@ import { DomainError } from '../errors';
 import { log } from '../log';
 import { addressProblem, allowPrivateTargets, webhookUrlProblem } from './ssrf';
 import { announce } from '../jobs/events';
+import { DataKeyDestroyedError, ensureDataKey } from '../crypto/data-keys';
+import { AAD, dataKeyRows, keyOpener, sealText } from '../retention/personal';
+import { openWebhookEvent } from './list';
 import { metrics, type WEBHOOK_OUTCOMES } from '../observability/metrics';
 import { currentTraceparent, inJobSpan, inSpan, SpanKind, SpanStatusCode } from '../observability/tracing';
 
@@ -240,21 +243,25 @@ async function attemptOnce(deps: DeliverDeps, e: WebhookEventRow, now: Date): Pr
   // Signed now, with the key active now: a retry an hour later passes the receiver's 300 s window,
   // and a rotation takes effect on the next attempt.
   const key = await activeKey(db, ws.id);
+  // The body as it was built, opened with the verification's data key; once the data is erased, the body
+  // without the personal fields.
+  const body = e.bodySealed ? openWebhookEvent(e, keyOpener(await dataKeyRows(db, [e.verificationId]))(e.verificationId)) : e.body;
   const startedAt = deps.now?.() ?? new Date();
   let result: SendResult;
   if (!key) {
     result = { error: 'no active secret key to sign with', latencyMs: 0 };
   } else {
-    const headers = signedHeaders(ws.apiKey, key, e.body, e.id);
-    result = await sendOnce(ws.webhookUrl, e.body, headers, { ca: deps.ca, allowPrivate: deps.allowPrivate ?? allowPrivateTargets(), timeoutMs: deps.timeoutMs });
+    const headers = signedHeaders(ws.apiKey, key, body, e.id);
+    result = await sendOnce(ws.webhookUrl, body, headers, { ca: deps.ca, allowPrivate: deps.allowPrivate ?? allowPrivateTargets(), timeoutMs: deps.timeoutMs });
   }
   let outcome: 'delivered' | 'retry' | 'completed' | 'failed' = classify(result);
   if (outcome === 'retry' && n >= MAX_ATTEMPTS) outcome = 'failed';
   const delays = deps.delays ?? env().WEBHOOK_RETRY_DELAYS;
   const after = deps.now?.() ?? new Date();
   await db.transaction(async (tx) => {
+    const attemptId = newId('wat');
     await tx.insert(webhookAttempts).values({
-      id: newId('wat'),
+      id: attemptId,
       eventId: e.id,
       attempt: n,
       url: ws.webhookUrl,
@@ -262,7 +269,8 @@ async function attemptOnce(deps: DeliverDeps, e: WebhookEventRow, now: Date): Pr
       startedAt,
       latencyMs: result.latencyMs,
       statusCode: result.statusCode ?? null,
-      responseBody: result.body ?? null,
+      // The receiver's answer may echo the body: kept only under the verification's data key.
+      responseSealed: await sealResponse(tx, e.verificationId, attemptId, result.body),
       error: result.error ?? null,
       outcome,
     });
@@ -283,6 +291,17 @@ async function attemptOnce(deps: DeliverDeps, e: WebhookEventRow, now: Date): Pr
   if (key) m.webhookAttemptDuration.observe({ outcome }, result.latencyMs / 1000);
   if (outcome === 'delivered') m.webhookDelivery.observe(Math.max(0, (after.getTime() - e.createdAt.getTime()) / 1000));
   return outcome;
+}
+
+/** A receiver's answer under the verification's data key (none after its erasure: the answer is dropped). */
+async function sealResponse(tx: DbOrTx, verificationId: string, attemptId: string, text: string | undefined): Promise<Buffer | null> {
+  if (text === undefined) return null;
+  try {
+    return sealText(await ensureDataKey(tx, verificationId), AAD.webhookResponse(attemptId), text);
+  } catch (err) {
+    if (err instanceof DataKeyDestroyedError) return null;
+    throw err;
+  }
 }
 
 const traceparentNow = () => {

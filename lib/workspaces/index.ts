@@ -61,6 +61,8 @@ export const settingsPatch = z.strictObject({
   // Age / estimation: an estimate that cannot decide goes to a person, or steps up to an ID document
   // (docs/api.md "Step-up to a document").
   estimation_fallback: z.enum(ESTIMATION_FALLBACKS).optional(),
+  /** docs/wallet.md "On the hosted capture page": whether the hosted page offers a digital ID wallet. */
+  wallet: z.enum(['off', 'offer'], { error: 'Must be off or offer.' }).optional(),
 });
 export type SettingsPatch = z.input<typeof settingsPatch>;
 
@@ -80,6 +82,7 @@ const SETTING_COLUMNS = {
   check_method: 'checkMethod',
   require_active_liveness: 'requireActiveLiveness',
   estimation_fallback: 'estimationFallback',
+  wallet: 'wallet',
 } as const satisfies Record<keyof z.infer<typeof settingsPatch>, keyof Workspace>;
 
 /**
@@ -133,6 +136,7 @@ export function publicWorkspace(ws: Workspace) {
     require_request_timestamp: ws.requireRequestTimestamp,
     require_active_liveness: ws.requireActiveLiveness,
     estimation_fallback: ws.estimationFallback,
+    wallet: ws.wallet,
     created_at: ws.createdAt.toISOString(),
   };
 }

@@ -15,6 +15,9 @@ import type {
   Submitted,
   Verification,
   VerificationCreated,
+  WalletRequest,
+  WalletRequestInput,
+  WalletResponseInput,
   VerificationList,
   VerificationStatus,
 } from './types.js';
@@ -53,6 +56,8 @@ export const OPERATIONS = {
   uploadMedia: 'POST /v1/verifications/{id}/media',
   submitVerification: 'POST /v1/verifications/{id}/submit',
   eraseVerificationData: 'DELETE /v1/verifications/{id}/data',
+  createWalletRequest: 'POST /v1/verifications/{id}/wallet-requests',
+  submitWalletResponse: 'POST /v1/verifications/{id}/wallet-responses',
 } as const;
 
 /** The statuses that fire a webhook: a decision, or a state someone must act on. */
@@ -189,6 +194,24 @@ export class OpenVerify {
       if (Date.now() >= until) throw new TimeoutError(`Verification ${id} is still ${v.status}.`);
       await sleep(Math.min(options.intervalMs ?? 2000, Math.max(0, until - Date.now())));
     }
+  }
+
+  /**
+   * POST /v1/verifications/{id}/wallet-requests (extension, docs/wallet.md): a request for a digital ID wallet's
+   * age proof, bound to `origin` (the page that will call the browser API). Pass `protocol` and `data` unchanged to
+   * `navigator.credentials.get({ digital: { requests: [{ protocol, data }] } })` on that page.
+   */
+  createWalletRequest(id: string, input: WalletRequestInput): Promise<WalletRequest> {
+    return this.request('POST', `/v1/verifications/${encodeURIComponent(id)}/wallet-requests`, { json: { protocol: input.protocol, origin: input.origin } });
+  }
+
+  /**
+   * POST /v1/verifications/{id}/wallet-responses: the DigitalCredential the browser returned (its `protocol` and
+   * `data`), for the request `request_id`. Resolves with the decided verification; a refused proof throws
+   * WalletResponseInvalidError (`reason`), the verification unchanged.
+   */
+  submitWalletResponse(id: string, input: WalletResponseInput): Promise<Verification> {
+    return this.request('POST', `/v1/verifications/${encodeURIComponent(id)}/wallet-responses`, { json: { request_id: input.request_id, protocol: input.protocol, data: input.data } });
   }
 
   /** DELETE /v1/verifications/{id}/data: erase now, with the signed receipt (idempotent). */

@@ -1,8 +1,10 @@
+import type { WalletRefusalReason } from './types.js';
 /** Every error code the API answers with (GET /v1/openapi.json, components.schemas.Error). */
 export const ERROR_CODES = [
   'BAD_REQUEST', 'MISSING_API_KEY', 'INVALID_API_KEY', 'MISSING_SIGNATURE', 'INVALID_SIGNATURE', 'NO_SECRET_KEYS',
   'CONSENT_REQUIRED', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'INVALID_STATUS', 'CONSENT_VERSION_INACTIVE', 'CONSENT_SHA256_MISMATCH',
   'KEY_LIMIT_REACHED', 'ENCRYPTION_KEY_IN_USE', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION_ERROR', 'MISSING_REQUIRED_MEDIA',
+  'WALLET_RESPONSE_INVALID',
   'NO_FACE_DETECTED', 'FACE_CUT_OFF', 'MULTIPLE_FACES', 'FACE_TOO_BLURRY', 'FACE_TOO_DARK', 'FACE_TOO_BRIGHT', 'FACE_OCCLUDED', 'FACE_TOO_SMALL',
   'DOCUMENT_NOT_FOUND', 'DOCUMENT_TOO_BLURRY', 'IMAGE_TOO_SMALL', 'IMAGE_TOO_LARGE', 'RATE_LIMIT', 'INTERNAL_ERROR', 'ANALYSIS_QUEUE_FULL',
   'DATABASE_UNAVAILABLE', 'NOT_READY', 'REQUEST_TIMEOUT',
@@ -59,6 +61,15 @@ export class MediaRejectedError extends ApiError {
     return (this.details?.failed_checks as string[] | undefined) ?? [this.code];
   }
 }
+/**
+ * 422 WALLET_RESPONSE_INVALID: a wallet's age proof was refused; `reason` says which check failed (docs/wallet.md).
+ * The verification is unchanged and still open: ask the wallet again with a new request, or fall back to a selfie.
+ */
+export class WalletResponseInvalidError extends ApiError {
+  get reason(): WalletRefusalReason | (string & {}) {
+    return String(this.details?.reason ?? '');
+  }
+}
 /** 429 RATE_LIMIT: wait `retryAfter` seconds. */
 export class RateLimitError extends ApiError {}
 /** 5xx: the service's trouble; safe to retry later. */
@@ -86,6 +97,7 @@ export function apiError(status: number, body: unknown, retryAfter?: number): Ap
   };
   if ((MEDIA_REJECTION_CODES as readonly string[]).includes(init.code)) return new MediaRejectedError(init);
   if (init.code === 'CONSENT_REQUIRED') return new ConsentRequiredError(init);
+  if (init.code === 'WALLET_RESPONSE_INVALID') return new WalletResponseInvalidError(init);
   if (init.code === 'RATE_LIMIT') return new RateLimitError(init);
   if (status === 401) return new AuthenticationError(init);
   if (status === 404) return new NotFoundError(init);

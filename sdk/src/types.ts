@@ -15,7 +15,7 @@ export type DuplicateCheck = {
  * The decision. Every Age result says where its age came from (extension): `estimation` (the selfie's estimated
  * range) or `document` (a document's date of birth, also after a step-up from estimation); more may be added.
  */
-export type VerificationResult = JsonObject & { decision?: string; age_source?: 'estimation' | 'document' | (string & {}) };
+export type VerificationResult = JsonObject & { decision?: string; age_source?: 'estimation' | 'document' | 'wallet' | (string & {}) };
 
 export type ConsentRecord = { version_id: number; version: string; accepted_at: string };
 
@@ -92,3 +92,16 @@ export type ListVerificationsQuery = {
   limit?: number;
   cursor?: string;
 };
+
+/** Extension (docs/wallet.md): the Digital Credentials API protocols the service speaks. */
+export type WalletProtocol = 'openid4vp-v1-unsigned' | 'org-iso-mdoc';
+export type WalletRequestInput = {
+  protocol: WalletProtocol;
+  /** The origin of the page that calls navigator.credentials.get: https://host[:port] (http://localhost for development) */
+  origin: string;
+};
+/** A request for the browser: pass `protocol` and `data` unchanged to navigator.credentials.get. */
+export type WalletRequest = { id: string; protocol: WalletProtocol; data: JsonObject; expires_at: string };
+/** The DigitalCredential as the browser gave it, for the request `request_id`. */
+export type WalletResponseInput = { request_id: string; protocol: string; data: unknown };
+export type WalletRefusalReason = 'untrusted_issuer' | 'invalid_signature' | 'digest_mismatch' | 'expired' | 'transcript_mismatch' | 'replayed' | 'claim_missing' | 'malformed';

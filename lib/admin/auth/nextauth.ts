@@ -18,7 +18,7 @@ import { env, pinAuthUrl } from '../../env';
 import { log } from '../../log';
 import { redeemTicket, sessionLimits } from './sessions';
 import { ssoStep } from './sign-in';
-import { clientAddress } from './throttle';
+import { clientAddressOf } from '../../api/client-address';
 import { authSecret } from './secret';
 
 declare module 'next-auth' {
@@ -37,10 +37,13 @@ declare module '@auth/core/jwt' {
 
 export const oidcEnabled = () => !!env().AUTH_OIDC_ISSUER;
 
-/** The browser's address and agent, for the throttle and the session list. */
+/**
+ * The browser's address and agent, for the throttle and the session list. The address is the one the service's
+ * HTTP server resolved from the connection (and from X-Forwarded-For only behind a proxy in TRUSTED_PROXIES).
+ */
 export async function requestClient(): Promise<{ ip: string | null; userAgent: string | null }> {
   const h = await headers();
-  return { ip: clientAddress(h.get('x-forwarded-for'), env().ADMIN_TRUSTED_PROXIES), userAgent: h.get('user-agent') };
+  return { ip: clientAddressOf(h)?.slice(0, 64) ?? null, userAgent: h.get('user-agent') };
 }
 
 function config(): NextAuthConfig {

@@ -1,7 +1,8 @@
 /**
  * The sign-in throttle: failed attempts (a wrong password, an unknown email, a wrong second-factor code)
  * are counted per account (the email as typed, whether or not such an admin exists, so the answer for an
- * unknown email is the same) and per client address, in Postgres so that every server instance counts
+ * unknown email is the same) and per client address (the connection's, or behind a trusted proxy the one it
+ * names: lib/api/client-address.ts), in Postgres so that every server instance counts
  * the same attempts. Past the limit the key is locked for a while; a locked key is refused before the
  * password is even checked.
  */
@@ -54,19 +55,6 @@ export async function recordFailure(db: DbOrTx, k: ThrottleKeys, now: Date): Pro
 /** A correct sign-in clears the account's count (not the address's: one good account must not launder others). */
 export async function clearAccount(db: DbOrTx, account: string): Promise<void> {
   await db.delete(adminSignInThrottle).where(inArray(adminSignInThrottle.key, keysOf({ account, address: null })));
-}
-
-/**
- * The client address from X-Forwarded-For. Next.js fills the header with the socket's address when the
- * request has none, and keeps one a client sent; each trusted reverse proxy appends the address it saw.
- * With `trustedProxies` = n ≥ 1 the client is the n-th entry from the right; with 0, the last entry
- * (which a client reaching the server directly can choose: README, "Admin area").
- */
-export function clientAddress(forwardedFor: string | null, trustedProxies: number): string | null {
-  const list = (forwardedFor ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  if (list.length === 0) return null;
-  const i = trustedProxies === 0 ? list.length - 1 : Math.max(0, list.length - trustedProxies);
-  return list[i].slice(0, 64);
 }
 
 /** Where to come back to after signing in: a path of the admin area only (never another site, never sign-in itself). */

@@ -19,6 +19,7 @@ from .errors import (
     ServerError,
     TimeoutError,
     ValidationError,
+    WalletResponseInvalidError,
     WebhookVerificationError,
 )
 from .signing import canonical_json, canonical_multipart, hmac_hex, rfc3986, with_timestamp
@@ -29,7 +30,7 @@ __all__ = [
     "OpenVerify", "OPERATIONS", "DECIDED_STATUSES", "TERMINAL_STATUSES",
     "ApiError", "AuthenticationError", "ConflictError", "ConsentIntegrityError", "ConsentRequiredError",
     "MediaRejectedError", "NetworkError", "NotFoundError", "OpenVerifyError", "RateLimitError", "ServerError",
-    "TimeoutError", "ValidationError", "WebhookVerificationError",
+    "TimeoutError", "ValidationError", "WalletResponseInvalidError", "WebhookVerificationError",
     "canonical_json", "canonical_multipart", "hmac_hex", "rfc3986", "with_timestamp",
     "verify_webhook", "WEBHOOK_TOLERANCE_SECONDS",
 ]

@@ -22,6 +22,8 @@ OPERATIONS = {
     "uploadMedia": "POST /v1/verifications/{id}/media",
     "submitVerification": "POST /v1/verifications/{id}/submit",
     "eraseVerificationData": "DELETE /v1/verifications/{id}/data",
+    "createWalletRequest": "POST /v1/verifications/{id}/wallet-requests",
+    "submitWalletResponse": "POST /v1/verifications/{id}/wallet-responses",
 }
 
 # The statuses that fire a webhook: a decision, or a state someone must act on.
@@ -105,6 +107,20 @@ class OpenVerify:
     def erase_data(self, verification_id):
         """DELETE .../data: erase now, with the signed receipt (idempotent)."""
         return self._request("DELETE", f"/v1/verifications/{urllib.parse.quote(verification_id, safe='')}/data")
+
+    # -- digital ID wallets (extension, docs/wallet.md) ------------------------------------------------------
+    def create_wallet_request(self, verification_id, protocol, origin):
+        """POST .../wallet-requests: a request for a wallet's age proof, bound to ``origin`` (the page that calls
+        the browser API). Pass its ``protocol`` and ``data`` unchanged to ``navigator.credentials.get`` there."""
+        body = {"protocol": protocol, "origin": origin}
+        return self._request("POST", f"/v1/verifications/{urllib.parse.quote(verification_id, safe='')}/wallet-requests", json_body=body)
+
+    def submit_wallet_response(self, verification_id, request_id, protocol, data):
+        """POST .../wallet-responses: the DigitalCredential the browser returned (``protocol``, ``data``) for the
+        request ``request_id``. Returns the decided verification; a refused proof raises
+        WalletResponseInvalidError (``reason``), the verification unchanged."""
+        body = {"request_id": request_id, "protocol": protocol, "data": data}
+        return self._request("POST", f"/v1/verifications/{urllib.parse.quote(verification_id, safe='')}/wallet-responses", json_body=body)
 
     # -- consent ---------------------------------------------------------------------------------------------
     def get_active_consent(self):

@@ -56,6 +56,15 @@ class MediaRejectedError(ApiError):
         return (self.details or {}).get("failed_checks") or [self.code]
 
 
+class WalletResponseInvalidError(ApiError):
+    """422 WALLET_RESPONSE_INVALID: a wallet's age proof was refused; ``reason`` says which check failed
+    (docs/wallet.md). The verification is unchanged: ask again with a new request, or fall back to a selfie."""
+
+    @property
+    def reason(self):
+        return (self.details or {}).get("reason")
+
+
 class RateLimitError(ApiError):
     """429 RATE_LIMIT: wait ``retry_after`` seconds."""
 
@@ -91,6 +100,8 @@ def api_error(status, body, retry_after=None):
         return ConsentRequiredError(*args)
     if code == "RATE_LIMIT":
         return RateLimitError(*args)
+    if code == "WALLET_RESPONSE_INVALID":
+        return WalletResponseInvalidError(*args)
     cls = {401: AuthenticationError, 404: NotFoundError, 409: ConflictError, 422: ValidationError}.get(status)
     if cls is None:
         cls = ServerError if status >= 500 else ApiError

@@ -95,6 +95,8 @@ export default async function CasePage(props: { params: Promise<{ id: string }>;
               ['Created', dateTime(v.createdAt)],
               ['Submitted', dateTime(v.submittedAt)],
               ...(v.externalId ? ([['External id', <span key="x" className="font-mono">{v.externalId}</span>]] as [string, React.ReactNode][]) : []),
+              // The integrator's metadata, decrypted for this view (it is stored under the case's data key).
+              ...(v.externalMetadataRaw ? ([['Metadata', <span key="m" className="font-mono text-xs [overflow-wrap:anywhere]">{v.externalMetadataRaw.length > 500 ? `${v.externalMetadataRaw.slice(0, 500)}…` : v.externalMetadataRaw}</span>]] as [string, React.ReactNode][]) : []),
             ]}
           />
           <div className="mt-4 border-t border-neutral-200 pt-4">

@@ -36,6 +36,7 @@ export default async function SettingsPage(props: { params: Promise<{ id: string
             require_request_timestamp: s.require_request_timestamp,
             require_active_liveness: s.require_active_liveness,
             estimation_fallback: s.estimation_fallback,
+            wallet: s.wallet,
           }}
         />
       </Card>

@@ -1,0 +1,71 @@
+/** /admin/wallet-trust – the IACA roots digital ID wallet proofs are checked against (docs/wallet.md "Trust lists"). */
+import type { Metadata } from 'next';
+import { getDb } from '@/db/client';
+import { requireActor } from '@/lib/admin/auth/current';
+import { EXPIRY_WARNING_DAYS, trustAnchorsFor } from '@/lib/admin/wallet-trust';
+import { dateTime } from '@/components/admin/format';
+import { Card, Empty, PageHeader } from '@/components/admin/ui';
+import { orNotFound } from '../../page-guard';
+
+export const metadata: Metadata = { title: 'Wallet trust list' };
+
+export default async function WalletTrustPage() {
+  const actor = await requireActor();
+  const anchors = await orNotFound(trustAnchorsFor(getDb(), actor));
+  return (
+    <>
+      <PageHeader
+        title="Wallet trust list"
+        subtitle="The issuing authorities (IACA roots) whose mobile driving licences a digital ID wallet's age proof is accepted from. Nothing is trusted by default: a proof from any other issuer is refused (untrusted_issuer)."
+      />
+      <div className="space-y-5">
+        {anchors.length === 0 ? (
+          <Empty>No issuing authority is trusted{actor.isOperator ? '' : ' for your workspaces'}: every wallet proof is refused until an operator adds roots.</Empty>
+        ) : (
+          <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white focus-visible:outline-2 focus-visible:outline-blue-800" tabIndex={0} role="region" aria-label="Trusted IACA root certificates">
+            <table className="w-full text-left text-sm" data-testid="wallet-trust">
+              <caption className="sr-only">Trusted IACA root certificates</caption>
+              <thead className="bg-neutral-100 text-xs uppercase tracking-wide text-neutral-800">
+                <tr>
+                  <th scope="col" className="px-3 py-2">Subject</th>
+                  <th scope="col" className="px-3 py-2">Country</th>
+                  <th scope="col" className="px-3 py-2">Expires</th>
+                  <th scope="col" className="px-3 py-2">Trusted for</th>
+                  <th scope="col" className="px-3 py-2">SHA-256 fingerprint</th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-neutral-200">
+                {anchors.map((a) => (
+                  <tr key={a.id} data-testid="wallet-trust-row">
+                    <td className="max-w-xs break-words px-3 py-2 text-neutral-950">
+                      {a.subject}
+                      <span className="block font-mono text-xs text-neutral-700">{a.id}</span>
+                    </td>
+                    <td className="px-3 py-2 font-semibold">{a.country}</td>
+                    <td className="whitespace-nowrap px-3 py-2">
+                      {dateTime(a.notAfter)}
+                      {a.expired ? <span className="ml-1 rounded bg-red-100 px-1.5 py-0.5 text-xs font-semibold text-red-900">expired</span> : null}
+                      {a.expiringSoon ? <span className="ml-1 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-semibold text-amber-950">within {EXPIRY_WARNING_DAYS} days</span> : null}
+                    </td>
+                    <td className="px-3 py-2">{a.workspaceId ? (a.workspaceName ?? a.workspaceId) : 'every workspace'}</td>
+                    <td className="px-3 py-2 font-mono text-xs break-all text-neutral-800">{a.fingerprintSha256}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <Card title="Managing the list" id="wallet-trust-help">
+          <div className="space-y-2 text-sm text-neutral-900">
+            <p>Operators add and remove roots with the command line; every change is in the audit log:</p>
+            <pre tabIndex={0} aria-label="Trust list commands" className="overflow-x-auto rounded-md bg-neutral-100 p-3 text-xs focus-visible:outline-2 focus-visible:outline-blue-800">{'npm run ops -- wallet-trust:add --pem roots.pem [--workspace ID]\nnpm run ops -- wallet-trust:list [--workspace ID]\nnpm run ops -- wallet-trust:remove --id iaca_…'}</pre>
+            <p>
+              Real roots come from the AAMVA Digital Trust Service (US and Canadian jurisdictions), from the issuing authority&apos;s own publication, and from
+              the national and EU trusted lists. Compare the fingerprint with the one the issuer publishes before trusting a root.
+            </p>
+          </div>
+        </Card>
+      </div>
+    </>
+  );
+}
