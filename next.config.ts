@@ -1,4 +1,5 @@
 import type { NextConfig } from 'next';
+import createNextIntlPlugin from 'next-intl/plugin';
 import { env } from './lib/env';
 import { sameOriginHosts } from './lib/api/same-origin';
 
@@ -16,4 +17,11 @@ const nextConfig: NextConfig = {
   },
 };
 
-export default nextConfig;
+// The capture page's languages (docs/capture-page.md): i18n/request.ts chooses one per request; its catalogue,
+// messages/<locale>.json, is compiled ahead of time (no message parser in the browser).
+const withNextIntl = createNextIntlPlugin({
+  requestConfig: './i18n/request.ts',
+  experimental: { messages: { path: './messages', format: 'json', locales: 'infer', precompile: true } },
+});
+
+export default withNextIntl(nextConfig);

@@ -3,7 +3,14 @@
  * files made from real face photos (e2e/global-setup.ts). The production build runs on an embedded database.
  */
 import { defineConfig } from '@playwright/test';
-import { chromiumPath } from './scripts/test-setup/provision.mjs';
+import { BROWSER_FONTCONFIG_FILE, chromiumPath } from './scripts/test-setup/provision.mjs';
+
+/**
+ * Chromium renders with the provisioned browser fonts only (scripts/test-setup/provision.mjs): the capture page's
+ * Arabic, Hebrew, Devanagari and Japanese are drawn, measured (overflow) and screenshotted with the fonts a phone
+ * has, on any machine.
+ */
+export const CHROMIUM_ENV = { ...process.env, FONTCONFIG_FILE: BROWSER_FONTCONFIG_FILE };
 
 export const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -22,7 +29,7 @@ export default defineConfig({
   globalTeardown: './e2e/global-teardown.ts',
   use: {
     browserName: 'chromium',
-    launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_ARGS },
+    launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_ARGS, env: CHROMIUM_ENV },
     trace: 'off',
   },
 });

@@ -15,6 +15,7 @@
  */
 import { NextResponse, type NextRequest } from 'next/server';
 import { env } from './lib/env';
+import { CAPTURE_PATH_HEADER } from './i18n/capture-header';
 import { crossSiteProblem } from './lib/api/same-origin';
 
 export function capturePageCsp(nonce: string) {
@@ -70,6 +71,10 @@ export function proxy(request: NextRequest) {
   requestHeaders.set('content-security-policy', csp);
   // The admin pages send a signed-out visitor to sign-in and back to where they were going.
   if (admin) requestHeaders.set('x-admin-path', request.nextUrl.pathname + request.nextUrl.search);
+  // The capture page's language is chosen from its link (i18n/capture.ts), by the root layout as by the page; a
+  // request to any other page has no such header, whatever the client sent (they are all English).
+  if (admin) requestHeaders.delete(CAPTURE_PATH_HEADER);
+  else requestHeaders.set(CAPTURE_PATH_HEADER, request.nextUrl.pathname + request.nextUrl.search);
   const res = NextResponse.next({ request: { headers: requestHeaders } });
   res.headers.set('content-security-policy', csp);
   res.headers.set('permissions-policy', admin ? 'camera=(), microphone=(), geolocation=(), payment=(), usb=()' : 'camera=(self), microphone=(), geolocation=(), payment=(), usb=()');

@@ -59,6 +59,7 @@ const BUILDERS = {
             externalId: sql.placeholder('externalId'),
             externalMetadataSealed: sql.placeholder('externalMetadataSealed'),
             returnUrl: sql.placeholder('returnUrl'),
+            locale: sql.placeholder('locale'),
             captureTokenHash: sql.placeholder('captureTokenHash'),
             captureTokenCiphertext: sql.placeholder('captureTokenCiphertext'),
             idempotencyKey: sql.placeholder('idempotencyKey'),

@@ -1,8 +1,9 @@
 /** What global-setup starts and writes, read by the specs: the server, its workspaces, the fake-camera files. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { CHROMIUM_ARGS } from '../playwright.config';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { CHROMIUM_ARGS, CHROMIUM_ENV } from '../playwright.config';
 import { chromiumPath } from '../scripts/test-setup/provision.mjs';
 import { apiClient } from '../lib/testing/api-client';
 import { childEnv, root, tsx } from '../lib/testing/server';
@@ -28,6 +29,7 @@ export const state = (): E2eState => JSON.parse(fs.readFileSync(STATE_FILE, 'utf
 export function cameraLaunch(file: string, allowCamera = true) {
   return {
     executablePath: chromiumPath(),
+    env: CHROMIUM_ENV,
     args: [...CHROMIUM_ARGS, ...(allowCamera ? ['--use-fake-ui-for-media-stream'] : []), '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${file}`],
   };
 }
@@ -42,7 +44,17 @@ export async function newVerification(ws: 'estimation' | 'documents', mode: 'tes
   return { id: r.data.id as string, url: r.data.url as string, api };
 }
 
-export function ops(...args: string[]) {
+const opsCommand = (args: string[]) => {
   const s = state();
-  return JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...args, '--json'], { cwd: root, env: childEnv(s.dataDir, s.port, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }) }).toString());
+  return [tsx, ['scripts/ops.ts', ...args, '--json'], { cwd: root, env: childEnv(s.dataDir, s.port, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }) }] as const;
+};
+export function ops(...args: string[]) {
+  return JSON.parse(execFileSync(...opsCommand(args)).toString());
+}
+/**
+ * The same, without blocking this process: a blocked event loop misses the server closing an idle keep-alive
+ * connection, and the next request on it fails ("other side closed").
+ */
+export async function opsAsync(...args: string[]) {
+  return JSON.parse((await promisify(execFile)(...opsCommand(args))).stdout);
 }

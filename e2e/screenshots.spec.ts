@@ -8,6 +8,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { cameraLaunch, FACE_JPEG, FACE_Y4M, newVerification, ops } from './env';
 import { acceptConsent, submit, takeSelfie } from './steps';
 import { straddlingSelfie } from './step-up';
+import { translator } from './languages';
 
 test.use({ launchOptions: cameraLaunch(FACE_Y4M) });
 test.skip(!process.env.SCREENSHOTS, 'run with npm run screenshots');
@@ -73,3 +74,27 @@ for (const [device, viewport] of Object.entries(SIZES)) {
     await shot('6-invalid-link');
   });
 }
+
+// The capture page in three scripts (docs/capture-page.md "Languages"): consent and selfie on a 360 px phone, in Arabic
+// (right to left), Japanese and Hindi, and the language picker.
+test('capture page languages, phone', async ({ browser }) => {
+  fs.mkdirSync(OUT, { recursive: true });
+  for (const locale of ['ar', 'ja', 'hi'] as const) {
+    const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+    const page = await context.newPage();
+    const t = translator(locale);
+    const shot = (name: string) => page.screenshot({ path: path.join(OUT, `lang-${locale}-${name}-phone.png`), fullPage: true, animations: 'disabled' });
+    await page.goto((await newVerification('estimation', 'test', { locale })).url);
+    await expect(page.getByTestId('consent-text')).toBeVisible();
+    await shot('1-consent');
+    if (locale === 'ar') {
+      // The picker, focused, at the head of the page.
+      await page.getByTestId('language-picker').focus();
+      await page.screenshot({ path: path.join(OUT, 'lang-picker-phone.png'), clip: { x: 0, y: 0, width: 360, height: 220 }, animations: 'disabled' });
+    }
+    await page.getByRole('button', { name: t('consent.accept') }).click();
+    await expect(page.getByRole('button', { name: t('camera.capture') })).toBeEnabled({ timeout: 30_000 });
+    await shot('2-selfie');
+    await context.close();
+  }
+});

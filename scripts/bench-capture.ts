@@ -1,5 +1,5 @@
 /**
- * npm run bench:capture [-- --runs N] [--files yes] [--debug yes]
+ * npm run bench:capture [-- --runs N] [--lang xx] [--files yes] [--debug yes]
  *
  * The hosted capture page in headless Chromium (Debian's) against the production build, a fake camera fed
  * with a real face photo, each run in a fresh browser context (nothing cached):
@@ -7,6 +7,8 @@
  *    step (Human + tfjs); models (KB) and tfjs's wasm (KB) counted apart; the upload fallback's chunk
  *    (loaded only when the fallback is shown) reported apart;
  *  - time to the first face check: from entering the selfie step, and from navigation.
+ * --lang: the page in one of its languages (the verification's locale; default en). Each language's messages come
+ * with the page's HTML (only that language's: docs/capture-page.md "Languages"), reported apart from the JavaScript.
  * Targets: under 250 KB of JavaScript; first face check under 3 s.
  */
 import fs from 'node:fs';
@@ -20,12 +22,17 @@ import { cameraFrame } from '../lib/testing/images';
 import { ensureBuild, freePort, opsCli, start, stop } from '../lib/testing/server';
 import { writeY4m } from '../lib/testing/y4m';
 import { arg, percentile } from './bench/harness';
+import { createTranslator } from 'next-intl';
+import { isLocale, LOCALES } from '../lib/i18n/locales';
 
 const RUNS = Number(arg('runs', '5'));
 /** --debug yes: print the page's console and errors (a face detector that fails shows up here). */
 const DEBUG = arg('debug', '') === 'yes';
+const LANG = arg('lang', 'en');
 
 async function main() {
+  if (!isLocale(LANG)) throw new Error(`--lang is one of ${LOCALES.join(', ')}`);
+  const t = createTranslator({ locale: LANG, messages: JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, `../messages/${LANG}.json`), 'utf8')) });
   provisionOrExit(['chromium', 'photos']);
   ensureBuild(true);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-bench-capture-'));
@@ -43,7 +50,7 @@ async function main() {
     args: [...CHROMIUM_ARGS, '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${y4m}`],
   });
   const version = browser.version();
-  type Run = { loadJs: number; cameraJs: number; fallbackJs: number; models: number; wasm: number; fromStep: number; fromNav: number; files: string[] };
+  type Run = { html: number; loadJs: number; cameraJs: number; fallbackJs: number; models: number; wasm: number; fromStep: number; fromNav: number; files: string[] };
   const runs: Run[] = [];
   try {
     for (let i = 0; i < RUNS; i++) {
@@ -53,10 +60,10 @@ async function main() {
         page.on('console', (m) => console.error('[console]', m.type(), m.text()));
         page.on('pageerror', (e) => console.error('[pageerror]', e.message));
       }
-      const url = (await api.json('POST', '/v1/verifications', '{}')).data.url as string;
+      const url = (await api.json('POST', '/v1/verifications', JSON.stringify({ locale: LANG }))).data.url as string;
       let phase: 'load' | 'camera' | 'fallback' = 'load';
       const pending: Promise<void>[] = [];
-      const run: Run = { loadJs: 0, cameraJs: 0, fallbackJs: 0, models: 0, wasm: 0, fromStep: 0, fromNav: 0, files: [] };
+      const run: Run = { html: 0, loadJs: 0, cameraJs: 0, fallbackJs: 0, models: 0, wasm: 0, fromStep: 0, fromNav: 0, files: [] };
       page.on('response', (r: Response) => {
         const at = phase;
         pending.push(
@@ -66,6 +73,7 @@ async function main() {
             const p = new URL(r.url()).pathname;
             if (p.startsWith('/human/models/')) run.models += bytes;
             else if (p.startsWith('/human/wasm/')) run.wasm += bytes;
+            else if (r.request().resourceType() === 'document') run.html += bytes;
             else if (r.request().resourceType() === 'script') {
               if (at === 'load') run.loadJs += bytes;
               else if (at === 'camera') run.cameraJs += bytes;
@@ -81,7 +89,7 @@ async function main() {
       await page.waitForLoadState('networkidle');
       phase = 'camera';
       const step = performance.now();
-      await page.getByRole('button', { name: 'I have read this and I agree' }).click();
+      await page.getByRole('button', { name: t('consent.accept') }).click();
       // The first face check has run when the advice leaves its "loading" state.
       await page.waitForFunction(() => {
         const a = document.querySelector('[data-testid="advice"]')?.getAttribute('data-advice');
@@ -93,7 +101,7 @@ async function main() {
       await page.waitForLoadState('networkidle');
       // The upload fallback's code loads only when it is shown: measured apart.
       phase = 'fallback';
-      await page.getByRole('button', { name: 'Upload a photo instead' }).click();
+      await page.getByRole('button', { name: t('camera.uploadInstead') }).click();
       await page.getByTestId('file-input').waitFor({ state: 'attached' });
       await page.waitForLoadState('networkidle');
       await Promise.all(pending);
@@ -108,9 +116,10 @@ async function main() {
   }
   const kb = (b: number) => `${(b / 1024).toFixed(0)} KB`;
   const r0 = runs[0];
-  console.log(`\nbench:capture  headless Chromium ${version}, ${os.availableParallelism()} cores, fresh context per run (n=${runs.length})`);
+  console.log(`\nbench:capture  headless Chromium ${version}, ${os.availableParallelism()} cores, fresh context per run (n=${runs.length}), page in ${LANG}`);
   console.log(`JavaScript (gzip as sent)   at page load ${kb(r0.loadJs)}   + camera step (Human, tfjs) ${kb(r0.cameraJs)}   = ${kb(r0.loadJs + r0.cameraJs)}   (target < 250 KB)`);
   console.log(`                            upload fallback, only when shown: + ${kb(r0.fallbackJs)}`);
+  console.log(`page HTML (gzip as sent)    ${kb(r0.html)}, with the messages of ${LANG} only`);
   console.log(`downloads besides           face model ${kb(r0.models)}   tfjs wasm ${kb(r0.wasm)}`);
   const fromStep = runs.map((r) => r.fromStep);
   const fromNav = runs.map((r) => r.fromNav);

@@ -8,9 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { POST as create } from '@/app/v1/verifications/route';
 import { and, eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
-import { auditLog, blocklistEntries, EMBEDDING_DIMENSIONS, usageDays, verifications } from '@/db/schema';
+import { auditLog, blocklistEntries, consentTexts, EMBEDDING_DIMENSIONS, usageDays, verifications } from '@/db/schema';
 import { call } from '@/lib/testing/http';
 import { opsProcess as ops } from '@/lib/testing/ops-process';
+import { LOCALES } from '@/lib/i18n/locales';
+import { createHash } from 'node:crypto';
 
 
 // Each command is a new process (tsx and the database client start each time, 1-3 s on a busy 2-core
@@ -78,12 +80,29 @@ describe('operator CLI', { timeout: 120_000 }, () => {
     expect((await ops('workspace:settings', '--workspace', ws)).out.workspace.estimation_fallback).toBe('document');
   });
 
-  it('consent:publish makes the new text the active version', async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ov-')), 'c.txt');
-    fs.writeFileSync(file, 'I consent. ✓\n');
-    const r = await ops('consent:publish', '--text-file', file, '--version', 'cli-1');
-    expect(r.out.consent_version).toMatchObject({ version: 'cli-1', url: `http://verify.test/consent/${r.out.consent_version.id}.txt` });
-    expect(r.out.consent_version.text_sha256).toBe((await import('node:crypto')).createHash('sha256').update('I consent. ✓\n').digest('hex'));
+  it('consent:publish --text-dir: every language of the capture page, each with its SHA-256; a missing one refused unless --allow-missing', async () => {
+    const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-'));
+    const text = (l: string) => `I consent (${l}). ✓\n`;
+    for (const l of LOCALES) fs.writeFileSync(path.join(dir, `${l}.txt`), text(l));
+    const r = await ops('consent:publish', '--text-dir', dir, '--version', 'cli-1');
+    expect(r.out.consent_version).toMatchObject({ version: 'cli-1', url: `http://verify.test/consent/${r.out.consent_version.id}.txt`, text_sha256: sha(text('en')), locales: [...LOCALES], missing_locales: [] });
+    const texts = await getDb().select().from(consentTexts).where(eq(consentTexts.consentVersionId, r.out.consent_version.id));
+    expect(Object.fromEntries(texts.map((t) => [t.locale, t.textSha256]))).toEqual(Object.fromEntries(LOCALES.map((l) => [l, sha(text(l))])));
+
+    fs.rmSync(path.join(dir, 'hi.txt'));
+    const refused = await ops('consent:publish', '--text-dir', dir, '--version', 'cli-2');
+    expect([refused.code, refused.out.error.code, refused.out.error.details.missing_locales]).toEqual([1, 'VALIDATION_ERROR', ['hi']]);
+    const allowed = await ops('consent:publish', '--text-dir', dir, '--allow-missing', '--version', 'cli-2');
+    expect([allowed.code, allowed.out.consent_version.missing_locales]).toEqual([0, ['hi']]);
+
+    fs.writeFileSync(path.join(dir, 'zz.txt'), 'stray');
+    expect((await ops('consent:publish', '--text-dir', dir, '--allow-missing', '--version', 'cli-3')).out.error.details.fields).toHaveProperty('text-dir');
+    // One English file is a version missing fifteen languages: only with --allow-missing.
+    const file = path.join(dir, 'en.txt');
+    expect((await ops('consent:publish', '--text-file', file, '--version', 'cli-4')).out.error.details.fields).toHaveProperty('allow-missing');
+    const en = await ops('consent:publish', '--text-file', file, '--allow-missing', '--version', 'cli-4');
+    expect(en.out.consent_version).toMatchObject({ text_sha256: sha(text('en')), locales: ['en'], missing_locales: LOCALES.filter((l) => l !== 'en') });
   });
 
   it('admin:create, and a duplicate email is refused', async () => {

@@ -18,6 +18,7 @@ import { DomainError } from '../lib/errors';
 import { createWorkspace, getWorkspaceOrThrow, publicWorkspace, updateWorkspaceSettings, type SettingsPatch } from '../lib/workspaces';
 import { activateSecretKey, createSecretKey, deleteSecretKey, listSecretKeys } from '../lib/auth/keys';
 import { publishConsent, publicConsentVersion } from '../lib/consent';
+import { isLocale, LOCALES } from '../lib/i18n/locales';
 import { createAdmin, listAdmins, setAdminPassword, setMembership, setOperator, signOutEverywhere } from '../lib/admin/users';
 import { resetSecondFactor } from '../lib/admin/auth/two-factor';
 import { redeliverWebhook } from '../lib/webhooks/deliver';
@@ -56,6 +57,39 @@ function readFlagFile(file: string, name: string): { file: string; text: string 
   } catch {
     throw new DomainError('VALIDATION_ERROR', `Cannot read ${file}.`, { fields: { [name]: ['Unreadable.'] } });
   }
+}
+/**
+ * consent:publish's texts (docs/capture-page.md "Consent in every language"): `--text-dir DIR` of `<locale>.txt`
+ * files, every language of the capture page unless `--allow-missing`; or `--text-file F`, the English text alone,
+ * which is a version missing the other languages and so needs `--allow-missing` too.
+ */
+function consentTexts(f: { 'text-dir'?: string; 'text-file'?: string; 'allow-missing'?: boolean }): { texts: Record<string, string>; allowMissing: boolean } {
+  const allowMissing = f['allow-missing'] === true;
+  if (f['text-dir'] !== undefined && f['text-file'] !== undefined) {
+    throw new DomainError('VALIDATION_ERROR', 'Give --text-dir or --text-file, not both.', { fields: { 'text-dir': ['Not with --text-file.'] } });
+  }
+  if (f['text-dir'] === undefined) {
+    if (f['text-file'] === undefined) throw new DomainError('VALIDATION_ERROR', 'Give --text-dir DIR (one <locale>.txt a language) or --text-file F (English only).', { fields: { 'text-dir': ['Required.'] } });
+    if (!allowMissing) {
+      throw new DomainError('VALIDATION_ERROR', `--text-file is the English text only: give --text-dir DIR with every language of the capture page (${LOCALES.join(', ')}), or add --allow-missing (the others then show the English text, saying so).`, {
+        fields: { 'allow-missing': ['Required with --text-file.'] },
+      });
+    }
+    return { texts: { en: readFlagFile(f['text-file'], 'text-file').text }, allowMissing };
+  }
+  const dir = f['text-dir'];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => !n.startsWith('.'));
+  } catch {
+    throw new DomainError('VALIDATION_ERROR', `Cannot read the folder ${dir}.`, { fields: { 'text-dir': ['Unreadable.'] } });
+  }
+  const stray = names.filter((n) => !/^.+\.txt$/.test(n) || !isLocale(n.slice(0, -4)));
+  if (stray.length) {
+    throw new DomainError('VALIDATION_ERROR', `${dir} may hold only <locale>.txt files, for ${LOCALES.join(', ')}: not ${stray.join(', ')}.`, { fields: { 'text-dir': [`Unexpected: ${stray.join(', ')}.`] } });
+  }
+  const texts = Object.fromEntries(names.map((n) => [n.slice(0, -4), fs.readFileSync(path.join(dir, n), 'utf8')]));
+  return { texts, allowMissing };
 }
 /**
  * The `--now` of the sweeps (timers:run, retention:run): now or later, never in the past. What they change is
@@ -160,12 +194,17 @@ const COMMANDS: Record<string, Command> = {
     },
   }),
   'consent:publish': command({
-    summary: 'a new consent text, which becomes the active version',
+    summary: 'a new consent version, which becomes the active one: its text in every language of the capture page (docs/capture-page.md)',
     flags: {
-      'text-file': { type: 'string', required: true, value: 'FILE', help: 'the full text (UTF-8), shown to the user unchanged' },
+      'text-dir': { type: 'string', value: 'DIR', help: 'a folder of <locale>.txt files (UTF-8), one a language of the capture page, en required; each shown unchanged' },
+      'text-file': { type: 'string', value: 'FILE', help: 'the English text alone (UTF-8); needs --allow-missing' },
+      'allow-missing': { type: 'bool', help: 'publish without some languages: the page shows those the English text, saying so' },
       version: { type: 'string', required: true, value: 'LABEL', help: "the version's label, typically a date" },
     },
-    run: async (db, f) => ({ consent_version: publicConsentVersion(await publishConsent(db, { text: readFlagFile(f['text-file'], 'text-file').text, version: f.version })) }),
+    run: async (db, f) => {
+      const published = await publishConsent(db, { ...consentTexts(f), version: f.version });
+      return { consent_version: { ...publicConsentVersion(published), missing_locales: published.missing } };
+    },
   }),
   'verification:decide': command({
     summary: "the reviewer's decision on a verification in review; fires the webhook",

@@ -4,21 +4,23 @@
  * review and submit → waiting → result. It resumes where the verification stands (a reload, another
  * device), follows the decision by polling, and offers a retry when a resubmission is requested. When an age
  * estimate could not decide and the workspace steps up to a document (`document_required`), it says so in plain
- * words and asks for the document, keeping the selfie already taken.
+ * words and asks for the document, keeping the selfie already taken. Every word comes from the page's catalogue in
+ * the chosen language (messages/<locale>.json, docs/capture-page.md); a language switch keeps every step's state.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslations } from 'next-intl';
+import dynamic from 'next/dynamic';
 import { advise, call, type CaptureState } from './api';
 import { Consent } from './Consent';
-import dynamic from 'next/dynamic';
+import { LanguagePicker } from './LanguagePicker';
 import { PhotoStep } from './PhotoStep';
+import { DOCUMENT_TYPES, isReasonMessage, type DocumentType, type StepName, type Translate } from './message-keys';
 import { WalletOffer } from './WalletOffer';
 
 /** The head-turn challenge's code loads only where a workspace requires it. */
 const HeadTurnChallenge = dynamic(() => import('./HeadTurnChallenge').then((mod) => mod.HeadTurnChallenge));
-import { MESSAGES, type Lang, type Messages } from './messages';
 
 type Step = 'consent' | 'selfie' | 'stepUp' | 'docType' | 'front' | 'back' | 'review' | 'waiting' | 'result';
-type DocType = 'passport' | 'id_card' | 'driving_licence';
 /** The photos taken on this page, previewed on the review step. */
 type Shot = Extract<Step, 'selfie' | 'front' | 'back'>;
 const FINAL = ['approved', 'declined', 'review', 'resubmission_requested', 'expired', 'abandoned'];
@@ -36,17 +38,27 @@ export function stepFor(s: CaptureState): Step {
   return 'review';
 }
 
-const progressKey = (step: Step): keyof Messages['steps'] =>
+const progressKey = (step: Step): StepName =>
   step === 'stepUp' || step === 'docType' || step === 'front' || step === 'back' ? 'document' : step === 'waiting' ? 'result' : step;
 
-export function CaptureFlow(props: { token: string; lang: Lang; initial: CaptureState; qrSvg: string | null }) {
+/** A forward arrow that points the way the text reads (mirrored right to left). */
+export function Forward() {
+  return (
+    <svg aria-hidden="true" viewBox="0 0 20 20" className="size-5 shrink-0 fill-none stroke-current stroke-2 rtl:-scale-x-100" data-testid="forward-icon">
+      <path d="M4 10h12M11 5l5 5-5 5" />
+    </svg>
+  );
+}
+
+export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg: string | null }) {
   const { token } = props;
-  const m = MESSAGES[props.lang];
+  const t = useTranslations();
   const [state, setState] = useState(props.initial);
   const [step, setStep] = useState<Step>(() => stepFor(props.initial));
-  const [docType, setDocType] = useState<DocType>((props.initial.media.document_type as DocType) ?? 'id_card');
+  const [docType, setDocType] = useState<DocumentType>((props.initial.media.document_type as DocumentType) ?? 'id_card');
   const [previews, setPreviews] = useState<Partial<Record<Shot, string>>>({});
-  const [error, setError] = useState<string | null>(null);
+  // The code of an error, not its words: a language switch shows it in the new language.
+  const [errorCode, setErrorCode] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
   const firstRender = useRef(true);
@@ -94,10 +106,10 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
 
   const submit = async () => {
     setBusy(true);
-    setError(null);
+    setErrorCode(null);
     const r = await call<{ status: string }>(token, '/submit', { method: 'POST' });
     setBusy(false);
-    if (!r.ok) return setError(advise(m, r));
+    if (!r.ok) return setErrorCode(r.code);
     await refresh();
     setStep(r.data.status === 'submitted' ? 'waiting' : 'result');
   };
@@ -113,42 +125,45 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
     setStep(state.reason === 'document_quality' ? 'docType' : 'selfie');
   };
 
-  const steps: (keyof Messages['steps'])[] = ['consent', 'selfie', ...(state.needs_document ? (['document'] as const) : []), 'review', 'result'];
+  const steps: StepName[] = ['consent', 'selfie', ...(state.needs_document ? (['document'] as const) : []), 'review', 'result'];
   const current = steps.indexOf(progressKey(step));
   const qr = props.qrSvg ? (
     <div className="hidden rounded-lg border border-neutral-300 p-4 md:block">
-      <h3 className="font-semibold">{m.otherDevice}</h3>
-      <p className="text-sm text-neutral-700">{m.otherDeviceHint}</p>
-      <div className="mx-auto mt-3 w-44" role="img" aria-label={m.otherDevice} dangerouslySetInnerHTML={{ __html: props.qrSvg }} />
+      <h3 className="font-semibold">{t('otherDevice.title')}</h3>
+      <p className="text-sm text-neutral-700">{t('otherDevice.hint')}</p>
+      <div className="mx-auto mt-3 w-44" role="img" aria-label={t('otherDevice.title')} dangerouslySetInnerHTML={{ __html: props.qrSvg }} />
     </div>
   ) : null;
 
   const titles: Record<Step, string> = {
-    consent: m.steps.consent,
-    selfie: m.selfieTitle,
-    stepUp: m.stepUp.title,
-    docType: m.documentType,
-    front: docType === 'passport' ? m.passportFront : m.documentFront,
-    back: m.documentBack,
-    review: m.reviewTitle,
-    waiting: m.waiting,
-    result: resultTitle(m, state.status),
+    consent: t('steps.consent'),
+    selfie: t('selfie.title'),
+    stepUp: t('stepUp.title'),
+    docType: t('document.question'),
+    front: docType === 'passport' ? t('document.passportFront') : t('document.front'),
+    back: t('document.back'),
+    review: t('review.title'),
+    waiting: t('waiting'),
+    result: resultTitle(t, state.status),
   };
 
   return (
-    <div lang={props.lang} className="mx-auto flex min-h-screen w-full max-w-xl flex-col gap-5 px-4 py-6">
+    <div className="mx-auto flex min-h-screen w-full max-w-xl flex-col gap-5 px-4 py-6">
       <header className="space-y-1">
-        <p className="text-sm text-neutral-600">{m.forWorkspace(state.workspace_name)}</p>
-        <h1 className="text-2xl font-bold">{state.flow === 'kyc' ? m.titleKyc : m.title}</h1>
-        {state.mode === 'test' && <p className="rounded bg-neutral-100 p-2 text-sm">{m.testMode}</p>}
+        <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-2">
+          <p className="text-sm text-neutral-600">{t('page.requestedBy', { name: state.workspace_name })}</p>
+          <LanguagePicker token={token} />
+        </div>
+        <h1 className="text-2xl font-bold">{state.flow === 'kyc' ? t('page.titleKyc') : t('page.title')}</h1>
+        {state.mode === 'test' && <p className="rounded bg-neutral-100 p-2 text-sm">{t('page.testMode')}</p>}
       </header>
 
-      <nav aria-label={m.stepOf(current + 1, steps.length, m.steps[steps[current]])}>
+      <nav aria-label={t('progress', { current: current + 1, total: steps.length, name: t(`steps.${steps[current]}`) })}>
         <ol className="flex gap-1" data-testid="progress">
           {steps.map((s, i) => (
-            <li key={s} aria-current={i === current ? 'step' : undefined} className="flex-1">
+            <li key={s} aria-current={i === current ? 'step' : undefined} className="min-w-0 flex-1">
               <span className={`block h-1.5 rounded ${i <= current ? 'bg-blue-700' : 'bg-neutral-300'}`} aria-hidden="true" />
-              <span className={`mt-1 block text-xs ${i === current ? 'font-semibold text-neutral-900' : 'text-neutral-600'}`}>{m.steps[s]}</span>
+              <span className={`mt-1 block text-xs wrap-anywhere ${i === current ? 'font-semibold text-neutral-900' : 'text-neutral-600'}`}>{t(`steps.${s}`)}</span>
             </li>
           ))}
         </ol>
@@ -161,57 +176,58 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
 
         {step === 'consent' && state.consent.version && (
           <>
-            <Consent token={token} m={m} version={state.consent.version} onAccepted={(s) => { setState(s); setStep(stepFor(s)); }} />
+            <Consent token={token} version={state.consent.version} onAccepted={(s) => { setState(s); setStep(stepFor(s)); }} />
             {qr}
           </>
         )}
-        {step === 'selfie' && <WalletOffer token={token} m={m} state={state} divider onDecided={walletDecided} />}
-        {step === 'selfie' && state.active_liveness?.required && !state.active_liveness.done && <HeadTurnChallenge token={token} m={m} onDone={afterChallenge} />}
+        {step === 'selfie' && <WalletOffer token={token} state={state} divider onDecided={walletDecided} />}
+        {step === 'selfie' && state.active_liveness?.required && !state.active_liveness.done && <HeadTurnChallenge token={token} onDone={afterChallenge} />}
         {step === 'selfie' && !(state.active_liveness?.required && !state.active_liveness.done) && (
-          <PhotoStep key="selfie" token={token} m={m} target={{ type: 'selfie' }} title={m.selfieTitle} intro={m.selfieIntro} qr={qr} onUploaded={afterUpload('selfie')} />
+          <PhotoStep key="selfie" token={token} target={{ type: 'selfie' }} title={t('selfie.title')} intro={t('selfie.intro')} qr={qr} onUploaded={afterUpload('selfie')} />
         )}
         {step === 'stepUp' && (
           <div role="status" aria-live="polite" data-testid="step-up" className="space-y-3">
-            <p>{m.stepUp.text}</p>
-            <ul className="list-disc space-y-1 pl-6">
-              {(['passport', 'id_card', 'driving_licence'] as const).map((t) => (
-                <li key={t}>{m.docTypes[t]}</li>
+            <p>{t('stepUp.text')}</p>
+            <ul className="list-disc space-y-1 ps-6">
+              {DOCUMENT_TYPES.map((d) => (
+                <li key={d}>{t(`document.types.${d}`)}</li>
               ))}
             </ul>
-            <p>{m.stepUp.how}</p>
-            <p className="rounded-md bg-blue-50 p-3 text-blue-950">{m.stepUp.kept}</p>
+            <p>{t('stepUp.how')}</p>
+            <p className="rounded-md bg-blue-50 p-3 text-blue-950">{t('stepUp.kept')}</p>
             {/* docs/wallet.md: a wallet's signed age claim decides instead of the document, where it is offered. */}
-            <WalletOffer token={token} m={m} state={state} intro={m.wallet.insteadOfDocument(state.wallet?.age ?? 18)} onDecided={walletDecided} />
-            <button type="button" className="btn-primary w-full" onClick={() => setStep('docType')}>
-              {m.stepUp.continue}
+            <WalletOffer token={token} state={state} intro="insteadOfDocument" onDecided={walletDecided} />
+            <button type="button" className="btn-primary w-full gap-2" onClick={() => setStep('docType')}>
+              {t('stepUp.continue')}
+              <Forward />
             </button>
           </div>
         )}
         {step === 'docType' && (
           <fieldset className="space-y-3">
-            <legend className="sr-only">{m.documentType}</legend>
-            {state.step_up === 'document' && <p>{m.stepUp.choose}</p>}
-            {(['passport', 'id_card', 'driving_licence'] as const).map((t) => (
-              <label key={t} className="flex cursor-pointer items-center gap-3 rounded-lg border border-neutral-300 p-3 has-[:checked]:border-blue-700 has-[:checked]:bg-blue-50">
-                <input type="radio" name="doctype" value={t} checked={docType === t} onChange={() => setDocType(t)} className="size-5" />
-                {m.docTypes[t]}
+            <legend className="sr-only">{t('document.question')}</legend>
+            {state.step_up === 'document' && <p>{t('stepUp.choose')}</p>}
+            {DOCUMENT_TYPES.map((d) => (
+              <label key={d} className="flex cursor-pointer items-center gap-3 rounded-lg border border-neutral-300 p-3 has-[:checked]:border-blue-700 has-[:checked]:bg-blue-50">
+                <input type="radio" name="doctype" value={d} checked={docType === d} onChange={() => setDocType(d)} className="size-5" />
+                {t(`document.types.${d}`)}
               </label>
             ))}
             <button type="button" className="btn-primary w-full" onClick={() => setStep('front')}>
-              {m.startCamera}
+              {t('document.start')}
             </button>
           </fieldset>
         )}
         {step === 'front' && (
-          <PhotoStep key={`front-${docType}`} token={token} m={m} target={{ type: 'document', side: 'front', documentType: docType }} title={titles.front} intro={m.documentIntro} qr={qr} onUploaded={afterUpload('front')} />
+          <PhotoStep key={`front-${docType}`} token={token} target={{ type: 'document', side: 'front', documentType: docType }} title={titles.front} intro={t('document.intro')} qr={qr} onUploaded={afterUpload('front')} />
         )}
         {step === 'back' && (
-          <PhotoStep key="back" token={token} m={m} target={{ type: 'document', side: 'back', documentType: docType }} title={m.documentBack} intro={m.documentIntro} qr={qr} onUploaded={afterUpload('back')} />
+          <PhotoStep key="back" token={token} target={{ type: 'document', side: 'back', documentType: docType }} title={t('document.back')} intro={t('document.intro')} qr={qr} onUploaded={afterUpload('back')} />
         )}
         {step === 'review' && (
           <div className="space-y-4">
-            <p>{m.reviewIntro}</p>
-            {state.step_up === 'document' && !previews.selfie && <p>{m.stepUp.kept}</p>}
+            <p>{t('review.intro')}</p>
+            {state.step_up === 'document' && !previews.selfie && <p>{t('stepUp.kept')}</p>}
             <ul className="grid grid-cols-2 gap-3">
               {(Object.keys(previews) as Shot[]).map((k) => (
                 <li key={k}>
@@ -220,28 +236,27 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
                 </li>
               ))}
             </ul>
-            {error && <p role="alert" className="text-red-800">{error}</p>}
+            {errorCode && <p role="alert" className="text-red-800">{advise(t, { code: errorCode })}</p>}
             <button type="button" className="btn-primary w-full" disabled={busy} onClick={submit}>
-              {busy ? m.submitting : m.submit}
+              {busy ? t('review.submitting') : t('review.submit')}
             </button>
             <button type="button" className="btn-link" onClick={() => setStep('selfie')}>
-              {m.retake}
+              {t('camera.retake')}
             </button>
           </div>
         )}
         {step === 'waiting' && (
           <div role="status" aria-live="polite" className="flex items-center gap-3">
             <span aria-hidden="true" className="size-6 animate-spin rounded-full border-4 border-blue-700 border-t-transparent" />
-            {m.waiting}
+            {t('waiting')}
           </div>
         )}
         {step === 'result' && (
           <Result
-            m={m}
             state={state}
             onRetry={retry}
             // A verification sent back for another try may be decided by a wallet instead of new photos.
-            walletOffer={<WalletOffer token={token} m={m} state={state} intro={m.wallet.stepUp(state.wallet?.age ?? 18)} onDecided={walletDecided} />}
+            walletOffer={<WalletOffer token={token} state={state} intro="stepUp" onDecided={walletDecided} />}
           />
         )}
       </main>
@@ -249,33 +264,36 @@ export function CaptureFlow(props: { token: string; lang: Lang; initial: Capture
   );
 }
 
-function resultTitle(m: Messages, status: string) {
-  if (status === 'approved') return m.approved;
-  if (status === 'declined') return m.declined;
-  if (status === 'review') return m.review;
-  if (status === 'resubmission_requested') return m.resubmission;
-  return m.expired;
+function resultTitle(t: Translate, status: string) {
+  if (status === 'approved') return t('result.approved');
+  if (status === 'declined') return t('result.declined');
+  if (status === 'review') return t('result.review');
+  if (status === 'resubmission_requested') return t('result.resubmission');
+  return t('link.expired');
 }
 
-function Result(props: { m: Messages; state: CaptureState; onRetry: () => void; walletOffer?: React.ReactNode }) {
-  const { m, state } = props;
-  const text: Record<string, string> = { approved: m.approvedText, declined: m.declinedText, review: m.reviewText, resubmission_requested: m.resubmissionText };
+function Result(props: { state: CaptureState; onRetry: () => void; walletOffer?: React.ReactNode }) {
+  const { state } = props;
+  const t = useTranslations();
+  const text: Record<string, string> = { approved: t('result.approvedText'), declined: t('result.declinedText'), review: t('result.reviewText'), resubmission_requested: t('result.resubmissionText') };
+  const reason = state.reason;
   return (
     <div role="status" aria-live="polite" data-testid="result" data-status={state.status} className="space-y-3">
-      <p>{text[state.status] ?? m.expiredText}</p>
+      <p>{text[state.status] ?? t('link.expiredText')}</p>
       {state.status === 'resubmission_requested' && (
         <>
-          {state.reason && m.reasons[state.reason] && <p className="rounded-md bg-amber-50 p-3 text-amber-950">{m.reasons[state.reason]}</p>}
-          <p className="text-sm text-neutral-700">{m.attemptsLeft(state.attempts_remaining)}</p>
+          {isReasonMessage(reason) && <p className="rounded-md bg-amber-50 p-3 text-amber-950">{t(`reasons.${reason}`)}</p>}
+          <p className="text-sm text-neutral-700">{t('result.attemptsLeft', { count: state.attempts_remaining })}</p>
           {props.walletOffer}
           <button type="button" className="btn-primary w-full" onClick={props.onRetry}>
-            {m.tryAgain}
+            {t('result.tryAgain')}
           </button>
         </>
       )}
       {state.status !== 'resubmission_requested' && state.return_url && state.return_host && (
-        <a href={state.return_url} rel="noopener noreferrer" className="btn-primary block w-full text-center" data-testid="return">
-          {m.backTo(state.return_host)}
+        <a href={state.return_url} rel="noopener noreferrer" className="btn-primary flex w-full gap-2 text-center" data-testid="return">
+          {t('result.backTo', { host: state.return_host })}
+          <Forward />
         </a>
       )}
     </div>

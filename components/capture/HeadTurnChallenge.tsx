@@ -8,9 +8,9 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import Webcam from 'react-webcam';
-import { call } from './api';
+import { useTranslations } from 'next-intl';
+import { advise, call } from './api';
 import { loadFaceDetector } from './face-check';
-import type { Messages } from './messages';
 import { SELFIE } from '@/lib/media/thresholds';
 import { STRAIGHT_MAX, TURN_MIN, turnOf } from '@/lib/liveness/pose';
 import type { ChallengeStep } from '@/lib/liveness/challenge-types';
@@ -52,15 +52,16 @@ function pageMatches(step: ChallengeStep, turn: number | null) {
   return Math.abs(turn) <= PAGE_STRAIGHT;
 }
 
-export function HeadTurnChallenge(props: { token: string; m: Messages; onDone: () => void }) {
-  const { token, m, onDone } = props;
-  const c = m.challenge;
+export function HeadTurnChallenge(props: { token: string; onDone: () => void }) {
+  const { token, onDone } = props;
+  const t = useTranslations();
   const [phase, setPhase] = useState<Phase>('intro');
   const [challenge, setChallenge] = useState<Challenge | null>(null);
   const [index, setIndex] = useState(0);
   const [held, setHeld] = useState(0);
   /** the last turn read (data-turn: what the page sees, for tests and debugging) */
   const [turnSeen, setTurnSeen] = useState<number | null>(null);
+  /** the server's code for a refused request, shown in the page's language */
   const [error, setError] = useState<string | null>(null);
   const webcam = useRef<Webcam>(null);
   const frames = useRef<Blob[]>([]);
@@ -71,7 +72,7 @@ export function HeadTurnChallenge(props: { token: string; m: Messages; onDone: (
     setIndex(0);
     setHeld(0);
     const r = await call<Challenge>(token, '/liveness', { method: 'POST' });
-    if (!r.ok) return setError(r.message);
+    if (!r.ok) return setError(r.code);
     setChallenge(r.data);
     setPhase('running');
   };
@@ -79,7 +80,7 @@ export function HeadTurnChallenge(props: { token: string; m: Messages; onDone: (
   const skip = async () => {
     const r = await call(token, '/liveness', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ skip: true }) });
     if (r.ok) onDone();
-    else setError(r.message);
+    else setError(r.code);
   };
 
   /** Sends the frames once every pose is in; outside the pose loop, whose clean-up must not cancel it. */
@@ -91,7 +92,7 @@ export function HeadTurnChallenge(props: { token: string; m: Messages; onDone: (
       frames.current.forEach((b, i) => form.append(`frame_${i}`, b, `frame_${i}.jpg`));
       const r = await call<{ passed: boolean; failure: string | null; frames: { turn: number | null }[] }>(token, `/liveness/${ch.id}`, { method: 'POST', body: form });
       if (r.ok && r.data.passed) return onDone();
-      if (!r.ok) setError(r.message);
+      if (!r.ok) setError(r.code);
       else console.info('head-turn challenge failed', r.data.failure, JSON.stringify(r.data.frames));
       setPhase('failed');
     },
@@ -149,38 +150,39 @@ export function HeadTurnChallenge(props: { token: string; m: Messages; onDone: (
   const step = challenge?.steps[index];
   return (
     <div className="space-y-4" data-testid="head-turn">
-      <h2 className="text-lg font-semibold">{c.title}</h2>
-      <p>{c.intro}</p>
+      <h2 className="text-lg font-semibold">{t('challenge.title')}</h2>
+      <p>{t('challenge.intro')}</p>
       {error && (
         <p role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-red-900">
-          {error}
+          {advise(t, { code: error })}
         </p>
       )}
       {(phase === 'running' || phase === 'checking') && (
         <div className="space-y-2">
           <Webcam ref={webcam} audio={false} mirrored videoConstraints={{ facingMode: 'user', width: 640, height: 480 }} screenshotFormat="image/jpeg" className="w-full rounded-lg bg-black" />
-          <p className="text-sm text-neutral-700">{challenge && step && c.step(index + 1, challenge.steps.length)}</p>
+          <p className="text-sm text-neutral-700">{challenge && step && t('challenge.step', { current: index + 1, total: challenge.steps.length })}</p>
           <p role="status" aria-live="assertive" data-testid="head-turn-instruction" data-step={phase === 'checking' ? 'checking' : step} data-turn={turnSeen ?? ''} className="text-xl font-semibold">
-            {phase === 'checking' ? c.checking : step && (held > 0 ? `${c.turn[step]}. ${c.hold}` : c.turn[step])}
+            {phase === 'checking' ? t('challenge.checking') : step && t(`challenge.turn.${step}`)}
+            {phase === 'running' && step && held > 0 && <span className="block text-base font-medium">{t('challenge.hold')}</span>}
           </p>
         </div>
       )}
       {(phase === 'timeout' || phase === 'failed') && (
         <p role="alert" data-testid="head-turn-result" data-result={phase} className="rounded-md bg-amber-50 p-3 text-amber-950">
-          {phase === 'timeout' ? c.timeout : c.failed}
+          {phase === 'timeout' ? t('challenge.timeout') : t('challenge.failed')}
         </p>
       )}
       {phase !== 'running' && phase !== 'checking' && (
         <div className="flex flex-wrap gap-3">
           <button type="button" className="btn-primary" onClick={start}>
-            {phase === 'intro' ? c.start : m.retry}
+            {phase === 'intro' ? t('challenge.start') : t('retry')}
           </button>
           <button type="button" className="btn-link" onClick={skip}>
-            {c.skip}
+            {t('challenge.skip')}
           </button>
         </div>
       )}
-      {phase !== 'running' && phase !== 'checking' && <p className="text-sm text-neutral-600">{c.skipNote}</p>}
+      {phase !== 'running' && phase !== 'checking' && <p className="text-sm text-neutral-600">{t('challenge.skipNote')}</p>}
     </div>
   );
 }

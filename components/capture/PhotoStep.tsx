@@ -7,9 +7,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import Webcam from 'react-webcam';
 import dynamic from 'next/dynamic';
-import { advise, call } from './api';
+import { useTranslations } from 'next-intl';
+import { advise, call, MAX_UPLOAD_MB } from './api';
 import { checkDocumentFrame, checkSelfieFrame, loadFaceDetector, type Advice } from './face-check';
-import type { Messages } from './messages';
 
 /** The upload fallback's code (the dropzone and UploadThing's helpers) loads only when it is shown. */
 const PhotoDropzone = dynamic(() => import('./PhotoDropzone').then((mod) => mod.PhotoDropzone), {
@@ -23,8 +23,9 @@ const IN_APP = /FBAN|FBAV|Instagram|Line\/|MicroMessenger|Snapchat|TikTok|; wv\)
 /** Consecutive passing frames before the capture button enables (steadiness). */
 const READY_FRAMES = 2;
 
-export function PhotoStep(props: { token: string; m: Messages; target: PhotoTarget; title: string; intro: string; qr: React.ReactNode; onUploaded: (preview: string) => void }) {
-  const { token, m, target, onUploaded } = props;
+export function PhotoStep(props: { token: string; target: PhotoTarget; title: string; intro: string; qr: React.ReactNode; onUploaded: (preview: string) => void }) {
+  const { token, target, onUploaded } = props;
+  const t = useTranslations();
   const selfie = target.type === 'selfie';
   const [camera, setCamera] = useState<CameraState>(() => {
     if (typeof navigator === 'undefined') return 'starting';
@@ -35,6 +36,7 @@ export function PhotoStep(props: { token: string; m: Messages; target: PhotoTarg
   const [readyFrames, setReadyFrames] = useState(0);
   const [preview, setPreview] = useState<{ url: string; blob: Blob } | null>(null);
   const [uploading, setUploading] = useState(false);
+  /** the server's code for a refused upload, shown in the page's language (which may change) */
   const [error, setError] = useState<string | null>(null);
   const webcam = useRef<Webcam>(null);
 
@@ -96,23 +98,23 @@ export function PhotoStep(props: { token: string; m: Messages; target: PhotoTarg
     const r = await call(token, '/media', { method: 'POST', body: form });
     setUploading(false);
     if (r.ok) return onUploaded(URL.createObjectURL(blob));
-    setError(advise(m, r));
+    setError(r.code);
     setPreview(null);
     setReadyFrames(0);
   };
 
-  const fallbackText = { denied: m.cameraDenied, nocamera: m.noCamera, inapp: m.inAppBrowser, error: m.cameraError } as Record<string, string>;
+  const fallbackText = { denied: t('camera.denied'), nocamera: t('camera.none'), inapp: t('camera.inApp'), error: t('camera.error') } as Record<string, string>;
   const canCapture = camera === 'live' && readyFrames >= READY_FRAMES && !uploading;
-  let adviceText = advice === 'loading' ? (selfie ? m.modelLoading : m.cameraStarting) : m.advice[advice];
-  if (!selfie && advice === 'ready') adviceText = m.advice.documentReady;
-  if (!selfie && advice === 'noFace') adviceText = m.cameraStarting; // no frame yet
+  let adviceText = advice === 'loading' ? (selfie ? t('camera.modelLoading') : t('camera.starting')) : t(`advice.${advice}`);
+  if (!selfie && advice === 'ready') adviceText = t('advice.documentReady');
+  if (!selfie && advice === 'noFace') adviceText = t('camera.starting'); // no frame yet
 
   return (
     <div className="space-y-4">
       <p>{props.intro}</p>
       {error && (
         <p role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-red-900">
-          {error}
+          {advise(t, { code: error })}
         </p>
       )}
 
@@ -120,13 +122,13 @@ export function PhotoStep(props: { token: string; m: Messages; target: PhotoTarg
         <div className="space-y-3">
           {/* eslint-disable-next-line @next/next/no-img-element -- a local object URL, nothing to optimise */}
           <img src={preview.url} alt={props.title} className="w-full rounded-lg border border-neutral-300" />
-          {uploading && <p role="status">{m.uploading}</p>}
+          {uploading && <p role="status">{t('camera.checking')}</p>}
           <div className="flex gap-3">
             <button type="button" className="btn-secondary flex-1" disabled={uploading} onClick={() => setPreview(null)}>
-              {m.retake}
+              {t('camera.retake')}
             </button>
             <button type="button" className="btn-primary flex-1" disabled={uploading} onClick={() => upload(preview.blob)}>
-              {m.usePhoto}
+              {t('camera.usePhoto')}
             </button>
           </div>
         </div>
@@ -147,13 +149,13 @@ export function PhotoStep(props: { token: string; m: Messages; target: PhotoTarg
             {selfie && <div aria-hidden="true" className="pointer-events-none absolute inset-[12%_22%] rounded-[50%] border-4 border-white/70" />}
           </div>
           <p role="status" aria-live="polite" data-testid="advice" data-advice={advice} className={`rounded-md p-3 font-medium ${advice === 'ready' ? 'bg-green-50 text-green-900' : 'bg-amber-50 text-amber-900'}`}>
-            {camera === 'starting' ? m.cameraStarting : adviceText}
+            {camera === 'starting' ? t('camera.starting') : adviceText}
           </p>
           <button type="button" className="btn-primary w-full" disabled={!canCapture} onClick={take}>
-            {m.capture}
+            {t('camera.capture')}
           </button>
           <button type="button" className="btn-link" onClick={() => setCamera('off')}>
-            {m.uploadInstead}
+            {t('camera.uploadInstead')}
           </button>
         </div>
       ) : (
@@ -163,10 +165,10 @@ export function PhotoStep(props: { token: string; m: Messages; target: PhotoTarg
               {fallbackText[camera]}
             </p>
           )}
-          <PhotoDropzone label={m.dropzone} hint={m.dropzoneHint} onFile={(file) => setPreview({ url: URL.createObjectURL(file), blob: file })} />
+          <PhotoDropzone label={t('camera.dropzone')} hint={t('camera.dropzoneHint', { size: MAX_UPLOAD_MB })} onFile={(file) => setPreview({ url: URL.createObjectURL(file), blob: file })} />
           {camera === 'off' && (
             <button type="button" className="btn-link" onClick={() => setCamera('starting')}>
-              {m.useCamera}
+              {t('camera.useCamera')}
             </button>
           )}
           {props.qr}

@@ -3,11 +3,13 @@
  * "Use a digital ID" (docs/wallet.md "On the hosted capture page"): where the workspace offers it and the browser
  * has the W3C Digital Credentials API, the page asks the server for a request per protocol the browser allows, hands
  * them to `navigator.credentials.get`, and sends the wallet's answer back; the server verifies it and decides. A
- * browser without the API never shows the offer. Every way it can end has its own plain words.
+ * browser without the API never shows the offer. Every way it can end has its own plain words, in the page's language
+ * (messages/<locale>.json, `wallet.*`; docs/capture-page.md).
  */
 import { useState, useSyncExternalStore } from 'react';
+import { useTranslations } from 'next-intl';
 import { call, type CaptureState } from './api';
-import type { Messages } from './messages';
+import type { WalletProblem as Problem } from './message-keys';
 
 export const WALLET_PROTOCOLS = ['openid4vp-v1-unsigned', 'org-iso-mdoc'] as const;
 
@@ -30,8 +32,6 @@ export function supportedWalletProtocols(): string[] {
 
 const noSubscription = () => () => {};
 
-type Problem = keyof Messages['wallet']['problems'];
-
 /** What went wrong, in the page's words: the browser's exception, or the server's refusal reason. */
 function problemOf(e: unknown): Problem {
   const name = (e as { name?: string } | null)?.name;
@@ -43,9 +43,13 @@ function problemOf(e: unknown): Problem {
 
 const REFUSALS: Record<string, Problem> = { untrusted_issuer: 'untrusted', claim_missing: 'notShared', expired: 'expired' };
 
-export function WalletOffer(props: { token: string; m: Messages; state: CaptureState; intro?: string; divider?: boolean; onDecided: (s: CaptureState) => void }) {
-  const { token, m } = props;
-  const w = m.wallet;
+/**
+ * `intro`: the offer's words where it stands in for something else (new photos after a resubmission request, or the
+ * document after a step-up); by default, beside the selfie.
+ */
+export function WalletOffer(props: { token: string; state: CaptureState; intro?: 'stepUp' | 'insteadOfDocument'; divider?: boolean; onDecided: (s: CaptureState) => void }) {
+  const { token } = props;
+  const t = useTranslations();
   // The server renders no offer (it cannot know the browser); the browser's own answer after hydration. A stable
   // string, as useSyncExternalStore compares snapshots.
   const protocolList = useSyncExternalStore(noSubscription, () => supportedWalletProtocols().join(' '), () => '');
@@ -54,6 +58,7 @@ export function WalletOffer(props: { token: string; m: Messages; state: CaptureS
   const [problem, setProblem] = useState<Problem | null>(null);
 
   if (!props.state.wallet?.offer || protocols.length === 0) return null;
+  const age = props.state.wallet.age;
 
   const start = async () => {
     setProblem(null);
@@ -94,22 +99,24 @@ export function WalletOffer(props: { token: string; m: Messages; state: CaptureS
   return (
     <>
     <section aria-labelledby="wallet-title" className="space-y-3 rounded-lg border border-blue-200 bg-blue-50 p-4" data-testid="wallet-offer">
-      <h3 id="wallet-title" className="font-semibold">{w.title}</h3>
-      <p className="text-sm text-neutral-800">{props.intro ?? w.intro(props.state.wallet.age)}</p>
+      <h3 id="wallet-title" className="font-semibold">{t('wallet.title')}</h3>
+      <p className="text-sm text-neutral-800">
+        {props.intro === 'stepUp' ? t('wallet.stepUp', { age }) : props.intro === 'insteadOfDocument' ? t('wallet.insteadOfDocument', { age }) : t('wallet.intro', { age })}
+      </p>
       {problem && (
         <p role="alert" className="rounded-md bg-white p-3 text-sm text-red-900" data-testid="wallet-problem" data-problem={problem}>
-          {w.problems[problem]}
+          {t(`wallet.problems.${problem}`)}
         </p>
       )}
       <button type="button" className="btn-primary w-full" disabled={phase !== 'idle'} onClick={() => void start()}>
-        {phase === 'wallet' ? w.waiting : phase === 'checking' ? w.checking : problem ? w.retry : w.use}
+        {phase === 'wallet' ? t('wallet.waiting') : phase === 'checking' ? t('wallet.checking') : problem ? t('wallet.retry') : t('wallet.use')}
       </button>
-      <p role="status" aria-live="polite" className="sr-only">{phase === 'wallet' ? w.waiting : phase === 'checking' ? w.checking : ''}</p>
+      <p role="status" aria-live="polite" className="sr-only">{phase === 'wallet' ? t('wallet.waiting') : phase === 'checking' ? t('wallet.checking') : ''}</p>
     </section>
     {props.divider && (
       <p className="flex items-center gap-3 text-sm font-semibold text-neutral-700" aria-hidden="true">
         <span className="h-px flex-1 bg-neutral-300" />
-        {w.orSelfie}
+        {t('wallet.orSelfie')}
         <span className="h-px flex-1 bg-neutral-300" />
       </p>
     )}

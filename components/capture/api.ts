@@ -1,5 +1,7 @@
 /** The capture page's calls to its token-authenticated endpoints (/api/capture/{token}/…). */
-import type { Messages } from './messages';
+import type { Locale } from '@/lib/i18n/locales';
+import { LIMITS } from '@/lib/media/thresholds';
+import { isErrorMessage, type Translate } from './message-keys';
 
 export type CaptureState = {
   status: string;
@@ -8,7 +10,8 @@ export type CaptureState = {
   check_method: string | null;
   workspace_name: string;
   needs_document: boolean;
-  consent: { accepted: boolean; version: { id: number; version: string; text_path: string } | null };
+  /** version.locales: the languages its text is in (lib/consent/paths.ts gives each one's path) */
+  consent: { accepted: boolean; version: { id: number; version: string; locales: Locale[] } | null };
   media: { selfie: boolean; document_front: boolean; document_back: boolean; document_type: string | null };
   missing: string[];
   attempts_remaining: number;
@@ -38,9 +41,16 @@ export async function call<T>(token: string, path: string, init?: RequestInit): 
   return { ok: false, code: body?.error?.code ?? 'generic', message: body?.error?.message ?? `HTTP ${res.status}`, details: body?.error?.details };
 }
 
-/** A server error in plain words: the advice for its code, else the server's own sentence. */
-export function advise(m: Messages, r: { code: string; message: string }) {
-  return m.errors[r.code] ?? (r.code === 'generic' ? m.errors.generic : r.message);
+/** The upload limit in megabytes, as the page states it. */
+export const MAX_UPLOAD_MB = LIMITS.maxFileBytes / 1024 / 1024;
+
+/**
+ * A server error in plain words in the page's language: the advice for its code, else a general one (never the
+ * server's own English sentence). A request that timed out is a connection problem to the person.
+ */
+export function advise(t: Translate, r: { code: string }) {
+  const code = r.code === 'REQUEST_TIMEOUT' ? 'network' : isErrorMessage(r.code) ? r.code : 'generic';
+  return t(`errors.${code}`, { size: MAX_UPLOAD_MB });
 }
 
 export async function sha256Hex(bytes: ArrayBuffer): Promise<string> {

@@ -48,6 +48,11 @@ export const verifications = pgTable(
     /** Extension: where the hosted capture page sends the user back when it finishes (https only). */
     returnUrl: text('return_url'),
     /**
+     * Extension: the capture page's language as the integrator asked for it, negotiated to one of the page's
+     * languages at creation (lib/i18n, docs/capture-page.md "How the language is chosen"). Null: the browser decides.
+     */
+    locale: text('locale'),
+    /**
      * The capture URL's token (256 random bits) is never stored in clear: its SHA-256 (hex) finds the
      * verification, and it is kept encrypted (AES-256-GCM under ENCRYPTION_KEY, bound to the verification's
      * id) only to show the `url` again. Tokens from before this column have no ciphertext: their url is null.

@@ -5,6 +5,7 @@
  */
 import type { CaseView } from './case';
 import { reasonLabel, STATUS_LABELS } from './evidence';
+import { isLocale, LOCALE_ENGLISH_NAMES } from '../i18n/locales';
 
 export type TimelineEvent = { at: Date; title: string; detail?: string; tone: 'neutral' | 'good' | 'bad' | 'warn'; attempts?: { at: string; text: string; ok: boolean }[] };
 
@@ -24,7 +25,10 @@ export function timeline(c: CaseView): { events: TimelineEvent[]; views: number 
         break;
       case 'consent.accepted': {
         const rec = c.consents.find((r) => r.consentVersionId === d.consent_version_id);
-        out.push({ at: e.createdAt, title: `Consent accepted (version ${String(d.version ?? rec?.version ?? '?')})`, detail: rec ? `text SHA-256 ${rec.textSha256}` : undefined, tone: 'good' });
+        // The language of the text accepted (docs/api.md "Consent"): what the person read.
+        const locale = rec?.locale ?? (typeof d.locale === 'string' ? d.locale : null);
+        const language = locale ? (isLocale(locale) ? LOCALE_ENGLISH_NAMES[locale] : locale) : null;
+        out.push({ at: e.createdAt, title: `Consent accepted (version ${String(d.version ?? rec?.version ?? '?')}${language ? `, in ${language}` : ''})`, detail: rec ? `text SHA-256 ${rec.textSha256}` : undefined, tone: 'good' });
         break;
       }
       case 'media.uploaded':

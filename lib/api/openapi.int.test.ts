@@ -82,7 +82,7 @@ describe('the /v1 contract', () => {
   it('the check on answers refuses an undocumented field, a wrong type, an undeclared status or error code', () => {
     const v = {
       id: '01900000-0000-7000-8000-000000000000', status: 'created', mode: 'test', flow: 'age', check_method: 'estimation', external_id: null, external_metadata: null,
-      url: null, return_url: null, created_at: '2026-11-22T10:00:00.000Z', started_at: null, submitted_at: null, completed_at: null, updated_at: '2026-11-22T10:00:00.000Z',
+      url: null, return_url: null, locale: null, created_at: '2026-11-22T10:00:00.000Z', started_at: null, submitted_at: null, completed_at: null, updated_at: '2026-11-22T10:00:00.000Z',
       attempts_remaining: 5, reason: null, result: null, duplicate_check: { checked: false, duplicate_count: 0, duplicates: [] },
       consent: null, consent_accepted: false, consent_version: null, consented_at: null, data_erased_at: null,
     };

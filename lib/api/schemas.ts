@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { VERIFICATION_STATUSES } from '@/db/schema';
 import { ERROR_CODES } from '../errors';
+import { LOCALES } from '../i18n/locales';
 
 const timestamp = z.iso.datetime({ offset: true }).describe('ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z');
 const nullableTimestamp = timestamp.nullable();
@@ -34,7 +35,18 @@ export const duplicateCheckSchema = z
       .describe('The closest matches, at most 10'),
   });
 
-const consentObject = z.strictObject({ version_id: z.number().int(), version: z.string(), accepted_at: timestamp }).nullable();
+const localeCode = z.enum(LOCALES);
+const consentObject = z
+  .strictObject({
+    version_id: z.number().int(),
+    version: z.string(),
+    accepted_at: timestamp,
+    locale: localeCode.describe('Extension: the language of the text accepted (the one whose text_sha256 was sent; en for the label shape)'),
+  })
+  .nullable();
+const verificationLocale = localeCode
+  .nullable()
+  .describe('Extension: the capture page\'s language as asked for at creation, negotiated to a supported one (fr-CA → fr); null when none was given (the browser decides)');
 const consentShapes = {
   consent: consentObject.describe('The acceptance (null before consent)'),
   consent_accepted: z.boolean(),
@@ -66,6 +78,7 @@ export const verificationSchema = z
     external_metadata: metadata,
     url: z.string().nullable().describe('The capture page for the end user (null for links made before tokens were stored encrypted)'),
     return_url: returnUrl,
+    locale: verificationLocale,
     created_at: timestamp,
     started_at: nullableTimestamp,
     submitted_at: nullableTimestamp,
@@ -95,6 +108,7 @@ export const verificationCreatedSchema = z
     external_metadata: metadata,
     url: z.string().nullable(),
     return_url: returnUrl,
+    locale: verificationLocale,
     created_at: timestamp,
   });
 
@@ -109,7 +123,9 @@ export const consentVersionSchema = z
     id: z.number().int(),
     version: z.string(),
     text_sha256: z.string().regex(/^[0-9a-f]{64}$/),
-    url: z.string().describe('The full text, text/plain; charset=utf-8, public'),
+    url: z.string().describe('The full text, text/plain; charset=utf-8, public: {BASE_URL}/consent/{id}.txt in English, {BASE_URL}/consent/{id}/{locale}.txt in another language'),
+    locale: localeCode.describe('Extension: the language of the text at url (English unless ?lang= asked for one the version has)'),
+    locales: z.array(localeCode).describe('Extension: every language this version has a text in (accepted by its text_sha256)'),
   });
 
 export const consentAcceptedSchema = z.strictObject({ id: uuid, ...consentShapes });

@@ -39,7 +39,7 @@ describe('capture endpoints', () => {
     const { id, token } = await newLink();
     const s = await state(token);
     expect(s.status).toBe(200);
-    expect(s.json.data).toMatchObject({ status: 'created', mode: 'test', needs_document: false, consent: { accepted: false, version: { id: active.id, text_path: `/consent/${active.id}.txt` } }, missing: ['selfie'] });
+    expect(s.json.data).toMatchObject({ status: 'created', mode: 'test', needs_document: false, consent: { accepted: false, version: { id: active.id, locales: active.texts.map((t) => t.locale) } }, missing: ['selfie'] });
     // No secret, no id of anything else in the answer.
     expect(JSON.stringify(s.json)).not.toMatch(/sk_(test|live)_|pk_/);
 

@@ -5,7 +5,7 @@
 import { desc, eq } from 'drizzle-orm';
 import { media, workspaces, type VerificationRow } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
-import { getActiveConsent, getConsentRecord, publicConsentVersion } from '../consent';
+import { getActiveConsent, getConsentRecord, localesOf } from '../consent';
 import { attemptsExhausted, attemptsRemaining, missingMedia, needsDocument, WALLET_PROOF_STATUSES } from '../verifications/policy';
 import { latestChallenge } from '../liveness/challenge';
 
@@ -24,7 +24,6 @@ export async function captureState(db: DbOrTx, v: VerificationRow, workspaceName
   // Uploads since the last submission: what this attempt has (a resubmission starts from what is kept).
   const since = (m: { createdAt: Date }) => !v.submittedAt || m.createdAt > v.submittedAt;
   const front = uploads.find((m) => m.type === 'document' && m.side === 'front');
-  const consentVersion = active ? publicConsentVersion(active) : null;
   return {
     status: v.status,
     mode: v.mode,
@@ -32,10 +31,11 @@ export async function captureState(db: DbOrTx, v: VerificationRow, workspaceName
     check_method: v.checkMethod,
     workspace_name: workspaceName,
     needs_document: needsDocument(v),
-    // The text is fetched by the page from its path on this origin (the CSP allows only self).
+    // The page fetches the text in its language from its path on this origin (lib/consent/paths.ts; the CSP allows
+    // only self), or the English one when the version has none in it, and says so.
     consent: {
       accepted: Boolean(consent),
-      version: consentVersion && { id: consentVersion.id, version: consentVersion.version, text_path: `/consent/${consentVersion.id}.txt` },
+      version: active ? { id: active.id, version: active.version, locales: localesOf(active) } : null,
     },
     media: {
       selfie: uploads.some((m) => m.type === 'selfie' && since(m)),

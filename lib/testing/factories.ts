@@ -2,7 +2,7 @@
 import { getDb, type DbOrTx } from '@/db/client';
 import { createWorkspace, type SettingsPatch } from '@/lib/workspaces';
 import { getActiveConsent, publishConsent } from '@/lib/consent';
-import { DEFAULT_CONSENT_TEXT } from '@/db/seed';
+import { DEFAULT_CONSENT_TEXTS } from '@/db/seed';
 
 export async function makeWorkspace(settings: SettingsPatch = {}, opts: { flow?: 'age' | 'kyc'; db?: DbOrTx } = {}) {
   const db = opts.db ?? getDb();
@@ -14,5 +14,5 @@ export async function makeWorkspace(settings: SettingsPatch = {}, opts: { flow?:
 export type TestWorkspace = Awaited<ReturnType<typeof makeWorkspace>>;
 
 export async function ensureConsent(db: DbOrTx = getDb()) {
-  return (await getActiveConsent(db)) ?? publishConsent(db, { text: DEFAULT_CONSENT_TEXT(), version: 'test-default' });
+  return (await getActiveConsent(db)) ?? publishConsent(db, { texts: DEFAULT_CONSENT_TEXTS(), version: 'test-default' });
 }

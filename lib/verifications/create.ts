@@ -10,6 +10,7 @@ import { hot } from '@/db/hot-queries';
 import { afterCommit } from '@/db/after-commit';
 import { metrics } from '../observability/metrics';
 import type { Mode } from '../auth/keys';
+import { supportedLocale } from '../i18n/schema';
 import { randomBytes } from 'node:crypto';
 import { wrapDataKey } from '../crypto/data-keys';
 import { AAD, openVerificationWith, sealText } from '../retention/personal';
@@ -57,6 +58,11 @@ export const createVerificationBody = z.strictObject({
     .refine(isReturnUrl, 'Must be an absolute https:// URL with a host name and no user name or password.')
     .nullable()
     .optional(),
+  /**
+   * Extension (docs/api.md, docs/capture-page.md): the capture page's language, a BCP 47 tag negotiated here to one
+   * of the page's languages (`fr-CA` → `fr`) and stored so; the person's own choice on the page still comes first.
+   */
+  locale: supportedLocale.nullable().optional(),
 });
 export type CreateVerificationFields = z.infer<typeof createVerificationBody>;
 
@@ -110,6 +116,7 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
     externalId: fields.external_id ?? null,
     externalMetadataSealed: dataKey && metadataText !== null ? sealText(dataKey, AAD.metadata(id), metadataText) : null,
     returnUrl: fields.return_url ?? null,
+    locale: fields.locale ?? null,
     captureTokenHash,
     captureTokenCiphertext,
     idempotencyKey: key,

@@ -31,6 +31,7 @@ export function serializeCreated(row: VerificationRow) {
     external_metadata: externalMetadataOf(row),
     url: captureUrlOf(row),
     return_url: row.returnUrl,
+    locale: row.locale,
     created_at: row.createdAt.toISOString(),
   };
 }
@@ -50,6 +51,8 @@ export function serializeVerification(v: VerificationRow, consent: ConsentRecord
     url: captureUrlOf(v),
     // Extension: where the capture page sends the user back (null when none was given).
     return_url: v.returnUrl,
+    // Extension: the capture page's language the integrator asked for, negotiated (null: the browser decides).
+    locale: v.locale,
     created_at: iso(v.createdAt),
     started_at: iso(v.startedAt),
     submitted_at: iso(v.submittedAt),

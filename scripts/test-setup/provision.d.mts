@@ -4,6 +4,8 @@ export declare const ROOT: string;
 export declare const CACHE: string;
 export declare const FONTS_DIR: string;
 export declare const FONTCONFIG_FILE: string;
+export declare const BROWSER_FONTCONFIG_FILE: string;
+export declare const SCRIPT_FONTS: { ar: string; he: string; hi: string; ja: string };
 export declare const PHOTOS_DIR: string;
 export declare const PG15_BIN: string;
 export declare const ALL: Need[];

@@ -4,7 +4,8 @@
  * (its `pretest`), and vitest's and Playwright's global setups run the parts they need, so one test file
  * run on its own works too. Idempotent; when everything is present it only checks files (milliseconds).
  *
- * - fonts:    OCR-B (the MRZ typeface) and DejaVu, unpacked from Debian's packages into .cache/fonts and
+ * - fonts:    OCR-B (the MRZ typeface) and DejaVu, and for the capture page's languages Noto Sans Arabic, Hebrew
+ *             and Devanagari and IPA Gothic (Japanese), unpacked from Debian's packages into .cache/fonts and
  *             used through a fontconfig file of their own (FONTCONFIG_FILE): nothing is installed.
  * - photos:   real face photos from Debian's packages, unpacked into .cache/photos (nothing installed):
  *             astronaut.png (python3-skimage, NASA, public domain), grace_hopper.jpg (python-matplotlib-data).
@@ -27,6 +28,8 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const CACHE = path.join(ROOT, '.cache');
 export const FONTS_DIR = path.join(CACHE, 'fonts');
 export const FONTCONFIG_FILE = path.join(FONTS_DIR, 'fonts.conf');
+/** Chromium's fonts in the browser tests: what a phone has for the capture page's scripts. */
+export const BROWSER_FONTCONFIG_FILE = path.join(FONTS_DIR, 'browser-fonts.conf');
 export const PHOTOS_DIR = path.join(CACHE, 'photos');
 export const PG15_BIN = '/usr/lib/postgresql/15/bin';
 const VECTOR_CONTROL = '/usr/share/postgresql/15/extension/vector.control';
@@ -85,31 +88,63 @@ function findFiles(/** @type {string} */ dir, /** @type {RegExp} */ re) {
   return out;
 }
 
-const FONT_FILES = ['OCRB.otf', 'DejaVuSans.ttf', 'DejaVuSans-Bold.ttf', 'DejaVuSansMono.ttf'];
+/**
+ * Two sets of fonts, each with its own fontconfig file listing only it. The synthetic documents (rendered by sharp
+ * in the tests' own processes: FONTCONFIG_FILE) use OCR-B and DejaVu. The browser (Chromium: BROWSER_FONTCONFIG_FILE)
+ * gets what a phone has for the capture page's scripts (docs/capture-page.md "Fonts"): Noto Sans for Latin, Greek
+ * and Cyrillic, Noto Sans Arabic, Hebrew and Devanagari, IPA Gothic for Japanese; each script then falls back to its
+ * own font, as on a phone (DejaVu, which has Arabic and Hebrew letters, would take their place).
+ * @type {{ pkg: string, set: 'documents' | 'browser', files: string[] | 'all', required: string[] }[]}
+ */
+const FONT_PACKAGES = [
+  { pkg: 'fonts-ocr-b', set: 'documents', files: 'all', required: ['OCRB.otf'] },
+  { pkg: 'fonts-dejavu-core', set: 'documents', files: 'all', required: ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf', 'DejaVuSansMono.ttf'] },
+  {
+    pkg: 'fonts-noto-core',
+    set: 'browser',
+    files: ['NotoSans-Regular.ttf', 'NotoSans-Bold.ttf', 'NotoSansArabic-Regular.ttf', 'NotoSansArabic-Bold.ttf', 'NotoSansHebrew-Regular.ttf', 'NotoSansHebrew-Bold.ttf', 'NotoSansDevanagari-Regular.ttf', 'NotoSansDevanagari-Bold.ttf'],
+    required: ['NotoSans-Regular.ttf', 'NotoSansArabic-Regular.ttf', 'NotoSansHebrew-Regular.ttf', 'NotoSansDevanagari-Regular.ttf'],
+  },
+  { pkg: 'fonts-ipafont-gothic', set: 'browser', files: ['ipag.ttf'], required: ['ipag.ttf'] },
+];
+const FONT_SETS = {
+  documents: { dir: path.join(FONTS_DIR, 'files'), conf: FONTCONFIG_FILE, generic: { 'sans-serif': 'DejaVu Sans', serif: 'DejaVu Serif', monospace: 'DejaVu Sans Mono' } },
+  browser: { dir: path.join(FONTS_DIR, 'browser'), conf: BROWSER_FONTCONFIG_FILE, generic: { 'sans-serif': 'Noto Sans', serif: 'Noto Sans', monospace: 'Noto Sans' } },
+};
+/** The font each script of the capture page is drawn with in Chromium (checked by the browser tests). */
+export const SCRIPT_FONTS = { ar: 'Noto Sans Arabic', he: 'Noto Sans Hebrew', hi: 'Noto Sans Devanagari', ja: 'IPAGothic' };
+
+const fontFile = (/** @type {typeof FONT_PACKAGES[number]} */ p, /** @type {string} */ f) => path.join(FONT_SETS[p.set].dir, f);
 
 function fontsPresent() {
-  return fs.existsSync(FONTCONFIG_FILE) && FONT_FILES.every((f) => fs.existsSync(path.join(FONTS_DIR, 'files', f)));
+  return Object.values(FONT_SETS).every((s) => fs.existsSync(s.conf)) && FONT_PACKAGES.every((p) => p.required.every((f) => fs.existsSync(fontFile(p, f))));
 }
 
-/**
- * Debian's fonts-ocr-b and fonts-dejavu-core, unpacked into .cache/fonts/files, with a fontconfig file that
- * lists only them: the synthetic documents render the same on every machine, whatever fonts it has.
- */
+/** Debian's font packages (FONT_PACKAGES), unpacked into .cache/fonts/<set>: nothing is installed. */
 function provisionFonts() {
   if (fontsPresent()) return;
-  const tmp = unpackDebs(['fonts-ocr-b', 'fonts-dejavu-core']);
-  try {
-    const files = path.join(FONTS_DIR, 'files');
-    fs.mkdirSync(files, { recursive: true });
-    for (const f of findFiles(path.join(tmp, 'x'), /\.(otf|ttf)$/)) fs.copyFileSync(f, path.join(files, path.basename(f)));
-    fs.writeFileSync(
-      FONTCONFIG_FILE,
-      `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<!-- Written by scripts/test-setup/provision.mjs: only the fonts the test documents use. -->\n<fontconfig>\n  <dir>${files}</dir>\n  <cachedir>${path.join(FONTS_DIR, 'cache')}</cachedir>\n</fontconfig>\n`,
-    );
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
+  for (const p of FONT_PACKAGES) {
+    if (p.required.every((f) => fs.existsSync(fontFile(p, f)))) continue;
+    fs.mkdirSync(FONT_SETS[p.set].dir, { recursive: true });
+    const tmp = unpackDebs([p.pkg]);
+    try {
+      for (const f of findFiles(path.join(tmp, 'x'), /\.(otf|ttf)$/)) {
+        if (p.files === 'all' || p.files.includes(path.basename(f))) fs.copyFileSync(f, fontFile(p, path.basename(f)));
+      }
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   }
-  const missing = FONT_FILES.filter((f) => !fs.existsSync(path.join(FONTS_DIR, 'files', f)));
+  for (const [name, set] of Object.entries(FONT_SETS)) {
+    const generic = Object.entries(set.generic)
+      .map(([alias, family]) => `  <alias><family>${alias}</family><prefer><family>${family}</family></prefer></alias>\n`)
+      .join('');
+    fs.writeFileSync(
+      set.conf,
+      `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<!-- Written by scripts/test-setup/provision.mjs: the ${name} fonts of the tests, only them. -->\n<fontconfig>\n  <dir>${set.dir}</dir>\n  <cachedir>${path.join(FONTS_DIR, `cache-${name}`)}</cachedir>\n${generic}</fontconfig>\n`,
+    );
+  }
+  const missing = FONT_PACKAGES.flatMap((p) => p.required.filter((f) => !fs.existsSync(fontFile(p, f))));
   if (missing.length) throw new ProvisionError(`fonts missing after unpacking Debian's packages: ${missing.join(', ')}`);
 }
 

@@ -16,6 +16,7 @@ import { serializeCreated, serializeVerification } from '../../verifications/ser
 import { rawMember } from '../../json-raw';
 import { attemptsRemaining } from '../../verifications/policy';
 import { serializeMedia, uploadMedia } from '../../media/upload';
+import { supportedLocale } from '../../i18n/schema';
 
 export const idParams = z.object({ id: z.string() });
 
@@ -64,8 +65,11 @@ export async function listVerificationsHandler(ctx: ApiContext<unknown, unknown,
   return { data: { items: items.map((i) => serializeVerification(i.verification, i.consent)), next_cursor: nextCursor } };
 }
 
-export async function getActiveConsentHandler(ctx: ApiContext<unknown, unknown>): Promise<HandlerResult> {
-  return { data: publicConsentVersion(await getActiveConsentOrThrow(ctx.db)) };
+/** `?lang=`: the text in that language (English when the version has none in it); English without. */
+export const consentQuery = z.strictObject({ lang: supportedLocale.optional() });
+
+export async function getActiveConsentHandler(ctx: ApiContext<unknown, unknown, z.infer<typeof consentQuery>>): Promise<HandlerResult> {
+  return { data: publicConsentVersion(await getActiveConsentOrThrow(ctx.db), ctx.query?.lang) };
 }
 
 export const consentById = z.strictObject({
