@@ -3,11 +3,12 @@
  * embedded Postgres, seeds the demo workspace once, serves the API over HTTP; the CLI works alongside;
  * SIGINT stops everything cleanly; a second start reuses the data.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJsonRequest } from '@/lib/auth/sign';
 import { childEnv, demoKeys, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
@@ -103,17 +104,19 @@ describe('launcher: npm start on the embedded database', () => {
 
   it('a key deleted and a setting changed outside the server take effect on /v1 at once (nothing cached in the process)', async () => {
     const ws = /workspace id\s+(ws_\w+)/.exec(server.out())![1];
-    const ops = (...a: string[]) => JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port) }).toString());
-    const key = ops('key:create', '--workspace', ws, '--mode', 'test').secret_key as { id: string; secret: string };
+    // Not execFileSync: a test blocked for the CLI's seconds would not see the server close its idle keep-alive
+    // socket, and the next fetch would be sent on it ("other side closed").
+    const ops = async (...a: string[]) => JSON.parse((await promisify(execFile)(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port) })).stdout);
+    const key = (await ops('key:create', '--workspace', ws, '--mode', 'test')).secret_key as { id: string; secret: string };
     const get = (s: string) => fetch(server.base + '/v1/consent', { headers: { 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(s, 'GET', '/v1/consent') } });
     expect((await get(key.secret)).status).toBe(200);
-    ops('key:delete', '--key', key.id);
+    await ops('key:delete', '--key', key.id);
     const refused = await get(key.secret);
     expect([refused.status, (await refused.json()).error.code]).toEqual([401, 'INVALID_SIGNATURE']);
-    ops('workspace:settings', '--workspace', ws, '--require-request-timestamp', 'true');
+    await ops('workspace:settings', '--workspace', ws, '--require-request-timestamp', 'true');
     const untimed = await get(secret);
     expect([untimed.status, (await untimed.json()).error.code]).toEqual([401, 'MISSING_TIMESTAMP']);
-    ops('workspace:settings', '--workspace', ws, '--require-request-timestamp', 'false');
+    await ops('workspace:settings', '--workspace', ws, '--require-request-timestamp', 'false');
     expect((await get(secret)).status).toBe(200);
   }, 60_000);
 
