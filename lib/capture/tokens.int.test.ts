@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import { connect, getDb } from '@/db/client';
 import { MIGRATIONS_DIR } from '@/db/migrate';
+import { migrateUpTo } from '@/lib/testing/migrations';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '@/db/embedded/pglite-server';
 import { POST as create } from '@/app/v1/verifications/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
@@ -51,16 +52,9 @@ describe('capture tokens at rest', () => {
     });
 
     it('links handed out before keep working, their clear text is gone, their url is null', async () => {
-      // The migrations as they were before this one.
-      const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_DIR, 'meta/_journal.json'), 'utf8'));
-      const upto = journal.entries.findIndex((e: { tag: string }) => e.tag.endsWith('_hashed_capture_tokens'));
-      expect(upto).toBeGreaterThan(0);
-      fs.mkdirSync(path.join(dir, 'meta'));
-      for (const e of journal.entries.slice(0, upto)) fs.copyFileSync(path.join(MIGRATIONS_DIR, `${e.tag}.sql`), path.join(dir, `${e.tag}.sql`));
-      fs.writeFileSync(path.join(dir, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, upto) }));
       const h = connect(pg.url, { max: 1 });
       try {
-        await migrate(h.db, { migrationsFolder: dir });
+        await migrateUpTo(h.db, dir, '_hashed_capture_tokens'); // the database as it was before this migration
         const token = 'legacyTOKEN_' + 'x'.repeat(31);
         await h.sql`insert into workspaces (id, name, api_key) values ('ws_legacy', 'legacy', 'pk_legacy')`;
         await h.sql`insert into verifications (id, workspace_id, mode, flow, capture_token) values ('00000000-0000-7000-8000-000000000001', 'ws_legacy', 'test', 'age', ${token})`;

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import { connect } from '@/db/client';
 import { MIGRATIONS_DIR } from '@/db/migrate';
+import { migrateUpTo } from '@/lib/testing/migrations';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '@/db/embedded/pglite-server';
 import { getActiveConsent, publicConsentVersion } from '.';
 
@@ -25,15 +26,9 @@ describe('consent versions from before languages', () => {
   });
 
   it('become their English text, and their acceptances English ones', async () => {
-    const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_DIR, 'meta/_journal.json'), 'utf8'));
-    const upto = journal.entries.findIndex((e: { tag: string }) => e.tag.endsWith('_consent_languages_and_locale'));
-    expect(upto).toBeGreaterThan(0);
-    fs.mkdirSync(path.join(dir, 'meta'));
-    for (const e of journal.entries.slice(0, upto)) fs.copyFileSync(path.join(MIGRATIONS_DIR, `${e.tag}.sql`), path.join(dir, `${e.tag}.sql`));
-    fs.writeFileSync(path.join(dir, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, upto) }));
     const h = connect(pg.url, { max: 1 });
     try {
-      await migrate(h.db, { migrationsFolder: dir });
+      await migrateUpTo(h.db, dir, '_consent_languages_and_locale'); // the database as it was before this migration
       const sha = 'ab'.repeat(32);
       const [v] = await h.sql`insert into consent_versions (version, text, text_sha256, is_active) values ('old', 'Old text ✓', ${sha}, true) returning id`;
       await h.sql`insert into workspaces (id, name, api_key) values ('ws_old', 'old', 'pk_old')`;
