@@ -86,11 +86,14 @@ describe('authentication', () => {
     expect(r.status).toBe(201);
     expect(r.json.data.external_id).toBe('Zoë-éé-👩‍💻');
     expect(r.json.data.external_metadata).toEqual({ url: 'a/b' });
-    // Stored as a JSON object (not a double-encoded string), and so is its audit entry's data.
-    const rows = await getDb().execute<{ t: string; a: string }>(
-      sql`select jsonb_typeof(v.external_metadata) as t, jsonb_typeof(a.data) as a from verifications v join audit_log a on a.verification_id = v.id where v.id = ${r.json.data.id}`,
+    // The metadata is stored sealed under the verification's data key, never in clear (docs/privacy.md), and read
+    // back as the object sent (above); the audit entry's data is a JSON object, not a double-encoded string.
+    const rows = await getDb().execute<{ clear: unknown; sealed: boolean; a: string }>(
+      sql`select v.external_metadata as clear, v.external_metadata_sealed is not null as sealed, jsonb_typeof(a.data) as a from verifications v join audit_log a on a.verification_id = v.id where v.id = ${r.json.data.id}`,
     );
-    expect([...rows]).toEqual([{ t: 'object', a: 'object' }]);
+    expect([...rows]).toEqual([{ clear: null, sealed: true, a: 'object' }]);
+    const again = await call(getOne, { path: `/v1/verifications/${r.json.data.id}`, params: { id: r.json.data.id }, apiKey: w.apiKey, secret: w.testSecret });
+    expect(again.json.data.external_metadata).toEqual({ url: 'a/b' });
   });
 
   it('any non-deleted key validates; a deleted one stops at once (rotation)', async () => {
