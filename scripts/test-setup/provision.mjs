@@ -117,7 +117,8 @@ export const SCRIPT_FONTS = { ar: 'Noto Sans Arabic', he: 'Noto Sans Hebrew', hi
 const fontFile = (/** @type {typeof FONT_PACKAGES[number]} */ p, /** @type {string} */ f) => path.join(FONT_SETS[p.set].dir, f);
 
 function fontsPresent() {
-  return Object.values(FONT_SETS).every((s) => fs.existsSync(s.conf)) && FONT_PACKAGES.every((p) => p.required.every((f) => fs.existsSync(fontFile(p, f))));
+  // A conf written for another checkout (a .cache copied or moved) names that checkout's folder: written again.
+  return Object.values(FONT_SETS).every((s) => fs.existsSync(s.conf) && fs.readFileSync(s.conf, 'utf8').includes(`<dir>${s.dir}</dir>`)) && FONT_PACKAGES.every((p) => p.required.every((f) => fs.existsSync(fontFile(p, f))));
 }
 
 /** Debian's font packages (FONT_PACKAGES), unpacked into .cache/fonts/<set>: nothing is installed. */
