@@ -3,16 +3,12 @@
  * link opens its verification and the integrator still reads its url; links handed out before the
  * migration keep working after it, with their clear text gone.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
-import { connect, getDb } from '@/db/client';
+import { getDb } from '@/db/client';
 import { MIGRATIONS_DIR } from '@/db/migrate';
-import { migrateUpTo } from '@/lib/testing/migrations';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '@/db/embedded/pglite-server';
+import { databaseBefore } from '@/lib/testing/migrations';
 import { POST as create } from '@/app/v1/verifications/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { GET as captureState } from '@/app/api/capture/[token]/route';
@@ -41,20 +37,11 @@ describe('capture tokens at rest', () => {
   });
 
   describe('the migration from clear-text tokens', () => {
-    let pg: EmbeddedPostgres;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-mig-'));
-    beforeAll(async () => {
-      pg = await startEmbeddedPostgres({});
-    });
-    afterAll(async () => {
-      await pg.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
+    const before = databaseBefore('_hashed_capture_tokens');
 
     it('links handed out before keep working, their clear text is gone, their url is null', async () => {
-      const h = connect(pg.url, { max: 1 });
+      const h = await before.open(); // the database as it was before this migration
       try {
-        await migrateUpTo(h.db, dir, '_hashed_capture_tokens'); // the database as it was before this migration
         const token = 'legacyTOKEN_' + 'x'.repeat(31);
         await h.sql`insert into workspaces (id, name, api_key) values ('ws_legacy', 'legacy', 'pk_legacy')`;
         await h.sql`insert into verifications (id, workspace_id, mode, flow, capture_token) values ('00000000-0000-7000-8000-000000000001', 'ws_legacy', 'test', 'age', ${token})`;

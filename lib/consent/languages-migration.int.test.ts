@@ -3,32 +3,18 @@
  * keeps its text as its English one (same bytes, same SHA-256, its URLs and acceptance unchanged), and an earlier
  * acceptance reads as one of the English text.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
-import { connect } from '@/db/client';
 import { MIGRATIONS_DIR } from '@/db/migrate';
-import { migrateUpTo } from '@/lib/testing/migrations';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '@/db/embedded/pglite-server';
+import { databaseBefore } from '@/lib/testing/migrations';
 import { getActiveConsent, publicConsentVersion } from '.';
 
 describe('consent versions from before languages', () => {
-  let pg: EmbeddedPostgres;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-mig-'));
-  beforeAll(async () => {
-    pg = await startEmbeddedPostgres({});
-  });
-  afterAll(async () => {
-    await pg.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const before = databaseBefore('_consent_languages_and_locale');
 
   it('become their English text, and their acceptances English ones', async () => {
-    const h = connect(pg.url, { max: 1 });
+    const h = await before.open(); // the database as it was before this migration
     try {
-      await migrateUpTo(h.db, dir, '_consent_languages_and_locale'); // the database as it was before this migration
       const sha = 'ab'.repeat(32);
       const [v] = await h.sql`insert into consent_versions (version, text, text_sha256, is_active) values ('old', 'Old text ✓', ${sha}, true) returning id`;
       await h.sql`insert into workspaces (id, name, api_key) values ('ws_old', 'old', 'pk_old')`;
