@@ -114,3 +114,29 @@ export function brokenLinks(file: string, md: string, tracked: ReadonlySet<strin
   }
   return out;
 }
+
+/** A heading's text as a citation quotes it: no markdown emphasis or code marks, lowercase. */
+const headingText = (s: string) => s.replace(/[`*_]/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
+
+/** The headings of a markdown file, as text (code blocks left out). */
+export function headings(md: string): string[] {
+  const text = md.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+  return [...text.matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)].map((m) => headingText(m[1]));
+}
+
+/**
+ * Section citations (`docs/api.md "Errors"`, `SECURITY.md "Logs"`, the way code comments cite the documentation)
+ * that name no heading of that file: the quoted text must begin a heading (a comment may shorten it, or wrap it
+ * over lines). `headingsOf` returns null for a file that is not tracked.
+ */
+export function brokenCitations(file: string, text: string, headingsOf: (doc: string) => string[] | null): Finding[] {
+  const out: Finding[] = [];
+  for (const m of text.matchAll(/\b(SECURITY\.md|docs\/[\w/-]+\.md) "([^"\n]+(?:\n[ \t]*(?:\*|\/\/|#)?[ \t]*[^"\n]+)?)"/g)) {
+    const [, doc, quoted] = m;
+    const hs = headingsOf(doc);
+    const cited = headingText(quoted.replace(/\n[ \t]*(?:\*|\/\/|#)?[ \t]*/g, ' '));
+    if (!hs) out.push({ file, line: lineOf(text, m.index), problem: `cites ${doc}, which is not a tracked file` });
+    else if (!hs.some((h) => h.startsWith(cited))) out.push({ file, line: lineOf(text, m.index), problem: `cites ${doc} "${cited}": no such heading` });
+  }
+  return out;
+}

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { brokenLinks, FORBIDDEN_NAMES, headingAnchors, outsideReferences } from './checks';
+import { brokenCitations, brokenLinks, FORBIDDEN_NAMES, headingAnchors, headings, outsideReferences } from './checks';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' }).split('\0').filter(Boolean);
@@ -17,6 +17,7 @@ const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
 const isText = (buf: Buffer) => !buf.subarray(0, 8000).includes(0);
 /** Crafted violations are built at run time, so this file does not commit one itself. */
 const up = '..' + '/';
+const docsDir = 'docs' + '/';
 const show = (fs: { file: string; line: number; problem: string }[]) => fs.map((f) => `${f.file}:${f.line}: ${f.problem}`);
 
 describe('the checks, on crafted input', () => {
@@ -66,6 +67,23 @@ describe('the checks, on crafted input', () => {
       'README.md:7: links to docs/missing.md: no such tracked file',
     ]);
   });
+
+  it('flags a citation of a section that does not exist, passes shortened and wrapped ones', () => {
+    const api = `${docsDir}api.md`;
+    const docs: Record<string, string[]> = { [api]: headings('# API\n## Request timestamps (extension)\n## Decision `reasons`\n') };
+    const of = (d: string) => docs[d] ?? null;
+    const text = [
+      `/** ${api} "Request timestamps": ok, shortened */`,
+      `/** ${api} "Decision`,
+      ' * reasons": ok, wrapped */',
+      `// ${api} "Create a verification": no such heading`,
+      `// ${docsDir}gone.md "Anything"`,
+    ].join('\n');
+    expect(show(brokenCitations('lib/x.ts', text, of))).toEqual([
+      `lib/x.ts:4: cites ${api} "create a verification": no such heading`,
+      `lib/x.ts:5: cites ${docsDir}gone.md, which is not a tracked file`,
+    ]);
+  });
 });
 
 describe('the repository', () => {
@@ -82,6 +100,18 @@ describe('the repository', () => {
     const docs = tracked.filter((f) => f === 'README.md' || (f.startsWith('docs/') && f.endsWith('.md')));
     expect(docs).toContain('docs/README.md');
     expect(show(docs.flatMap((f) => brokenLinks(f, read(f), trackedSet, read)))).toEqual([]);
+  });
+
+  it('every citation of a documentation section (a docs file and "Heading") names a heading of that file', () => {
+    const cache = new Map<string, string[] | null>();
+    const headingsOf = (doc: string) => {
+      if (!cache.has(doc)) cache.set(doc, trackedSet.has(doc) ? headings(read(doc)) : null);
+      return cache.get(doc)!;
+    };
+    const findings = tracked
+      .filter((f) => /\.(ts|tsx|mts|mjs|js|md)$/.test(f) && fs.existsSync(path.join(root, f)))
+      .flatMap((f) => brokenCitations(f, read(f), headingsOf));
+    expect(show(findings)).toEqual([]);
   });
 
   it('the README stays a front door: at most 200 lines', () => {
