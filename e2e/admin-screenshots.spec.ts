@@ -1,6 +1,6 @@
 /**
- * npm run screenshots: each admin page at phone and desktop width, into docs/screenshots/ (linked from the
- * README). The case shown is a live `refer` case with a duplicate account beside it. Skipped in the
+ * npm run screenshots: each admin page at phone and desktop width, into docs/screenshots/ (linked from
+ * docs/admin-guide.md). The case shown is a live `refer` case with a duplicate account beside it. Skipped in the
  * normal test run.
  */
 import fs from 'node:fs';

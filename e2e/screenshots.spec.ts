@@ -1,6 +1,6 @@
 /**
  * npm run screenshots: each step of the capture page at phone and desktop width, into docs/screenshots/
- * (linked from the README). Skipped in the normal test run.
+ * (linked from docs/capture-page.md). Skipped in the normal test run.
  */
 import fs from 'node:fs';
 import path from 'node:path';

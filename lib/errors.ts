@@ -1,5 +1,5 @@
 /**
- * The domain's one error type and its closed set of codes (shared/spec/decisions.md). The domain throws
+ * The domain's one error type and its closed set of codes (docs/api.md "Errors"). The domain throws
  * these and knows nothing of HTTP: the API's table (lib/api/http-status.ts) maps each code to a status, and
  * the CLI prints them as they are. Tests assert on `code`, never on message text.
  */

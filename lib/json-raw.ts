@@ -1,5 +1,5 @@
 /**
- * JSON kept as it was sent. `external_metadata` is the integrator's object and interface.md says it comes back
+ * JSON kept as it was sent. `external_metadata` is the integrator's object and docs/api.md says it comes back
  * "unchanged": a jsonb column reorders its keys (shortest first) and a JavaScript number loses digits
  * (`12345678901234567890`, `0.1000000000000000055511`), so the field's own text is kept from the request body
  * and written back into responses and webhook bodies as it came: same keys in the same order, the same

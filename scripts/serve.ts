@@ -2,7 +2,7 @@
  * The service's HTTP server: Next.js behind a plain node:http server of our own (a Next "custom server"),
  * started by the launcher (scripts/launch.ts) in place of `next start` / `next dev`. It exists for what
  * Next's own server does not do:
- *  - the request-target exactly as sent, for the signature (interface.md: "the query string as sent"): Next
+ *  - the request-target exactly as sent, for the signature (docs/api.md: "the query string as sent"): Next
  *    hands route handlers a URL rebuilt from a parsed query, so the wire form goes to them in a header that
  *    this server alone sets (lib/auth/canonical.ts);
  *  - a request Next cannot route (a path that is not valid percent-encoded UTF-8, `/v1/%ff`, a request-target

@@ -1,5 +1,6 @@
 /**
- * The README walk-through, run by both SDKs' examples (sdk/examples/) against the production build started as
+ * The walk-through of the README and docs/api.md "Walk-through with curl", run by both SDKs' examples
+ * (sdk/examples/) against the production build started as
  * `npm start` does (lib/testing/server.ts): real HTTP, real signatures, the embedded database. Beside them, what
  * only the real server shows: GET /v1/openapi.json and /docs/api without authentication, and the list
  * endpoint's query signed exactly as it travels on the wire (the service's own server passes the raw request line).

@@ -15,7 +15,7 @@ export const LEGACY_EMBEDDING_DIMENSIONS = 1024;
 /**
  * The selfie face of each processed submission (the latest attempt's), for duplicate search within a
  * workspace and mode. `account` is the external_id, or the verification id when there is none
- * (decisions.md: a verification without external_id is an account of its own).
+ * (docs/api.md "Duplicates": a verification without external_id is an account of its own).
  */
 export const faceEmbeddings = pgTable(
   'face_embeddings',

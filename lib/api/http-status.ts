@@ -1,5 +1,5 @@
 /**
- * The one code → HTTP status table of shared/spec/decisions.md. Only the translator in respond.ts reads it;
+ * The one code → HTTP status table of docs/api.md "Errors". Only the translator in respond.ts reads it;
  * `satisfies` makes a new domain error code fail the type check until it has a status here.
  */
 import type { ErrorCode } from '../errors';

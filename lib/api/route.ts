@@ -235,7 +235,7 @@ export function queryParameters(target: string): Record<string, string> {
   return out;
 }
 
-/** decisions.md: every response carries the rate limit's state. */
+/** docs/api.md: every response carries the rate limit's state. */
 function rateLimitHeaders(s: RateLimitState): Record<string, string> {
   return {
     'x-ratelimit-limit': String(s.limit),

@@ -12,7 +12,7 @@ const timestamp = z.iso.datetime({ offset: true }).describe('ISO 8601 UTC with m
 const nullableTimestamp = timestamp.nullable();
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/).describe('A UUID (version 7: ids sort by creation)');
 
-export const verificationStatus = z.enum(VERIFICATION_STATUSES).describe('See interface.md "States and transitions". New statuses may appear: log the ones you do not handle.');
+export const verificationStatus = z.enum(VERIFICATION_STATUSES).describe('See docs/api.md "Statuses and transitions". New statuses may appear: log the ones you do not handle.');
 const mode = z.enum(['test', 'live']);
 
 const metadata = z.record(z.string(), z.unknown()).nullable().describe('As sent at creation: the same keys in the same order, the same number literals.');
@@ -178,7 +178,7 @@ export const errorSchema = z
     }),
   });
 
-/** The webhook body (interface.md "Events", docs/webhooks.md): canonical JSON, keys in this order. */
+/** The webhook body (docs/webhooks.md "The request"): canonical JSON, keys in this order. */
 export const webhookEventSchema = z
   .object({
     verification_id: uuid,

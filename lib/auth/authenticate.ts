@@ -1,5 +1,5 @@
 /**
- * Request authentication (interface.md "Authentication", decisions.md "Authentication").
+ * Request authentication (docs/api.md "Authentication").
  * The workspace is named by X-API-Key; any non-deleted secret key of it may sign; the key that
  * validates sets the mode. Comparison is constant time over the canonical request bytes.
  */

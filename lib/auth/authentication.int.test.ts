@@ -1,4 +1,4 @@
-/** interface.md "Authentication" rules 1-8 and decisions.md "Authentication", through the real routes. */
+/** docs/api.md "Authentication", through the real routes. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { POST as create } from '@/app/v1/verifications/route';
@@ -46,7 +46,7 @@ describe('authentication', () => {
     expect([r.status, r.json.error.code]).toEqual([401, 'MISSING_SIGNATURE']);
   });
 
-  describe('INVALID_SIGNATURE for each mistake interface.md lists', () => {
+  describe('INVALID_SIGNATURE for each mistake docs/api.md lists', () => {
     const body = JSON.stringify({ external_id: 'x', external_metadata: { a: 1 } });
     const cases: [string, () => string][] = [
       ['lowercase method', () => hmac(w.testSecret, 'post/v1/verifications' + body)],

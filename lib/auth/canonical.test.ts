@@ -7,8 +7,8 @@ import { hmacSha256Hex } from '../crypto/hash';
 
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 
-describe('canonical strings (decisions.md test vectors)', () => {
-  it('multipart example of decisions.md', () => {
+describe('canonical strings (docs/api.md "Authentication" test vectors)', () => {
+  it('multipart example of docs/api.md "Authentication"', () => {
     const file = Buffer.from('fake image bytes');
     const s = canonicalMultipart('post', '/v1/verifications/ID/media', [['type', 'document'], ['side', 'front'], ['document_type', 'passport']], [file]);
     expect(s).toBe(`POST/v1/verifications/ID/media\ndocument_type=passport&side=front&type=document\n${sha(file)}`);

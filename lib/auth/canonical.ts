@@ -1,5 +1,5 @@
 /**
- * Canonical request strings (interface.md "Authentication" 3-4, decisions.md "Authentication").
+ * Canonical request strings (docs/api.md "Authentication").
  * Both are returned as byte parts, so the raw body is hashed exactly as sent, whatever its encoding.
  */
 import { sha256Hex } from '../crypto/hash';
@@ -54,7 +54,7 @@ export function canonicalMultipartFromHashes(method: string, pathWithQuery: stri
  * The service's HTTP server (scripts/serve.ts) puts the request-target exactly as it came on the wire in
  * this header, replacing whatever a client sent, and says so on globalThis. Next.js rebuilds the URL it hands
  * to route handlers from a parsed query (`?a=%41` becomes `?a=A`, a bare `?` disappears, `&&` collapses), so
- * the wire form is the only faithful one (interface.md: "the query string as sent").
+ * the wire form is the only faithful one (docs/api.md: "the query string as sent").
  */
 export const REQUEST_TARGET_HEADER = 'x-ov-request-target';
 const server = globalThis as unknown as { __ovRequestTargetHeader?: boolean };

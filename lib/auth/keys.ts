@@ -92,7 +92,7 @@ export async function activateSecretKey(db: DbOrTx, keyId: string) {
 
 /**
  * Soft-deletes a key: it stops validating requests at once. The active key is refused (KEY_ACTIVE): a
- * workspace has exactly one designated active key (interface.md), so another is activated first. Serialised
+ * workspace has exactly one designated active key (docs/api.md), so another is activated first. Serialised
  * with activation, so a deletion cannot slip past an activation of the same key.
  */
 export async function deleteSecretKey(db: DbOrTx, keyId: string) {

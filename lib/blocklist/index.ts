@@ -1,5 +1,5 @@
 /**
- * The workspace blocklist (decisions.md): faces an admin blocked. A later submission whose selfie matches
+ * The workspace blocklist (docs/api.md "Duplicates"): faces an admin blocked. A later submission whose selfie matches
  * an entry at or above the workspace's duplicate threshold is declined `blocklist_match` (the pipeline's
  * search is `blocklistMatch` in lib/duplicates, beside the duplicate search it shares a query with).
  * Entries are a deliberate record of their own: they outlive the verification's media.

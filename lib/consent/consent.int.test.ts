@@ -1,4 +1,4 @@
-/** interface.md "Endpoints" rules 1-3 and the consent errors, both request and response shapes. */
+/** docs/api.md "Consent" and the consent errors, both request and response shapes. */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';

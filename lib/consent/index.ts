@@ -227,7 +227,7 @@ async function findRecord(db: DbOrTx, verificationId: string, versionId: number)
   return row;
 }
 
-/** Both response shapes of interface.md: `consent` and the flat consent_* fields. */
+/** Both response shapes of docs/api.md: `consent` and the flat consent_* fields. */
 export function consentFields(rec: ConsentRecord | undefined) {
   return {
     // `locale` (extension): the language of the text accepted.

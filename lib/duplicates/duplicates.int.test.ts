@@ -1,4 +1,4 @@
-/** interface.md "duplicate_check" rules on the search itself, over stored faces (real Postgres, pgvector). */
+/** docs/api.md "Duplicates" rules on the search itself, over stored faces (real Postgres, pgvector). */
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/db/client';
 import { EMBEDDING_DIMENSIONS, faceEmbeddings, verifications } from '@/db/schema';

@@ -1,8 +1,8 @@
 /**
- * Duplicate search with pgvector (HNSW, cosine), exactly per interface.md "duplicate_check" and
- * decisions.md: within one workspace and mode; an account is an external_id (a verification without one
- * is its own account); matches carrying this verification's own external_id are excluded; an account
- * counts once, at its strongest score; duplicate_count counts every matching account, at most 10 listed.
+ * Duplicate search with pgvector (HNSW, cosine), exactly per docs/api.md "Duplicates": within one workspace
+ * and mode; an account is an external_id (a verification without one is its own account); matches carrying
+ * this verification's own external_id are excluded; an account counts once, at its strongest score;
+ * duplicate_count counts every matching account, at most 10 listed.
  */
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
@@ -75,7 +75,7 @@ type Subject = { id: string; workspaceId: string; mode: 'test' | 'live'; externa
 
 /**
  * The duplicate check of one submission's face, by its workspace's settings: not checked where duplicates are
- * allowed (interface.md: `false` means no answer), otherwise the search. Run inside a transaction (the search
+ * allowed (docs/api.md: `false` means no answer), otherwise the search. Run inside a transaction (the search
  * settings are set for it alone).
  */
 export async function checkDuplicates(tx: DbOrTx, v: Subject, ws: { allowDuplicates: boolean; duplicateThreshold: number }, embedding: ArrayLike<number>): Promise<DuplicateCheck> {

@@ -37,7 +37,7 @@ export type PhotoMeasure = {
 export type PhotoRecord = ManifestRow & PhotoMeasure;
 
 /**
- * The upload minimum is 320x240 (decisions.md). Smaller photos (face-dataset crops of 200x200 or 250x250) are
+ * The upload minimum is 320x240 (docs/api.md). Smaller photos (face-dataset crops of 200x200 or 250x250) are
  * centred, never scaled, on a canvas of the minimum size filled with the mean colour of the photo's own border:
  * the face keeps its pixels and is not made to look cut off or blurred.
  */

@@ -1,5 +1,5 @@
 /**
- * Media upload and its validation (interface.md "Endpoints" rules 4-5, decisions.md "Media"): a test per
+ * Media upload and its validation (docs/api.md "Media and submit"): a test per
  * validation code, each driven by a real photo or one derived from it by code.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -196,7 +196,7 @@ describe('media upload', () => {
     await getDb().update(verifications).set({ status: 'resubmission_requested', reason: 'selfie_quality' }).where(eq(verifications.id, id));
     expect((await selfie(id, I.astronaut())).status).toBe(201);
     const [v] = await getDb().select().from(verifications).where(eq(verifications.id, id));
-    // interface.md: reason is set on declined or resubmission_requested only; back in started it is null again.
+    // docs/api.md: reason is set on declined or resubmission_requested only; back in started it is null again.
     expect([v.status, v.reason]).toEqual(['started', null]);
     const g = await call(getOne, { path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.testSecret, params: { id } });
     expect([g.json.data.status, g.json.data.reason]).toEqual(['started', null]);

@@ -4,9 +4,9 @@
  * demo collages) and their derived variants (lib/testing/images.ts); rerun with `npm run calibrate:media`.
  */
 export const LIMITS = {
-  /** decisions.md: media file 10 MiB. */
+  /** docs/api.md: media file 10 MiB. */
   maxFileBytes: 10 * 1024 * 1024,
-  /** decisions.md: image 320x240 to 8000x8000 (the shorter side ≥ 240, the longer ≥ 320). */
+  /** docs/api.md: image 320x240 to 8000x8000 (the shorter side ≥ 240, the longer ≥ 320). */
   minLongSide: 320,
   minShortSide: 240,
   maxSide: 8000,

@@ -15,7 +15,7 @@ import { mediaStore } from './storage';
 export type UploadMediaInput = Scope & {
   verificationId: string;
   type: 'selfie' | 'document';
-  /** Documents only: decisions.md's defaults are front and id_card. */
+  /** Documents only: docs/api.md's defaults are front and id_card. */
   side?: 'front' | 'back';
   documentType?: 'passport' | 'id_card' | 'driving_licence';
   file: Uint8Array;

@@ -1,5 +1,5 @@
 /**
- * Media validation: checks in the fixed order of decisions.md, each reported with its measured value,
+ * Media validation: checks in the fixed order of docs/api.md, each reported with its measured value,
  * threshold and outcome; `code` is the first that fails. File checks run here (cheap, before any
  * decoding); pixel and face checks on the measurements of the analysis pool.
  */

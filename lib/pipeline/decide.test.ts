@@ -1,4 +1,7 @@
-/** The decision rules, from evidence: the cases no packaged photo produces (see the README's limits). */
+/**
+ * The decision rules, from evidence: the cases no packaged photo produces (docs/accuracy.md "How a decision is
+ * made: the pipeline", its limits).
+ */
 import { describe, expect, it } from 'vitest';
 import type { FaceMeasure } from '../media/types';
 import { decide, estimationResult, type Evidence } from './decide';

@@ -1,6 +1,7 @@
 /**
  * The decision of one submission from its evidence: a pure function over the checks in ./checks, each in its own
- * module returning its verdict and what it measured. Order (documented in the README): usable selfie →
+ * module returning its verdict and what it measured. Order (docs/accuracy.md "How a decision is made: the
+ * pipeline"): usable selfie →
  * presentation attack → blocklist → liveness (passive, and the head-turn challenge where required) → the
  * flow's own checks (age estimate, or its step-up to a document; or document read, then expiry, face match and
  * the age on the document).

@@ -1,6 +1,6 @@
 /**
  * The live decision pipeline end to end, through the signed API and real images: every pipeline
- * transition of interface.md and every reason code, each produced by a real image or a controlled
+ * transition of docs/api.md and every reason code, each produced by a real image or a controlled
  * failure (a lost media blob), never by a flag that skips the pipeline.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,7 +66,7 @@ describe('Age / estimation (live)', () => {
     lenient = await makeWorkspace({ age_threshold: 5 });
   });
 
-  it('submitted → approved: pass with estimated_age, age_range, confidence (decisions.md)', async () => {
+  it('submitted → approved: pass with estimated_age, age_range, confidence (docs/api.md)', async () => {
     // Grace Hopper at 77: estimated about 80, her range's lower end far over 18 (the fitted table, AGE_RANGES).
     const v = await verify(await makeWorkspace(), { selfie: face('grace_hopper') });
     expect(v.status).toBe('approved');

@@ -1,4 +1,4 @@
-/** Cosine similarity of two embeddings, clamped to 0..1 as interface.md's similarity_score. */
+/** Cosine similarity of two embeddings, clamped to 0..1 as docs/api.md's similarity_score. */
 export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let dot = 0;
   let na = 0;

@@ -49,7 +49,7 @@ export const LIVENESS_FLOOR = 0.1;
  */
 export const AGE_RANGES = ageRanges as AgeRanges;
 
-/** The range [min, max] of true ages an estimate allows (decisions.md: pass when min >= threshold, fail when max < it). */
+/** The range [min, max] of true ages an estimate allows (docs/api.md: pass when min >= threshold, fail when max < it). */
 export function ageRange(estimate: number): { min: number; max: number } {
   return ageRangeOf(AGE_RANGES, estimate);
 }

@@ -2,7 +2,7 @@
  * How long a verification's data is kept. Counted from its terminal decision (approved, declined, expired,
  * abandoned: `completed_at`), per workspace (`media_retention_days`):
  *
- * - default 30 days (decisions.md): long enough for an integrator to look into a complaint or a disputed
+ * - default 30 days (docs/api.md): long enough for an integrator to look into a complaint or a disputed
  *   decision, short enough that a breach exposes a month of faces, not years of them;
  * - at most 365 days. Illinois' BIPA allows at most three years after the last interaction, but that is a legal
  *   ceiling, not a purpose: GDPR's storage limitation and the UK ICO's age-assurance guidance ask for the

@@ -70,7 +70,7 @@ export const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 export type CreateVerificationInput = {
   workspace: Workspace;
-  /** The mode of the key that signed the request; null for an unsigned create (decisions.md: the body's mode, or live). */
+  /** The mode of the key that signed the request; null for an unsigned create (docs/api.md: the body's mode, or live). */
   keyMode: Mode | null;
   fields: CreateVerificationFields;
   /** `external_metadata`'s text as sent (lib/json-raw.ts), returned as it came; without it, the parsed object's. */

@@ -1,4 +1,4 @@
-/** interface.md: external_metadata is "returned unchanged": key order and number precision, in responses and webhooks. */
+/** docs/api.md: external_metadata is "returned unchanged": key order and number precision, in responses and webhooks. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';

@@ -6,7 +6,7 @@ import { hot } from '@/db/hot-queries';
 import type { Mode } from '../auth/keys';
 import { openVerificationWith } from '../retention/personal';
 
-/** Where a caller may look: one workspace, one mode (decisions.md: the other mode's ids are 404). */
+/** Where a caller may look: one workspace, one mode (docs/api.md: the other mode's ids are 404). */
 export type Scope = { workspaceId: string; mode: Mode };
 
 /**

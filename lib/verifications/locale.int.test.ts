@@ -1,5 +1,5 @@
 /**
- * `locale` on verification create (extension, docs/api.md "Create a verification"): a BCP 47 tag negotiated to one of
+ * `locale` on verification create (extension, docs/api.md "Verifications"): a BCP 47 tag negotiated to one of
  * the capture page's languages, stored, returned on creation and by GET; anything else is 422 on the field.
  */
 import { beforeAll, describe, expect, it } from 'vitest';

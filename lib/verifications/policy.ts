@@ -6,13 +6,13 @@
 import type { VerificationStatus } from '@/db/schema';
 import { TRANSITIONS, type Trigger } from './state-machine';
 
-/** interface.md "Limits": at most 5 submissions per verification. */
+/** docs/api.md "Attempts": at most 5 submissions per verification. */
 export const MAX_SUBMISSION_ATTEMPTS = 5;
 
 export const attemptsRemaining = (v: { attemptsUsed: number }) => Math.max(0, MAX_SUBMISSION_ATTEMPTS - v.attemptsUsed);
 
 /**
- * decisions.md: after the 5th submission, an outcome that would be `resubmission_requested` becomes
+ * docs/api.md: after the 5th submission, an outcome that would be `resubmission_requested` becomes
  * `declined` with this reason (a new verification is then needed).
  */
 export const attemptsExhausted = (v: { attemptsUsed: number }) => v.attemptsUsed >= MAX_SUBMISSION_ATTEMPTS;
@@ -30,13 +30,13 @@ export function statusesAllowing(trigger: Trigger): ReadonlySet<VerificationStat
   return new Set(TRANSITIONS.filter((t) => t.trigger === trigger).map((t) => t.from));
 }
 
-/** decisions.md: upload is allowed in created, started and resubmission_requested. */
+/** docs/api.md: upload is allowed in created, started and resubmission_requested. */
 export const UPLOAD_STATUSES = statusesAllowing('media_uploaded');
 /** Consent can be given while media can still be uploaded. */
 export const CONSENT_STATUSES = UPLOAD_STATUSES;
 /**
  * Submit is accepted from `started`, and from `created` only to be told what is missing (a verification
- * without media is always missing some): interface.md's MISSING_REQUIRED_MEDIA comes before INVALID_STATUS.
+ * without media is always missing some): docs/api.md's MISSING_REQUIRED_MEDIA comes before INVALID_STATUS.
  */
 export const SUBMIT_STATUSES: ReadonlySet<VerificationStatus> = new Set(['created', ...statusesAllowing('submit')]);
 /** Where a wallet's age proof is taken (docs/wallet.md): wherever media could still be uploaded. */
@@ -51,7 +51,7 @@ export type RequiredMedia = 'selfie' | 'document_front' | 'document_back';
 type FlowOf = { flow: 'age' | 'kyc'; checkMethod: string | null; stepUp: string | null };
 
 /**
- * interface.md "Required media before submit": documents for KYC and for Age / document_verification; and for an
+ * docs/api.md "Required media": documents for KYC and for Age / document_verification; and for an
  * Age / estimation verification that stepped up to a document (docs/api.md "Step-up to a document"), which
  * from then on needs what document_verification needs: the front, and the back unless a passport.
  */

@@ -1,7 +1,7 @@
 /**
  * A reviewer's decision on a verification in `review` (test mode always lands there; live `refer` cases
  * too): approve, decline with an optional reason, or, in test mode, request a resubmission. After the 5th
- * attempt a resubmission becomes a decline with max_attempts_exceeded (decisions.md). Called alike by the
+ * attempt a resubmission becomes a decline with max_attempts_exceeded (docs/api.md). Called alike by the
  * operator CLI (`verification:decide`) and the admin area.
  */
 import { eq } from 'drizzle-orm';
@@ -14,7 +14,7 @@ import { applyTransition } from './state-machine';
 import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted, STEP_UP_REASON } from './policy';
 
 /**
- * The reasons a reviewer may give: interface.md's table, plus this implementation's `age_below_threshold` and
+ * The reasons a reviewer may give: docs/api.md's table, plus this implementation's `age_below_threshold` and
  * `document_expired` (the pipeline declines with them too); listed for integrators in docs/api.md "Decision
  * reasons" and docs/webhooks.md "Reason codes".
  */

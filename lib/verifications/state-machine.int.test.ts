@@ -1,4 +1,4 @@
-/** The transition table of interface.md, applied by one function that refuses every other move. */
+/** The transition table of docs/api.md "Statuses and transitions", applied by one function that refuses every other move. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
@@ -21,7 +21,7 @@ describe('state machine', () => {
     return row.id;
   }
 
-  it('mirrors interface.md: every documented move is in the table', () => {
+  it('mirrors docs/api.md: every documented move is in the table', () => {
     const moves = TRANSITIONS.map((t) => `${t.from}->${t.to}`);
     for (const m of [
       'created->started', 'created->expired', 'started->submitted', 'started->abandoned',

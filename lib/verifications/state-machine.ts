@@ -1,5 +1,5 @@
 /**
- * The state machine of interface.md "States and transitions", as data. One function applies a move:
+ * The state machine of docs/api.md "Statuses and transitions", as data. One function applies a move:
  * it finds the row for (current status, trigger), updates conditionally on the expected status, and
  * refuses anything else with INVALID_STATUS, never a silent no-op. A move that fires a webhook writes its
  * event row with the update: callers that change state run it inside their transaction.
@@ -36,7 +36,7 @@ export type Transition = {
   from: VerificationStatus;
   trigger: Trigger;
   to: VerificationStatus;
-  /** Fires a webhook (interface.md "When a webhook fires"). */
+  /** Fires a webhook (docs/webhooks.md). */
   webhook: boolean;
   /** Only in test mode (an admin may request resubmission there). */
   testOnly?: boolean;
@@ -57,7 +57,7 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'submitted', trigger: 'pipeline_resubmit', to: 'resubmission_requested', webhook: true },
   { from: 'submitted', trigger: 'pipeline_review', to: 'review', webhook: true },
   { from: 'resubmission_requested', trigger: 'media_uploaded', to: 'started', webhook: false },
-  // decisions.md: a resubmission with no new upload for 7 days is abandoned.
+  // docs/api.md: a resubmission with no new upload for 7 days is abandoned.
   { from: 'resubmission_requested', trigger: 'abandon_timer', to: 'abandoned', webhook: true },
   { from: 'review', trigger: 'admin_approve', to: 'approved', webhook: true },
   { from: 'review', trigger: 'admin_decline', to: 'declined', webhook: true },
@@ -129,7 +129,7 @@ async function applyIn(db: DbOrTx, input: { verificationId: string; trigger: Tri
   if (t.to !== current.status) set.statusChangedAt = now;
   if (TERMINAL.has(t.to)) set.completedAt = now;
   if (t.to === 'started' && !current.startedAt) set.startedAt = now;
-  // interface.md: a reason goes with declined or resubmission_requested; an upload that reopens the case
+  // docs/api.md: a reason goes with declined or resubmission_requested; an upload that reopens the case
   // (resubmission_requested → started) clears it.
   if (t.to === 'started') set.reason = null;
   const [row] = await db

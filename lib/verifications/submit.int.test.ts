@@ -1,4 +1,4 @@
-/** interface.md "Endpoints" rules 4, 6, 7, "Required media before submit", "Attempts". */
+/** docs/api.md "Media and submit", "Required media", "Attempts". */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
@@ -25,7 +25,7 @@ describe('submit', () => {
     await analysisPool().ready();
   }, 120_000);
 
-  it('required media per flow and check method (interface.md table)', () => {
+  it('required media per flow and check method (docs/api.md "Required media")', () => {
     const sel = { type: 'selfie', side: null, documentType: null };
     const front = (t = 'id_card') => ({ type: 'document', side: 'front', documentType: t });
     const back = { type: 'document', side: 'back', documentType: 'id_card' };
@@ -88,7 +88,7 @@ describe('submit', () => {
     expect(await getDb().select().from(pipelineJobs).where(eq(pipelineJobs.verificationId, id))).toHaveLength(0);
   });
 
-  it('test mode: the duplicate search runs at submit (interface.md: reported regardless of the decision), in GET and the review webhook', async () => {
+  it('test mode: the duplicate search runs at submit (docs/api.md: reported regardless of the decision), in GET and the review webhook', async () => {
     const dup = await makeWorkspace({ webhook_url: 'https://hooks.example.com/dup' });
     const first = await consentedVerification(dup, dup.testSecret, { external_id: 'acct-a' });
     await upload(dup, dup.testSecret, first, { type: 'selfie' }, face);

@@ -58,7 +58,7 @@ export async function submitVerification(db: Db, input: SubmitVerificationInput)
     const attempt = row.attemptsUsed + 1;
     const now = new Date();
     const trigger = row.mode === 'test' ? 'submit_test_mode' : 'submit';
-    // Test mode skips the decision pipeline, not the duplicate search (interface.md: duplicate detection is
+    // Test mode skips the decision pipeline, not the duplicate search (docs/api.md: duplicate detection is
     // reported regardless of the decision): it runs here, so the review webhook and GET carry it.
     const duplicateCheck = row.mode === 'test' ? await testModeDuplicateCheck(tx, row, submittedMedia(uploaded).selfie, now) : undefined;
     const { row: next } = await applyTransition(tx, {

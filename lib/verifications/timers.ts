@@ -1,5 +1,5 @@
 /**
- * Inactivity timers (interface.md "Limits", decisions.md "Decisions"): created → expired after 7 days
+ * Inactivity timers (docs/api.md "Statuses and transitions"): created → expired after 7 days
  * without media; started → abandoned after 7 days without submission; resubmission_requested → abandoned
  * after 7 days without a new upload. Measured from when the current status began. Takes a clock, so a
  * 7-day window is tested in milliseconds; safe to run on several servers at once.

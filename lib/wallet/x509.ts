@@ -4,7 +4,8 @@
  * that forgets a date or an untrusted intermediate is a forged credential accepted:
  * - every link is a signature check with the issuer's key (a root of the same name but another key is refused);
  * - only the operator's roots are trusted: a root or intermediate the credential carries is never trusted by itself;
- * - every certificate on the path must be valid at the time of verification (no tolerance: docs/wallet.md "Clock");
+ * - every certificate on the path must be valid at the time of verification (no tolerance: docs/wallet.md "How a
+ *   response is verified", Clock);
  * - CA certificates must be CAs (basicConstraints, keyCertSign), the signer must be fit to sign an mdoc (its key
  *   usage, and its extended key usage where present, ISO/IEC 18013-5 Annex B), and its country must be its root's.
  */

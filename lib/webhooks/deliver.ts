@@ -1,5 +1,5 @@
 /**
- * Webhook delivery (interface.md "Delivery and retry", decisions.md "Webhooks"). Idempotent and safe on
+ * Webhook delivery (docs/webhooks.md "Delivery and retries"). Idempotent and safe on
  * several runners: due events are claimed with FOR UPDATE SKIP LOCKED and leased by pushing
  * next_attempt_at forward; each attempt is signed at send time with the workspace's active key.
  */

@@ -19,7 +19,7 @@ import { deliverDueWebhooks, deliverWebhookEvent, redeliverWebhook, sendOnce, ty
 
 const DELAYS = [0.15, 0.3, 0.6]; // seconds: the 5/15/60-minute schedule, scaled
 
-/** The receiver's side, written from interface.md alone: HMAC-SHA256 of `${timestamp}.${rawBody}`. */
+/** The receiver's side, written from docs/webhooks.md alone: HMAC-SHA256 of `${timestamp}.${rawBody}`. */
 function verifyAsReceiver(r: Received, secret: string): boolean {
   const ts = Number(r.headers['x-timestamp']);
   if (!Number.isInteger(ts) || Math.abs(Date.now() / 1000 - ts) >= 300) return false;
@@ -63,7 +63,7 @@ describe('webhook delivery', () => {
     }
   }
 
-  it('a decision is delivered once, signed, with the payload and headers of interface.md', async () => {
+  it('a decision is delivered once, signed, with the payload and headers of docs/webhooks.md', async () => {
     const w = await makeWorkspace();
     const rx = await startReceiver(tls);
     try {

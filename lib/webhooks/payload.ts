@@ -1,5 +1,5 @@
 /**
- * The webhook payload of interface.md "Events": keys in the table's order, serialised once as canonical
+ * The webhook payload of docs/webhooks.md "The request": keys in the table's order, serialised once as canonical
  * JSON (JSON.stringify leaves slashes and non-ASCII characters unescaped, adds no whitespace).
  */
 import type { VerificationRow } from '@/db/schema';
@@ -11,7 +11,7 @@ type DuplicateCheck = {
   duplicates: { verification_id: string; external_id: string | null; similarity_score: number; verified_at: string | null }[];
 };
 
-/** Device intelligence, as a provider may return it; only the fields interface.md lists pass. */
+/** Device intelligence, as a provider may return it; only the fields docs/webhooks.md lists pass. */
 export type DeviceSignals = Record<string, unknown>;
 
 const BOOL_FLAGS = ['ip_blocklist', 'privacy_settings', 'tampering', 'root_apps', 'frida', 'factory_reset', 'cloned_app', 'emulator'] as const;

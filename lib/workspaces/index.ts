@@ -18,7 +18,7 @@ export const workspaceInput = z.strictObject({
   check_method: z.enum(['estimation', 'document_verification']).default('estimation'),
 });
 
-/** A new workspace gets one test and one live key, the live one active (decisions.md "Operation"). */
+/** A new workspace gets one test and one live key, the live one active (docs/cli.md "workspace:create"). */
 export async function createWorkspace(
   db: DbOrTx,
   input: z.input<typeof workspaceInput> & { settings?: SettingsPatch; actor?: string },

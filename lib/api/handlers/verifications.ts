@@ -81,7 +81,7 @@ export const consentByLabel = z.strictObject({
   accepted: z.boolean({ error: 'Must be a boolean.' }),
 });
 
-/** Both request shapes of interface.md; which one is meant is read from the fields present. */
+/** Both request shapes of docs/api.md; which one is meant is read from the fields present. */
 export const consentBody = z.record(z.string(), z.unknown());
 
 function consentAcceptance(b: Record<string, unknown>): AcceptConsentInput {

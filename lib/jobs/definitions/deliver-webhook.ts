@@ -1,5 +1,5 @@
 /**
- * Webhook delivery (interface.md "Delivery and retry"). Started by `webhook/enqueued`, sent after the
+ * Webhook delivery (docs/webhooks.md "Delivery and retries"). Started by `webhook/enqueued`, sent after the
  * status change that wrote the event committed: the first attempt goes out at once, and each retry when its
  * delay (WEBHOOK_RETRY_DELAYS) has passed (`again`). Postgres records every attempt. The cron delivers
  * whatever is due that no event started (a lost event, a runner that went away between attempts).

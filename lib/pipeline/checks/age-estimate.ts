@@ -10,7 +10,7 @@ import { estimateAge } from '../../faces/age';
 import { decided, type Check } from './types';
 
 /**
- * decisions.md's estimation result. confidence = the probability that the true age is on the decided side of the
+ * docs/api.md's estimation result. confidence = the probability that the true age is on the decided side of the
  * threshold (for `refer`, on the side the estimate is), from the calibration set's logistic fit at that threshold.
  */
 export function estimationResult(age: number, threshold: number) {
