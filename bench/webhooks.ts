@@ -26,6 +26,7 @@ async function main() {
   const h = connect(db.url, { max: 10 });
   const { createVerification } = await import('../lib/domain/verifications/create');
   const { applyTransition } = await import('../lib/domain/transitions/state-machine');
+  const { enqueueTransitionWebhook } = await import('../lib/domain/webhooks/outbox');
   const { deliverDueWebhooks } = await import('../lib/domain/webhooks/deliver');
   const { startLocalRunner } = await import('../lib/domain/jobs/local-runner');
   const { workspaces } = await import('../db/schema');
@@ -37,7 +38,7 @@ async function main() {
     await h.db.update(verifications).set({ status: 'review' }).where(eq(verifications.id, row.id));
     return row.id;
   };
-  const decide = (id: string) => applyTransition(h.db, { verificationId: id, trigger: 'admin_approve' });
+  const decide = (id: string) => h.db.transaction(async (tx) => enqueueTransitionWebhook(tx, await applyTransition(tx, { verificationId: id, trigger: 'admin_approve' })));
 
   // 1. Throughput: a backlog of EVENTS decisions, drained.
   const ids = [];

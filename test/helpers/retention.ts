@@ -10,6 +10,7 @@ import type { Db } from '@/db/client';
 import { EMBEDDING_DIMENSIONS, faceEmbeddings, media, verifications } from '@/db/schema';
 import { createVerification } from '@/lib/domain/verifications/create';
 import { applyTransition } from '@/lib/domain/transitions/state-machine';
+import { enqueueTransitionWebhook } from '@/lib/domain/webhooks/outbox';
 import { mediaStore } from '@/lib/domain/media/storage';
 import { newId } from '@/lib/core/ids';
 import type { TestWorkspace } from './factories';
@@ -52,13 +53,13 @@ export async function heldVerification(
   await db.transaction(async (tx) => {
     await tx.insert(media).values({ id: mediaId, verificationId: row.id, type: 'selfie', contentType: 'image/jpeg', byteSize: photo.length, width: 640, height: 480, analysis: { width: 640, height: 480, faces: [{ box: [1, 2, 3, 4], age: 33, embedding }] } });
     await mediaStore.put(tx, mediaId, photo);
-    await applyTransition(tx, { verificationId: row.id, trigger: 'media_uploaded' });
+    await enqueueTransitionWebhook(tx, await applyTransition(tx, { verificationId: row.id, trigger: 'media_uploaded' }));
   });
   if (opts.decidedDaysAgo === null) return { id: row.id, mediaId, embedding, photo };
   // As the pipeline decides: the face joins the duplicate search and the result is written with the decision.
   await db.update(verifications).set({ status: 'submitted', attemptsUsed: 1, submittedAt: new Date() }).where(eq(verifications.id, row.id));
   await db.insert(faceEmbeddings).values({ verificationId: row.id, workspaceId: row.workspaceId, mode, externalId: row.externalId, account: row.externalId ?? row.id, embedding });
-  await applyTransition(db, { verificationId: row.id, trigger: 'pipeline_approve', patch: { result: opts.result ?? kycResult() } });
+  await db.transaction(async (tx) => enqueueTransitionWebhook(tx, await applyTransition(tx, { verificationId: row.id, trigger: 'pipeline_approve', patch: { result: opts.result ?? kycResult() } })));
   const decided = new Date(Date.now() - (opts.decidedDaysAgo ?? 0) * 86_400_000);
   await db.update(verifications).set({ completedAt: decided, statusChangedAt: decided }).where(eq(verifications.id, row.id));
   return { id: row.id, mediaId, embedding, photo };

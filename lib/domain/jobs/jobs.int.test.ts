@@ -18,7 +18,7 @@ import { selfSignedCert, startReceiver } from '@/test/helpers/https-receiver';
 import { analysisPool } from '@/lib/domain/media/pool';
 import * as F from '@/test/helpers/face-set';
 import { createVerification } from '@/lib/domain/verifications/create';
-import { applyTransition } from '@/lib/domain/transitions/state-machine';
+import { transitionWithWebhook } from '@/test/helpers/transitions';
 import { INACTIVITY_MS } from '@/lib/domain/verifications/timers';
 import { updateWorkspaceSettings } from '@/lib/domain/workspaces';
 import { lastSettledDay } from '@/lib/domain/usage/days';
@@ -77,7 +77,7 @@ async function submitted(face: string) {
 async function approved() {
   const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode: 'test', fields: {}, actor: 'key:test' });
   await getDb().update(verifications).set({ status: 'review' }).where(eq(verifications.id, row.id));
-  await applyTransition(getDb(), { verificationId: row.id, trigger: 'admin_approve' });
+  await transitionWithWebhook(getDb(), { verificationId: row.id, trigger: 'admin_approve' });
   const [e] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, row.id));
   return { verificationId: row.id, eventId: e.id };
 }

@@ -23,6 +23,7 @@ import { parseAamva } from '../documents/aamva';
 import { readPdf417 } from '../documents/barcode';
 import { readMrz } from '../documents/ocr';
 import { applyTransition, type Trigger } from '../transitions/state-machine';
+import { enqueueTransitionWebhook } from '../webhooks/outbox';
 import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted, needsDocument, STEP_UP_REASON } from '../transitions/policy';
 import { blocklistMatch, closestOtherCapture, findDuplicates, NOT_CHECKED, rememberFace, tuneSearch, type DuplicateCheck } from '../duplicates';
 import { decide, type Decision, type DocumentRead, type Evidence } from './decide';
@@ -91,29 +92,16 @@ export async function processSubmission(deps: PipelineDeps, verificationId: stri
   return processJob(deps, job);
 }
 
-async function gather(deps: PipelineDeps, job: Job, v: typeof verifications.$inferSelect, ws: typeof workspaces.$inferSelect): Promise<{ evidence: Evidence; duplicateCheck: DuplicateCheck; selfie: FaceMeasure | null }> {
-  const db = deps.db;
-  const ids = Object.values(job.mediaIds);
-  const rows = await db.select().from(media).where(inArray(media.id, ids));
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const get = (k: string) => (job.mediaIds[k] ? byId.get(job.mediaIds[k]) : undefined);
-  const selfieRow = get('selfie');
-  if (!selfieRow) throw new Error('submitted selfie missing');
-  // The analysis made at upload is used as is (made again if an older model made it); the stored bytes are read
-  // (and so checked) for every medium.
-  const selfieBytes = await mediaStore.get(db, selfieRow.id);
-  if (!selfieBytes) throw new Error('submitted selfie bytes missing');
-  const selfieAnalysis = await currentAnalysis(db, selfieRow, selfieBytes);
-  const selfie = selfieAnalysis?.faces?.[0] ?? null;
-  // Active liveness: required for a selfie taken on the hosted page when the workspace asks for it.
-  const challenge = await latestChallenge(db, v.id);
+type VerificationRow = typeof verifications.$inferSelect;
+type WorkspaceRow = typeof workspaces.$inferSelect;
+type MediaRow = typeof media.$inferSelect;
+type Gathered = { evidence: Evidence; duplicateCheck: DuplicateCheck; selfie: FaceMeasure | null };
+
+/** The evidence of one submission: the selfie, the active-liveness challenge, the duplicate searches, the document. */
+async function gather(deps: PipelineDeps, job: Job, v: VerificationRow, ws: WorkspaceRow): Promise<Gathered> {
+  const { get, selfieRow, selfie } = await loadSelfie(deps.db, job);
   const evidence: Evidence = {
-    activeLiveness: {
-      required: ws.requireActiveLiveness && selfieRow.source === 'capture',
-      challenge: challenge?.outcome ?? null,
-      selfieSimilarity: challenge?.embedding && selfie?.embedding ? Math.round(cosine(challenge.embedding, selfie.embedding) * 10000) / 10000 : null,
-      selfieAfterChallengeMs: challenge?.completedAt ? selfieRow.createdAt.getTime() - challenge.completedAt.getTime() : null,
-    },
+    activeLiveness: await activeLivenessEvidence(deps.db, v, ws, selfieRow, selfie),
     flow: v.flow,
     checkMethod: v.checkMethod,
     stepUp: v.stepUp,
@@ -124,27 +112,53 @@ async function gather(deps: PipelineDeps, job: Job, v: typeof verifications.$inf
     blocklistThreshold: ws.duplicateThreshold,
     otherCapture: null,
   };
-  let duplicateCheck = NOT_CHECKED;
   const embedding = selfie?.embedding;
-  if (embedding) {
-    await stage('duplicates', async () => {
-      const scope = { workspaceId: v.workspaceId, mode: v.mode, embedding };
-      evidence.blocklist = await blocklistMatch(db, scope);
-      await db.transaction(async (tx) => {
-        await tuneSearch(tx);
-        evidence.otherCapture = await closestOtherCapture(tx, { ...scope, verificationId: v.id });
-        if (!ws.allowDuplicates) {
-          duplicateCheck = await findDuplicates(tx, { ...scope, verificationId: v.id, externalId: v.externalId, threshold: ws.duplicateThreshold });
-        }
-      });
-    });
-  }
+  const duplicateCheck = embedding ? await stage('duplicates', () => searchDuplicates(deps.db, v, ws, embedding, evidence)) : NOT_CHECKED;
   if (needsDocument(v)) evidence.document = await stage('document_read', () => readDocument(deps, get));
   return { evidence, duplicateCheck, selfie };
 }
 
+/**
+ * The submitted media rows, and the selfie's face. The analysis made at upload is used as is (made again if an
+ * older model made it); the stored bytes are read (and so checked) for every medium.
+ */
+async function loadSelfie(db: Db, job: Job): Promise<{ get: (k: string) => MediaRow | undefined; selfieRow: MediaRow; selfie: FaceMeasure | null }> {
+  const rows = await db.select().from(media).where(inArray(media.id, Object.values(job.mediaIds)));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const get = (k: string) => (job.mediaIds[k] ? byId.get(job.mediaIds[k]) : undefined);
+  const selfieRow = get('selfie');
+  if (!selfieRow) throw new Error('submitted selfie missing');
+  const selfieBytes = await mediaStore.get(db, selfieRow.id);
+  if (!selfieBytes) throw new Error('submitted selfie bytes missing');
+  const selfieAnalysis = await currentAnalysis(db, selfieRow, selfieBytes);
+  return { get, selfieRow, selfie: selfieAnalysis?.faces?.[0] ?? null };
+}
+
+/** Active liveness: required for a selfie taken on the hosted page when the workspace asks for it. */
+async function activeLivenessEvidence(db: Db, v: VerificationRow, ws: WorkspaceRow, selfieRow: MediaRow, selfie: FaceMeasure | null): Promise<Evidence['activeLiveness']> {
+  const challenge = await latestChallenge(db, v.id);
+  return {
+    required: ws.requireActiveLiveness && selfieRow.source === 'capture',
+    challenge: challenge?.outcome ?? null,
+    selfieSimilarity: challenge?.embedding && selfie?.embedding ? Math.round(cosine(challenge.embedding, selfie.embedding) * 10000) / 10000 : null,
+    selfieAfterChallengeMs: challenge?.completedAt ? selfieRow.createdAt.getTime() - challenge.completedAt.getTime() : null,
+  };
+}
+
+/** The blocklist and the closest other capture (into `evidence`), and the duplicate check unless the workspace allows duplicates. */
+async function searchDuplicates(db: Db, v: VerificationRow, ws: WorkspaceRow, embedding: number[], evidence: Evidence): Promise<DuplicateCheck> {
+  const scope = { workspaceId: v.workspaceId, mode: v.mode, embedding };
+  evidence.blocklist = await blocklistMatch(db, scope);
+  return db.transaction(async (tx) => {
+    await tuneSearch(tx);
+    evidence.otherCapture = await closestOtherCapture(tx, { ...scope, verificationId: v.id });
+    if (ws.allowDuplicates) return NOT_CHECKED;
+    return findDuplicates(tx, { ...scope, verificationId: v.id, externalId: v.externalId, threshold: ws.duplicateThreshold });
+  });
+}
+
 /** The document's evidence: its portrait, and what its MRZ or barcode says. */
-async function readDocument(deps: PipelineDeps, get: (k: string) => typeof media.$inferSelect | undefined): Promise<NonNullable<Evidence['document']>> {
+async function readDocument(deps: PipelineDeps, get: (k: string) => MediaRow | undefined): Promise<NonNullable<Evidence['document']>> {
   const db = deps.db;
   const front = get('document_front');
   const back = get('document_back');
@@ -210,37 +224,57 @@ export async function processJob(deps: PipelineDeps, job: Job): Promise<{ status
   }
 }
 
+/** One claimed job, start to end: the verification still waiting for it, its evidence and decision, the outcome applied. */
 async function decideJob(deps: PipelineDeps, job: Job): Promise<{ status: string }> {
-  const db = deps.db;
-  const [v] = await db.select().from(verifications).where(eq(verifications.id, job.verificationId));
-  if (!v || v.status !== 'submitted' || v.attemptsUsed !== job.attempt) {
-    // Already decided (by an earlier run of this job) or superseded: nothing to do.
-    await db.update(pipelineJobs).set({ status: 'done', leaseUntil: null, updatedAt: now(deps) }).where(eq(pipelineJobs.id, job.id));
-    return { status: v?.status ?? 'missing' };
-  }
-  const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, v.workspaceId));
-  let decision: Decision;
-  let duplicateCheck: DuplicateCheck = NOT_CHECKED;
-  let selfie: FaceMeasure | null = null;
+  const v = await submissionOf(deps, job);
+  if (!v.waiting) return { status: v.status };
+  const [ws] = await deps.db.select().from(workspaces).where(eq(workspaces.id, v.row.workspaceId));
+  const evaluated = await evaluate(deps, job, v.row, ws);
+  if (evaluated === 'retrying') return { status: 'retrying' };
+  const { decision, duplicateCheck, selfie } = evaluated;
+  const { outcome, reason, stepUp } = finalOutcome(v.row, decision);
+  const t = now(deps);
+  const recorded = await stage('record', () => record(deps, job, v.row, { decision, outcome, reason, stepUp, duplicateCheck, selfie, t }));
+  if (recorded.decided) log.info('verification decided', { verification_id: v.row.id, attempt: job.attempt, status: recorded.status, reason });
+  return { status: recorded.status };
+}
+
+/** The verification, if it still waits for this job; otherwise the job is done (decided by an earlier run, or superseded). */
+async function submissionOf(deps: PipelineDeps, job: Job): Promise<{ waiting: true; row: VerificationRow } | { waiting: false; status: string }> {
+  const [v] = await deps.db.select().from(verifications).where(eq(verifications.id, job.verificationId));
+  if (v && v.status === 'submitted' && v.attemptsUsed === job.attempt) return { waiting: true, row: v };
+  await deps.db.update(pipelineJobs).set({ status: 'done', leaseUntil: null, updatedAt: now(deps) }).where(eq(pipelineJobs.id, job.id));
+  return { waiting: false, status: v?.status ?? 'missing' };
+}
+
+/**
+ * The evidence and what the checks decide of it. A failure is retried (the job back to pending, with back-off)
+ * until MAX_TRIES, then decided as `processing_error`.
+ */
+async function evaluate(deps: PipelineDeps, job: Job, v: VerificationRow, ws: WorkspaceRow): Promise<{ decision: Decision; duplicateCheck: DuplicateCheck; selfie: FaceMeasure | null } | 'retrying'> {
+  let g: Gathered | undefined;
   try {
-    const g = await stage('evidence', () => gather(deps, job, v, ws));
-    duplicateCheck = g.duplicateCheck;
-    selfie = g.selfie;
-    decision = decide(g.evidence, now(deps), (check, seconds) => metrics().pipelineStage.observe({ stage: check }, seconds));
+    g = await stage('evidence', () => gather(deps, job, v, ws));
+    const decision = decide(g.evidence, now(deps), (check, seconds) => metrics().pipelineStage.observe({ stage: check }, seconds));
+    return { decision, duplicateCheck: g.duplicateCheck, selfie: g.selfie };
   } catch (e) {
     // Kept in the job and the audit trail: never the values a failed query bound (an embedding, a name).
     const message = scrubText(dropQueryParams(e instanceof Error ? e.message : String(e)));
     log.warn('pipeline job failed', { job: job.id, tries: job.tries, err: message });
     if (job.tries < MAX_TRIES) {
       const delay = deps.retryDelayMs?.(job.tries) ?? 2000 * 2 ** (job.tries - 1);
-      await db
+      await deps.db
         .update(pipelineJobs)
         .set({ status: 'pending', runAfter: new Date(now(deps).getTime() + delay), leaseUntil: null, lastError: message, updatedAt: now(deps) })
         .where(and(eq(pipelineJobs.id, job.id), eq(pipelineJobs.tries, job.tries)));
-      return { status: 'retrying' };
+      return 'retrying';
     }
-    decision = { outcome: 'resubmit', reason: 'processing_error', result: null, checks: { error: message } };
+    return { decision: { outcome: 'resubmit', reason: 'processing_error', result: null, checks: { error: message } }, duplicateCheck: g?.duplicateCheck ?? NOT_CHECKED, selfie: g?.selfie ?? null };
   }
+}
+
+/** The outcome after the attempts rule: a step-up needs an attempt left, and a resubmission after the last attempt is a decline. */
+function finalOutcome(v: VerificationRow, decision: Decision): { outcome: Decision['outcome']; reason: string | null; stepUp: 'document' | null } {
   let { outcome, reason } = decision;
   let stepUp: 'document' | null = null;
   if (outcome === 'resubmit' && reason === STEP_UP_REASON) {
@@ -254,16 +288,13 @@ async function decideJob(deps: PipelineDeps, job: Job): Promise<{ status: string
     outcome = 'decline';
     reason = ATTEMPTS_EXHAUSTED_REASON;
   }
-  const t = now(deps);
-  const recorded = await stage('record', () => record(deps, job, v, { decision, outcome, reason, stepUp, duplicateCheck, selfie, t }));
-  if (recorded.decided) log.info('verification decided', { verification_id: v.id, attempt: job.attempt, status: recorded.status, reason });
-  return { status: recorded.status };
+  return { outcome, reason, stepUp };
 }
 
 type Decided = { decision: Decision; outcome: Decision['outcome']; reason: string | null; stepUp: 'document' | null; duplicateCheck: DuplicateCheck; selfie: FaceMeasure | null; t: Date };
 
-/** The decision, applied once: the status move (with its webhook event), the face for later duplicate searches, the audit entry. */
-async function record(deps: PipelineDeps, job: Job, v: typeof verifications.$inferSelect, d: Decided): Promise<{ status: string; decided: boolean }> {
+/** The decision, applied once: the status move and its webhook event, the face for later duplicate searches, the audit entry. */
+async function record(deps: PipelineDeps, job: Job, v: VerificationRow, d: Decided): Promise<{ status: string; decided: boolean }> {
   const { decision, outcome, reason, stepUp, duplicateCheck, selfie, t } = d;
   return deps.db.transaction(async (tx) => {
     const [locked] = await tx.select().from(verifications).where(eq(verifications.id, v.id)).for('update');
@@ -273,7 +304,9 @@ async function record(deps: PipelineDeps, job: Job, v: typeof verifications.$inf
     }
     // This attempt's face joins the duplicate search (one row per verification: its latest attempt).
     if (selfie?.embedding) await rememberFace(tx, v, selfie.embedding, t);
-    const { row } = await applyTransition(tx, { verificationId: v.id, trigger: TRIGGER[outcome], now: t, patch: { reason, result: decision.result, duplicateCheck, ...(stepUp ? { stepUp } : {}) } });
+    const moved = await applyTransition(tx, { verificationId: v.id, trigger: TRIGGER[outcome], now: t, patch: { reason, result: decision.result, duplicateCheck, ...(stepUp ? { stepUp } : {}) } });
+    await enqueueTransitionWebhook(tx, moved);
+    const { row } = moved;
     await tx.update(pipelineJobs).set({ status: 'done', leaseUntil: null, lastError: decision.reason === 'processing_error' ? String(decision.checks.error) : null, updatedAt: t }).where(eq(pipelineJobs.id, job.id));
     await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: 'pipeline', action: 'verification.decided', data: { attempt: job.attempt, status: row.status, reason, checks: decision.checks } });
     return { status: row.status, decided: true };

@@ -29,6 +29,7 @@ import { newId } from '../../core/ids';
 import { unwrapDataKey, type DataKeyRow } from '../personal-data/data-keys';
 import { aesGcmDecrypt } from '../../core/crypto/secretbox';
 import { applyTransition } from '../transitions/state-machine';
+import { enqueueTransitionWebhook } from '../webhooks/outbox';
 import { ERASURE_ABANDONS } from '../transitions/policy';
 import { redactWebhookBody } from '../webhooks/payload';
 import { mergeResult, splitResult } from '../personal-data/result-fields';
@@ -122,8 +123,9 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
   const finalStatus = new Map<string, string>();
   for (const t of targets) {
     if (!ERASURE_ABANDONS.has(t.status)) continue;
-    const { row } = await applyTransition(tx, { verificationId: t.id, trigger: 'data_erasure', now: ctx.now });
-    finalStatus.set(t.id, row.status);
+    const moved = await applyTransition(tx, { verificationId: t.id, trigger: 'data_erasure', now: ctx.now });
+    await enqueueTransitionWebhook(tx, moved);
+    finalStatus.set(t.id, moved.row.status);
   }
 
   // Stored webhook bodies and receivers' answers: the whole bodies (under the data key, noise from now on) go,

@@ -1,14 +1,15 @@
 /**
  * The state machine of interface.md "States and transitions", as data. One function applies a move:
  * it finds the row for (current status, trigger), updates conditionally on the expected status, and
- * refuses anything else with INVALID_STATUS, never a silent no-op. A move that fires a webhook writes its
- * event row with the update: callers that change state run it inside their transaction.
+ * refuses anything else with INVALID_STATUS, never a silent no-op. It writes the verification only: whether the
+ * move fires a webhook is in its row of TRANSITIONS (`webhook`), and each caller writes that webhook itself, in
+ * the same transaction, right after the move (`enqueueTransitionWebhook`, lib/domain/webhooks/outbox.ts), where a
+ * reader of the caller sees it (docs/architecture.md "No hidden work").
  */
 import { and, eq } from 'drizzle-orm';
 import { verifications, type VerificationRow, type VerificationStatus } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { DomainError, notFound } from '../../core/errors';
-import { enqueueWebhook } from '../webhooks/outbox';
 import { sealResult } from '../personal-data/result-fields';
 import { afterCommit } from '@/db/after-commit';
 import { metrics } from '../../core/observability/metrics';
@@ -36,7 +37,7 @@ export type Transition = {
   from: VerificationStatus;
   trigger: Trigger;
   to: VerificationStatus;
-  /** Fires a webhook (interface.md "When a webhook fires"). */
+  /** Fires a webhook (interface.md "When a webhook fires"): the caller of applyTransition writes it (enqueueTransitionWebhook). */
   webhook: boolean;
   /** Only in test mode (an admin may request resubmission there). */
   testOnly?: boolean;
@@ -105,7 +106,7 @@ export async function applyTransition(
   outer: DbOrTx,
   input: { verificationId: string; trigger: Trigger; patch?: TransitionPatch; now?: Date },
 ): Promise<{ row: VerificationRow; transition: Transition }> {
-  // Atomic on its own (a savepoint inside the caller's transaction): the update and its webhook event.
+  // Atomic on its own (a savepoint inside the caller's transaction).
   return outer.transaction((db) => applyIn(db, input));
 }
 
@@ -137,7 +138,6 @@ async function applyIn(db: DbOrTx, input: { verificationId: string; trigger: Tri
     .set(set)
     .where(and(eq(verifications.id, current.id), eq(verifications.status, current.status)))
     .returning();
-  if (row && t.webhook) await enqueueWebhook(db, row, now);
   const by = DECIDED_BY[t.trigger];
   // Counted once the move has committed (a rolled-back decision was never made).
   if (row && by) {

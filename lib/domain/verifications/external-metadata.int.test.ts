@@ -7,7 +7,7 @@ import { POST as create } from '@/app/v1/verifications/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { call } from '@/test/helpers/http';
 import { makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
-import { applyTransition } from '../transitions/state-machine';
+import { transitionWithWebhook } from '@/test/helpers/transitions';
 import { listWebhookEvents } from '../webhooks/list';
 
 // jsonb would give {"a": …, "z": …} (shorter keys first, then by bytes) and JavaScript numbers would round.
@@ -27,7 +27,7 @@ describe('external_metadata as sent', () => {
     const id = c.json.data.id;
     const g = await call(getOne, { path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.testSecret, params: { id } });
     expect(g.text).toContain(`"external_metadata":${METADATA}`);
-    await applyTransition(getDb(), { verificationId: id, trigger: 'expiry_timer' });
+    await transitionWithWebhook(getDb(), { verificationId: id, trigger: 'expiry_timer' });
     // The body as it is sent (stored under the verification's data key, opened here as delivery opens it).
     const [event] = await listWebhookEvents(getDb(), id);
     expect(event.body).toContain(`"external_id":"meta-1","external_metadata":${METADATA},"reason":null`);

@@ -7,7 +7,7 @@ import { GET as list, POST as create } from '@/app/v1/verifications/route';
 import { call } from '@/test/helpers/http';
 import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
 import { POST as acceptConsent } from '@/app/v1/verifications/[id]/consent/route';
-import { applyTransition } from '../transitions/state-machine';
+import { transitionWithWebhook } from '@/test/helpers/transitions';
 
 describe('GET /v1/verifications', () => {
   let w: TestWorkspace;
@@ -40,7 +40,7 @@ describe('GET /v1/verifications', () => {
   it('filters by external_id, status (comma-separated) and updated_since', async () => {
     const byExternal = await get('/v1/verifications?external_id=acct-1');
     expect(byExternal.json.data.items.map((v: { id: string }) => v.id)).toEqual([ids[0], ids[2], ids[4]]);
-    await applyTransition(getDb(), { verificationId: ids[2], trigger: 'expiry_timer' });
+    await transitionWithWebhook(getDb(), { verificationId: ids[2], trigger: 'expiry_timer' });
     const expired = await get('/v1/verifications?status=expired');
     expect(expired.json.data.items.map((v: { id: string }) => v.id)).toEqual([ids[2]]);
     const two = await get('/v1/verifications?status=expired,created&external_id=acct-1');

@@ -7,6 +7,7 @@ import { newId } from '../../core/ids';
 import { audit } from '../audit/audit';
 import { getVerification, type Scope } from './get';
 import { applyTransition } from '../transitions/state-machine';
+import { enqueueTransitionWebhook } from '../webhooks/outbox';
 import { UPLOAD_STATUSES } from '../transitions/policy';
 import { analysisPool } from '../media/pool';
 import { checkDocument, checkFile, checkSelfie, throwIfFailed } from '../media/validate';
@@ -90,7 +91,7 @@ export async function uploadMedia(db: Db, input: UploadMediaInput) {
       })
       .returning();
     await mediaStore.put(tx, id, stored);
-    await applyTransition(tx, { verificationId: v.id, trigger: 'media_uploaded' });
+    await enqueueTransitionWebhook(tx, await applyTransition(tx, { verificationId: v.id, trigger: 'media_uploaded' }));
     await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: ctx.actor, requestId: ctx.requestId, action: 'media.uploaded', data: { media_id: id, type: input.type, side, document_type: documentType } });
     return m;
   });

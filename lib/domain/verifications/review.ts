@@ -11,6 +11,7 @@ import type { Db } from '@/db/client';
 import { DomainError, notFound, parseOrThrow } from '../../core/errors';
 import { audit } from '../audit/audit';
 import { applyTransition } from '../transitions/state-machine';
+import { enqueueTransitionWebhook } from '../webhooks/outbox';
 import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted, STEP_UP_REASON } from '../transitions/policy';
 
 /**
@@ -57,7 +58,9 @@ export async function decideReview(db: Db, input: DecideReviewInput) {
       reason = ATTEMPTS_EXHAUSTED_REASON;
     }
     const stepUp = trigger === 'admin_resubmit' && reason === STEP_UP_REASON ? { stepUp: 'document' as const } : {};
-    const { row } = await applyTransition(tx, { verificationId: v.id, trigger, patch: { reason, ...stepUp } });
+    const moved = await applyTransition(tx, { verificationId: v.id, trigger, patch: { reason, ...stepUp } });
+    await enqueueTransitionWebhook(tx, moved);
+    const { row } = moved;
     await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: input.actor, requestId: input.requestId, action: 'verification.decided', data: { status: row.status, reason, ...(input.note ? { note: input.note.slice(0, 2000) } : {}) } });
     return row;
   });

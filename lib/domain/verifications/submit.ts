@@ -12,6 +12,7 @@ import { announce } from '../events/events';
 import { currentTraceparent } from '../../core/observability/tracing';
 import { getVerification, type Scope } from './get';
 import { applyTransition } from '../transitions/state-machine';
+import { enqueueTransitionWebhook } from '../webhooks/outbox';
 import { attemptsExhausted, missingMedia, SUBMIT_STATUSES, submittedMedia } from '../transitions/policy';
 
 /**
@@ -61,12 +62,14 @@ export async function submitVerification(db: Db, input: SubmitVerificationInput)
     // Test mode skips the decision pipeline, not the duplicate search (interface.md: duplicate detection is
     // reported regardless of the decision): it runs here, so the review webhook and GET carry it.
     const duplicateCheck = row.mode === 'test' ? await testModeDuplicateCheck(tx, row, submittedMedia(uploaded).selfie, now) : undefined;
-    const { row: next } = await applyTransition(tx, {
+    const moved = await applyTransition(tx, {
       verificationId: row.id,
       trigger,
       now,
       patch: { attemptsUsed: attempt, submittedAt: now, reason: null, ...(duplicateCheck ? { duplicateCheck } : {}) },
     });
+    await enqueueTransitionWebhook(tx, moved);
+    const next = moved.row;
     if (row.mode === 'live') {
       // The pipeline's work, in the same transaction (outbox): a crash after commit loses nothing.
       // It carries this request's trace, which the decision continues (docs/operating.md "Traces").

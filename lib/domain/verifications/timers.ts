@@ -9,6 +9,7 @@ import { verifications, type VerificationStatus } from '@/db/schema';
 import type { Db } from '@/db/client';
 import { DomainError } from '../../core/errors';
 import { applyTransition, type Trigger } from '../transitions/state-machine';
+import { enqueueTransitionWebhook } from '../webhooks/outbox';
 
 export const INACTIVITY_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -34,7 +35,7 @@ export async function sweepTimers(db: Db, now: Date = new Date(), batch = 200): 
         let n = 0;
         for (const { id } of due) {
           try {
-            await applyTransition(tx, { verificationId: id, trigger: rule.trigger, now });
+            await enqueueTransitionWebhook(tx, await applyTransition(tx, { verificationId: id, trigger: rule.trigger, now }));
             n++;
           } catch (e) {
             if (!(e instanceof DomainError && e.code === 'INVALID_STATUS')) throw e;

@@ -91,19 +91,7 @@ function post(
   const done = (r: Omit<SendResult, 'latencyMs'>): SendResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
   const problem = webhookUrlProblem(url, opts.allowPrivate);
   if (problem) return Promise.resolve(done({ error: `refused: ${problem}` }));
-  // Every address a name resolves to is checked (one forbidden answer refuses the name: DNS rebinding), and the
-  // socket connects to the very answer that was checked: the name is resolved once per attempt, here, so a DNS
-  // server that answers differently the second time is never asked a second time (lib/domain/webhooks/ssrf.int.test.ts).
-  const lookup: net.LookupFunction = (hostname, options, cb) => {
-    (opts.resolver ?? systemResolver)(hostname, (err, list) => {
-      if (err) return cb(err, '', 4);
-      if (list.length === 0) return cb(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 4);
-      const bad = list.find((a) => addressProblem(a.address) !== null);
-      if (bad && !opts.allowPrivate) return cb(Object.assign(new Error(`refused: ${hostname} resolves to ${bad.address}`), { code: 'EFORBIDDEN' }), '', 4);
-      if ((options as { all?: boolean }).all) return (cb as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-      cb(null, list[0].address, list[0].family);
-    });
-  };
+  const lookup = checkedLookup(opts.resolver ?? systemResolver, opts.allowPrivate);
   return new Promise((resolve) => {
     const req = https.request(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, ca: opts.ca, timeout: timeoutMs, agent: false }, (res) => {
       let text = '';
@@ -124,6 +112,24 @@ function post(
     req.on('close', () => clearTimeout(timer));
     req.end(body);
   });
+}
+
+/**
+ * Every address a name resolves to is checked (one forbidden answer refuses the name: DNS rebinding), and the
+ * socket connects to the very answer that was checked: the name is resolved once per attempt, here, so a DNS
+ * server that answers differently the second time is never asked a second time (lib/domain/webhooks/ssrf.int.test.ts).
+ */
+function checkedLookup(resolver: Resolver, allowPrivate: boolean): net.LookupFunction {
+  return (hostname, options, cb) => {
+    resolver(hostname, (err, list) => {
+      if (err) return cb(err, '', 4);
+      if (list.length === 0) return cb(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 4);
+      const bad = list.find((a) => addressProblem(a.address) !== null);
+      if (bad && !allowPrivate) return cb(Object.assign(new Error(`refused: ${hostname} resolves to ${bad.address}`), { code: 'EFORBIDDEN' }), '', 4);
+      if ((options as { all?: boolean }).all) return (cb as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      cb(null, list[0].address, list[0].family);
+    });
+  };
 }
 
 /**
@@ -231,66 +237,80 @@ function attempt(deps: DeliverDeps, e: WebhookEventRow, now: Date) {
   });
 }
 
+/** One attempt: skipped without a URL; otherwise signed, sent, recorded and counted. */
 async function attemptOnce(deps: DeliverDeps, e: WebhookEventRow, now: Date): Promise<(typeof WEBHOOK_OUTCOMES)[number]> {
-  const db = deps.db;
-  const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, e.workspaceId));
-  const n = e.attempts + 1;
+  const [ws] = await deps.db.select().from(workspaces).where(eq(workspaces.id, e.workspaceId));
   if (!ws.webhookUrl) {
-    await db.update(webhookEvents).set({ state: 'skipped', leaseUntil: null, updatedAt: now }).where(eq(webhookEvents.id, e.id));
+    await deps.db.update(webhookEvents).set({ state: 'skipped', leaseUntil: null, updatedAt: now }).where(eq(webhookEvents.id, e.id));
     metrics().webhookAttempts.inc({ outcome: 'skipped' });
     return 'skipped';
   }
-  // Signed now, with the key active now: a retry an hour later passes the receiver's 300 s window,
-  // and a rotation takes effect on the next attempt.
-  const key = await activeKey(db, ws.id);
-  // The body as it was built, opened with the verification's data key; once the data is erased, the body
-  // without the personal fields.
-  const body = e.bodySealed ? openWebhookEvent(e, keyOpener(await dataKeyRows(db, [e.verificationId]))(e.verificationId)) : e.body;
-  const startedAt = deps.now?.() ?? new Date();
-  let result: SendResult;
-  if (!key) {
-    result = { error: 'no active secret key to sign with', latencyMs: 0 };
-  } else {
-    const headers = signedHeaders(ws.apiKey, key, body, e.id);
-    result = await sendOnce(ws.webhookUrl, body, headers, { ca: deps.ca, allowPrivate: deps.allowPrivate ?? allowPrivateTargets(), timeoutMs: deps.timeoutMs });
-  }
-  let outcome: 'delivered' | 'retry' | 'completed' | 'failed' = classify(result);
+  const sent = await signAndSend(deps, e, { ...ws, webhookUrl: ws.webhookUrl });
+  const n = e.attempts + 1;
+  let outcome: AttemptOutcome = classify(sent.result);
   if (outcome === 'retry' && n >= MAX_ATTEMPTS) outcome = 'failed';
-  const delays = deps.delays ?? env().WEBHOOK_RETRY_DELAYS;
   const after = deps.now?.() ?? new Date();
-  await db.transaction(async (tx) => {
+  await recordAttempt(deps, e, { ...sent, url: ws.webhookUrl, n, outcome, after });
+  if (outcome !== 'delivered') log.info('webhook attempt', { event: e.id, attempt: n, outcome, status: sent.result.statusCode, error: sent.result.error });
+  countAttempt(e, outcome, sent, after);
+  return outcome;
+}
+
+type AttemptOutcome = 'delivered' | 'retry' | 'completed' | 'failed';
+type Sent = { key: Awaited<ReturnType<typeof activeKey>>; result: SendResult; startedAt: Date };
+
+/**
+ * Signed now, with the key active now: a retry an hour later passes the receiver's 300 s window, and a rotation
+ * takes effect on the next attempt. The body as it was built, opened with the verification's data key; once the
+ * data is erased, the body without the personal fields.
+ */
+async function signAndSend(deps: DeliverDeps, e: WebhookEventRow, ws: { id: string; apiKey: string; webhookUrl: string }): Promise<Sent> {
+  const key = await activeKey(deps.db, ws.id);
+  const body = e.bodySealed ? openWebhookEvent(e, keyOpener(await dataKeyRows(deps.db, [e.verificationId]))(e.verificationId)) : e.body;
+  const startedAt = deps.now?.() ?? new Date();
+  if (!key) return { key, result: { error: 'no active secret key to sign with', latencyMs: 0 }, startedAt };
+  const headers = signedHeaders(ws.apiKey, key, body, e.id);
+  const result = await sendOnce(ws.webhookUrl, body, headers, { ca: deps.ca, allowPrivate: deps.allowPrivate ?? allowPrivateTargets(), timeoutMs: deps.timeoutMs });
+  return { key, result, startedAt };
+}
+
+/** The attempt's row, and the event's next state: pending again after its delay (a retry), or final. */
+async function recordAttempt(deps: DeliverDeps, e: WebhookEventRow, a: Sent & { url: string; n: number; outcome: AttemptOutcome; after: Date }): Promise<void> {
+  const delays = deps.delays ?? env().WEBHOOK_RETRY_DELAYS;
+  await deps.db.transaction(async (tx) => {
     const attemptId = newId('wat');
     await tx.insert(webhookAttempts).values({
       id: attemptId,
       eventId: e.id,
-      attempt: n,
-      url: ws.webhookUrl,
-      keyId: key?.id ?? null,
-      startedAt,
-      latencyMs: result.latencyMs,
-      statusCode: result.statusCode ?? null,
+      attempt: a.n,
+      url: a.url,
+      keyId: a.key?.id ?? null,
+      startedAt: a.startedAt,
+      latencyMs: a.result.latencyMs,
+      statusCode: a.result.statusCode ?? null,
       // The receiver's answer may echo the body: kept only under the verification's data key.
-      responseSealed: await sealResponse(tx, e.verificationId, attemptId, result.body),
-      error: result.error ?? null,
-      outcome,
+      responseSealed: await sealResponse(tx, e.verificationId, attemptId, a.result.body),
+      error: a.result.error ?? null,
+      outcome: a.outcome,
     });
     await tx
       .update(webhookEvents)
       .set({
-        attempts: n,
-        state: outcome === 'retry' ? 'pending' : outcome,
-        nextAttemptAt: outcome === 'retry' ? new Date(after.getTime() + delays[n - 1] * 1000) : after,
+        attempts: a.n,
+        state: a.outcome === 'retry' ? 'pending' : a.outcome,
+        nextAttemptAt: a.outcome === 'retry' ? new Date(a.after.getTime() + delays[a.n - 1] * 1000) : a.after,
         leaseUntil: null,
-        updatedAt: after,
+        updatedAt: a.after,
       })
       .where(eq(webhookEvents.id, e.id));
   });
-  if (outcome !== 'delivered') log.info('webhook attempt', { event: e.id, attempt: n, outcome, status: result.statusCode, error: result.error });
+}
+
+function countAttempt(e: WebhookEventRow, outcome: AttemptOutcome, sent: Sent, after: Date): void {
   const m = metrics();
   m.webhookAttempts.inc({ outcome });
-  if (key) m.webhookAttemptDuration.observe({ outcome }, result.latencyMs / 1000);
+  if (sent.key) m.webhookAttemptDuration.observe({ outcome }, sent.result.latencyMs / 1000);
   if (outcome === 'delivered') m.webhookDelivery.observe(Math.max(0, (after.getTime() - e.createdAt.getTime()) / 1000));
-  return outcome;
 }
 
 /** A receiver's answer under the verification's data key (none after its erasure: the answer is dropped). */

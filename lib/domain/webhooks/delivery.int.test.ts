@@ -12,7 +12,7 @@ import { verifications, webhookAttempts, webhookEvents } from '@/db/schema';
 import { makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
 import { selfSignedCert, startReceiver, type Received } from '@/test/helpers/https-receiver';
 import { createVerification } from '@/lib/domain/verifications/create';
-import { applyTransition } from '@/lib/domain/transitions/state-machine';
+import { transitionWithWebhook } from '@/test/helpers/transitions';
 import { activateSecretKey, createSecretKey } from '@/lib/domain/auth/keys';
 import { updateWorkspaceSettings } from '@/lib/domain/workspaces';
 import { deliverDueWebhooks, deliverWebhookEvent, redeliverWebhook, sendOnce, type DeliverDeps } from './deliver';
@@ -44,7 +44,7 @@ describe('webhook delivery', () => {
     await updateWorkspaceSettings(getDb(), w.workspace.id, { webhook_url: url });
     const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode: 'test', fields: { external_id: 'user/é-1', external_metadata: { plan: 'pro', url: 'https://x/y' } }, actor: `key:${w.testKeyId}` });
     await getDb().update(verifications).set({ status: 'review' }).where(eq(verifications.id, row.id));
-    await applyTransition(getDb(), { verificationId: row.id, trigger: 'admin_approve' });
+    await transitionWithWebhook(getDb(), { verificationId: row.id, trigger: 'admin_approve' });
     const [e] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, row.id));
     return { verificationId: row.id, eventId: e.id };
   }
@@ -241,7 +241,7 @@ describe('webhook delivery', () => {
     const w = await makeWorkspace();
     const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode: 'test', fields: {}, actor: `key:${w.testKeyId}` });
     await getDb().update(verifications).set({ status: 'review' }).where(eq(verifications.id, row.id));
-    await applyTransition(getDb(), { verificationId: row.id, trigger: 'admin_decline' });
+    await transitionWithWebhook(getDb(), { verificationId: row.id, trigger: 'admin_decline' });
     const [e] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, row.id));
     const { event } = await drain(e.id);
     expect(event.state).toBe('skipped');

@@ -10,6 +10,15 @@ import { AAD, openVerification, sealText } from '../personal-data/personal';
 import { currentTraceparent } from '../../core/observability/tracing';
 
 /**
+ * The webhook of a status change, when the move fires one (its `webhook` in TRANSITIONS,
+ * lib/domain/transitions/state-machine.ts): every caller of applyTransition calls this right after the move, in the
+ * same transaction, so the event is written with the status it reports (docs/architecture.md "No hidden work").
+ */
+export async function enqueueTransitionWebhook(db: DbOrTx, moved: { row: VerificationRow; transition: { webhook: boolean } }): Promise<string | null> {
+  return moved.transition.webhook ? enqueueWebhook(db, moved.row, moved.row.updatedAt) : null;
+}
+
+/**
  * Writes the webhook event of a status change, in the caller's transaction (outbox), and announces it once
  * that transaction commits, so the first attempt starts at once. The row carries the trace of the work that
  * caused it (a request, a decision job), which each attempt continues.

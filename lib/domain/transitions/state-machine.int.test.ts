@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { VERIFICATION_STATUSES, verifications, type VerificationStatus } from '@/db/schema';
-import { applyTransition, findTransition, TERMINAL, TRANSITIONS, type Trigger } from '../transitions/state-machine';
-import { createVerification } from './create';
+import { applyTransition, findTransition, TERMINAL, TRANSITIONS, type Trigger } from './state-machine';
+import { createVerification } from '../verifications/create';
 import { makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
 
 const TRIGGERS = [...new Set(TRANSITIONS.map((t) => t.trigger))] as Trigger[];
