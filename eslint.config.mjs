@@ -1,10 +1,66 @@
 import nextVitals from 'eslint-config-next/core-web-vitals';
 import nextTs from 'eslint-config-next/typescript';
 
+/**
+ * The layers (docs/architecture.md "Layers"): an import runs down this list, never up.
+ *   lib/core    errors, ids, env, log, crypto primitives, observability, i18n: imports nothing of ours above it
+ *   db/         schema, client, migrations, the embedded engine: imports lib/core only
+ *   lib/domain  the capabilities (below, in tiers): lib/core, db/ and capabilities on a lower tier
+ *   lib/api     the HTTP layer of /v1 (route registry, schemas, dispatch)
+ *   app/, components/, inngest/, server/, bench/, evaluation/, test/, e2e/: anything below them
+ */
+const OUTSIDE_LIB = ['./app', './components', './inngest', './server', './bench', './evaluation', './test', './e2e', './i18n', './proxy.ts', './instrumentation.ts'];
+
+/**
+ * The domain capabilities in tiers: a capability imports only capabilities on a lower line, never one on its own
+ * line or above, so no two capabilities need each other. Where two would, the shared part moves down a tier (or
+ * into lib/core), or an event carries it.
+ */
+const CAPABILITY_TIERS = [
+  ['auth', 'documents', 'duplicates', 'events', 'faces', 'personal-data', 'ratelimit', 'thresholds', 'usage'],
+  ['audit', 'media', 'webhooks'],
+  ['blocklist', 'liveness', 'transitions'],
+  ['consent', 'pipeline'],
+  ['capture'],
+  ['verifications'],
+  ['retention'],
+  ['encryption', 'jobs', 'workspaces'],
+  ['admin', 'wallet'],
+];
+
+const capabilityZones = CAPABILITY_TIERS.flatMap((tier, i) =>
+  tier.map((cap) => ({
+    target: `./lib/domain/${cap}`,
+    from: CAPABILITY_TIERS.slice(i).flat().filter((other) => other !== cap).map((other) => `./lib/domain/${other}`),
+    message: `lib/domain/${cap} (tier ${i + 1}) imports capabilities of a lower tier only (eslint.config.mjs CAPABILITY_TIERS, docs/architecture.md "Layers").`,
+  })),
+);
+
+const layers = {
+  files: ['lib/**/*.{ts,tsx}', 'db/**/*.ts'],
+  // A co-located test may use the helpers in test/ and whatever it exercises.
+  ignores: ['**/*.test.ts'],
+  rules: {
+    'import/no-restricted-paths': [
+      'error',
+      {
+        zones: [
+          { target: './lib/core', from: ['./lib/domain', './lib/api', './db', ...OUTSIDE_LIB], message: 'lib/core imports nothing above it (docs/architecture.md "Layers").' },
+          { target: './db', from: ['./lib/domain', './lib/api', ...OUTSIDE_LIB], message: 'db/ imports lib/core only (docs/architecture.md "Layers").' },
+          { target: './lib/domain', from: ['./lib/api', ...OUTSIDE_LIB], message: 'lib/domain imports lib/core, db/ and lower capabilities only (docs/architecture.md "Layers").' },
+          { target: './lib/api', from: OUTSIDE_LIB, message: 'lib/ imports nothing from app/, components/, server/, bench/, evaluation/, test/ or e2e/ (docs/architecture.md "Layers").' },
+          ...capabilityZones,
+        ],
+      },
+    ],
+  },
+};
+
 const config = [
   ...nextVitals,
   ...nextTs,
-  { ignores: ['.next/**', 'node_modules/**', '.data/**', '.test-data/**', 'db/migrations/**', 'next-env.d.ts', 'components/capture/face-detector/*.generated.js', 'lib/media/analysis-worker.generated.mjs', '.cache/**'] },
+  layers,
+  { ignores: ['.next/**', 'node_modules/**', '.data/**', '.test-data/**', 'db/migrations/**', 'next-env.d.ts', 'components/capture/face-detector/*.generated.js', 'lib/domain/media/analysis-worker.generated.mjs', '.cache/**'] },
 ];
 
 export default config;

@@ -6,16 +6,16 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   // Start the image-analysis workers now, so the first upload does not wait for the face models (≈1.5 s).
-  const { analysisPool } = await import('./lib/media/pool');
+  const { analysisPool } = await import('./lib/domain/media/pool');
   analysisPool();
-  const { onShutdown } = await import('./lib/lifecycle');
+  const { onShutdown } = await import('./lib/core/lifecycle');
   const { getDb, getDbHandle } = await import('./db/client');
-  // At shutdown (scripts/serve.ts), after the runner's jobs and the workers' images: the pool closes last.
+  // At shutdown (server/serve.ts), after the runner's jobs and the workers' images: the pool closes last.
   onShutdown('database', 'database-pool', () => getDbHandle().close());
-  const { env, inngestEnabled } = await import('./lib/env');
+  const { env, inngestEnabled } = await import('./lib/core/env');
   if (env().IN_PROCESS_RUNNER === 'off') return;
   if (inngestEnabled() && env().IN_PROCESS_RUNNER !== 'on') return;
-  const { startLocalRunner } = await import('./lib/jobs/local-runner');
+  const { startLocalRunner } = await import('./lib/domain/jobs/local-runner');
   const runner = startLocalRunner({ db: getDb() });
   onShutdown('runner', 'in-process-runner', () => runner.stop());
 }

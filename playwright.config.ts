@@ -3,10 +3,10 @@
  * files made from real face photos (e2e/global-setup.ts). The production build runs on an embedded database.
  */
 import { defineConfig } from '@playwright/test';
-import { BROWSER_FONTCONFIG_FILE, chromiumPath } from './scripts/test-setup/provision.mjs';
+import { BROWSER_FONTCONFIG_FILE, chromiumPath } from './test/setup/provision.mjs';
 
 /**
- * Chromium renders with the provisioned browser fonts only (scripts/test-setup/provision.mjs): the capture page's
+ * Chromium renders with the provisioned browser fonts only (test/setup/provision.mjs): the capture page's
  * Arabic, Hebrew, Devanagari and Japanese are drawn, measured (overflow) and screenshotted with the fonts a phone
  * has, on any machine.
  */

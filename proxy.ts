@@ -14,7 +14,7 @@
  * (lib/api/same-origin.ts).
  */
 import { NextResponse, type NextRequest } from 'next/server';
-import { env } from './lib/env';
+import { env } from './lib/core/env';
 import { CAPTURE_PATH_HEADER } from './i18n/capture-header';
 import { crossSiteProblem } from './lib/api/same-origin';
 

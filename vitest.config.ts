@@ -6,9 +6,9 @@ export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
     exclude: ['node_modules/**', '.next/**', 'e2e/**', '.data/**'],
-    reporters: ['default', './lib/testing/summary-reporter.ts'],
-    globalSetup: ['./lib/testing/global-setup.ts'],
-    setupFiles: ['./lib/testing/setup.ts'],
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
+    globalSetup: ['./test/helpers/global-setup.ts'],
+    setupFiles: ['./test/helpers/setup.ts'],
     // Files share one database and the consent version is global: run files one at a time.
     fileParallelism: false,
     testTimeout: 30_000,

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { GeistSans } from 'geist/font/sans';
 import { GeistMono } from 'geist/font/mono';
 import { getLocale } from 'next-intl/server';
-import { dirOf } from '@/lib/i18n/locales';
+import { dirOf } from '@/lib/core/i18n/locales';
 import './globals.css';
 
 export const metadata: Metadata = {

@@ -1,9 +1,9 @@
 import postgres from 'postgres';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import * as schema from './schema';
-import { env } from '../lib/env';
+import { env } from '../lib/core/env';
 import { transactionScope } from './after-commit';
-import { dbServer, traceQuery, type DbServer } from '../lib/observability/db';
+import { dbServer, traceQuery, type DbServer } from '../lib/core/observability/db';
 
 export type Db = PostgresJsDatabase<typeof schema>;
 /** A database handle or an open transaction: domain operations accept either, so callers compose them. */
@@ -33,7 +33,7 @@ export function connect(url: string, opts: { max?: number } = {}): DbHandle {
  * connection, as postgres.js does for its own tagged queries) a repeated query is one round trip.
  * Applied to the transaction clients that `begin` and `savepoint` hand out too. Each outermost `begin` also
  * runs in a transaction scope, so work registered with afterCommit() starts once it committed. Inside a trace,
- * each statement gets its database span (lib/observability/db.ts).
+ * each statement gets its database span (lib/core/observability/db.ts).
  */
 function preparing<T extends postgres.Sql | postgres.TransactionSql>(client: T, server: DbServer): T {
   return new Proxy(client, {

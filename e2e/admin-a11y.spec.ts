@@ -3,14 +3,14 @@
  * laid out at 320 px wide without sideways scrolling. Also the security headers on each.
  */
 import { expect, test, type Page } from '@playwright/test';
-import { totpAt } from '../lib/admin/auth/totp';
+import { totpAt } from '../lib/domain/admin/auth/totp';
 import { axe } from './steps';
 import { admin, origin, signIn, submittedCase, workspace } from './admin-helpers';
 import { ops } from './env';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { makeIaca } from '../lib/testing/wallet';
+import { makeIaca } from '../test/helpers/wallet';
 
 async function check(page: Page, path: string, name: string) {
   for (const width of [1280, 320]) {

@@ -4,7 +4,7 @@
  * view and verifies against /receipt-keys, and the audit log names the owner. A reviewer is not offered the action.
  */
 import { expect, test } from '@playwright/test';
-import { verifyReceipt, type SignedReceipt } from '../lib/retention/receipts';
+import { verifyReceipt, type SignedReceipt } from '../lib/domain/retention/receipts';
 import { admin, auditActions, origin, signIn, submittedCase, workspace } from './admin-helpers';
 
 test('an owner erases a case from its page; the receipt shown there verifies; a reviewer is not offered it', async ({ browser }) => {

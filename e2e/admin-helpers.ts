@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, type Page } from '@playwright/test';
-import { apiClient } from '../lib/testing/api-client';
+import { apiClient } from '../test/helpers/api-client';
 import { FACE_JPEG, ops, state } from './env';
 
 export const PASSWORD = 'correct horse battery staple';

@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import { createHmac } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
-import { startReceiver, type Received } from '../lib/testing/https-receiver';
-import { apiClient } from '../lib/testing/api-client';
+import { startReceiver, type Received } from '../test/helpers/https-receiver';
+import { apiClient } from '../test/helpers/api-client';
 import { admin, formAlert, origin, PASSWORD, signIn, submittedCase, workspace } from './admin-helpers';
 import { ops, RECEIVER_TLS, state } from './env';
 

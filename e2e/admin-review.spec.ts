@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { createHmac } from 'node:crypto';
 import { expect, test, type Browser } from '@playwright/test';
-import { startReceiver } from '../lib/testing/https-receiver';
+import { startReceiver } from '../test/helpers/https-receiver';
 import { admin, formAlert, origin, signIn, submittedCase, workspace } from './admin-helpers';
 import { ops, RECEIVER_TLS } from './env';
 

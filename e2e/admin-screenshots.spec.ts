@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { expect, test } from '@playwright/test';
-import { totpAt } from '../lib/admin/auth/totp';
+import { totpAt } from '../lib/domain/admin/auth/totp';
 import { admin, origin, photo, signIn, submittedCase, workspace } from './admin-helpers';
 import { FACE_JPEG, ops } from './env';
 

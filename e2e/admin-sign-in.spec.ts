@@ -4,7 +4,7 @@
  * second factor is set up with a QR code's key and then asked for at sign-in (TOTP, or a recovery code).
  */
 import { expect, test } from '@playwright/test';
-import { totpAt } from '../lib/admin/auth/totp';
+import { totpAt } from '../lib/domain/admin/auth/totp';
 import { admin, formAlert, origin, signIn } from './admin-helpers';
 import { ops } from './env';
 

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { renderDocument } from '../lib/testing/images';
+import { renderDocument } from '../test/helpers/images';
 import { cameraLaunch, FACE_JPEG, FACE_Y4M, newVerification, ops } from './env';
 import { acceptConsent, axe, submit, takeSelfie } from './steps';
 

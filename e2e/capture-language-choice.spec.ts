@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Browser } from '@playwright/test';
-import { DEFAULT_CONSENT_TEXTS } from '../db/seed';
+import { DEFAULT_CONSENT_TEXTS } from '../server/seed';
 import { cameraLaunch, FACE_Y4M, newVerification, opsAsync } from './env';
 import { translator, wcagViolations } from './languages';
 

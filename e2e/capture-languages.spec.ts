@@ -7,15 +7,15 @@
  * sent. One browser context per language.
  */
 import { expect, test, type Response } from '@playwright/test';
-import { LOCALES, dirOf, type Locale } from '../lib/i18n/locales';
-import { apiClient } from '../lib/testing/api-client';
-import { SCRIPT_FONTS } from '../scripts/test-setup/provision.mjs';
+import { LOCALES, dirOf, type Locale } from '../lib/core/i18n/locales';
+import { apiClient } from '../test/helpers/api-client';
+import { SCRIPT_FONTS } from '../test/setup/provision.mjs';
 import { cameraLaunch, FACE_Y4M, opsAsync, state } from './env';
 import { catalogue, englishOn, mirrored, overflowing, platformFonts, textStartSide, translator, wcagViolations } from './languages';
 
 test.use({ launchOptions: cameraLaunch(FACE_Y4M) });
 
-/** The font Chromium must draw each script with (provisioned from Debian: scripts/test-setup/provision.mjs). */
+/** The font Chromium must draw each script with (provisioned from Debian: test/setup/provision.mjs). */
 const SCRIPT_FONT: Partial<Record<Locale, string>> = SCRIPT_FONTS;
 const PHONE = { width: 360, height: 740 };
 

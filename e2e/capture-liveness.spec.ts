@@ -1,6 +1,6 @@
 /**
  * The head-turn challenge of a workspace that requires active liveness, in Debian's Chromium. The fake camera
- * plays a head turning (lib/testing/head-turn.ts: the astronaut's face with its centre line shifted left and right,
+ * plays a head turning (test/helpers/head-turn.ts: the astronaut's face with its centre line shifted left and right,
  * which the detector and the mesh read as turns; a real 3D turn is not available offline), looping straight → left
  * → straight → right; the page asks for the poses in the server's random order and takes each from the loop.
  * (A camera showing a still photo: capture-liveness-still.spec.ts.)

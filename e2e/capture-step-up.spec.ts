@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { renderDocument } from '../lib/testing/images';
+import { renderDocument } from '../test/helpers/images';
 import { cameraLaunch, FACE_JPEG, FACE_Y4M } from './env';
 import { axe, submit } from './steps';
 import { bornAged, straddlingSelfie } from './step-up';

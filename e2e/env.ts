@@ -4,16 +4,16 @@ import path from 'node:path';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { CHROMIUM_ARGS, CHROMIUM_ENV } from '../playwright.config';
-import { chromiumPath } from '../scripts/test-setup/provision.mjs';
-import { apiClient } from '../lib/testing/api-client';
-import { childEnv, root, tsx } from '../lib/testing/server';
+import { chromiumPath } from '../test/setup/provision.mjs';
+import { apiClient } from '../test/helpers/api-client';
+import { childEnv, root, tsx } from '../test/helpers/server';
 
 export const E2E_DIR = path.resolve(import.meta.dirname, '../.cache/e2e');
 export const STATE_FILE = path.join(E2E_DIR, 'state.json');
 export const FACE_Y4M = path.join(E2E_DIR, 'face.y4m');
 export const DARK_Y4M = path.join(E2E_DIR, 'dark.y4m');
 export const FACE_JPEG = path.join(E2E_DIR, 'face.jpg');
-/** The camera turning the head: straight, left, straight, right, looped (lib/testing/head-turn.ts). */
+/** The camera turning the head: straight, left, straight, right, looped (test/helpers/head-turn.ts). */
 export const TURNING_Y4M = path.join(E2E_DIR, 'turning.y4m');
 /** The local HTTPS webhook receiver's key and certificate (the server trusts it: NODE_EXTRA_CA_CERTS). */
 export const RECEIVER_TLS = path.join(E2E_DIR, 'receiver-tls.json');
@@ -46,7 +46,7 @@ export async function newVerification(ws: 'estimation' | 'documents', mode: 'tes
 
 const opsCommand = (args: string[]) => {
   const s = state();
-  return [tsx, ['scripts/ops.ts', ...args, '--json'], { cwd: root, env: childEnv(s.dataDir, s.port, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }) }] as const;
+  return [tsx, ['server/ops.ts', ...args, '--json'], { cwd: root, env: childEnv(s.dataDir, s.port, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }) }] as const;
 };
 export function ops(...args: string[]) {
   return JSON.parse(execFileSync(...opsCommand(args)).toString());

@@ -1,5 +1,5 @@
 /**
- * Provisions Debian's Chromium, the photos and fonts (scripts/test-setup/provision.mjs), builds if needed, starts the production server on an embedded database in a temporary directory,
+ * Provisions Debian's Chromium, the photos and fonts (test/setup/provision.mjs), builds if needed, starts the production server on an embedded database in a temporary directory,
  * creates an estimation and a document workspace, and writes the fake-camera files made from a real face
  * photo (scikit-image's astronaut, from Debian's package, fetched at test time).
  */
@@ -7,12 +7,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { provisionOrExit } from '../scripts/test-setup/provision.mjs';
-import { ensureBuild, freePort, start } from '../lib/testing/server';
-import { cameraFrame } from '../lib/testing/images';
-import { writeY4m, writeY4mSequence } from '../lib/testing/y4m';
-import { turnedHead } from '../lib/testing/head-turn';
-import { selfSignedCert } from '../lib/testing/https-receiver';
+import { provisionOrExit } from '../test/setup/provision.mjs';
+import { ensureBuild, freePort, start } from '../test/helpers/server';
+import { cameraFrame } from '../test/helpers/images';
+import { writeY4m, writeY4mSequence } from '../test/helpers/y4m';
+import { turnedHead } from '../test/helpers/head-turn';
+import { selfSignedCert } from '../test/helpers/https-receiver';
 import { DARK_Y4M, E2E_DIR, FACE_JPEG, FACE_Y4M, OIDC, RECEIVER_TLS, STATE_FILE, TURNING_Y4M, ops, type E2eState } from './env';
 
 export default async function globalSetup() {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createTranslator } from 'next-intl';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { DEFAULT_LOCALE, type Locale } from '../lib/i18n/locales';
+import { DEFAULT_LOCALE, type Locale } from '../lib/core/i18n/locales';
 import type messages from '../messages/en.json';
 
 type Tree = { [k: string]: string | Tree };

@@ -1,5 +1,5 @@
 /** A workspace that requires the head-turn challenge (created once per test file), and live verifications in it. */
-import { apiClient } from '../lib/testing/api-client';
+import { apiClient } from '../test/helpers/api-client';
 import { ops, state } from './env';
 
 /** A workspace requiring the challenge, created once for this file. */

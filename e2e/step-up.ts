@@ -3,7 +3,7 @@
  * `estimation_fallback` is `document`, and a camera selfie whose estimated range straddles its threshold.
  */
 import { expect, type Page } from '@playwright/test';
-import { apiClient } from '../lib/testing/api-client';
+import { apiClient } from '../test/helpers/api-client';
 import { ops, state } from './env';
 import { acceptConsent, takeSelfie } from './steps';
 

@@ -3,7 +3,7 @@
  * its catalogue, messages/<locale>.json, precompiled at build time and loaded for that one language only.
  */
 import { getRequestConfig } from 'next-intl/server';
-import { isLocale } from '@/lib/i18n/locales';
+import { isLocale } from '@/lib/core/i18n/locales';
 import { captureRequestLocale } from './capture';
 
 export default getRequestConfig(async ({ locale: asked }) => {

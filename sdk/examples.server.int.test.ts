@@ -1,7 +1,7 @@
 /**
  * The walk-through of the README and docs/api.md "Walk-through with curl", run by both SDKs' examples
  * (sdk/examples/) against the production build started as
- * `npm start` does (lib/testing/server.ts): real HTTP, real signatures, the embedded database. Beside them, what
+ * `npm start` does (test/helpers/server.ts): real HTTP, real signatures, the embedded database. Beside them, what
  * only the real server shows: GET /v1/openapi.json and /docs/api without authentication, and the list
  * endpoint's query signed exactly as it travels on the wire (the service's own server passes the raw request line).
  */
@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signJsonRequest } from '@/lib/auth/sign';
-import { demoKeys, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
+import { signJsonRequest } from '@/lib/domain/auth/sign';
+import { demoKeys, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/test/helpers/server';
 
 const run = promisify(execFile);
 

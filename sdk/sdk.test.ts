@@ -1,15 +1,15 @@
 /**
  * Both SDKs against the service's own code, without a server: the same canonical strings and signatures as
- * lib/auth (what the server checks), webhooks signed as lib/webhooks signs them verified (and forgeries,
+ * lib/domain/auth (what the server checks), webhooks signed as lib/domain/webhooks signs them verified (and forgeries,
  * replays and stale timestamps refused), retries that keep one Idempotency-Key, errors typed by code, and every
  * operation of the route registry covered. sdk/examples.server.int.test.ts runs both against a real server.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { canonicalMultipart as serverMultipart } from '@/lib/auth/canonical';
-import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
-import { hmacSha256Hex } from '@/lib/crypto/hash';
+import { canonicalMultipart as serverMultipart } from '@/lib/domain/auth/canonical';
+import { signJsonRequest, signMultipartRequest } from '@/lib/domain/auth/sign';
+import { hmacSha256Hex } from '@/lib/core/crypto/hash';
 import { OPERATIONS as REGISTRY } from '@/lib/api/operations';
 import { ApiError, AuthenticationError, ConflictError, MediaRejectedError, NetworkError, NotFoundError, OPERATIONS, OpenVerify, RateLimitError, ValidationError, WalletResponseInvalidError, WebhookVerificationError, canonicalMultipart, hmacHex, canonicalJson, verifyWebhook, isApiError } from './src/index';
 
@@ -23,7 +23,7 @@ describe('SDK signatures are the server\'s', () => {
   const fields: [string, string][] = [['type', 'document'], ['side', 'front'], ['document_type', 'passport'], ['note', 'a b+c/é*~']];
   const hash = 'ab'.repeat(32);
 
-  it('TypeScript: JSON and multipart canonical strings and HMACs equal lib/auth\'s', async () => {
+  it('TypeScript: JSON and multipart canonical strings and HMACs equal lib/domain/auth\'s', async () => {
     const body = new TextEncoder().encode('{"external_id":"é/x","external_metadata":{"b":1,"a":2}}');
     expect(await hmacHex(SECRET, canonicalJson('post', '/v1/verifications', body))).toBe(signJsonRequest(SECRET, 'POST', '/v1/verifications', body));
     expect(await hmacHex(SECRET, canonicalJson('GET', "/v1/verifications?external_id=a%27b&status=review%2Capproved", new Uint8Array()))).toBe(signJsonRequest(SECRET, 'GET', "/v1/verifications?external_id=a%27b&status=review%2Capproved"));
@@ -51,7 +51,7 @@ print(json.dumps({"json": hmac_hex(d["secret"], canonical_json("post", "/v1/veri
 describe('webhook verification', () => {
   const body = '{"verification_id":"01900000-0000-7000-8000-000000000000","status":"approved","external_id":"u/é","external_metadata":{"plan":"pro"},"reason":null,"timestamp":"2026-11-22T10:00:00.000Z","duplicate_detected":false,"duplicate_count":0}';
   const now = 1_795_330_000;
-  // Signed as the service signs each attempt (lib/webhooks/deliver.ts).
+  // Signed as the service signs each attempt (lib/domain/webhooks/deliver.ts).
   const headers = (ts: number, secret = SECRET) => ({ 'X-Timestamp': String(ts), 'X-HMAC-Signature': hmacSha256Hex(secret, [`${ts}.`, body]), 'X-Auth-Client': 'pk_x' });
   const cases: [string, Record<string, string>, string | string[], boolean][] = [
     ['fresh, right key', headers(now), SECRET, true],
@@ -179,7 +179,7 @@ describe('the TypeScript client', () => {
     expect(calls[0].headers['x-hmac-signature']).toBe(signJsonRequest(SECRET, 'GET', target));
   });
 
-  it('request timestamps (when asked for): sent, signed as lib/auth/sign.ts signs them, fresh on each attempt', async () => {
+  it('request timestamps (when asked for): sent, signed as lib/domain/auth/sign.ts signs them, fresh on each attempt', async () => {
     const { calls, f } = fake([err(503, 'ANALYSIS_QUEUE_FULL', { 'retry-after': '0' }), ok({ id: 'v1' })]);
     const times = [1_795_330_000_900, 1_795_330_042_200];
     const ov = new OpenVerify({ baseUrl: base, apiKey: 'pk_1', secretKey: SECRET, fetch: f, requestTimestamp: true, now: () => times.shift()! });

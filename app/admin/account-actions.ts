@@ -1,13 +1,13 @@
 'use server';
-/** Server actions of the account page: second factor, password, sign out everywhere (zod, then lib/admin). */
+/** Server actions of the account page: second factor, password, sign out everywhere (zod, then lib/domain/admin). */
 import { revalidatePath } from 'next/cache';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { getDb } from '@/db/client';
-import { requireSession } from '@/lib/admin/auth/current';
-import { beginTotpEnrolment, confirmTotpEnrolment, disableTotp, regenerateRecoveryCodes } from '@/lib/admin/auth/two-factor';
-import { changeOwnPassword, signOutEverywhere } from '@/lib/admin/users';
-import { signOut } from '@/lib/admin/auth/nextauth';
+import { requireSession } from '@/lib/domain/admin/auth/current';
+import { beginTotpEnrolment, confirmTotpEnrolment, disableTotp, regenerateRecoveryCodes } from '@/lib/domain/admin/auth/two-factor';
+import { changeOwnPassword, signOutEverywhere } from '@/lib/domain/admin/users';
+import { signOut } from '@/lib/domain/admin/auth/nextauth';
 import { asFormState, formInput, type FormState } from './form';
 
 const codeForm = z.object({ code: z.string().trim().min(1, 'Enter the code from your app.').max(40) });

@@ -1,16 +1,16 @@
 'use server';
-/** Server actions of signing in and out (lib/admin/auth does the checking; Auth.js sets the cookie). */
+/** Server actions of signing in and out (lib/domain/admin/auth does the checking; Auth.js sets the cookie). */
 import { redirect } from 'next/navigation';
 import { AuthError } from 'next-auth';
 import { z } from 'zod';
 import { getDb } from '@/db/client';
-import { audit } from '@/lib/audit';
-import { actorId } from '@/lib/admin/access';
-import { currentSession, safeNext } from '@/lib/admin/auth/current';
-import { requestClient, signIn, signOut } from '@/lib/admin/auth/nextauth';
-import { revokeSession } from '@/lib/admin/auth/sessions';
-import { passwordStep, secondFactorStep } from '@/lib/admin/auth/sign-in';
-import { acceptInvite, adminIdByEmail, openInvite } from '@/lib/admin/members';
+import { audit } from '@/lib/domain/audit/audit';
+import { actorId } from '@/lib/domain/admin/access';
+import { currentSession, safeNext } from '@/lib/domain/admin/auth/current';
+import { requestClient, signIn, signOut } from '@/lib/domain/admin/auth/nextauth';
+import { revokeSession } from '@/lib/domain/admin/auth/sessions';
+import { passwordStep, secondFactorStep } from '@/lib/domain/admin/auth/sign-in';
+import { acceptInvite, adminIdByEmail, openInvite } from '@/lib/domain/admin/members';
 import { asFormState, storableForm, type FormState } from './form';
 
 const waitText = (s = 60) => (s >= 90 ? `${Math.ceil(s / 60)} minutes` : s > 60 ? '2 minutes' : 'a minute');

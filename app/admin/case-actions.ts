@@ -1,13 +1,13 @@
 'use server';
-/** Server actions of the case view: decide, and add to or remove from the blocklist (zod, then lib/admin). */
+/** Server actions of the case view: decide, and add to or remove from the blocklist (zod, then lib/domain/admin). */
 import { revalidatePath } from 'next/cache';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/admin/auth/current';
-import { blockCase, unblock } from '@/lib/admin/blocklist';
-import { decideCase } from '@/lib/admin/decide';
-import { eraseCase } from '@/lib/admin/erase';
+import { requireActor } from '@/lib/domain/admin/auth/current';
+import { blockCase, unblock } from '@/lib/domain/admin/blocklist';
+import { decideCase } from '@/lib/domain/admin/decide';
+import { eraseCase } from '@/lib/domain/admin/erase';
 import { asFormState, formInput, type FormState } from './form';
 
 const uuid = z.string().regex(/^[0-9a-f-]{36}$/i, 'Not a verification id.');

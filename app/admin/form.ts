@@ -1,13 +1,13 @@
 /** Reading a server action's FormData through a zod schema (every action validates before lib/ does). */
 import type { z } from 'zod';
-import { DomainError, parseOrThrow } from '@/lib/errors';
-import { assertStorableText, isStorableText } from '@/lib/input-text';
+import { DomainError, parseOrThrow } from '@/lib/core/errors';
+import { assertStorableText, isStorableText } from '@/lib/core/input-text';
 
 export const INVALID_FORM = 'The form has invalid fields.';
 
 export function formInput<S extends z.ZodType>(schema: S, form: FormData): z.infer<S> {
   const raw = formFields(form);
-  // A NUL or an unpaired surrogate is a form error here, never a database error later (lib/input-text.ts).
+  // A NUL or an unpaired surrogate is a form error here, never a database error later (lib/core/input-text.ts).
   assertStorableText(raw, 'form', INVALID_FORM);
   return parseOrThrow(schema, raw, INVALID_FORM);
 }

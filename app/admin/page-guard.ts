@@ -1,6 +1,6 @@
-/** For admin pages: a lib/admin read whose NOT_FOUND (out of reach, or missing) becomes the 404 page. */
+/** For admin pages: a lib/domain/admin read whose NOT_FOUND (out of reach, or missing) becomes the 404 page. */
 import { notFound } from 'next/navigation';
-import { DomainError } from '@/lib/errors';
+import { DomainError } from '@/lib/core/errors';
 
 export async function orNotFound<T>(read: Promise<T>): Promise<T> {
   try {

@@ -1,18 +1,18 @@
 'use server';
 /**
  * Server actions of the owners' pages (issue 15): workspaces, keys, webhooks, settings, members, consent.
- * Each: requireActor(), zod through formInput(), then lib/admin (membership checks, then the CLI's operations).
+ * Each: requireActor(), zod through formInput(), then lib/domain/admin (membership checks, then the CLI's operations).
  */
 import { revalidatePath } from 'next/cache';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/admin/auth/current';
-import { publishConsentAs } from '@/lib/admin/consent';
-import { changeRoleAs, inviteMember, removeMemberAs, revokeInvite } from '@/lib/admin/members';
-import { redeliverAllFailedAs, redeliverAs, sendTestEventAs, setWebhookUrlAs } from '@/lib/admin/webhooks';
-import { activateKeyAs, createKeyAs, createWorkspaceAs, deleteKeyAs, updateSettingsAs } from '@/lib/admin/workspaces';
-import { DomainError } from '@/lib/errors';
+import { requireActor } from '@/lib/domain/admin/auth/current';
+import { publishConsentAs } from '@/lib/domain/admin/consent';
+import { changeRoleAs, inviteMember, removeMemberAs, revokeInvite } from '@/lib/domain/admin/members';
+import { redeliverAllFailedAs, redeliverAs, sendTestEventAs, setWebhookUrlAs } from '@/lib/domain/admin/webhooks';
+import { activateKeyAs, createKeyAs, createWorkspaceAs, deleteKeyAs, updateSettingsAs } from '@/lib/domain/admin/workspaces';
+import { DomainError } from '@/lib/core/errors';
 import { asFormState, formInput, type FormState } from './form';
 
 const wsId = z.string().regex(/^ws_[0-9a-z]{26}$/, 'Not a workspace.');

@@ -1,4 +1,4 @@
-import { healthz } from '@/lib/health';
+import { healthz } from '@/app/healthz/health';
 import { methodNotAllowed } from '@/lib/api/route';
 
 // GET /healthz – the process is up and serving HTTP (no dependency is consulted)

@@ -1,7 +1,7 @@
 import { getDb } from '@/db/client';
-import { env } from '@/lib/env';
+import { env } from '@/lib/core/env';
 import { methodNotAllowed } from '@/lib/api/route';
-import { metricsEndpoint } from '@/lib/observability/scrape';
+import { metricsEndpoint } from '@/app/metrics/scrape';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,4 +1,4 @@
-import { readyz } from '@/lib/health';
+import { readyz } from '@/app/healthz/health';
 import { methodNotAllowed } from '@/lib/api/route';
 
 // GET /readyz – ready for traffic: database reachable, migrations current, analysis workers alive, not draining

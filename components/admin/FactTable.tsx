@@ -1,5 +1,5 @@
 /** Measurements with value, threshold, verdict and a sentence of meaning; stacks into cards on a phone. */
-import type { Fact } from '@/lib/admin/evidence';
+import type { Fact } from '@/lib/domain/admin/evidence';
 import { Verdict } from './ui';
 
 export function FactTable(props: { facts: Fact[]; caption: string }) {

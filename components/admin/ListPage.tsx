@@ -1,8 +1,8 @@
 /** What the search and audit pages share: reading filters from the URL, a filter error, the table, the next page. */
 import Link from 'next/link';
 import type { ReactNode } from 'react';
-import { DomainError } from '@/lib/errors';
-import { assertStorableText } from '@/lib/input-text';
+import { DomainError } from '@/lib/core/errors';
+import { assertStorableText } from '@/lib/core/input-text';
 import { buttonClass, Empty, Notice } from './ui';
 
 type Query = Record<string, string | string[] | undefined>;
@@ -13,7 +13,7 @@ export const filtersFrom = (q: Query, keys: string[]) => Object.fromEntries(keys
 /**
  * Runs a query on filters from the URL that may be invalid: a VALIDATION_ERROR (or any DomainError) becomes a
  * message, not an error page. Text Postgres cannot store (a NUL, an unpaired surrogate) is such an error, named
- * by its parameter, before the query runs (lib/input-text.ts).
+ * by its parameter, before the query runs (lib/core/input-text.ts).
  */
 export async function withFilters<T>(filters: Record<string, string | undefined>, run: () => Promise<T>): Promise<{ result: T | null; problem: DomainError | null }> {
   try {

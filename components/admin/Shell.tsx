@@ -5,8 +5,8 @@
  */
 import Link from 'next/link';
 import type { ReactNode } from 'react';
-import type { Actor } from '@/lib/admin/access';
-import { workspacesFor } from '@/lib/admin/access';
+import type { Actor } from '@/lib/domain/admin/access';
+import { workspacesFor } from '@/lib/domain/admin/access';
 import { NavLinks, type NavItem } from './NavLinks';
 
 export type { NavItem } from './NavLinks';

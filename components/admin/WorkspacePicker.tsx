@@ -1,5 +1,5 @@
 /** A GET form choosing the workspace a page shows (works without JavaScript; the URL keeps the choice). */
-import type { Membership } from '@/lib/admin/access';
+import type { Membership } from '@/lib/domain/admin/access';
 import { buttonClass, inputClass } from './ui';
 
 export function WorkspacePicker(props: { workspaces: Membership[]; current: string | null; hidden?: Record<string, string>; counts?: Map<string, number> }) {

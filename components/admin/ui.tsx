@@ -1,7 +1,7 @@
 /** The admin area's building blocks (server-rendered, Tailwind only: the CSP allows no inline styles). */
 import Link from 'next/link';
 import type { ReactNode } from 'react';
-import { STATUS_LABELS } from '@/lib/admin/evidence';
+import { STATUS_LABELS } from '@/lib/domain/admin/evidence';
 
 export const cx = (...c: (string | false | null | undefined)[]) => c.filter(Boolean).join(' ');
 

@@ -7,8 +7,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useLocale, useTranslations } from 'next-intl';
 import { advise, call, sha256Hex, type CaptureState } from './api';
-import { consentTextPath } from '@/lib/consent/paths';
-import { DEFAULT_LOCALE, dirOf } from '@/lib/i18n/locales';
+import { consentTextPath } from '@/lib/domain/consent/paths';
+import { DEFAULT_LOCALE, dirOf } from '@/lib/core/i18n/locales';
 
 type Loaded = { path: string; text: string; sha: string } | { path: string; failed: true } | null;
 

@@ -2,7 +2,7 @@
 /**
  * Active liveness before the selfie, where the workspace requires it (docs/api.md, Active liveness): the server
  * issues random poses and a single-use nonce; the page reads the head's turn live from the face detector's
- * keypoints (eyes and nose: lib/liveness/pose.ts, the server's formula), keeps one frame per pose once it is held,
+ * keypoints (eyes and nose: lib/domain/media/pose.ts, the server's formula), keeps one frame per pose once it is held,
  * and sends them; the server analyses them itself. A time limit, a retry, and an accessible alternative (no head
  * turn: a person reviews instead). Loaded only where a workspace requires it (its own chunk).
  */
@@ -11,9 +11,9 @@ import Webcam from 'react-webcam';
 import { useTranslations } from 'next-intl';
 import { advise, call } from './api';
 import { loadFaceDetector } from './face-check';
-import { SELFIE } from '@/lib/media/thresholds';
-import { STRAIGHT_MAX, TURN_MIN, turnOf } from '@/lib/liveness/pose';
-import type { ChallengeStep } from '@/lib/liveness/challenge-types';
+import { SELFIE } from '@/lib/domain/media/thresholds';
+import { STRAIGHT_MAX, TURN_MIN, turnOf } from '@/lib/domain/media/pose';
+import type { ChallengeStep } from '@/db/schema/liveness-challenge';
 
 type Challenge = { id: string; nonce: string; steps: ChallengeStep[]; expires_at: string };
 type Phase = 'intro' | 'running' | 'checking' | 'timeout' | 'failed';

@@ -8,7 +8,7 @@
 import { useTransition } from 'react';
 import { useRouter } from 'next/navigation';
 import { useLocale, useTranslations } from 'next-intl';
-import { LANG_COOKIE, LOCALE_NAMES, LOCALES } from '@/lib/i18n/locales';
+import { LANG_COOKIE, LOCALE_NAMES, LOCALES } from '@/lib/core/i18n/locales';
 
 export function LanguagePicker(props: { token: string }) {
   const t = useTranslations();

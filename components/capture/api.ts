@@ -1,6 +1,6 @@
 /** The capture page's calls to its token-authenticated endpoints (/api/capture/{token}/…). */
-import type { Locale } from '@/lib/i18n/locales';
-import { LIMITS } from '@/lib/media/thresholds';
+import type { Locale } from '@/lib/core/i18n/locales';
+import { LIMITS } from '@/lib/domain/media/thresholds';
 import { isErrorMessage, type Translate } from './message-keys';
 
 export type CaptureState = {
@@ -10,7 +10,7 @@ export type CaptureState = {
   check_method: string | null;
   workspace_name: string;
   needs_document: boolean;
-  /** version.locales: the languages its text is in (lib/consent/paths.ts gives each one's path) */
+  /** version.locales: the languages its text is in (lib/domain/consent/paths.ts gives each one's path) */
   consent: { accepted: boolean; version: { id: number; version: string; locales: Locale[] } | null };
   media: { selfie: boolean; document_front: boolean; document_back: boolean; document_type: string | null };
   missing: string[];

@@ -1,13 +1,13 @@
 /**
  * Live guidance in the browser: Human finds the faces in the camera frame (its face-detector build, made by
- * scripts/build-face-detector.mjs: detector only, tfjs on wasm, models and wasm served from /human/ on this
+ * server/build-face-detector.mjs: detector only, tfjs on wasm, models and wasm served from /human/ on this
  * origin); light and sharpness are measured here on a small copy of the face. The capture button enables
- * only when every check passes; the server validates everything again on upload (lib/media), with the
+ * only when every check passes; the server validates everything again on upload (lib/domain/media), with the
  * thresholds these are taken from.
  */
 import type { Human } from '@vladmandic/human';
-import { SELFIE } from '@/lib/media/thresholds';
-import { laplacianVariance } from '@/lib/media/laplacian';
+import { SELFIE } from '@/lib/domain/media/thresholds';
+import { laplacianVariance } from '@/lib/domain/media/laplacian';
 
 export type Advice = 'noFace' | 'multipleFaces' | 'notCentred' | 'tooFar' | 'tooClose' | 'tooDark' | 'tooBright' | 'blurry' | 'ready';
 export type FaceCheck = { advice: Advice; faces: number; brightness: number | null; sharpness: number | null };

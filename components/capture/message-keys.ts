@@ -1,10 +1,10 @@
 /**
  * The capture page's messages that are chosen by a code (`t(`errors.${code}`)`): each family and its members. The
- * catalogue test (lib/i18n/catalogues.test.ts) counts these as used, with every key written out in the source, and
+ * catalogue test (lib/core/i18n/catalogues.test.ts) counts these as used, with every key written out in the source, and
  * fails on any family the source builds keys of that is not listed here (docs/capture-page.md "Adding a message").
  */
 import type { useTranslations } from 'next-intl';
-import { CHALLENGE_STEPS } from '@/lib/liveness/challenge-types';
+import { CHALLENGE_STEPS } from '@/db/schema/liveness-challenge';
 import type { Advice } from './face-check';
 
 /** The page's translator (`useTranslations()`, every key from the root of the catalogue). */

@@ -12,14 +12,14 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '@/db/client';
 import { applyMigrations } from '@/db/migrate';
-import { env } from '@/lib/env';
-import { keyRing, newKeyBase64 } from '@/lib/crypto/keyring';
-import { KeysUnreadableError } from '@/lib/crypto/key-check';
-import { makeWorkspace } from '@/lib/testing/factories';
+import { env } from '@/lib/core/env';
+import { keyRing, newKeyBase64 } from '@/lib/core/crypto/keyring';
+import { KeysUnreadableError } from '@/lib/core/crypto/key-check';
+import { makeWorkspace } from '@/test/helpers/factories';
 import { backupEmbedded, restoreEmbedded } from './backup';
 import { startEmbeddedPostgres } from './pglite-server';
 import { readArchive, writeArchive } from './archive';
-import { peakGrowth } from '@/lib/testing/memory';
+import { peakGrowth } from '@/test/helpers/memory';
 
 describe('embedded backup files', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-archive-'));

@@ -20,9 +20,9 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { runningServer, RuntimeError, secureDataDir } from '../runtime';
 import type { EmbeddedPostgres } from './pglite-server';
 import { readArchive, writeArchive } from './archive';
-import type { Env } from '../../lib/env';
-import { previousKeyFile, readKeyFiles, startupKeyRing, writeKeyFiles } from '../../lib/crypto/keyring';
-import { checkKeyRing, KeysUnreadableError } from '../../lib/crypto/key-check';
+import type { Env } from '../../lib/core/env';
+import { previousKeyFile, readKeyFiles, startupKeyRing, writeKeyFiles } from '../../lib/core/crypto/keyring';
+import { checkKeyRing, KeysUnreadableError } from '../../lib/core/crypto/key-check';
 import { OwnerOnlyNodeFS } from './owner-only-fs';
 
 const requestFile = (dataDir: string) => path.join(dataDir, 'backup-request.json');
@@ -128,7 +128,7 @@ function sameKeys(file: string, keys: { primary: string; previous: string[] }): 
 
 /**
  * Restores a backup into $DATA_DIR/db (the server stopped). Nothing is written until the backup, unpacked apart,
- * is known to be readable by the key ring the restored server will run with (lib/crypto/key-check.ts): otherwise
+ * is known to be readable by the key ring the restored server will run with (lib/core/crypto/key-check.ts): otherwise
  * KeysUnreadableError, naming the missing key ids, and the data directory is as it was. An existing database is
  * refused unless `force`, and then moved aside (db.before-restore-<time>), never deleted; so is a key file that
  * the one given replaces.

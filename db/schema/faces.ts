@@ -4,7 +4,7 @@ import { verifications } from './verifications';
 import { workspaces } from './workspaces';
 
 /**
- * The face description (lib/faces/describe.ts: face-api's port of dlib's ResNet on an aligned chip) is a 128-d
+ * The face description (lib/domain/faces/describe.ts: face-api's port of dlib's ResNet on an aligned chip) is a 128-d
  * unit vector, compared by cosine similarity. Faces stored before it (Human's faceres, 1024-d) are kept in
  * `legacy_embedding` until `npm run ops -- faces:reembed` describes them again from their stored selfie; until
  * then they take no part in duplicate search or blocklist matching (the two spaces cannot be compared).

@@ -2,10 +2,10 @@ import { index, jsonb, pgTable, text, vector } from 'drizzle-orm/pg-core';
 import { ts } from './columns';
 import { verifications } from './verifications';
 import { EMBEDDING_DIMENSIONS } from './faces';
-import type { ChallengeOutcome, ChallengeStep } from '../../lib/liveness/challenge-types';
+import type { ChallengeOutcome, ChallengeStep } from './liveness-challenge';
 
 /**
- * Active liveness challenges of the hosted capture page (lib/liveness/challenge.ts): a server-issued single-use
+ * Active liveness challenges of the hosted capture page (lib/domain/liveness/challenge.ts): a server-issued single-use
  * nonce (kept as its SHA-256), the random head poses asked for, and, once the frames are in, the outcome the server
  * measured and the description of the face they show (compared with the selfie by the pipeline).
  */

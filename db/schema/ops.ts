@@ -27,13 +27,13 @@ export const auditLog = pgTable(
     data: jsonb('data'),
     /**
      * The personal part of `data` (a reviewer's note about the person) under the verification's data key
-     * (lib/audit.ts): the entry stays, the note goes with the data.
+     * (lib/domain/audit/audit.ts): the entry stays, the note goes with the data.
      */
     dataSealed: bytea('data_sealed'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [
-    // Notes an earlier version wrote in the clear (lib/retention/upgrade.ts seals them).
+    // Notes an earlier version wrote in the clear (lib/domain/retention/upgrade.ts seals them).
     index('audit_log_unsealed_note_idx')
       .on(t.id)
       .where(sql`${t.verificationId} is not null and ${t.data} ? 'note' and ${t.data} ->> 'note' is not null`),

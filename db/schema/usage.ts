@@ -3,7 +3,7 @@ import { ts } from './columns';
 import { workspaces } from './workspaces';
 
 /**
- * The usage page's daily roll-up (lib/usage/days.ts, job `usage-rollup`). A closed UTC day never
+ * The usage page's daily roll-up (lib/domain/usage/days.ts, job `usage-rollup`). A closed UTC day never
  * changes: verifications are counted by the day they were created, decisions by the day they were made, and
  * neither timestamp is written again. So each closed day of a workspace is totalled once, and the page reads
  * at most 365 small rows per mode, plus the days since the last roll-up live from `verifications`.

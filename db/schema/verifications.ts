@@ -34,14 +34,14 @@ export const verifications = pgTable(
     externalId: text('external_id'),
     externalMetadata: jsonb('external_metadata'),
     /**
-     * `external_metadata`'s own text as the request carried it (lib/json-raw.ts): what GET and webhooks return,
+     * `external_metadata`'s own text as the request carried it (lib/core/json-raw.ts): what GET and webhooks return,
      * keys in the integrator's order and numbers to the digit (jsonb keeps neither). Null for rows from before.
      */
     externalMetadataRaw: text('external_metadata_raw'),
     /**
-     * `external_metadata`'s text as sent, under the verification's data key (lib/retention/personal.ts): written so
+     * `external_metadata`'s text as sent, under the verification's data key (lib/domain/personal-data/personal.ts): written so
      * from the first write, so no copy on disk, in the write-ahead log or in a backup is readable once the key is
-     * destroyed. The two columns above hold only what a version before it wrote, until lib/retention/upgrade.ts
+     * destroyed. The two columns above hold only what a version before it wrote, until lib/domain/retention/upgrade.ts
      * moves it here.
      */
     externalMetadataSealed: bytea('external_metadata_sealed'),
@@ -49,7 +49,7 @@ export const verifications = pgTable(
     returnUrl: text('return_url'),
     /**
      * Extension: the capture page's language as the integrator asked for it, negotiated to one of the page's
-     * languages at creation (lib/i18n, docs/capture-page.md "How the language is chosen"). Null: the browser decides.
+     * languages at creation (lib/core/i18n, docs/capture-page.md "How the language is chosen"). Null: the browser decides.
      */
     locale: text('locale'),
     /**
@@ -67,7 +67,7 @@ export const verifications = pgTable(
      */
     stepUp: text('step_up', { enum: ['document'] }),
     reason: text('reason'),
-    /** The decision's outcome only; the personal fields of a result are in `result_sealed` (lib/retention/result-fields.ts). */
+    /** The decision's outcome only; the personal fields of a result are in `result_sealed` (lib/domain/personal-data/result-fields.ts). */
     result: jsonb('result'),
     /** The personal fields of the result (names, date of birth, document number…), under the verification's data key. */
     resultSealed: bytea('result_sealed'),
@@ -81,12 +81,12 @@ export const verifications = pgTable(
     /** When the current status last changed; timers measure inactivity from it. */
     statusChangedAt: ts('status_changed_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
-    /** When its photos, analyses, face embedding, data key and personal fields were erased (lib/retention). */
+    /** When its photos, analyses, face embedding, data key and personal fields were erased (lib/domain/retention). */
     dataErasedAt: ts('data_erased_at'),
   },
   (t) => [
     index('verifications_workspace_idx').on(t.workspaceId, t.mode, t.createdAt),
-    // Reconciliation (GET /v1/verifications, lib/verifications/list.ts): what changed since a time, in (updated_at, id)
+    // Reconciliation (GET /v1/verifications, lib/domain/verifications/list.ts): what changed since a time, in (updated_at, id)
     // order, in a workspace and mode, and the same for one external_id (which also serves every lookup by
     // (workspace, mode, external_id) that verifications_external_idx served before it).
     index('verifications_sync_idx').on(t.workspaceId, t.mode, t.updatedAt, t.id),
@@ -110,8 +110,8 @@ export const verifications = pgTable(
     index('verifications_retention_idx')
       .on(t.completedAt)
       .where(sql`${t.dataErasedAt} is null and ${t.completedAt} is not null`),
-    // Results written before personal fields were sealed (lib/retention/upgrade.ts seals them in the background).
-    // external_metadata written in the clear by an earlier version (lib/retention/upgrade.ts seals it).
+    // Results written before personal fields were sealed (lib/domain/retention/upgrade.ts seals them in the background).
+    // external_metadata written in the clear by an earlier version (lib/domain/retention/upgrade.ts seals it).
     index('verifications_unsealed_metadata_idx')
       .on(t.id)
       .where(sql`${t.externalMetadata} is not null or ${t.externalMetadataRaw} is not null`),
@@ -149,7 +149,7 @@ export const media = pgTable(
 );
 
 /**
- * Encrypted media bytes (AES-256-GCM, bound to the media id), behind lib/media/storage.ts: under the
+ * Encrypted media bytes (AES-256-GCM, bound to the media id), behind lib/domain/media/storage.ts: under the
  * verification's own data key (`data_key`), or, written before data keys existed, under ENCRYPTION_KEY
  * itself (`encryption_key`, the column's default so that a server of the earlier version still labels its
  * rows right during a rolling deploy; the retention sweep moves them under a data key).

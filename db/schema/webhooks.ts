@@ -8,7 +8,7 @@ import { workspaces } from './workspaces';
  * Outbox of webhook events: written in the same transaction as the status change that fires it.
  * The exact JSON sent is serialised once. When it carries personal fields (external_metadata, device_signals)
  * it is stored whole only under the verification's data key (`body_sealed`), and `body` holds it without them
- * (external_metadata null, no device_signals): what is sent once the data is erased (lib/retention/personal.ts).
+ * (external_metadata null, no device_signals): what is sent once the data is erased (lib/domain/personal-data/personal.ts).
  * `lease_until` is held by the runner that claimed it, so a runner that dies mid-send lets the event come due
  * again (sent twice, never lost).
  */
@@ -42,7 +42,7 @@ export const webhookEvents = pgTable(
     // The admin delivery log (issue 15): a workspace's events newest first, and its failures alone.
     index('webhook_events_workspace_idx').on(t.workspaceId, t.createdAt, t.id),
     index('webhook_events_workspace_failed_idx').on(t.workspaceId, t.createdAt, t.id).where(sql`${t.state} = 'failed'`),
-    // Bodies an earlier version stored with personal fields in the clear (lib/retention/upgrade.ts seals them).
+    // Bodies an earlier version stored with personal fields in the clear (lib/domain/retention/upgrade.ts seals them).
     index('webhook_events_unsealed_idx')
       .on(t.id)
       .where(sql`${t.bodySealed} is null and ${t.body} ~ '"(external_metadata":[[:space:]]*[{]|device_signals":)'`),

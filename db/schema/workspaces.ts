@@ -18,7 +18,7 @@ export const workspaces = pgTable('workspaces', {
     .default('estimation'),
   ageThreshold: integer('age_threshold').notNull().default(18),
   allowDuplicates: boolean('allow_duplicates').notNull().default(false),
-  /** cosine similarity of the face description (lib/pipeline/thresholds.ts, DEFAULT_DUPLICATE_THRESHOLD) */
+  /** cosine similarity of the face description (lib/domain/thresholds/thresholds.ts, DEFAULT_DUPLICATE_THRESHOLD) */
   duplicateThreshold: real('duplicate_threshold').notNull().default(0.945),
   /** the hosted capture page asks for a head-turn challenge before the selfie, and the pipeline requires it passed */
   requireActiveLiveness: boolean('require_active_liveness').notNull().default(false),
@@ -31,7 +31,7 @@ export const workspaces = pgTable('workspaces', {
   wallet: text('wallet', { enum: ['off', 'offer'] }).notNull().default('off'),
   webhookUrl: text('webhook_url'),
   rateLimitPerMinute: integer('rate_limit_per_minute').notNull().default(60),
-  /** Days the data of a decided verification is kept: 0 to 365, default 30 (lib/retention/policy.ts; a CHECK in migration 0010). */
+  /** Days the data of a decided verification is kept: 0 to 365, default 30 (lib/domain/retention/policy.ts; a CHECK in migration 0010). */
   mediaRetentionDays: integer('media_retention_days').notNull().default(30),
   enforceSignature: boolean('enforce_signature').notNull().default(true),
   allowPlaceholderSignature: boolean('allow_placeholder_signature').notNull().default(false),
@@ -58,7 +58,7 @@ export const secretKeys = pgTable(
     isActive: boolean('is_active').notNull().default(false),
     createdAt: ts('created_at').notNull().defaultNow(),
     activatedAt: ts('activated_at'),
-    /** When it last signed a request that was let in; written at most once a minute per key (lib/auth/keys.ts). */
+    /** When it last signed a request that was let in; written at most once a minute per key (lib/domain/auth/keys.ts). */
     lastUsedAt: ts('last_used_at'),
     deletedAt: ts('deleted_at'),
   },

@@ -1,14 +1,14 @@
 /**
- * The Inngest functions, generated from the one list of jobs (lib/jobs): each job's event and cron are its
+ * The Inngest functions, generated from the one list of jobs (lib/domain/jobs): each job's event and cron are its
  * triggers. A run does the job's work in a step and, while the job says when to come back (a webhook's next
  * attempt, a decision's retry), sleeps until then (step.sleepUntil: durable, no cron lag) and runs again.
  * Every body is idempotent (rows claimed with SKIP LOCKED or conditional updates), so Inngest's own retries
  * and the safety-net crons can never decide or deliver twice.
  */
 import { getDb } from '@/db/client';
-import { JOBS } from '@/lib/jobs';
-import { parsePayload, runJob, type JobContext, type JobDefinition } from '@/lib/jobs/job';
-import { inngest } from '../client';
+import { JOBS } from '@/lib/domain/jobs';
+import { parsePayload, runJob, type JobContext, type JobDefinition } from '@/lib/domain/jobs/job';
+import { inngest } from '../../lib/domain/events/inngest-client';
 
 /** A webhook has 4 attempts and a decision 3 tries: more rounds than that means something is wrong. */
 const MAX_ROUNDS = 8;

@@ -8,10 +8,10 @@ import { POST as create } from '@/app/v1/verifications/route';
 import { POST as media } from '@/app/v1/verifications/[id]/media/route';
 import { POST as captureMedia } from '@/app/api/capture/[token]/media/route';
 import { GET as getConsent } from '@/app/v1/consent/route';
-import { call } from '@/lib/testing/http';
-import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
-import { randomToken } from '@/lib/ids';
-import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
+import { call } from '@/test/helpers/http';
+import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
+import { randomToken } from '@/lib/core/ids';
+import { signJsonRequest, signMultipartRequest } from '@/lib/domain/auth/sign';
 
 /** A body of `chunks` × 64 KiB, arriving one every 10 ms (a client on a network), that counts the chunks taken from it. */
 function watchedBody(chunks = 160, fill = 0x41) {

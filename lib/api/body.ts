@@ -3,8 +3,8 @@
  * (lib/api/route.ts), chunk by chunk, refused with 413 the moment they pass their limit (or at once when
  * Content-Length already says so), never buffered beyond it.
  */
-import { DomainError } from '../errors';
-import { assertStorableText } from '../input-text';
+import { DomainError } from '../core/errors';
+import { assertStorableText } from '../core/input-text';
 
 export const JSON_BODY_LIMIT = 64 * 1024;
 /** JSON nested deeper than this is refused before it is parsed (recursive code downstream must not overflow). */

@@ -10,10 +10,10 @@ import { GET as getConsent } from '@/app/v1/consent/route';
 import { connect, getDbHandle, setDbHandle, type DbHandle } from '@/db/client';
 import { applyMigrations } from '@/db/migrate';
 import { consentRecords } from '@/db/schema';
-import { takeRateLimit } from '@/lib/ratelimit';
-import { startPg15 } from '@/lib/testing/pg15';
-import { call } from '@/lib/testing/http';
-import { ensureConsent, makeWorkspace } from '@/lib/testing/factories';
+import { takeRateLimit } from '@/lib/domain/ratelimit';
+import { startPg15 } from '@/test/helpers/pg15';
+import { call } from '@/test/helpers/http';
+import { ensureConsent, makeWorkspace } from '@/test/helpers/factories';
 
 describe('concurrency on PostgreSQL 15', () => {
   let pg: Awaited<ReturnType<typeof startPg15>>;

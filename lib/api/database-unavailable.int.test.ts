@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, getDbHandle, setDbHandle, type DbHandle } from '@/db/client';
 import { GET as getConsent } from '@/app/v1/consent/route';
 import { GET as captureState } from '@/app/api/capture/[token]/route';
-import { call } from '@/lib/testing/http';
-import { freePort } from '@/lib/testing/server';
-import { randomToken } from '@/lib/ids';
+import { call } from '@/test/helpers/http';
+import { freePort } from '@/test/helpers/server';
+import { randomToken } from '@/lib/core/ids';
 import { databaseUnavailable } from './respond';
 
 describe('database unavailable', () => {

@@ -2,7 +2,7 @@
  * The one code → HTTP status table of docs/api.md "Errors". Only the translator in respond.ts reads it;
  * `satisfies` makes a new domain error code fail the type check until it has a status here.
  */
-import type { ErrorCode } from '../errors';
+import type { ErrorCode } from '../core/errors';
 
 export const HTTP_STATUS = {
   BAD_REQUEST: 400,

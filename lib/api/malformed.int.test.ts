@@ -5,8 +5,8 @@ import { GET as list, POST as create } from '@/app/v1/verifications/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { POST as postConsent } from '@/app/v1/consent/route';
 import { GET as unknownPath } from '@/app/v1/[...path]/route';
-import { call } from '@/lib/testing/http';
-import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
+import { call } from '@/test/helpers/http';
+import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
 
 const sign = (secret: string, s: string | Buffer, body: string | Buffer = '') => createHmac('sha256', secret).update(s).update(body).digest('hex');
 

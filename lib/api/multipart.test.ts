@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DomainError } from '../errors';
+import { DomainError } from '../core/errors';
 import { multipartBoundary, readMultipart, type MultipartLimits, type ParsedForm } from './multipart';
 
 const LIMITS: MultipartLimits = { maxParts: 64, maxFieldBytes: 4096, maxFileBytes: 1 << 20, maxHeaderBytes: 2048 };

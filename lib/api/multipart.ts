@@ -19,8 +19,8 @@ import type { FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Busboy, type BusboyFileStream } from '@fastify/busboy';
-import { DomainError } from '../errors';
-import { assertStorableText } from '../input-text';
+import { DomainError } from '../core/errors';
+import { assertStorableText } from '../core/input-text';
 import { streamBody } from './body';
 
 export type MultipartLimits = {

@@ -1,7 +1,7 @@
 /**
  * /v1 on node:http, without Next.js between the socket and the route registry (docs/architecture.md "How a /v1
- * request is served"). The custom server (scripts/serve.ts) hands each request under /v1 here first: the path is
- * matched to its route file by the app router's own table (lib/observability/routes.ts, the table that labels the
+ * request is served"). The custom server (server/serve.ts) hands each request under /v1 here first: the path is
+ * matched to its route file by the app router's own table (lib/core/observability/routes.ts, the table that labels the
  * metrics), the file's exported handler for the method is called with a web `Request` (the body streamed, never
  * buffered here) and its `Response` is streamed back. The route files are the same ones Next.js serves
  * (`apiRoute(OPERATIONS.x)`, `methodNotAllowed`, the catch-all `notFoundRoute`, `/v1/openapi.json`), so which
@@ -18,7 +18,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { matchRoute, scanRoutes } from '../observability/routes';
+import { matchRoute, scanRoutes } from '../core/observability/routes';
 
 type NextCtx = { params: Promise<Record<string, string | string[]>> };
 export type RouteHandler = (req: Request, ctx: NextCtx) => Promise<Response>;

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { GET as openApiRoute, POST as openApiPost } from '@/app/v1/openapi.json/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { OPERATIONS, type Operation } from './operations';
-import { checkContract, ContractError } from '@/lib/testing/contract';
+import { checkContract, ContractError } from '@/test/helpers/contract';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');

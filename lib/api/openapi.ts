@@ -4,11 +4,11 @@
  * registry already says, so the document cannot drift from the code.
  */
 import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode } from '../errors';
+import { ERROR_CODES, type ErrorCode } from '../core/errors';
 import { HTTP_STATUS } from './http-status';
 import { errorsOf, OPERATIONS, type Operation } from './operations';
 import * as S from './schemas';
-import { createVerificationBody } from '../verifications/create';
+import { createVerificationBody } from '../domain/verifications/create';
 import { mediaFields } from './handlers/verifications';
 import { walletRequestBody, walletResponseBody } from './handlers/wallet';
 

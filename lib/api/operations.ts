@@ -2,14 +2,14 @@
  * The /v1 contract, in one registry: each operation's method and path, its operation id, the zod schemas of its
  * parameters, query, request body and responses, the error codes it may answer, and its handler. Route files
  * declare `apiRoute(OPERATIONS.x)` and nothing else; GET /v1/openapi.json and /docs/api are generated from this
- * (lib/api/openapi.ts); integration tests check every answer they receive against it (lib/testing/contract.ts).
+ * (lib/api/openapi.ts); integration tests check every answer they receive against it (test/helpers/contract.ts).
  * A field the code sends that is not here, or an error code not listed for the operation, fails the tests.
  */
 import { z } from 'zod';
-import type { ErrorCode } from '../errors';
+import type { ErrorCode } from '../core/errors';
 import type { RouteOptions } from './route';
-import { createVerificationBody } from '../verifications/create';
-import { listVerificationsQuery } from '../verifications/list';
+import { createVerificationBody } from '../domain/verifications/create';
+import { listVerificationsQuery } from '../domain/verifications/list';
 import {
   acceptConsentHandler,
   consentBody,

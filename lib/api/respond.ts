@@ -1,7 +1,7 @@
-import { DomainError } from '../errors';
+import { DomainError } from '../core/errors';
 import { HTTP_STATUS } from './http-status';
-import { log } from '../log';
-import { stringifyJson } from '../json-raw';
+import { log } from '../core/log';
+import { stringifyJson } from '../core/json-raw';
 
 export type Headers = Record<string, string>;
 

@@ -1,12 +1,12 @@
 /**
  * The response bodies of /v1, as zod schemas: the one description the OpenAPI document is generated from
- * (lib/api/openapi.ts) and every integration test checks the answers it receives against (lib/testing/contract.ts).
+ * (lib/api/openapi.ts) and every integration test checks the answers it receives against (test/helpers/contract.ts).
  * Objects are strict: a field the code sends but the contract does not name fails the tests.
  */
 import { z } from 'zod';
 import { VERIFICATION_STATUSES } from '@/db/schema';
-import { ERROR_CODES } from '../errors';
-import { LOCALES } from '../i18n/locales';
+import { ERROR_CODES } from '../core/errors';
+import { LOCALES } from '../core/i18n/locales';
 
 const timestamp = z.iso.datetime({ offset: true }).describe('ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z');
 const nullableTimestamp = timestamp.nullable();

@@ -10,7 +10,7 @@
  * Per server process, in memory on globalThis (every route bundle shares it), bounded in size: each failure
  * also spends one request of the workspace's own rate limit (Postgres, shared by every process).
  */
-import { DomainError } from '../errors';
+import { DomainError } from '../core/errors';
 
 export const MAX_FAILURES = 10;
 const WINDOW_MS = 60_000;

@@ -14,11 +14,11 @@ import { GET as getVerification } from '@/app/v1/verifications/[id]/route';
 import { POST as media } from '@/app/v1/verifications/[id]/media/route';
 import { POST as captureMedia } from '@/app/api/capture/[token]/media/route';
 import { GET as getConsent } from '@/app/v1/consent/route';
-import { call } from '@/lib/testing/http';
-import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/lib/testing/factories';
-import { signJsonRequest } from '@/lib/auth/sign';
-import { markRequestTargetTrusted } from '@/lib/auth/canonical';
-import { CLIENT_ADDRESS_HEADER } from './client-address';
+import { call } from '@/test/helpers/http';
+import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
+import { signJsonRequest } from '@/lib/domain/auth/sign';
+import { markRequestTargetTrusted } from '@/lib/domain/auth/canonical';
+import { CLIENT_ADDRESS_HEADER } from '../domain/auth/client-address';
 import { MAX_FAILURES } from './signature-failures';
 import { UPLOAD_BOUNDS, uploadsInProgress } from './uploads-in-progress';
 
@@ -63,7 +63,7 @@ describe('what a known public key can make the server do', () => {
   let id: string;
   let token: string;
   beforeAll(async () => {
-    // As under scripts/serve.ts: the client's address comes from the header that server alone sets.
+    // As under server/serve.ts: the client's address comes from the header that server alone sets.
     markRequestTargetTrusted();
     await ensureConsent();
     w = await makeWorkspace({ rate_limit_per_minute: 100_000 });

@@ -9,7 +9,7 @@
  * page: anyone who knows a workspace's public key can hold that key's few places, never the server's.
  * In process memory on globalThis (every route bundle shares it): it bounds this process's own work.
  */
-import { DomainError } from '../errors';
+import { DomainError } from '../core/errors';
 
 export type UploadBounds = { perKey: number; total: number };
 

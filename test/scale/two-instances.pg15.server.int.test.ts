@@ -13,10 +13,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import postgres from 'postgres';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
-import type { Received, startReceiver } from '@/lib/testing/https-receiver';
-import * as I from '@/lib/testing/images';
-import { kill } from '@/lib/testing/server';
+import { signJsonRequest, signMultipartRequest } from '@/lib/domain/auth/sign';
+import type { Received, startReceiver } from '@/test/helpers/https-receiver';
+import * as I from '@/test/helpers/images';
+import { kill } from '@/test/helpers/server';
 import { expectEnvelope, makeWorkspace, raw, sharedPg15, startService, waitFor, type RawResponse, type Service } from '../security/harness';
 
 type Ws = ReturnType<typeof makeWorkspace>;

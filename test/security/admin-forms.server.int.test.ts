@@ -5,7 +5,7 @@
  *   `Origin: null`; the same post from the origin, or with `Sec-Fetch-Site: same-origin`, is applied;
  * - the sign-in throttle counts the connection's address, whatever X-Forwarded-For says, unless the connection
  *   comes from a proxy in TRUSTED_PROXIES, whose X-Forwarded-For is then believed; the API's count of wrong
- *   signatures reads the same address (one resolution, scripts/serve.ts);
+ *   signatures reads the same address (one resolution, server/serve.ts);
  * - a failed query in a server action or a page is logged without the values it bound.
  */
 import crypto from 'node:crypto';
@@ -14,7 +14,7 @@ import http from 'node:http';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as I from '@/lib/testing/images';
+import * as I from '@/test/helpers/images';
 import { makeWorkspace, root, signedClient, startService, type Service } from './harness';
 
 type Answer = { status: number; headers: http.IncomingHttpHeaders; text: string };

@@ -11,12 +11,12 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { signJsonRequest } from '@/lib/auth/sign';
-import { keyIdOf, newKeyBase64 } from '@/lib/crypto/keyring';
-import * as I from '@/lib/testing/images';
-import { startPg15, type Pg15 } from '@/lib/testing/pg15';
-import { ensureBuild, freePort, opsCli, start, startRefused, stop, type Server } from '@/lib/testing/server';
-import { PG15_BIN } from '@/scripts/test-setup/provision.mjs';
+import { signJsonRequest } from '@/lib/domain/auth/sign';
+import { keyIdOf, newKeyBase64 } from '@/lib/core/crypto/keyring';
+import * as I from '@/test/helpers/images';
+import { startPg15, type Pg15 } from '@/test/helpers/pg15';
+import { ensureBuild, freePort, opsCli, start, startRefused, stop, type Server } from '@/test/helpers/server';
+import { PG15_BIN } from '@/test/setup/provision.mjs';
 import { raw, signedClient } from './harness';
 
 describe('PostgreSQL 15: pg_dump, pg_restore into a fresh database, start on it', () => {

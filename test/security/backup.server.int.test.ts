@@ -10,11 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { aesGcmDecrypt } from '@/lib/crypto/secretbox';
-import { signJsonRequest } from '@/lib/auth/sign';
-import * as I from '@/lib/testing/images';
-import { keyIdOf, newKeyBase64 } from '@/lib/crypto/keyring';
-import { childEnv, freePort, root, start, startRefused, stop, tsx } from '@/lib/testing/server';
+import { aesGcmDecrypt } from '@/lib/core/crypto/secretbox';
+import { signJsonRequest } from '@/lib/domain/auth/sign';
+import * as I from '@/test/helpers/images';
+import { keyIdOf, newKeyBase64 } from '@/lib/core/crypto/keyring';
+import { childEnv, freePort, root, start, startRefused, stop, tsx } from '@/test/helpers/server';
 import { makeWorkspace, raw, signedClient, startService, type Service } from './harness';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -33,7 +33,7 @@ describe('backup and restore of the embedded database', () => {
     const key = Buffer.from(fs.readFileSync(path.join(dataDir, 'encryption.key'), 'utf8').trim(), 'base64');
     const sql = postgres(url, { max: 1, onnotice: () => {} });
     try {
-      // Each photo under its verification's data key, wrapped by the encryption key (lib/media/storage.ts).
+      // Each photo under its verification's data key, wrapped by the encryption key (lib/domain/media/storage.ts).
       const rows = await sql`
         select b.media_id, b.ciphertext, b.sealed_by, m.verification_id, k.wrapped
         from media_blobs b join media m on m.id = b.media_id left join data_keys k on k.verification_id = m.verification_id
@@ -50,7 +50,7 @@ describe('backup and restore of the embedded database', () => {
   /** The CLI on a data directory: its exit status and its one JSON object. */
   const opsAt = (dataDir: string, port: number, env: Record<string, string>, ...a: string[]) => {
     try {
-      return { code: 0, out: JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port, env) }).toString()) };
+      return { code: 0, out: JSON.parse(execFileSync(tsx, ['server/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port, env) }).toString()) };
     } catch (e) {
       const err = e as { status: number; stdout: Buffer };
       return { code: err.status, out: JSON.parse(err.stdout.toString()) };

@@ -1,17 +1,17 @@
 /**
  * kill -9 on the embedded default (issue #19): the launcher owns its database, so at the next start it
  * releases whatever the dead process held: a webhook sent but not recorded goes again at once (same event
- * id), without waiting for its lease. (Decisions: scripts/pipeline-restart.server.int.test.ts.)
+ * id), without waiting for its lease. (Decisions: server/pipeline-restart.server.int.test.ts.)
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { signJsonRequest } from '@/lib/auth/sign';
-import { selfSignedCert, startReceiver } from '@/lib/testing/https-receiver';
-import * as I from '@/lib/testing/images';
-import { kill } from '@/lib/testing/server';
+import { signJsonRequest } from '@/lib/domain/auth/sign';
+import { selfSignedCert, startReceiver } from '@/test/helpers/https-receiver';
+import * as I from '@/test/helpers/images';
+import { kill } from '@/test/helpers/server';
 import { makeWorkspace, raw, signedClient, startService, type Service } from './harness';
 
 describe('kill -9 on the embedded database', () => {

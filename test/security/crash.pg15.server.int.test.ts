@@ -10,11 +10,11 @@
 import { spawn } from 'node:child_process';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
-import type { startReceiver } from '@/lib/testing/https-receiver';
-import * as I from '@/lib/testing/images';
-import type { Pg15 } from '@/lib/testing/pg15';
-import { childEnv, kill, root, tsx } from '@/lib/testing/server';
+import { signJsonRequest, signMultipartRequest } from '@/lib/domain/auth/sign';
+import type { startReceiver } from '@/test/helpers/https-receiver';
+import * as I from '@/test/helpers/images';
+import type { Pg15 } from '@/test/helpers/pg15';
+import { childEnv, kill, root, tsx } from '@/test/helpers/server';
 import { expectEnvelope, makeWorkspace, raw, sharedPg15, signedClient, startService, waitFor, type RawResponse, type Service } from './harness';
 
 type Ws = ReturnType<typeof makeWorkspace>;
@@ -276,7 +276,7 @@ describe('crashes and faults on PostgreSQL 15', () => {
       await sql`update verifications set created_at = now() - interval '8 days', status_changed_at = now() - interval '8 days' where id in ${sql(ids)}`;
       const cli = () =>
         new Promise<string>((resolve) => {
-          const p = spawn(tsx, ['scripts/ops.ts', 'timers:run', '--json'], { cwd: root, env: childEnv(a.dataDir, a.port, a.env) });
+          const p = spawn(tsx, ['server/ops.ts', 'timers:run', '--json'], { cwd: root, env: childEnv(a.dataDir, a.port, a.env) });
           let out = '';
           p.stdout.on('data', (d) => (out += d));
           p.on('exit', () => resolve(out));

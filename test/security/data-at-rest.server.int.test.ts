@@ -19,9 +19,9 @@ import postgres from 'postgres';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aesGcmDecrypt } from '@/lib/crypto/secretbox';
-import { selfSignedCert, startReceiver } from '@/lib/testing/https-receiver';
-import * as I from '@/lib/testing/images';
+import { aesGcmDecrypt } from '@/lib/core/crypto/secretbox';
+import { selfSignedCert, startReceiver } from '@/test/helpers/https-receiver';
+import * as I from '@/test/helpers/images';
 import { makeWorkspace, signedClient, startService, type Service } from './harness';
 
 const rand = (n = 10) => Math.random().toString(36).slice(2, 2 + n);

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureBuild, freePort, start, stop, type Server } from '@/lib/testing/server';
+import { ensureBuild, freePort, start, stop, type Server } from '@/test/helpers/server';
 
 /** Runs a command as the unprivileged `nobody` user (the tests run as root). */
 const asNobody = (cmd: string[]) => spawnSync('runuser', ['-u', 'nobody', '--', ...cmd], { encoding: 'utf8' });
@@ -83,7 +83,7 @@ describe('embedded database: credentials and file modes', () => {
     await expect(sql`select 1`).rejects.toMatchObject({ code: '28P01' });
     await sql.end({ timeout: 1 });
     // The CLI, same user, reads the URL and works while the server runs.
-    const out = execFileSync('node_modules/.bin/tsx', ['scripts/ops.ts', 'key:list', '--workspace', workspaceId, '--json'], {
+    const out = execFileSync('node_modules/.bin/tsx', ['server/ops.ts', 'key:list', '--workspace', workspaceId, '--json'], {
       cwd: path.resolve(import.meta.dirname, '../..'),
       env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', ENCRYPTION_KEY: '', LOG_LEVEL: 'silent' },
     }).toString();

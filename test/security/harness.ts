@@ -3,7 +3,7 @@
  * launcher, the operator CLI against it, raw HTTP (paths and bytes exactly as given), the check that an
  * answer is a documented error envelope, and the server process's memory.
  */
-import { apiClient } from '@/lib/testing/api-client';
+import { apiClient } from '@/test/helpers/api-client';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -13,10 +13,10 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { expect } from 'vitest';
 import { HTTP_STATUS } from '@/lib/api/http-status';
-import { ERROR_CODES } from '@/lib/errors';
-import { selfSignedCert, startReceiver } from '@/lib/testing/https-receiver';
-import { startPg15 } from '@/lib/testing/pg15';
-import { childEnv, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/lib/testing/server';
+import { ERROR_CODES } from '@/lib/core/errors';
+import { selfSignedCert, startReceiver } from '@/test/helpers/https-receiver';
+import { startPg15 } from '@/test/helpers/pg15';
+import { childEnv, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/test/helpers/server';
 
 export type Service = {
   server: Server;
@@ -24,7 +24,7 @@ export type Service = {
   dataDir: string;
   env: Record<string, string>;
   ops: (...args: string[]) => JsonValue;
-  /** The PID of the process that serves HTTP (scripts/serve.ts), in the launcher's process group. */
+  /** The PID of the process that serves HTTP (server/serve.ts), in the launcher's process group. */
   httpPid: () => number;
   restart: () => Promise<void>;
   stop: () => Promise<number | null>;
@@ -42,10 +42,10 @@ export async function startService(extra: Record<string, string> = {}, dataDir =
     port,
     dataDir,
     env,
-    ops: (...a) => JSON.parse(execFileSync(tsx, ['scripts/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port, env) }).toString()),
+    ops: (...a) => JSON.parse(execFileSync(tsx, ['server/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port, env) }).toString()),
     httpPid: () => {
       const out = execFileSync('ps', ['-o', 'pid=,args=', '-g', String(svc.server.proc.pid)]).toString();
-      const line = out.split('\n').find((l) => l.includes('scripts/serve.ts'));
+      const line = out.split('\n').find((l) => l.includes('server/serve.ts'));
       if (!line) throw new Error(`no serve.ts process in\n${out}`);
       return Number(line.trim().split(/\s+/)[0]);
     },

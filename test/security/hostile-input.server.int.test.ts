@@ -9,8 +9,8 @@ import net from 'node:net';
 import sharp from 'sharp';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
-import * as I from '@/lib/testing/images';
+import { signJsonRequest, signMultipartRequest } from '@/lib/domain/auth/sign';
+import * as I from '@/test/helpers/images';
 import { expectEnvelope, makeWorkspace, raw, rssMb, startService, type RawResponse, type Service } from './harness';
 
 type Ws = ReturnType<typeof makeWorkspace>;

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signJsonRequest, signMultipartRequest } from '@/lib/auth/sign';
-import * as I from '@/lib/testing/images';
+import { signJsonRequest, signMultipartRequest } from '@/lib/domain/auth/sign';
+import * as I from '@/test/helpers/images';
 import { expectEnvelope, makeWorkspace, raw, signedClient, startService, type Service } from './harness';
 
 describe('no orphan server', () => {
@@ -23,7 +23,7 @@ describe('no orphan server', () => {
         expect([path, r.status, r.headers['strict-transport-security']]).toEqual([path, status, 'max-age=31536000; includeSubDomains']);
       }
       const group = execFileSync('ps', ['-o', 'pid=,args=', '-g', String(svc.server.proc.pid)]).toString();
-      const launcher = Number(group.split('\n').find((l) => l.includes('scripts/launch.ts') && !l.includes('node_modules/.bin/tsx '))!.trim().split(/\s+/)[0]);
+      const launcher = Number(group.split('\n').find((l) => l.includes('server/launch.ts') && !l.includes('node_modules/.bin/tsx '))!.trim().split(/\s+/)[0]);
       const http = svc.httpPid();
       process.kill(launcher, 'SIGKILL');
       const until = Date.now() + 60_000;

@@ -1,9 +1,9 @@
 /** /admin/sign-in – email and password, or single sign-on when configured. */
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
-import { env } from '@/lib/env';
-import { currentSession, safeNext } from '@/lib/admin/auth/current';
-import { oidcEnabled } from '@/lib/admin/auth/nextauth';
+import { env } from '@/lib/core/env';
+import { currentSession, safeNext } from '@/lib/domain/admin/auth/current';
+import { oidcEnabled } from '@/lib/domain/admin/auth/nextauth';
 import { PasswordForm } from '@/components/admin/SignInForms';
 import { SignInFrame } from '@/components/admin/SignInFrame';
 import { buttonClass, Notice } from '@/components/admin/ui';

@@ -1,5 +1,5 @@
 import { serve } from 'inngest/next';
-import { inngest } from '@/inngest/client';
+import { inngest } from '@/lib/domain/events/inngest-client';
 import { functions } from '@/inngest/functions';
 
 // Inngest (cloud or self-hosted) calls this endpoint to run the functions; requests are signed with

@@ -3,7 +3,7 @@
  * (lib/api/openapi.ts, generated from the route registry): no CDN, no client script.
  */
 import type { Metadata } from 'next';
-import { env } from '@/lib/env';
+import { env } from '@/lib/core/env';
 import { openApiDocument } from '@/lib/api/openapi';
 
 export const dynamic = 'force-dynamic';

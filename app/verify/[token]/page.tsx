@@ -9,9 +9,9 @@ import QRCode from 'qrcode';
 import { NextIntlClientProvider } from 'next-intl';
 import { getLocale, getMessages, getTranslations } from 'next-intl/server';
 import { getDb } from '@/db/client';
-import { captureState } from '@/lib/capture/state';
-import { captureUrl } from '@/lib/verifications/serialize';
-import { LANG_PARAM } from '@/lib/i18n/locales';
+import { captureState } from '@/lib/domain/capture/state';
+import { captureUrl } from '@/lib/domain/verifications/serialize';
+import { LANG_PARAM } from '@/lib/core/i18n/locales';
 import { CaptureFlow } from '@/components/capture/CaptureFlow';
 import { captureVerification } from '@/i18n/capture';
 

@@ -2,7 +2,7 @@
  * The tfjs ops the converter may call to run Human's face detector graph (blazeface.json: AddV2,
  * DepthwiseConv2dNative, MaxPool, Pad, Relu, Reshape, _FusedConv2D, plus Const, Identity and Placeholder,
  * which need no op). Stands in for tfjs-core's ops_for_converter, which exports every op there is.
- * scripts/build-face-detector.mjs refuses to build when the model uses an op outside this list.
+ * server/build-face-detector.mjs refuses to build when the model uses an op outside this list.
  */
 import * as fused from '@tensorflow/tfjs-core/dist/ops/fused_ops.js';
 

@@ -1,2 +1,2 @@
-// Types of the face-detector build of Human (scripts/build-face-detector.mjs): Human's own.
+// Types of the face-detector build of Human (server/build-face-detector.mjs): Human's own.
 export { Human } from '@vladmandic/human';

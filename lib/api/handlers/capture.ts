@@ -5,13 +5,13 @@
  */
 import { z } from 'zod';
 import type { ApiContext, HandlerResult } from '../route';
-import { acceptConsent, getConsentRecord } from '../../consent';
-import { DomainError, validationError } from '../../errors';
-import { analysisPool } from '../../media/pool';
-import { completeChallenge, issueChallenge, skipChallenge } from '../../liveness/challenge';
-import { captureState } from '../../capture/state';
-import { submitVerification } from '../../verifications/submit';
-import { attemptsRemaining, UPLOAD_STATUSES } from '../../verifications/policy';
+import { acceptConsent, getConsentRecord } from '../../domain/consent';
+import { DomainError, validationError } from '../../core/errors';
+import { analysisPool } from '../../domain/media/pool';
+import { completeChallenge, issueChallenge, skipChallenge } from '../../domain/liveness/challenge';
+import { captureState } from '../../domain/capture/state';
+import { submitVerification } from '../../domain/verifications/submit';
+import { attemptsRemaining, UPLOAD_STATUSES } from '../../domain/transitions/policy';
 import { caller, consentById, mediaFields, uploadFromForm } from './verifications';
 
 export const tokenParams = z.object({ token: z.string() });

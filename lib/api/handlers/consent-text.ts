@@ -1,9 +1,9 @@
 import { getDb } from '@/db/client';
-import { getConsentText } from '../../consent';
-import { notFound } from '../../errors';
-import { isLocale, type Locale } from '../../i18n/locales';
+import { getConsentText } from '../../domain/consent';
+import { notFound } from '../../core/errors';
+import { isLocale, type Locale } from '../../core/i18n/locales';
 import { errorResponse } from '../respond';
-import { newId } from '../../ids';
+import { newId } from '../../core/ids';
 
 /**
  * A consent version's text byte for byte, publicly, as text/plain; charset=utf-8 (docs/api.md "Consent"):

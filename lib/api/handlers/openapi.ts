@@ -1,5 +1,5 @@
-import { newId } from '../../ids';
-import { env } from '../../env';
+import { newId } from '../../core/ids';
+import { env } from '../../core/env';
 import { errorResponse } from '../respond';
 import { openApiDocument } from '../openapi';
 

@@ -1,7 +1,7 @@
 import { getDb } from '@/db/client';
-import { newId } from '../../ids';
+import { newId } from '../../core/ids';
 import { errorResponse } from '../respond';
-import { receiptKeys } from '../../retention/receipts';
+import { receiptKeys } from '../../domain/retention/receipts';
 
 /** GET /receipt-keys: the public keys that sign erasure receipts, as a JWK set; public, cacheable. */
 export async function serveReceiptKeys(): Promise<Response> {

@@ -1,6 +1,6 @@
 /** The /v1 handler of the erasure extension (docs/api.md "Data retention and erasure"). */
 import type { ApiContext, HandlerResult } from '../route';
-import { eraseVerificationData } from '../../retention/request';
+import { eraseVerificationData } from '../../domain/retention/request';
 import { caller } from './verifications';
 
 /** DELETE /v1/verifications/{id}/data: the data erased now (or earlier), with the signed receipt. */

@@ -4,19 +4,19 @@
  */
 import { z } from 'zod';
 import type { ApiContext, HandlerResult } from '../route';
-import { actorOf } from '../../auth/authenticate';
-import { parseOrThrow, validationError } from '../../errors';
-import { sha256Hex } from '../../crypto/hash';
-import { acceptConsent, consentFields, getActiveConsentOrThrow, publicConsentVersion, type AcceptConsentInput } from '../../consent';
-import { createVerification, type CreateVerificationFields } from '../../verifications/create';
-import { getVerification } from '../../verifications/get';
-import { listVerifications, type ListVerificationsQuery } from '../../verifications/list';
-import { submitVerification } from '../../verifications/submit';
-import { serializeCreated, serializeVerification } from '../../verifications/serialize';
-import { rawMember } from '../../json-raw';
-import { attemptsRemaining } from '../../verifications/policy';
-import { serializeMedia, uploadMedia } from '../../media/upload';
-import { supportedLocale } from '../../i18n/schema';
+import { actorOf } from '../../domain/auth/authenticate';
+import { parseOrThrow, validationError } from '../../core/errors';
+import { sha256Hex } from '../../core/crypto/hash';
+import { acceptConsent, consentFields, getActiveConsentOrThrow, publicConsentVersion, type AcceptConsentInput } from '../../domain/consent';
+import { createVerification, type CreateVerificationFields } from '../../domain/verifications/create';
+import { getVerification } from '../../domain/verifications/get';
+import { listVerifications, type ListVerificationsQuery } from '../../domain/verifications/list';
+import { submitVerification } from '../../domain/verifications/submit';
+import { serializeCreated, serializeVerification } from '../../domain/verifications/serialize';
+import { rawMember } from '../../core/json-raw';
+import { attemptsRemaining } from '../../domain/transitions/policy';
+import { serializeMedia, uploadMedia } from '../../domain/verifications/media-upload';
+import { supportedLocale } from '../../core/i18n/schema';
 
 export const idParams = z.object({ id: z.string() });
 

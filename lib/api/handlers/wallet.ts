@@ -1,17 +1,17 @@
 /**
  * The wallet endpoints' handlers (docs/wallet.md), for /v1 and for the hosted capture page: each turns the request
- * into the one lib/wallet operation, so both doors apply the same rules. The capture page's requests are bound to
+ * into the one lib/domain/wallet operation, so both doors apply the same rules. The capture page's requests are bound to
  * the service's own origin (BASE_URL); an integrator names the origin of the page that calls the browser API.
  */
 import { z } from 'zod';
 import type { ApiContext, HandlerResult } from '../route';
-import { env } from '../../env';
-import { getVerification } from '../../verifications/get';
-import { serializeVerification } from '../../verifications/serialize';
-import { captureState } from '../../capture/state';
-import { createWalletRequest } from '../../wallet/requests';
-import { submitWalletResponse } from '../../wallet/respond';
-import { WALLET_PROTOCOLS, walletOrigin } from '../../wallet/protocol';
+import { env } from '../../core/env';
+import { getVerification } from '../../domain/verifications/get';
+import { serializeVerification } from '../../domain/verifications/serialize';
+import { captureState } from '../../domain/capture/state';
+import { createWalletRequest } from '../../domain/wallet/requests';
+import { submitWalletResponse } from '../../domain/wallet/respond';
+import { WALLET_PROTOCOLS, walletOrigin } from '../../domain/wallet/protocol';
 import { caller } from './verifications';
 
 const protocol = z.enum(WALLET_PROTOCOLS, { error: 'Must be openid4vp-v1-unsigned or org-iso-mdoc.' }).describe('The Digital Credentials API protocol');

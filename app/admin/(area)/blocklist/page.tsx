@@ -2,8 +2,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/admin/auth/current';
-import { listBlocklistFor } from '@/lib/admin/blocklist';
+import { requireActor } from '@/lib/domain/admin/auth/current';
+import { listBlocklistFor } from '@/lib/domain/admin/blocklist';
 import { dateTime } from '@/components/admin/format';
 import { Empty, ModeBadge, PageHeader } from '@/components/admin/ui';
 import { UnblockForm } from '@/components/admin/BlocklistForms';

@@ -1,10 +1,10 @@
 /** /admin/consent – operators: the active consent text (global), its history, and publishing a new version. */
 import type { Metadata } from 'next';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/admin/auth/current';
-import { consentHistory } from '@/lib/admin/consent';
-import { consentTextUrl, localesOf, type ConsentVersion } from '@/lib/consent';
-import { LOCALE_ENGLISH_NAMES, LOCALES } from '@/lib/i18n/locales';
+import { requireActor } from '@/lib/domain/admin/auth/current';
+import { consentHistory } from '@/lib/domain/admin/consent';
+import { consentTextUrl, localesOf, type ConsentVersion } from '@/lib/domain/consent';
+import { LOCALE_ENGLISH_NAMES, LOCALES } from '@/lib/core/i18n/locales';
 import { dateTime } from '@/components/admin/format';
 import { Card, Empty, Facts, inputClass, labelClass, PageHeader } from '@/components/admin/ui';
 import { ActionForm } from '@/components/admin/OwnerForms';

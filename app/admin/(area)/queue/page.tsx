@@ -2,10 +2,10 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/admin/auth/current';
-import { decodeCursor } from '@/lib/admin/cursor';
-import { queueCounts, reviewQueue } from '@/lib/admin/queue';
-import { num, reasonLabel, STATUS_LABELS } from '@/lib/admin/evidence';
+import { requireActor } from '@/lib/domain/admin/auth/current';
+import { decodeCursor } from '@/lib/domain/admin/cursor';
+import { queueCounts, reviewQueue } from '@/lib/domain/admin/queue';
+import { num, reasonLabel, STATUS_LABELS } from '@/lib/domain/admin/evidence';
 import { duration, dateTime, shortId } from '@/components/admin/format';
 import { buttonClass, Empty, ModeBadge, Notice, PageHeader, Tabs } from '@/components/admin/ui';
 import { WorkspacePicker } from '@/components/admin/WorkspacePicker';

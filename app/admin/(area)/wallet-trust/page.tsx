@@ -1,8 +1,8 @@
 /** /admin/wallet-trust – the IACA roots digital ID wallet proofs are checked against (docs/wallet.md "Trust lists"). */
 import type { Metadata } from 'next';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/admin/auth/current';
-import { EXPIRY_WARNING_DAYS, trustAnchorsFor } from '@/lib/admin/wallet-trust';
+import { requireActor } from '@/lib/domain/admin/auth/current';
+import { EXPIRY_WARNING_DAYS, trustAnchorsFor } from '@/lib/domain/admin/wallet-trust';
 import { dateTime } from '@/components/admin/format';
 import { Card, Empty, PageHeader } from '@/components/admin/ui';
 import { orNotFound } from '../../page-guard';

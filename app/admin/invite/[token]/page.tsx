@@ -2,7 +2,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getDb } from '@/db/client';
-import { openInvite } from '@/lib/admin/members';
+import { openInvite } from '@/lib/domain/admin/members';
 import { AcceptInviteForm } from '@/components/admin/InviteForm';
 import { SignInFrame } from '@/components/admin/SignInFrame';
 import { acceptInviteAction } from '../../auth-actions';

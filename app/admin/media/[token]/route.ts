@@ -1,8 +1,8 @@
-/** GET /admin/media/{token} – a case photo, decrypted for this admin session only (lib/admin/media-links.ts). */
+/** GET /admin/media/{token} – a case photo, decrypted for this admin session only (lib/domain/admin/media-links.ts). */
 import { getDb } from '@/db/client';
-import { currentSession } from '@/lib/admin/auth/current';
-import { openMedia } from '@/lib/admin/media-links';
-import { DomainError } from '@/lib/errors';
+import { currentSession } from '@/lib/domain/admin/auth/current';
+import { openMedia } from '@/lib/domain/admin/media-links';
+import { DomainError } from '@/lib/core/errors';
 
 const HEADERS = {
   'cache-control': 'no-store',

@@ -1,4 +1,4 @@
-import { handlers } from '@/lib/admin/auth/nextauth';
+import { handlers } from '@/lib/domain/admin/auth/nextauth';
 
-// GET, POST /api/auth/* – Auth.js: single sign-on redirects and callbacks, session, sign-out (lib/admin/auth/nextauth.ts)
+// GET, POST /api/auth/* – Auth.js: single sign-on redirects and callbacks, session, sign-out (lib/domain/admin/auth/nextauth.ts)
 export const { GET, POST } = handlers;

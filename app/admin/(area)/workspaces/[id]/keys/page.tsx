@@ -4,9 +4,9 @@
  */
 import type { Metadata } from 'next';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/admin/auth/current';
-import { keysFor } from '@/lib/admin/workspaces';
-import { env } from '@/lib/env';
+import { requireActor } from '@/lib/domain/admin/auth/current';
+import { keysFor } from '@/lib/domain/admin/workspaces';
+import { env } from '@/lib/core/env';
 import { dateTime } from '@/components/admin/format';
 import { Card, ModeBadge } from '@/components/admin/ui';
 import { ActionForm, CopyButton, CreateKeyForm } from '@/components/admin/OwnerForms';

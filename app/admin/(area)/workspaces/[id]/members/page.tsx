@@ -4,8 +4,8 @@
  */
 import type { Metadata } from 'next';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/admin/auth/current';
-import { membersFor } from '@/lib/admin/members';
+import { requireActor } from '@/lib/domain/admin/auth/current';
+import { membersFor } from '@/lib/domain/admin/members';
 import { dateTime } from '@/components/admin/format';
 import { Card, Empty, inputClass } from '@/components/admin/ui';
 import { ActionForm, InviteForm } from '@/components/admin/OwnerForms';

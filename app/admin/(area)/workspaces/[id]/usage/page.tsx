@@ -1,9 +1,9 @@
 /** /admin/workspaces/{id}/usage – verifications per day and month, decisions by status and reason, approval rate and median time to decide; CSV. */
 import type { Metadata } from 'next';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/admin/auth/current';
-import { USAGE_RANGES, usageFor } from '@/lib/admin/usage';
-import { reasonLabel, STATUS_LABELS } from '@/lib/admin/evidence';
+import { requireActor } from '@/lib/domain/admin/auth/current';
+import { USAGE_RANGES, usageFor } from '@/lib/domain/admin/usage';
+import { reasonLabel, STATUS_LABELS } from '@/lib/domain/admin/evidence';
 import { duration } from '@/components/admin/format';
 import { BarChart } from '@/components/admin/BarChart';
 import { buttonClass, Card, Empty, Facts, Tabs } from '@/components/admin/ui';

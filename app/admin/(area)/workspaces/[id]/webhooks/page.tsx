@@ -6,8 +6,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/admin/auth/current';
-import { deliveryLog } from '@/lib/admin/webhooks';
+import { requireActor } from '@/lib/domain/admin/auth/current';
+import { deliveryLog } from '@/lib/domain/admin/webhooks';
 import { dateTime, shortId } from '@/components/admin/format';
 import { buttonClass, Card, Empty, inputClass, labelClass, ModeBadge, StatusBadge, Tabs } from '@/components/admin/ui';
 import { ActionForm } from '@/components/admin/OwnerForms';

@@ -1,8 +1,8 @@
 /** GET /admin/workspaces/{id}/usage/csv – the usage page's figures as CSV (same checks as the page: owners and operators). */
 import { getDb } from '@/db/client';
-import { currentSession } from '@/lib/admin/auth/current';
-import { usageCsv, usageFor } from '@/lib/admin/usage';
-import { DomainError } from '@/lib/errors';
+import { currentSession } from '@/lib/domain/admin/auth/current';
+import { usageCsv, usageFor } from '@/lib/domain/admin/usage';
+import { DomainError } from '@/lib/core/errors';
 
 export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const s = await currentSession();

@@ -1,0 +1,89 @@
+/**
+ * npm run bench:api [-- --db embedded|pg15] [--seconds N] [--connections N] [--runs N] [--metadata true]
+ *
+ * Requests/s and p50/p99 latency of a signed GET /v1/verifications/{id} and a signed create, against
+ * the production build (rate limit raised), next to the same operations on a bare node:http server doing
+ * exactly the service's work per request (bench/baseline-server.ts: the same authentication, SQL,
+ * caching and serialisation) on the same database, and the ratio: what the framework costs. Each side runs
+ * `--runs` times (3), interleaved, and the medians are reported (docs/performance.md "API throughput").
+ * Every process is separate: database, service, baseline, and this load generator. `API_FAST_PATH=0` in the
+ * environment measures the service with /v1 served by Next.js (docs/configuration.md).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { signJsonRequest } from '../lib/domain/auth/sign';
+import { arg, ensureBuild, prepare, root, startChild, startDatabase, startService, stopAll, freePort, runBench } from './harness';
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const DB = arg('db', 'embedded');
+const SECONDS = Number(arg('seconds', '10'));
+const CONNECTIONS = Number(arg('connections', '50'));
+/**
+ * With external_metadata in the create (and so on the verification read): it is sealed under a data key made at
+ * the create, and opened at every read (docs/privacy.md). The baseline does the same (it calls the service's own create and read).
+ */
+const METADATA = arg('metadata', 'false') === 'true';
+const RUNS = Number(arg('runs', '3'));
+
+type Result = { rps: number; p50: number; p99: number; non2xx: number; errors: number };
+
+async function load(url: string, method: 'GET' | 'POST', pathName: string, apiKey: string, secret: string, body = ''): Promise<Result> {
+  const headers = { 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, method, pathName, body), 'content-type': 'application/json' };
+  const r = await autocannon({ url: url + pathName, method, headers, body: body || undefined, connections: CONNECTIONS, duration: SECONDS });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+async function main() {
+  ensureBuild();
+  const db = await startDatabase(DB);
+  const { apiKey, secret, env } = await prepare(db.url);
+  const service = await startService(env);
+  const basePort = await freePort();
+  await startChild(path.join(root, 'node_modules/.bin/tsx'), ['bench/baseline-server.ts'], { ...env, PORT: String(basePort) }, /ready/);
+
+  const targets = { service, baseline: `http://127.0.0.1:${basePort}` };
+  // One verification to read; created through the service so both servers read the same row.
+  const createBody = JSON.stringify({ external_id: 'bench-user', ...(METADATA ? { external_metadata: { plan: 'pro', email: 'bench@example.com', account: 12345 } } : {}) });
+  const created = await fetch(targets.service + '/v1/verifications', {
+    method: 'POST',
+    body: createBody,
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, 'POST', '/v1/verifications', createBody) },
+  }).then((r) => r.json());
+  const getPath = `/v1/verifications/${created.data.id}`;
+
+  const load1 = os.loadavg()[0];
+  const runs: Record<string, Result[]> = {};
+  for (const url of Object.values(targets)) await load(url, 'GET', getPath, apiKey, secret); // warm-up (JIT, pools, caches): discarded
+  for (let i = 0; i < RUNS; i++) {
+    // Interleaved, so a change in the machine's load falls on both sides alike.
+    for (const [name, url] of Object.entries(targets)) {
+      (runs[`GET ${name}`] ??= []).push(await load(url, 'GET', getPath, apiKey, secret));
+      (runs[`create ${name}`] ??= []).push(await load(url, 'POST', '/v1/verifications', apiKey, secret, createBody));
+    }
+  }
+  const rows: Record<string, Result> = Object.fromEntries(
+    Object.entries(runs).map(([k, rs]) => [k, { rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), non2xx: rs.reduce((a, r) => a + r.non2xx, 0), errors: rs.reduce((a, r) => a + r.errors, 0) }]),
+  );
+
+  const fast = process.env.API_FAST_PATH === '0' ? 'off' : 'on';
+  console.log(`\nbench:api  database=${DB}  connections=${CONNECTIONS}  ${SECONDS}s per run, median of ${RUNS}  fast path ${fast}  metadata=${METADATA}  (${os.cpus().length} cores, load ${load1.toFixed(1)} → ${os.loadavg()[0].toFixed(1)})`);
+  console.log('operation          server     req/s    p50 ms   p99 ms   non-2xx  errors   runs req/s');
+  for (const op of ['GET', 'create']) {
+    for (const name of ['service', 'baseline']) {
+      const r = rows[`${op} ${name}`];
+      const each = runs[`${op} ${name}`].map((x) => x.rps.toFixed(0)).join(' ');
+      console.log(`${op.padEnd(18)} ${name.padEnd(9)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)} ${String(r.non2xx).padStart(9)} ${String(r.errors).padStart(7)}   ${each}`);
+    }
+    const ratio = rows[`${op} service`].rps / rows[`${op} baseline`].rps;
+    console.log(`${op.padEnd(18)} ratio service/baseline = ${ratio.toFixed(2)}  (target ≥ 0.6; service p99 target < 100 ms)`);
+  }
+  stopAll();
+  await db.stop();
+}
+
+runBench(main);

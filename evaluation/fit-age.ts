@@ -1,0 +1,157 @@
+/**
+ * npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 2] [--workers N] [--cached-only]:
+ * fits the age calibration (lib/domain/faces/age-calibration.json) and the age ranges (lib/domain/thresholds/age-ranges.json) on an
+ * age-labelled set, the way the committed ones were fitted (evaluation/age-fit.ts; docs/accuracy.md), and
+ * prints what they do, measured by nested cross-validation (never on the faces a figure's fit saw):
+ *
+ *  - the candidate ensembles whose views the set's analyses have: mean absolute error, and at 18, 21 and 25 the
+ *    adults passed and the under-threshold people passed;
+ *  - the chosen calibration (the committed groups of views), its error by true-age band;
+ *  - at 18, 21 and 25: adults passed / referred / failed, minors passed with the one-sided 95 % Clopper-Pearson
+ *    upper bound, and the range's coverage and mean width; the same for other margins;
+ *  - the range table.
+ *
+ * With --write it writes both files (the calibration and the table fitted on the whole set); commit them. Reads
+ * and fills the evaluator's per-photo cache (.cache/evaluate), so after npm run evaluate on the same folder the
+ * fit needs no analysis; --cached-only fits on the photos the cache already holds (an evaluation still running
+ * or interrupted) and says how many of the set that is.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { AnalysisPool } from '../lib/domain/media/pool';
+import { readManifest } from './manifest';
+import { isCached, measureAll } from './measure';
+import { AGE_CALIBRATION, type AgeCalibration, type AgeFeature } from '../lib/domain/faces/age';
+import { AGE_VIEWS, type AgeView } from '../lib/domain/faces/age-views';
+import {
+  crossValidatedEstimates,
+  decisionsAt,
+  DEFAULT_RANGE_OPTIONS,
+  errorByBand,
+  fitCalibration,
+  fitRanges,
+  measurable,
+  nestedCrossValidation,
+  rangeFigures,
+  type Judged,
+  type Labelled,
+  type RangeOptions,
+} from './age-fit';
+
+const argv = process.argv.slice(2);
+const folder = argv.find((a, i) => !a.startsWith('--') && !['--json', '--alpha', '--beta', '--margin', '--workers'].includes(argv[i - 1]));
+if (!folder) {
+  process.stderr.write('usage: npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 2] [--workers N] [--cached-only]\n');
+  process.exit(2);
+}
+const opt = (name: string, d: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : d);
+const options: RangeOptions = { ...DEFAULT_RANGE_OPTIONS, alpha: opt('--alpha', 0.01), beta: opt('--beta', 0.02), margin: opt('--margin', DEFAULT_RANGE_OPTIONS.margin) };
+const jsonFile = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : null;
+const REPORT_AT = [18, 21, 25];
+
+
+const cacheDir = path.join('.cache', 'evaluate');
+const labelled = readManifest(path.resolve(folder)).filter((r) => r.age !== null && r.kind === 'genuine');
+const rows = argv.includes('--cached-only') ? labelled.filter((r) => isCached(r, cacheDir)) : labelled;
+// No analysis worker is started when the cache holds every photo.
+const pool = rows.every((r) => isCached(r, cacheDir)) ? null : new AnalysisPool(opt('--workers', Math.max(1, os.availableParallelism())));
+const records = await measureAll(rows, { analyze: (b, k) => pool!.analyze(b, k), cacheDir, concurrency: 4 });
+await pool?.close();
+const points: Labelled[] = measurable(
+  records.filter((r) => r.face?.age_features).map((r) => ({ truth: r.age!, features: r.face!.age_features! })),
+  AGE_CALIBRATION.groups,
+);
+
+/** Candidate ensembles: the committed groups, and each group alone, each left out, and without mirror views. */
+function candidates(): { name: string; groups: AgeFeature[][] }[] {
+  const g = AGE_CALIBRATION.groups;
+  const label = (gs: AgeFeature[][]) => gs.map((x) => x.join('+')).join(' | ');
+  const out = [{ name: `committed: ${label(g)}`, groups: g }];
+  if (g.length > 1) for (const x of g) out.push({ name: `alone: ${x.join('+')}`, groups: [x] });
+  if (g.length > 2) g.forEach((_, i) => out.push({ name: `without ${g[i].join('+')}`, groups: g.filter((__, j) => j !== i) }));
+  // Networks the set's analyses measured beyond the committed ones (an analysis that ran more views), added.
+  const used = new Set(g.flat());
+  for (const net of ['faceres', 'faceres_deep', 'gear'] as const) {
+    const extra = (Object.keys(AGE_VIEWS) as AgeView[]).filter((v) => AGE_VIEWS[v].net === net && !used.has(v));
+    if (extra.length) out.push({ name: `plus ${extra.join('+')}`, groups: [...g, extra] });
+  }
+  const plain = g.map((x) => x.filter((v) => !v.endsWith('_mirror'))).filter((x) => x.length);
+  if (label(plain) !== label(g)) out.push({ name: `no mirror views: ${label(plain)}`, groups: plain });
+  // Only ensembles whose every group was measured on (nearly) every face of the set.
+  const measured = (x: AgeFeature[]) => points.filter((p) => x.some((v) => typeof p.features[v] === 'number')).length >= 0.9 * points.length;
+  return out.filter((c) => c.groups.every(measured));
+}
+
+const pct = (r: { rate: number | null }) => (r.rate === null ? '–' : `${(r.rate * 100).toFixed(1)} %`);
+const summary = (judged: Judged[]) => ({
+  mae: Math.round((judged.reduce((s, j) => s + Math.abs(j.estimate - j.truth), 0) / judged.length) * 100) / 100,
+  by_band: errorByBand(
+    judged.map((j) => j.truth),
+    judged.map((j) => j.estimate),
+  ),
+  at: REPORT_AT.map((t) => decisionsAt(judged, t)),
+  range: rangeFigures(judged),
+});
+
+const out = {
+  set: { folder: path.basename(path.resolve(folder)), photos_with_age: labelled.length, measured: rows.length, with_estimate: points.length, under_18: points.filter((p) => p.truth < 18).length, '18_25': points.filter((p) => p.truth >= 18 && p.truth <= 25).length },
+  options,
+  candidates: candidates().map((c) => ({ name: c.name, ...summary(nestedCrossValidation(points, c.groups, options)) })),
+  margins: [0, 0.5, 1, 2].map((margin) => ({ margin, ...summary(nestedCrossValidation(points, AGE_CALIBRATION.groups, { ...options, margin })) })),
+  calibration: null as null | AgeCalibration,
+  ranges: null as null | ReturnType<typeof fitRanges>,
+};
+const cv = crossValidatedEstimates(points, AGE_CALIBRATION.groups);
+const fitted = fitCalibration(points, AGE_CALIBRATION.groups);
+const nested = out.margins.find((m) => m.margin === options.margin) ?? { margin: options.margin, ...summary(nestedCrossValidation(points, AGE_CALIBRATION.groups, options)) };
+const fittedOn = `${out.set.folder}: ${points.length} age-labelled faces aged ${Math.min(...points.map((p) => p.truth))}-${Math.max(...points.map((p) => p.truth))} (npm run fit:age)`;
+out.calibration = {
+  fitted_on: fittedOn,
+  views: AGE_CALIBRATION.views,
+  groups: fitted.groups,
+  intercept: Math.round(fitted.intercept * 1e4) / 1e4,
+  weights: fitted.weights.map((w) => Math.round(w * 1e4) / 1e4),
+  cv_mae: Math.round((cv.reduce((s, e, i) => s + Math.abs(e - points[i].truth), 0) / cv.length) * 100) / 100,
+};
+out.ranges = fitRanges(
+  points.map((p) => p.truth),
+  cv,
+  options,
+  fittedOn,
+);
+
+const lines: string[] = [];
+if (rows.length < labelled.length) lines.push(`only the ${rows.length} of ${labelled.length} age-labelled photos already measured (--cached-only)`);
+lines.push(`${out.set.folder}: ${points.length} faces with an age and an estimate (${out.set.under_18} under 18, ${out.set['18_25']} aged 18-25)`);
+lines.push(`ranges: at most ${options.alpha * 100} % of the people under a threshold pass it, at most ${options.beta * 100} % of those at or over it fail it, margin ${options.margin} years (split-conformal cuts)`);
+lines.push('', 'candidates (nested 5-fold cross-validation): MAE | at 18, 21, 25: adults passed, under-threshold people passed');
+for (const c of out.candidates) lines.push(`  ${c.mae.toFixed(2)} | ${c.at.map((d) => `${d.threshold}: ${pct(d.over.passed)}, ${d.under.passed.k}/${d.under.n}`).join('; ')} | ${c.name}`);
+lines.push('', `calibration: age = ${out.calibration.intercept} + ${out.calibration.weights.map((w, i) => `${w}·mean(${fitted.groups[i].join(', ')})`).join(' + ')}; cross-validated MAE ${out.calibration.cv_mae}`);
+lines.push('', `nested cross-validation, margin ${nested.margin}: MAE ${nested.mae}; error by true age (MAE / bias):`);
+lines.push('  ' + nested.by_band.map((b) => `${b.band} (n=${b.n}) ${b.mae ?? '–'} / ${b.bias ?? '–'}`).join('; '));
+for (const d of nested.at) {
+  lines.push(
+    `  at ${d.threshold}: ${d.threshold}+ (n=${d.over.n}) passed ${pct(d.over.passed)}, referred ${pct(d.over.referred)}, failed ${pct(d.over.failed)} | under ${d.threshold} (n=${d.under.n}) passed ${d.under.passed.k} (${pct(d.under.passed)}, 95 % upper bound ${d.under.passed_upper95 === null ? '–' : `${(d.under.passed_upper95 * 100).toFixed(2)} %`}), failed ${pct(d.under.failed)}`,
+  );
+}
+lines.push(`  range: covers the true age ${pct(nested.range.coverage)} (n=${nested.range.n}), mean width ${nested.range.mean_width} years`);
+lines.push('', 'margin (years) | at 18: adults passed, minors passed | coverage, mean width');
+for (const m of out.margins) lines.push(`  ${m.margin} | ${pct(m.at[0].over.passed)}, ${m.at[0].under.passed.k}/${m.at[0].under.n} | ${pct(m.range.coverage)}, ${m.range.mean_width}`);
+lines.push('', 'range table: threshold → pass when the estimate is at least / fail when it is under');
+const ts = [...new Set([...out.ranges.lower.map((r) => r[0]), ...out.ranges.upper.map((r) => r[0])])].sort((a, b) => a - b);
+lines.push('  ' + ts.map((t) => `${t}: ${out.ranges!.lower.find((r) => r[0] === t)?.[1] ?? '–'} / ${out.ranges!.upper.find((r) => r[0] === t)?.[1] ?? '–'}`).join('; '));
+console.log(lines.join('\n'));
+
+if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(out, null, 1) + '\n');
+if (argv.includes('--write')) {
+  const root = path.resolve(import.meta.dirname, '..');
+  fs.writeFileSync(path.join(root, 'lib', 'domain', 'faces', 'age-calibration.json'), JSON.stringify(out.calibration, null, 1) + '\n');
+  // One row of the table a line, so a refit reads as a diff.
+  const rowsOf = (xs: unknown[]) => '[\n' + xs.map((x) => '  ' + JSON.stringify(x)).join(',\n') + '\n ]';
+  const { lower, upper, confidence, ...head } = out.ranges;
+  const table = JSON.stringify(head, null, 1).replace(/\n}$/, `,\n "lower": ${rowsOf(lower)},\n "upper": ${rowsOf(upper)},\n "confidence": ${rowsOf(confidence)}\n}`);
+  fs.writeFileSync(path.join(root, 'lib', 'domain', 'thresholds', 'age-ranges.json'), table + '\n');
+  console.log('\nwrote lib/domain/faces/age-calibration.json and lib/domain/thresholds/age-ranges.json (rebuild and restart to use them)');
+}
+process.exit(0);

@@ -1,0 +1,57 @@
+/**
+ * The age estimate: the calibration's arithmetic on made-up numbers, then the age networks in this process on the
+ * packaged photos (each view measured, a mirrored photo read alike, nothing left in tfjs's memory, no estimate for
+ * a document).
+ */
+import sharp from 'sharp';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { analyze } from '../media/analyze';
+import * as I from '../../../test/helpers/images';
+import { AGE_CALIBRATION, ageInputs, estimateAge, type AgeCalibration } from './age';
+import { loadFaceModels, type FaceModels } from './models';
+
+describe('estimateAge', () => {
+  const c: AgeCalibration = { fitted_on: 'test', views: ['faceres', 'faceres_mirror'], groups: [['faceres', 'faceres_mirror'], ['face_api']], intercept: -2, weights: [0.5, 0.7], cv_mae: null };
+
+  it('averages each group, a group with nothing measured takes the mean of the others; clamped to 1..100', () => {
+    expect(ageInputs({ faceres: 20, faceres_mirror: 30, face_api: 10 }, c)).toEqual([25, 10]);
+    expect(estimateAge({ faceres: 20, faceres_mirror: 30, face_api: 10 }, c)).toBe(-2 + 12.5 + 7);
+    expect(estimateAge({ faceres: 20, faceres_mirror: 30, face_api: null }, c)).toBe(-2 + 12.5 + 17.5);
+    expect(estimateAge({ face_api: 40 }, c)).toBe(-2 + 20 + 28);
+    expect(estimateAge({}, c)).toBeNull();
+    expect(estimateAge({ faceres: 0, face_api: 0 }, c)).toBe(1);
+    expect(estimateAge({ faceres: 300, face_api: 300 }, c)).toBe(100);
+  });
+
+  it('the committed calibration runs views the networks have, and uses every view it runs', () => {
+    const used = new Set(AGE_CALIBRATION.groups.flat());
+    for (const v of AGE_CALIBRATION.views) expect(used.has(v)).toBe(true);
+    expect(AGE_CALIBRATION.weights).toHaveLength(AGE_CALIBRATION.groups.length);
+  });
+});
+
+describe('the age networks on the packaged photos (in this process)', () => {
+  let models: FaceModels;
+  beforeAll(async () => {
+    models = await loadFaceModels();
+  }, 120_000);
+
+  it('measures every view of the calibration, reads a mirrored photo alike, and frees its tensors', async () => {
+    const photo = await sharp(I.astronaut()).jpeg().toBuffer();
+    const first = await analyze(models, { bytes: photo, kind: 'selfie' });
+    const tensors = models.human.tf.memory().numTensors;
+    const again = await analyze(models, { bytes: photo, kind: 'selfie' });
+    expect(models.human.tf.memory().numTensors).toBe(tensors);
+    const f = first.faces[0];
+    for (const v of [...AGE_CALIBRATION.views, 'face_api' as const]) expect(typeof f.age_features?.[v]).toBe('number');
+    expect(again.faces[0].age).toBe(f.age);
+    // The mirror image is the same face: its views swap, and the estimate stays within a few years (the detector's
+    // box and rotation of the two photos differ a little, so the crops do: 1.8 years apart on the astronaut).
+    const mirrored = await analyze(models, { bytes: await sharp(photo).flop().jpeg().toBuffer(), kind: 'selfie' });
+    expect(Math.abs(mirrored.faces[0].age! - f.age!)).toBeLessThan(3);
+    // A document's face gets no age estimate (the document's age is its date of birth).
+    const doc = await analyze(models, { bytes: photo, kind: 'document' });
+    expect(doc.faces[0]).toMatchObject({ age: null, age_features: null });
+    expect(models.human.tf.memory().numTensors).toBe(tensors);
+  }, 120_000);
+});

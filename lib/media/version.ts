@@ -1,5 +1,0 @@
-/**
- * The version of what lib/media/analyze.ts measures (models, alignment, calibration). Stored with every
- * analysis and part of the evaluator's cache key: bump it whenever a model or a measurement changes.
- */
-export const ANALYSIS_VERSION = '4-age-nets-on-face-crop';
