@@ -1,6 +1,7 @@
 /**
  * /v1 on node:http, without Next.js between the socket and the route registry (docs/architecture.md "How a /v1
- * request is served"). The custom server (scripts/serve.ts) hands each request under /v1 here first: the path is
+ * request is served"), and the capture page's API (/api/capture/…) likewise. The custom server (scripts/serve.ts)
+ * hands each request under /v1 or /api/capture here first: the path is
  * matched to its route file by the app router's own table (lib/observability/routes.ts, the table that labels the
  * metrics), the file's exported handler for the method is called with a web `Request` (the body streamed, never
  * buffered here) and its `Response` is streamed back. The route files are the same ones Next.js serves
@@ -38,8 +39,30 @@ export function toWebRequest(req: IncomingMessage, origin: string): Request {
   return new Request(origin + (req.url ?? '/'), {
     method: req.method,
     headers,
-    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
+    ...(hasBody ? { body: lazyBody(req), duplex: 'half' } : {}),
   } as RequestInit);
+}
+
+/**
+ * The socket's body as a web stream that touches the node request only once the handler reads it. A request
+ * refused before its body (an upload over its bounds, a bad key) leaves the request unread, so node discards the
+ * body off the wire once the answer is sent and the connection stays usable for the client's next request; a
+ * stream attached at once would have started reading it and then held it paused, the connection stuck.
+ */
+function lazyBody(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        reader ??= (Readable.toWeb(req) as ReadableStream<Uint8Array>).getReader();
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: (reason) => reader?.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /** A web Response written to node's: status and headers, then the body streamed with backpressure. */
@@ -88,6 +111,13 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) 
  */
 const nextCompression = (): Middleware => (createRequire(import.meta.url)('next/dist/compiled/compression') as () => Middleware)();
 
+/**
+ * The paths served here: /v1, and the hosted page's own API (`/api/capture/{token}/…`, `apiRoute` files like /v1's),
+ * whose refusals under a flood of uploads cost the request loop a fraction of what Next.js's pipeline did
+ * (docs/performance.md "Fairness between workspaces under a flood").
+ */
+const FAST_PREFIXES = ['/v1/', '/api/capture/'];
+
 /** True for a path whose segments are all non-empty: `/a//b` and `/a/` are Next.js's (it redirects them). */
 const plainPath = (p: string) => p.length > 1 && !p.endsWith('/') && !p.includes('//');
 
@@ -98,7 +128,7 @@ const plainPath = (p: string) => p.length > 1 && !p.endsWith('/') && !p.includes
 export async function v1Dispatcher(root: string, origin: string, opts: { compress: boolean }): Promise<(req: IncomingMessage, res: ServerResponse) => Promise<boolean>> {
   const compress = opts.compress ? nextCompression() : null;
   const appDir = path.join(root, 'app');
-  const routes = scanRoutes(appDir).filter((r) => r.template === '/v1' || r.template.startsWith('/v1/'));
+  const routes = scanRoutes(appDir).filter((r) => r.template === '/v1' || FAST_PREFIXES.some((p) => r.template.startsWith(p)));
   const handlers = new Map<string, Partial<Record<string, RouteHandler>>>();
   for (const r of routes) {
     if (!/route\.(ts|js)$/.test(r.file)) continue;
@@ -107,7 +137,7 @@ export async function v1Dispatcher(root: string, origin: string, opts: { compres
   }
   return async (req, res) => {
     const target = req.url ?? '/';
-    if (!target.startsWith('/v1/')) return false;
+    if (!FAST_PREFIXES.some((p) => target.startsWith(p))) return false;
     const q = target.indexOf('?');
     const pathname = q < 0 ? target : target.slice(0, q);
     if (!plainPath(pathname)) return false;
