@@ -16,10 +16,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { matchRoute, scanRoutes } from '../observability/routes';
+import { RESPONSE_TEXT, type TextResponse } from './respond';
 
 type NextCtx = { params: Promise<Record<string, string | string[]>> };
 export type RouteHandler = (req: Request, ctx: NextCtx) => Promise<Response>;
@@ -50,16 +50,46 @@ export function toWebRequest(req: IncomingMessage, origin: string): Request {
  * stream attached at once would have started reading it and then held it paused, the connection stuck.
  */
 function lazyBody(req: IncomingMessage): ReadableStream<Uint8Array> {
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   return new ReadableStream<Uint8Array>(
     {
-      async pull(controller) {
-        reader ??= (Readable.toWeb(req) as ReadableStream<Uint8Array>).getReader();
-        const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      },
-      cancel: (reason) => reader?.cancel(reason),
+      // One chunk per pull, straight from the node stream (no second web stream in between).
+      pull: (controller) =>
+        new Promise<void>((resolve) => {
+          if (req.readableEnded) {
+            controller.close();
+            return resolve();
+          }
+          const done = () => {
+            req.off('readable', step);
+            req.off('end', onEnd);
+            req.off('error', onError);
+            req.off('close', onClose);
+            resolve();
+          };
+          const step = () => {
+            const chunk = req.read() as Buffer | null;
+            if (chunk === null) return; // more on 'readable', or 'end'
+            controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+            done();
+          };
+          const onEnd = () => {
+            controller.close();
+            done();
+          };
+          const onError = (e: Error) => {
+            controller.error(e);
+            done();
+          };
+          // The client went away mid-body (node emits 'error' too; this covers a close without it).
+          const onClose = () => onError(new Error('aborted'));
+          req.on('readable', step);
+          req.on('end', onEnd);
+          req.on('error', onError);
+          req.on('close', onClose);
+          step();
+        }),
+      // As a cancelled node stream adapter did: the request (and its connection) is destroyed.
+      cancel: () => void req.destroy(),
     },
     { highWaterMark: 0 },
   );
@@ -75,6 +105,15 @@ export async function writeWebResponse(res: ServerResponse, answer: Response): P
   if (cookies.length) headers['set-cookie'] = cookies;
   res.writeHead(answer.status, headers);
   if (!answer.body) {
+    res.end();
+    return;
+  }
+  // A JSON answer of lib/api/respond.ts carries its text: written as the one chunk its stream would have given,
+  // without reading the stream back.
+  const text = (answer as TextResponse)[RESPONSE_TEXT];
+  if (typeof text === 'string' && !answer.bodyUsed) {
+    if (res.destroyed) return;
+    if (text.length > 0) res.write(text);
     res.end();
     return;
   }
