@@ -113,6 +113,14 @@ async function main() {
   // the route files as they are edited, and the route files this server loaded once would not change.
   const v1 = !dev && e.API_FAST_PATH === '1' ? await v1Dispatcher(root, `http://localhost:${e.PORT}`, { compress: nextConfig.compress !== false }) : null;
 
+  const peerTrusted = new WeakMap<net.Socket, boolean>();
+  const peerAddresses = new WeakMap<net.Socket, string | null>();
+  /** An untrusted peer is the client: its address as resolveClientAddress gives it, once per connection. */
+  const peerAddress = (socket: net.Socket, peer: string | undefined) => {
+    let a = peerAddresses.get(socket);
+    if (a === undefined) peerAddresses.set(socket, (a = resolveClientAddress(peer, undefined, proxies)));
+    return a;
+  };
   const inflight = new Set<http.ServerResponse>();
   let draining = false;
   const hsts = new URL(e.BASE_URL).protocol === 'https:';
@@ -132,8 +140,11 @@ async function main() {
     req.headers[REQUEST_TARGET_HEADER] = target;
     // Forwarded headers only from a trusted proxy; the client's address from this server alone.
     const peer = req.socket.remoteAddress;
-    if (!peer || !trustsProxy(proxies, peer)) for (const h of FORWARDED_HEADERS) delete req.headers[h];
-    const client = resolveClientAddress(peer, req.headers['x-forwarded-for'], proxies);
+    // The peer of a connection does not change: whether it is a trusted proxy is worked out once per connection.
+    let trusted = peerTrusted.get(req.socket);
+    if (trusted === undefined) peerTrusted.set(req.socket, (trusted = !!peer && trustsProxy(proxies, peer)));
+    if (!trusted) for (const h of FORWARDED_HEADERS) delete req.headers[h];
+    const client = trusted ? resolveClientAddress(peer, req.headers['x-forwarded-for'], proxies) : peerAddress(req.socket, peer);
     if (client) req.headers[CLIENT_ADDRESS_HEADER] = client;
     else delete req.headers[CLIENT_ADDRESS_HEADER];
     // The absolute form names a path on this server like the origin form (the authority is not ours to follow:

@@ -1,6 +1,7 @@
 /**
  * /v1 on node:http, without Next.js between the socket and the route registry (docs/architecture.md "How a /v1
- * request is served"). The custom server (server/serve.ts) hands each request under /v1 here first: the path is
+ * request is served"), and the capture page's API (/api/capture/…) likewise. The custom server (server/serve.ts)
+ * hands each request under /v1 or /api/capture here first: the path is
  * matched to its route file by the app router's own table (lib/core/observability/routes.ts, the table that labels the
  * metrics), the file's exported handler for the method is called with a web `Request` (the body streamed, never
  * buffered here) and its `Response` is streamed back. The route files are the same ones Next.js serves
@@ -15,10 +16,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { matchRoute, scanRoutes } from '../core/observability/routes';
+import { RESPONSE_TEXT, type TextResponse } from './respond';
 
 type NextCtx = { params: Promise<Record<string, string | string[]>> };
 export type RouteHandler = (req: Request, ctx: NextCtx) => Promise<Response>;
@@ -38,8 +39,60 @@ export function toWebRequest(req: IncomingMessage, origin: string): Request {
   return new Request(origin + (req.url ?? '/'), {
     method: req.method,
     headers,
-    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
+    ...(hasBody ? { body: lazyBody(req), duplex: 'half' } : {}),
   } as RequestInit);
+}
+
+/**
+ * The socket's body as a web stream that touches the node request only once the handler reads it. A request
+ * refused before its body (an upload over its bounds, a bad key) leaves the request unread, so node discards the
+ * body off the wire once the answer is sent and the connection stays usable for the client's next request; a
+ * stream attached at once would have started reading it and then held it paused, the connection stuck.
+ */
+function lazyBody(req: IncomingMessage): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>(
+    {
+      // One chunk per pull, straight from the node stream (no second web stream in between).
+      pull: (controller) =>
+        new Promise<void>((resolve) => {
+          if (req.readableEnded) {
+            controller.close();
+            return resolve();
+          }
+          const done = () => {
+            req.off('readable', step);
+            req.off('end', onEnd);
+            req.off('error', onError);
+            req.off('close', onClose);
+            resolve();
+          };
+          const step = () => {
+            const chunk = req.read() as Buffer | null;
+            if (chunk === null) return; // more on 'readable', or 'end'
+            controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+            done();
+          };
+          const onEnd = () => {
+            controller.close();
+            done();
+          };
+          const onError = (e: Error) => {
+            controller.error(e);
+            done();
+          };
+          // The client went away mid-body (node emits 'error' too; this covers a close without it).
+          const onClose = () => onError(new Error('aborted'));
+          req.on('readable', step);
+          req.on('end', onEnd);
+          req.on('error', onError);
+          req.on('close', onClose);
+          step();
+        }),
+      // As a cancelled node stream adapter did: the request (and its connection) is destroyed.
+      cancel: () => void req.destroy(),
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /** A web Response written to node's: status and headers, then the body streamed with backpressure. */
@@ -52,6 +105,15 @@ export async function writeWebResponse(res: ServerResponse, answer: Response): P
   if (cookies.length) headers['set-cookie'] = cookies;
   res.writeHead(answer.status, headers);
   if (!answer.body) {
+    res.end();
+    return;
+  }
+  // A JSON answer of lib/api/respond.ts carries its text: written as the one chunk its stream would have given,
+  // without reading the stream back.
+  const text = (answer as TextResponse)[RESPONSE_TEXT];
+  if (typeof text === 'string' && !answer.bodyUsed) {
+    if (res.destroyed) return;
+    if (text.length > 0) res.write(text);
     res.end();
     return;
   }
@@ -88,6 +150,13 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) 
  */
 const nextCompression = (): Middleware => (createRequire(import.meta.url)('next/dist/compiled/compression') as () => Middleware)();
 
+/**
+ * The paths served here: /v1, and the hosted page's own API (`/api/capture/{token}/…`, `apiRoute` files like /v1's),
+ * whose refusals under a flood of uploads cost the request loop a fraction of what Next.js's pipeline did
+ * (docs/performance.md "Fairness between workspaces under a flood").
+ */
+const FAST_PREFIXES = ['/v1/', '/api/capture/'];
+
 /** True for a path whose segments are all non-empty: `/a//b` and `/a/` are Next.js's (it redirects them). */
 const plainPath = (p: string) => p.length > 1 && !p.endsWith('/') && !p.includes('//');
 
@@ -98,7 +167,7 @@ const plainPath = (p: string) => p.length > 1 && !p.endsWith('/') && !p.includes
 export async function v1Dispatcher(root: string, origin: string, opts: { compress: boolean }): Promise<(req: IncomingMessage, res: ServerResponse) => Promise<boolean>> {
   const compress = opts.compress ? nextCompression() : null;
   const appDir = path.join(root, 'app');
-  const routes = scanRoutes(appDir).filter((r) => r.template === '/v1' || r.template.startsWith('/v1/'));
+  const routes = scanRoutes(appDir).filter((r) => r.template === '/v1' || FAST_PREFIXES.some((p) => r.template.startsWith(p)));
   const handlers = new Map<string, Partial<Record<string, RouteHandler>>>();
   for (const r of routes) {
     if (!/route\.(ts|js)$/.test(r.file)) continue;
@@ -107,7 +176,7 @@ export async function v1Dispatcher(root: string, origin: string, opts: { compres
   }
   return async (req, res) => {
     const target = req.url ?? '/';
-    if (!target.startsWith('/v1/')) return false;
+    if (!FAST_PREFIXES.some((p) => target.startsWith(p))) return false;
     const q = target.indexOf('?');
     const pathname = q < 0 ? target : target.slice(0, q);
     if (!plainPath(pathname)) return false;

@@ -7,8 +7,18 @@ export type Headers = Record<string, string>;
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
+/**
+ * The text of a JSON answer, kept on its Response: the custom server writes it as the body without reading the
+ * Response's stream back (lib/api/node-dispatch.ts), the same bytes in the same single chunk.
+ */
+export const RESPONSE_TEXT = Symbol.for('open-verify.response-text');
+export type TextResponse = Response & { [RESPONSE_TEXT]?: string };
+
 export function json(status: number, body: unknown, headers: Headers = {}): Response {
-  return new Response(stringifyJson(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+  const text = stringifyJson(body);
+  const response: TextResponse = new Response(text, { status, headers: { ...JSON_HEADERS, ...headers } });
+  response[RESPONSE_TEXT] = text;
+  return response;
 }
 
 export function ok(data: unknown, status = 200, headers: Headers = {}): Response {

@@ -5,6 +5,7 @@
  * never a stack trace, and the server's memory stays bounded. fast-check generates inputs where it fits.
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import http from 'node:http';
 import net from 'node:net';
 import sharp from 'sharp';
 import fc from 'fast-check';
@@ -587,6 +588,41 @@ describe('hostile input against the production build', () => {
       const next = await flood();
       expect([next.status, next.json.error.code, next.early]).toEqual([429, 'RATE_LIMIT', true]);
     }, 240_000);
+
+    it('uploads refused before their bodies, one after another on one keep-alive connection: each answered, the body discarded, the connection kept for the next request', async () => {
+      // As a browser or fetch sends them: one socket, kept alive; a photo's size.
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const u = new URL(base);
+      const send = (method: string, path: string, headers: Record<string, string>, body?: Buffer) =>
+        new Promise<{ status: number; json: { error?: { code: string } }; reused: boolean }>((resolve, reject) => {
+          const req = http.request({ host: u.hostname, port: u.port, method, path, agent, timeout: 20_000, headers: body ? { ...headers, 'content-length': String(body.length) } : headers }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (d: Buffer) => chunks.push(d));
+            res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(Buffer.concat(chunks).toString('utf8')), reused: req.reusedSocket }));
+          });
+          req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in 20 s`)));
+          req.on('error', reject);
+          req.end(body);
+        });
+      try {
+        const m = multipart([{ name: 'type', value: 'selfie' }, { name: 'file', file: Buffer.alloc(200_000, 0x41) }]);
+        const refusals = [
+          // A capture link that does not exist (the hosted page's API), and an API key that does not (/v1).
+          ['POST', '/api/capture/ct_nosuchlinknosuchlinknosuchlink00/media', { 'content-type': m.contentType }, 404, 'NOT_FOUND'],
+          ['POST', `/v1/verifications/${id}/media`, { 'content-type': m.contentType, 'x-api-key': 'pk_no_such_key', 'x-hmac-signature': '0'.repeat(64) }, 401, 'INVALID_API_KEY'],
+          ['POST', '/api/capture/ct_nosuchlinknosuchlinknosuchlink00/media', { 'content-type': m.contentType }, 404, 'NOT_FOUND'],
+        ] as const;
+        const answers = [];
+        for (const [method, path, headers] of refusals) answers.push(await send(method, path, headers, m.body));
+        expect(answers.map((a) => [a.status, a.json.error?.code])).toEqual(refusals.map((r) => [r[3], r[4]]));
+        const next = await send('GET', `/api/capture/${token}`, {});
+        expect(next.status).toBe(200);
+        // Every request after the first went on the first one's connection.
+        expect([...answers, next].map((a) => a.reused)).toEqual([false, true, true, true]);
+      } finally {
+        agent.destroy();
+      }
+    }, 120_000);
 
     it('8 concurrent 150,000-field forms with no key are answered 401 while a signed GET keeps working', async () => {
       const fields = Buffer.from(Array.from({ length: 150_000 }, (_, i) => `--XyZ\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`).join('') + '--XyZ--\r\n');

@@ -120,4 +120,26 @@ describe('analysis queue: a reserve worker for fairness', () => {
       await pool.close();
     }
   }, 120_000);
+
+  it('a workspace holds at most the ordinary workers: one that got the reserve does not take the ordinary worker too', async () => {
+    const pool = new AnalysisPool(1, DEFAULT_QUEUE_LIMITS, 1);
+    try {
+      await pool.ready();
+      const img = await I.selfie1280();
+      const settle = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof DomainError ? e.code : e));
+      // B's job (a file that fails at decode, in milliseconds) holds the ordinary worker, so A's first goes to the reserve.
+      const b1 = settle(pool.analyze(Buffer.from('not an image at all'), 'selfie', { workspace: 'B', verification: 'b1' }));
+      const a = [0, 1].map((i) => settle(pool.analyze(img, 'selfie', { workspace: 'A', verification: `a${i}` })));
+      expect(pool.health()).toMatchObject({ busy: 2, queued: 1 });
+      expect(await b1).toBe('UNSUPPORTED_MEDIA_TYPE');
+      // The ordinary worker is free and A has one waiting, but A already holds a worker (the reserve): it stays free.
+      expect(pool.health()).toMatchObject({ busy: 1, queued: 1 });
+      // So B's next upload starts at once instead of waiting for one of A's.
+      const b2 = settle(pool.analyze(img, 'selfie', { workspace: 'B', verification: 'b2' }));
+      expect(pool.health()).toMatchObject({ busy: 2, queued: 1 });
+      expect(await Promise.all([...a, b2])).toEqual(['ok', 'ok', 'ok']);
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
 });

@@ -13,7 +13,10 @@
  * A job cannot be interrupted, so a fair queue still makes another workspace wait for the job running (up to
  * a whole analysis: it measured 2.2 s for a 0.8 s selfie while one capture link flooded). Reserve workers close
  * that gap: they take only jobs of a workspace that has nothing being analysed, so while one workspace keeps the
- * ordinary workers busy, another's upload starts at once (npm run bench:fairness). They idle otherwise.
+ * ordinary workers busy, another's upload starts at once (npm run bench:fairness). They idle otherwise. And no
+ * workspace holds more workers at once than there are ordinary ones: one whose job went to a reserve worker (the
+ * ordinary ones were busy with another's) does not also take the next free ordinary worker, which stays for the
+ * others (docs/performance.md "Fairness between workspaces under a flood").
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -213,8 +216,11 @@ export class AnalysisPool {
    * a reserve worker, only of a workspace with nothing being analysed.
    */
   private take(forReserve = false): Job | undefined {
-    const running = forReserve ? new Set(this.slots.filter((s) => s.busy).map((s) => s.busy!.owner.workspace)) : null;
-    const wsKey = this.waiting.next(running ? (k) => !running.has(k) : undefined);
+    const running = new Map<string, number>();
+    for (const s of this.slots) if (s.busy) running.set(s.busy.owner.workspace, (running.get(s.busy.owner.workspace) ?? 0) + 1);
+    // A reserve worker: a workspace with nothing being analysed. Any worker: a workspace holding fewer than the
+    // ordinary workers' count, so one workspace never holds the reserve too (it stays for the others).
+    const wsKey = this.waiting.next((k) => (running.get(k) ?? 0) < (forReserve ? 1 : this.size));
     if (wsKey === undefined) return undefined;
     const byWs = this.waiting.get(wsKey)!;
     const vKey = byWs.next()!;
@@ -240,7 +246,7 @@ export class AnalysisPool {
     for (const slot of this.slots) {
       if (slot.busy || !slot.isReady || this.queued === 0) continue;
       const job = this.take(slot.reserve);
-      if (!job) continue; // a reserve worker, and every waiting workspace already has a job running
+      if (!job) continue; // every waiting workspace already holds as many workers as it may
 
       slot.busy = job;
       slot.startedAt = performance.now();
