@@ -36,6 +36,11 @@ function thread(env: NodeJS.ProcessEnv): Thread {
   return t;
 }
 
+/** Starts the thread for `env` (it loads scripts/ops.ts at once), so that the first command does not wait seconds for it. */
+export function prewarmOps(env: NodeJS.ProcessEnv) {
+  thread(env);
+}
+
 /**
  * `tsx scripts/ops.ts ...argv` in `env`: its stdout, or (exit status not 0) an error carrying `status` and
  * `stdout`, as execFileSync throws.
