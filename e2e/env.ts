@@ -1,12 +1,13 @@
 /** What global-setup starts and writes, read by the specs: the server, its workspaces, the fake-camera files. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { CHROMIUM_ARGS, CHROMIUM_ENV } from '../playwright.config';
 import { chromiumPath } from '../test/setup/provision.mjs';
 import { apiClient } from '../test/helpers/api-client';
 import { childEnv, root, tsx } from '../test/helpers/server';
+import { opsSync, prewarmOps } from '../test/helpers/ops-sync';
 
 export const E2E_DIR = path.resolve(import.meta.dirname, '../.cache/e2e');
 export const STATE_FILE = path.join(E2E_DIR, 'state.json');
@@ -44,13 +45,22 @@ export async function newVerification(ws: 'estimation' | 'documents', mode: 'tes
   return { id: r.data.id as string, url: r.data.url as string, api };
 }
 
-const opsCommand = (args: string[]) => {
+const opsEnv = () => {
   const s = state();
-  return [tsx, ['server/ops.ts', ...args, '--json'], { cwd: root, env: childEnv(s.dataDir, s.port, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }) }] as const;
+  return childEnv(s.dataDir, s.port, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' });
 };
+const opsCommand = (args: string[]) => [tsx, ['server/ops.ts', ...args, '--json'], { cwd: root, env: opsEnv() }] as const;
+/**
+ * The operator CLI for the e2e server, answered by main() in a worker thread with its environment
+ * (test/helpers/ops-sync.ts). It blocks this process's event loop for the command's milliseconds.
+ */
 export function ops(...args: string[]) {
-  return JSON.parse(execFileSync(...opsCommand(args)).toString());
+  return JSON.parse(opsSync([...args, '--json'], opsEnv()));
 }
+// In a test worker, the CLI's thread loads now, while the browser starts: the first ops() then blocks for
+// milliseconds too, not for the seconds of that load (a blocked event loop misses the server closing an idle
+// keep-alive connection, and the next request on it fails).
+if (process.env.TEST_WORKER_INDEX !== undefined && fs.existsSync(STATE_FILE)) prewarmOps(opsEnv());
 /**
  * The same, without blocking this process: a blocked event loop misses the server closing an idle keep-alive
  * connection, and the next request on it fails ("other side closed").

@@ -1,4 +1,8 @@
-/** The operator CLI, run as a separate process against the test database, with --json output. */
+/**
+ * The operator CLI against the test database, with --json output: its commands through main() in this process
+ * (test/helpers/ops-process.ts); the real process (tsx server/ops.ts) where the wrapper is what is tested: exit
+ * statuses 0, 1 and 2, the one JSON object on stdout, --help.
+ */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,16 +14,14 @@ import { and, eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { auditLog, blocklistEntries, consentTexts, EMBEDDING_DIMENSIONS, usageDays, verifications } from '@/db/schema';
 import { call } from '@/test/helpers/http';
-import { opsProcess as ops } from '@/test/helpers/ops-process';
+import { ops, opsProcess } from '@/test/helpers/ops-process';
 import { LOCALES } from '@/lib/core/i18n/locales';
 import { createHash } from 'node:crypto';
 
 
-// Each command is a new process (tsx and the database client start each time, 1-3 s on a busy 2-core
-// machine): tests that run ten of them get room for it.
 describe('operator CLI', { timeout: 120_000 }, () => {
-  it('workspace:create prints the workspace and one test and one live key', async () => {
-    const { code, out } = await ops('workspace:create', '--name', 'CLI co', '--flow', 'kyc');
+  it('workspace:create prints the workspace and one test and one live key (a real process: exit 0, one JSON object on stdout)', async () => {
+    const { code, out } = await opsProcess('workspace:create', '--name', 'CLI co', '--flow', 'kyc');
     expect(code).toBe(0);
     expect(out.workspace).toEqual({ id: expect.stringMatching(/^ws_/), name: 'CLI co', api_key: expect.stringMatching(/^pk_/) });
     expect(out.secret_keys.map((k: { mode: string }) => k.mode)).toEqual(['test', 'live']);
@@ -201,9 +203,11 @@ describe('operator CLI', { timeout: 120_000 }, () => {
     expect((await ops('blocklist:remove', '--entry', entry)).out.error.code).toBe('NOT_FOUND');
   });
 
-  it('an unknown command is an error object (exit 2: the command line is wrong)', async () => {
-    const r = await ops('nope');
+  it('an unknown command is an error object (exit 2: the command line is wrong), a failed command exits 1 (real processes)', async () => {
+    const r = await opsProcess('nope');
     expect([r.code, r.out.error.code]).toEqual([2, 'UNKNOWN_COMMAND']);
+    const failed = await opsProcess('workspace:settings', '--workspace', 'ws_nope');
+    expect([failed.code, failed.out.error.code]).toEqual([1, 'NOT_FOUND']);
   });
 
   it('a misspelt flag exits 2 and changes nothing; COMMAND --help prints its flags and exits 0 (every command: server/ops-cli.test.ts)', async () => {

@@ -1,4 +1,4 @@
-/** The operator CLI's erasure, receipt, retention, export and encryption commands, as separate processes. */
+/** The operator CLI's erasure, receipt, retention, export and encryption commands (main() in this process: test/helpers/ops-process.ts). */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,12 +9,11 @@ import { auditLog, verifications } from '@/db/schema';
 import { keyIdOf } from '@/lib/core/crypto/keyring';
 import { makeWorkspace } from '@/test/helpers/factories';
 import { heldVerification, PERSON } from '@/test/helpers/retention';
-import { opsProcess as ops } from '@/test/helpers/ops-process';
+import { ops } from '@/test/helpers/ops-process';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ov-ops-'));
 const audits = async (id: string, action: string) => getDb().select().from(auditLog).where(and(eq(auditLog.verificationId, id), eq(auditLog.action, action)));
 
-// Each command is a process of its own (3-10 s on a busy 2-core machine): room for a dozen per test.
 describe('operator CLI: retention and erasure', { timeout: 300_000 }, () => {
   it('verification:erase prints a receipt that receipt:verify accepts (and refuses once altered); the erasure is audited', async () => {
     const w = await makeWorkspace({}, { flow: 'kyc' });

@@ -1,13 +1,12 @@
-/** The operator CLI's wallet trust list and wallet setting, as separate processes (docs/wallet.md "Trust lists"). */
+/** The operator CLI's wallet trust list and wallet setting, through main() in this process (docs/wallet.md "Trust lists"). */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeWorkspace } from '@/test/helpers/factories';
 import { makeIaca, makeSigner } from '@/test/helpers/wallet';
-import { opsProcess as ops } from '@/test/helpers/ops-process';
+import { ops } from '@/test/helpers/ops-process';
 
-// Each command is a process of its own (3-10 s on a busy 2-core machine).
 describe('operator CLI: wallet trust list', { timeout: 300_000 }, () => {
   it('wallet-trust:add for a workspace (a non-root refused), :list, :remove, and workspace:settings --wallet', async () => {
     const w = await makeWorkspace();

@@ -3,6 +3,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { opsSync } from './ops-sync';
 import { testLogFile } from './test-logs';
 
 export const root = path.resolve(import.meta.dirname, '../..');
@@ -35,9 +36,12 @@ export function childEnv(dataDir: string, port: number, extra: Record<string, st
   return { ...env, ...extra };
 }
 
-/** The operator CLI (`server/ops.ts … --json`) for the server of this data directory and port: each call's JSON answer. */
+/**
+ * The operator CLI (`server/ops.ts … --json`) for the server of this data directory and port: each call's JSON
+ * answer (main() in a worker thread with that environment: test/helpers/ops-sync.ts).
+ */
 export function opsCli(dataDir: string, port: number, extra: Record<string, string> = {}) {
-  return (...args: string[]) => JSON.parse(execFileSync(tsx, ['server/ops.ts', ...args, '--json'], { cwd: root, env: childEnv(dataDir, port, extra) }).toString());
+  return (...args: string[]) => JSON.parse(opsSync([...args, '--json'], childEnv(dataDir, port, extra)));
 }
 
 /** The demo workspace's public key and test secret, as the launcher prints them on its first start. */

@@ -14,7 +14,8 @@ import { aesGcmDecrypt } from '@/lib/core/crypto/secretbox';
 import { signJsonRequest } from '@/lib/domain/auth/sign';
 import * as I from '@/test/helpers/images';
 import { keyIdOf, newKeyBase64 } from '@/lib/core/crypto/keyring';
-import { childEnv, freePort, root, start, startRefused, stop, tsx } from '@/test/helpers/server';
+import { childEnv, freePort, start, startRefused, stop } from '@/test/helpers/server';
+import { opsSync } from '@/test/helpers/ops-sync';
 import { makeWorkspace, raw, signedClient, startService, type Service } from './harness';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -50,7 +51,7 @@ describe('backup and restore of the embedded database', () => {
   /** The CLI on a data directory: its exit status and its one JSON object. */
   const opsAt = (dataDir: string, port: number, env: Record<string, string>, ...a: string[]) => {
     try {
-      return { code: 0, out: JSON.parse(execFileSync(tsx, ['server/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port, env) }).toString()) };
+      return { code: 0, out: JSON.parse(opsSync([...a, '--json'], childEnv(dataDir, port, env))) };
     } catch (e) {
       const err = e as { status: number; stdout: Buffer };
       return { code: err.status, out: JSON.parse(err.stdout.toString()) };

@@ -16,7 +16,8 @@ import { HTTP_STATUS } from '@/lib/api/http-status';
 import { ERROR_CODES } from '@/lib/core/errors';
 import { selfSignedCert, startReceiver } from '@/test/helpers/https-receiver';
 import { startPg15 } from '@/test/helpers/pg15';
-import { childEnv, ensureBuild, freePort, root, start, stop, tsx, type Server } from '@/test/helpers/server';
+import { childEnv, ensureBuild, freePort, root, start, stop, type Server } from '@/test/helpers/server';
+import { opsSync } from '@/test/helpers/ops-sync';
 
 export type Service = {
   server: Server;
@@ -42,7 +43,8 @@ export async function startService(extra: Record<string, string> = {}, dataDir =
     port,
     dataDir,
     env,
-    ops: (...a) => JSON.parse(execFileSync(tsx, ['server/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port, env) }).toString()),
+    // The operator CLI for this server, as `tsx server/ops.ts` would answer, without its start-up (test/helpers/ops-sync.ts).
+    ops: (...a) => JSON.parse(opsSync([...a, '--json'], childEnv(dataDir, port, env))),
     httpPid: () => {
       const out = execFileSync('ps', ['-o', 'pid=,args=', '-g', String(svc.server.proc.pid)]).toString();
       const line = out.split('\n').find((l) => l.includes('server/serve.ts'));
