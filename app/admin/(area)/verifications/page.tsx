@@ -1,10 +1,9 @@
 /** /admin/verifications – search every verification the admin may read; newest first, a page at a time. */
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { VERIFICATION_STATUSES } from '@/db/schema';
 import { getDb } from '@/db/client';
 import { requireActor } from '@/lib/admin/auth/current';
-import { searchVerifications } from '@/lib/admin/search';
+import { searchVerifications, VERIFICATION_STATUSES } from '@/lib/admin/search';
 import { reasonLabel, STATUS_LABELS } from '@/lib/admin/evidence';
 import { dateTime } from '@/components/admin/format';
 import { buttonClass, inputClass, labelClass, ModeBadge, PageHeader, StatusBadge } from '@/components/admin/ui';
