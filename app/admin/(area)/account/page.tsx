@@ -7,7 +7,7 @@ import { listOpenSessions } from '@/lib/admin/auth/sessions';
 import { pendingTotp, recoveryCodesLeft } from '@/lib/admin/auth/two-factor';
 import { accountSecurity } from '@/lib/admin/users';
 import { dateTime } from '@/components/admin/format';
-import { buttonClass, Card, Facts, Notice, PageHeader } from '@/components/admin/ui';
+import { Button, Card, Facts, Notice, PageHeader } from '@/components/admin/ui';
 import { ConfirmEnrolForm, DisableForm, PasswordForm, RegenerateForm } from '@/components/admin/AccountForms';
 import { beginEnrolAction, changePasswordAction, confirmEnrolAction, disableTotpAction, regenerateCodesAction, signOutEverywhereAction } from '../../account-actions';
 
@@ -56,7 +56,7 @@ export default async function AccountPage() {
             <div className="space-y-3">
               <p className="text-sm text-neutral-900">Off. With it on, signing in also asks for a code from an app on your phone.</p>
               <form action={beginEnrolAction}>
-                <button type="submit" className={buttonClass.primary}>Set up two-factor authentication</button>
+                <Button type="submit">Set up two-factor authentication</Button>
               </form>
             </div>
           )}
@@ -78,7 +78,7 @@ export default async function AccountPage() {
             ))}
           </ul>
           <form action={signOutEverywhereAction}>
-            <button type="submit" className={buttonClass.danger}>Sign out everywhere</button>
+            <Button type="submit" variant="danger">Sign out everywhere</Button>
           </form>
         </Card>
       </div>
