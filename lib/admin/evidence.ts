@@ -86,7 +86,7 @@ export function uploadFact(key: string, c: StoredCheck): Fact {
       return { ...base, label: 'Pixel size', value: `${num(w)} × ${num(h)}`, threshold: `≥ ${min}, ≤ ${show(Array.isArray(t.max) ? t.max.join(' × ') : t.max)}`, meaning: 'Enough pixels to see a face or read a document.' };
     }
     case 'decoded_size':
-      return { ...base, label: 'Memory to decode', value: `${num(Math.round((Number(c.value) / 1048576) * 10) / 10)} MiB`, threshold: `≤ ${num(Math.round(Number(c.threshold) / 1048576))} MiB`, meaning: "The memory the full decode takes (pixels × channels × bytes per sample), read from the file's header: an image that would need more is refused before it is decoded." };
+      return { ...base, label: 'Memory to decode', value: `${num(Math.round((Number(c.value) / 1048576) * 10) / 10)} MiB`, threshold: `≤ ${num(Math.round(Number(c.threshold) / 1048576))} MiB`, meaning: "The memory decoding the image takes, from its header (pixels × channels × bytes per sample): more is refused unread." };
     case 'brightness':
       return { ...base, label: 'Light', value: `mean ${num(v.mean)} of 255 on the ${show(v.measured_on)}, ${pct(v.overexposed_fraction)} burnt out`, threshold: `${num(t.min)}–${num(t.max)}, ≤ ${pct(t.max_overexposed_fraction)} burnt out`, meaning: 'Too dark or overexposed photos hide the features a match depends on.' };
     case 'sharpness':
