@@ -60,6 +60,20 @@ const config = [
   ...nextVitals,
   ...nextTs,
   layers,
+  // The admin area reads and writes through lib/domain/admin (docs/admin-guide.md "How the admin area is built"): its
+  // pages, server actions and components import no table and no query builder.
+  {
+    files: ['app/admin/**', 'components/admin/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'drizzle-orm', message: 'Admin pages read and write through lib/domain/admin, never the tables directly.' }],
+        patterns: [
+          { group: ['drizzle-orm/*'], message: 'Admin pages read and write through lib/domain/admin, never the tables directly.' },
+          { group: ['@/db/schema', '@/db/schema/*', '**/db/schema', '**/db/schema/*'], message: 'Admin pages read and write through lib/domain/admin, never the tables directly.' },
+        ],
+      }],
+    },
+  },
   { ignores: ['.next/**', 'node_modules/**', '.data/**', '.test-data/**', 'db/migrations/**', 'next-env.d.ts', 'components/capture/face-detector/*.generated.js', 'lib/domain/media/analysis-worker.generated.mjs', '.cache/**'] },
 ];
 

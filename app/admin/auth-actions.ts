@@ -4,13 +4,11 @@ import { redirect } from 'next/navigation';
 import { AuthError } from 'next-auth';
 import { z } from 'zod';
 import { getDb } from '@/db/client';
-import { audit } from '@/lib/domain/audit/audit';
-import { actorId } from '@/lib/domain/admin/access';
 import { currentSession, safeNext } from '@/lib/domain/admin/auth/current';
 import { requestClient, signIn, signOut } from '@/lib/domain/admin/auth/nextauth';
-import { revokeSession } from '@/lib/domain/admin/auth/sessions';
 import { passwordStep, secondFactorStep } from '@/lib/domain/admin/auth/sign-in';
 import { acceptInvite, adminIdByEmail, openInvite } from '@/lib/domain/admin/members';
+import { signOutSession } from '@/lib/domain/admin/users';
 import { asFormState, storableForm, type FormState } from './form';
 
 const waitText = (s = 60) => (s >= 90 ? `${Math.ceil(s / 60)} minutes` : s > 60 ? '2 minutes' : 'a minute');
@@ -62,8 +60,7 @@ export async function signInWithSso(form: FormData): Promise<void> {
 export async function signOutAction(): Promise<void> {
   const s = await currentSession();
   if (s) {
-    await revokeSession(getDb(), s.actor.sessionId, 'signed_out');
-    await audit(getDb(), { actor: actorId(s.actor), action: 'admin.signed_out', data: { session: s.actor.sessionId } });
+    await signOutSession(getDb(), { userId: s.actor.userId, sessionId: s.actor.sessionId });
   }
   await signOut({ redirectTo: '/admin/sign-in' });
 }

@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import { TextLink } from '@/components/admin/ui';
 
 export default function AdminNotFound() {
   return (
@@ -6,9 +6,9 @@ export default function AdminNotFound() {
       <h1 className="text-xl font-bold text-neutral-950">Not found</h1>
       <p className="mt-2 text-sm text-neutral-800">There is nothing here, or nothing you have access to.</p>
       <p className="mt-4">
-        <Link href="/admin/queue" className="font-medium text-blue-800 underline underline-offset-2">
+        <TextLink href="/admin/queue">
           Back to the review queue
-        </Link>
+        </TextLink>
       </p>
     </main>
   );

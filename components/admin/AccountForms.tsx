@@ -3,7 +3,7 @@
 import { useActionState } from 'react';
 import { INVALID_FORM, type FormState } from '@/app/admin/form';
 import type { RecoveryState } from '@/app/admin/account-actions';
-import { buttonClass, inputClass, labelClass, Notice } from './ui';
+import { Box, Button, buttonClass, Input, Label, Notice } from './ui';
 
 function Answer({ state }: { state: FormState }) {
   if (!state?.message) return null;
@@ -15,22 +15,22 @@ function Answer({ state }: { state: FormState }) {
 function CodeInput({ id, label }: { id: string; label: string }) {
   return (
     <div>
-      <label htmlFor={id} className={labelClass}>{label}</label>
-      <input id={id} name="code" autoComplete="one-time-code" inputMode="numeric" required className={`${inputClass} max-w-48 font-mono tracking-widest`} />
+      <Label htmlFor={id}>{label}</Label>
+      <Input id={id} name="code" autoComplete="one-time-code" inputMode="numeric" required font="code" className="max-w-48" />
     </div>
   );
 }
 
 export function RecoveryCodes({ codes }: { codes: string[] }) {
   return (
-    <div className="rounded-md border border-amber-300 bg-amber-50 p-3" data-testid="recovery-codes">
+    <Box tone="warning" data-testid="recovery-codes">
       <p className="text-sm font-semibold text-amber-950">Recovery codes: shown this once. Keep them somewhere safe; each signs you in once if you lose your phone.</p>
       <ul className="mt-2 grid grid-cols-2 gap-1 font-mono text-sm text-neutral-950 sm:grid-cols-5">
         {codes.map((c) => (
           <li key={c}>{c}</li>
         ))}
       </ul>
-    </div>
+    </Box>
   );
 }
 
@@ -49,7 +49,7 @@ export function ConfirmEnrolForm({ action }: { action: (s: RecoveryState, f: For
     <form action={act} className="space-y-3">
       <Answer state={state} />
       <CodeInput id="enrol-code" label="Code from the app" />
-      <button type="submit" disabled={pending} className={buttonClass.primary}>{pending ? 'Checking…' : 'Turn on'}</button>
+      <Button type="submit" disabled={pending}>{pending ? 'Checking…' : 'Turn on'}</Button>
     </form>
   );
 }
@@ -61,7 +61,7 @@ export function RegenerateForm({ action }: { action: (s: RecoveryState, f: FormD
       <Answer state={state} />
       {state?.ok && state.recoveryCodes ? <RecoveryCodes codes={state.recoveryCodes} /> : null}
       <CodeInput id="regen-code" label="Code from the app" />
-      <button type="submit" disabled={pending} className={buttonClass.secondary}>New recovery codes</button>
+      <Button type="submit" disabled={pending} variant="secondary">New recovery codes</Button>
     </form>
   );
 }
@@ -72,7 +72,7 @@ export function DisableForm({ action }: { action: (s: FormState, f: FormData) =>
     <form action={act} className="space-y-3">
       <Answer state={state} />
       <CodeInput id="disable-code" label="Code from the app" />
-      <button type="submit" disabled={pending} className={buttonClass.danger}>Turn off two-factor authentication</button>
+      <Button type="submit" disabled={pending} variant="danger">Turn off two-factor authentication</Button>
     </form>
   );
 }
@@ -83,19 +83,19 @@ export function PasswordForm({ action }: { action: (s: FormState, f: FormData) =
     <form action={act} className="grid max-w-md gap-3">
       <Answer state={state} />
       <div>
-        <label htmlFor="current" className={labelClass}>Current password</label>
-        <input id="current" name="current" type="password" autoComplete="current-password" required className={inputClass} />
+        <Label htmlFor="current">Current password</Label>
+        <Input id="current" name="current" type="password" autoComplete="current-password" required />
       </div>
       <div>
-        <label htmlFor="next" className={labelClass}>New password (at least 12 characters)</label>
-        <input id="next" name="next" type="password" autoComplete="new-password" minLength={12} required className={inputClass} />
+        <Label htmlFor="next">New password (at least 12 characters)</Label>
+        <Input id="next" name="next" type="password" autoComplete="new-password" minLength={12} required />
       </div>
       <div>
-        <label htmlFor="confirm" className={labelClass}>New password again</label>
-        <input id="confirm" name="confirm" type="password" autoComplete="new-password" required className={inputClass} />
+        <Label htmlFor="confirm">New password again</Label>
+        <Input id="confirm" name="confirm" type="password" autoComplete="new-password" required />
       </div>
       <div>
-        <button type="submit" disabled={pending} className={buttonClass.secondary}>Change password</button>
+        <Button type="submit" disabled={pending} variant="secondary">Change password</Button>
       </div>
     </form>
   );

@@ -8,7 +8,7 @@
 import { useActionState, useEffect, useRef, useState } from 'react';
 import { useRouter } from 'next/navigation';
 import type { FormState } from '@/app/admin/form';
-import { buttonClass, inputClass, labelClass, Notice } from './ui';
+import { Button, buttonClass, Kbd, Label, Notice, Select, Textarea } from './ui';
 
 type Choice = 'approved' | 'declined' | 'resubmission_requested';
 type Reason = { value: string; label: string };
@@ -84,16 +84,16 @@ export function DecisionPanel(props: {
       ) : null}
       {props.canDecide ? (
         <div className="flex flex-wrap gap-2">
-          <button type="button" className={buttonClass.success} onClick={() => setOpen('approved')} aria-keyshortcuts="a">
+          <Button type="button" variant="success" onClick={() => setOpen('approved')} aria-keyshortcuts="a">
             Approve
-          </button>
-          <button type="button" className={buttonClass.danger} onClick={() => setOpen('declined')} aria-keyshortcuts="d">
+          </Button>
+          <Button type="button" variant="danger" onClick={() => setOpen('declined')} aria-keyshortcuts="d">
             Decline…
-          </button>
+          </Button>
           {props.testMode ? (
-            <button type="button" className={buttonClass.secondary} onClick={() => setOpen('resubmission_requested')} aria-keyshortcuts="r">
+            <Button type="button" variant="secondary" onClick={() => setOpen('resubmission_requested')} aria-keyshortcuts="r">
               Ask for resubmission…
-            </button>
+            </Button>
           ) : null}
         </div>
       ) : (
@@ -116,12 +116,12 @@ export function DecisionPanel(props: {
       </div>
       {help ? (
         <ul className="mt-2 grid grid-cols-2 gap-1 rounded-md bg-neutral-100 p-3 text-sm text-neutral-900 sm:grid-cols-3" aria-label="Keyboard shortcuts">
-          <li><kbd className="rounded border border-neutral-400 bg-white px-1">a</kbd> approve</li>
-          <li><kbd className="rounded border border-neutral-400 bg-white px-1">d</kbd> decline</li>
-          {props.testMode ? <li><kbd className="rounded border border-neutral-400 bg-white px-1">r</kbd> resubmission</li> : null}
-          <li><kbd className="rounded border border-neutral-400 bg-white px-1">j</kbd> next case</li>
-          <li><kbd className="rounded border border-neutral-400 bg-white px-1">k</kbd> previous case</li>
-          <li><kbd className="rounded border border-neutral-400 bg-white px-1">?</kbd> this list</li>
+          <li><Kbd>a</Kbd> approve</li>
+          <li><Kbd>d</Kbd> decline</li>
+          {props.testMode ? <li><Kbd>r</Kbd> resubmission</li> : null}
+          <li><Kbd>j</Kbd> next case</li>
+          <li><Kbd>k</Kbd> previous case</li>
+          <li><Kbd>?</Kbd> this list</li>
         </ul>
       ) : null}
 
@@ -142,25 +142,25 @@ export function DecisionPanel(props: {
             <input type="hidden" name="queue" value={props.queue} />
             {reasons.length ? (
               <div>
-                <label htmlFor="reason" className={labelClass}>Reason</label>
-                <select id="reason" name="reason" required autoFocus className={inputClass} defaultValue="">
+                <Label htmlFor="reason">Reason</Label>
+                <Select id="reason" name="reason" required autoFocus defaultValue="">
                   <option value="" disabled>Choose a reason</option>
                   {reasons.map((r) => (
                     <option key={r.value} value={r.value}>{r.label} ({r.value})</option>
                   ))}
-                </select>
+                </Select>
               </div>
             ) : (
               <p className="text-sm text-neutral-800">The integrator is told at once (webhook), and the decision cannot be undone.</p>
             )}
             <div>
-              <label htmlFor="note" className={labelClass}>Note for the audit log <span className="font-normal text-neutral-700">(optional, not sent to the integrator)</span></label>
-              <textarea id="note" name="note" rows={3} maxLength={2000} className={`${inputClass} py-2`} />
+              <Label htmlFor="note">Note for the audit log <span className="font-normal text-neutral-700">(optional, not sent to the integrator)</span></Label>
+              <Textarea id="note" name="note" rows={3} maxLength={2000} />
             </div>
             <div className="flex flex-wrap justify-end gap-2">
-              <button type="button" className={buttonClass.secondary} onClick={() => setOpen(null)}>
+              <Button type="button" variant="secondary" onClick={() => setOpen(null)}>
                 Cancel
-              </button>
+              </Button>
               <button type="submit" disabled={pending} autoFocus={!reasons.length} className={open === 'approved' ? buttonClass.success : open === 'declined' ? buttonClass.danger : buttonClass.primary}>
                 {pending ? 'Saving…' : open === 'approved' ? 'Approve' : open === 'declined' ? 'Decline' : 'Ask for resubmission'}
               </button>

@@ -1,20 +1,20 @@
 /** Measurements with value, threshold, verdict and a sentence of meaning; stacks into cards on a phone. */
 import type { Fact } from '@/lib/domain/admin/evidence';
-import { Verdict } from './ui';
+import { Table, Th, THead, Verdict } from './ui';
 
 export function FactTable(props: { facts: Fact[]; caption: string }) {
   if (props.facts.length === 0) return null;
   return (
-    <table className="w-full text-left text-sm">
+    <Table>
       <caption className="sr-only">{props.caption}</caption>
-      <thead className="hidden border-b border-neutral-200 text-neutral-800 md:table-header-group">
+      <THead className="hidden border-b border-neutral-200 text-neutral-800 md:table-header-group">
         <tr>
-          <th scope="col" className="whitespace-nowrap py-2 pr-3 font-semibold">Check</th>
-          <th scope="col" className="whitespace-nowrap py-2 pr-3 font-semibold">Measured</th>
-          <th scope="col" className="whitespace-nowrap py-2 pr-3 font-semibold">Threshold</th>
-          <th scope="col" className="whitespace-nowrap py-2 pr-3 font-semibold">Result</th>
+          <Th density="column" nowrap strong>Check</Th>
+          <Th density="column" nowrap strong>Measured</Th>
+          <Th density="column" nowrap strong>Threshold</Th>
+          <Th density="column" nowrap strong>Result</Th>
         </tr>
-      </thead>
+      </THead>
       <tbody className="divide-y divide-neutral-200">
         {props.facts.map((f) => (
           <tr key={f.key} className="block py-2 md:table-row md:py-0" data-check={f.key}>
@@ -40,6 +40,6 @@ export function FactTable(props: { facts: Fact[]; caption: string }) {
           </tr>
         ))}
       </tbody>
-    </table>
+    </Table>
   );
 }

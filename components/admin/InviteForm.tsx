@@ -2,7 +2,7 @@
 /** Accepting an invitation: choose a password (a new admin), or give the password of the account the email has. */
 import { useActionState } from 'react';
 import type { FormState } from '@/app/admin/form';
-import { buttonClass, inputClass, labelClass, Notice } from './ui';
+import { Button, Input, Label, Notice } from './ui';
 
 type Action = (s: FormState, f: FormData) => Promise<FormState>;
 
@@ -13,23 +13,23 @@ export function AcceptInviteForm(props: { action: Action; token: string; email: 
       {state?.message ? <Notice tone="error" id="invite-error">{state.message}</Notice> : null}
       <input type="hidden" name="token" value={props.token} />
       <div>
-        <label htmlFor="invite-email" className={labelClass}>Email</label>
-        <input id="invite-email" name="email" type="email" autoComplete="username" readOnly value={props.email} className={`${inputClass} bg-neutral-100`} />
+        <Label htmlFor="invite-email">Email</Label>
+        <Input id="invite-email" name="email" type="email" autoComplete="username" readOnly value={props.email} />
       </div>
       <div>
-        <label htmlFor="password" className={labelClass}>{props.existing ? 'Your password' : 'Choose a password'}</label>
-        <input id="password" name="password" type="password" required minLength={props.existing ? 1 : 12} autoComplete={props.existing ? 'current-password' : 'new-password'} className={inputClass} aria-describedby={props.existing ? undefined : 'password-help'} />
+        <Label htmlFor="password">{props.existing ? 'Your password' : 'Choose a password'}</Label>
+        <Input id="password" name="password" type="password" required minLength={props.existing ? 1 : 12} autoComplete={props.existing ? 'current-password' : 'new-password'} aria-describedby={props.existing ? undefined : 'password-help'} />
         {props.existing ? null : <p id="password-help" className="mt-1 text-sm text-neutral-700">At least 12 characters.</p>}
       </div>
       {props.existing ? null : (
         <div>
-          <label htmlFor="password_confirm" className={labelClass}>The same password again</label>
-          <input id="password_confirm" name="password_confirm" type="password" required minLength={12} autoComplete="new-password" className={inputClass} />
+          <Label htmlFor="password_confirm">The same password again</Label>
+          <Input id="password_confirm" name="password_confirm" type="password" required minLength={12} autoComplete="new-password" />
         </div>
       )}
-      <button type="submit" disabled={pending} className={`${buttonClass.primary} w-full`}>
+      <Button type="submit" disabled={pending} className="w-full">
         {pending ? 'Joining…' : props.existing ? 'Join and sign in' : 'Create my account'}
-      </button>
+      </Button>
     </form>
   );
 }

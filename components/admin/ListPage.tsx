@@ -1,9 +1,8 @@
 /** What the search and audit pages share: reading filters from the URL, a filter error, the table, the next page. */
-import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { DomainError } from '@/lib/core/errors';
 import { assertStorableText } from '@/lib/core/input-text';
-import { buttonClass, Empty, Notice } from './ui';
+import { ButtonLink, Empty, Notice, Table, TableFrame, Th, THead } from './ui';
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -45,9 +44,9 @@ export function nextPageHref(path: string, filters: Record<string, string | unde
 export function NextPage({ href, label }: { href: string | null; label: string }) {
   return href ? (
     <p className="mt-4">
-      <Link href={href} className={buttonClass.secondary}>
+      <ButtonLink href={href} variant="secondary">
         {label}
-      </Link>
+      </ButtonLink>
     </p>
   ) : null;
 }
@@ -57,20 +56,20 @@ export function ResultsTable(props: { caption: string; columns: string[]; testId
   if (!props.rows) return null;
   if (props.rows.length === 0) return <Empty>{props.empty}</Empty>;
   return (
-    <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white">
-      <table className={`w-full text-left text-sm ${props.minWidth}`} data-testid={props.testId}>
+    <TableFrame>
+      <Table className={props.minWidth} data-testid={props.testId}>
         <caption className="sr-only">{props.caption}</caption>
-        <thead className="border-b border-neutral-200 bg-neutral-50 text-neutral-800">
+        <THead look="shaded">
           <tr>
             {props.columns.map((c) => (
-              <th key={c} scope="col" className="whitespace-nowrap px-3 py-2 font-semibold">
+              <Th key={c} density="roomy" nowrap strong>
                 {c}
-              </th>
+              </Th>
             ))}
           </tr>
-        </thead>
+        </THead>
         <tbody className="divide-y divide-neutral-200">{props.children}</tbody>
-      </table>
-    </div>
+      </Table>
+    </TableFrame>
   );
 }

@@ -6,16 +6,16 @@
  */
 import { useActionState, useState, type ReactNode } from 'react';
 import type { FormState } from '@/app/admin/form';
-import { buttonClass, cx, inputClass, labelClass, Notice } from './ui';
+import { Box, Button, buttonClass, cn, Input, Label, layout, Notice, Select } from './ui';
 
 type Action = (s: FormState, f: FormData) => Promise<FormState>;
 
 export function CopyButton(props: { text: string; label?: string }) {
   const [copied, setCopied] = useState(false);
   return (
-    <button
+    <Button
       type="button"
-      className={buttonClass.secondary}
+      variant="secondary"
       onClick={async () => {
         await navigator.clipboard.writeText(props.text);
         setCopied(true);
@@ -23,7 +23,7 @@ export function CopyButton(props: { text: string; label?: string }) {
     >
       {copied ? 'Copied' : (props.label ?? 'Copy')}
       <span className="sr-only" role="status">{copied ? 'Copied to the clipboard' : ''}</span>
-    </button>
+    </Button>
   );
 }
 
@@ -40,7 +40,7 @@ function Hidden(props: { fields: Record<string, string> }) {
 function Answer(props: { state: FormState; inline?: boolean }) {
   const s = props.state;
   if (!s?.message) return null;
-  if (props.inline) return <span role={s.ok ? 'status' : 'alert'} className={cx('text-sm', s.ok ? 'text-green-900' : 'text-red-900')}>{s.message}</span>;
+  if (props.inline) return <span role={s.ok ? 'status' : 'alert'} className={cn('text-sm', s.ok ? 'text-green-900' : 'text-red-900')}>{s.message}</span>;
   return <Notice tone={s.ok ? 'success' : 'error'}>{s.message}</Notice>;
 }
 
@@ -63,7 +63,7 @@ export function ActionForm(props: {
   const [state, act, pending] = useActionState(props.action, undefined);
   const [confirming, setConfirming] = useState(false);
   const form = (
-    <form action={act} className={cx(props.inline ? 'flex flex-wrap items-center gap-2' : 'space-y-3', props.className)} data-testid={props.testId}>
+    <form action={act} className={cn(props.inline ? layout.row : 'space-y-3', props.className)} data-testid={props.testId}>
       <Hidden fields={props.hidden ?? {}} />
       {props.confirm ? <p className="text-sm text-neutral-900">{props.confirm.text}</p> : null}
       {props.children}
@@ -72,15 +72,15 @@ export function ActionForm(props: {
           {pending ? (props.pendingLabel ?? 'Working…') : props.submit}
         </button>
         {props.confirm ? (
-          <button type="button" className={buttonClass.secondary} onClick={() => setConfirming(false)}>
+          <Button type="button" variant="secondary" onClick={() => setConfirming(false)}>
             Cancel
-          </button>
+          </Button>
         ) : null}
       </div>
     </form>
   );
   return (
-    <div className={props.inline ? 'flex flex-wrap items-center gap-2' : undefined}>
+    <div className={props.inline ? layout.row : undefined}>
       <Answer state={state} inline={props.inline} />
       {props.confirm && !confirming ? (
         <button type="button" className={buttonClass[props.tone === 'danger' ? 'secondary' : (props.tone ?? 'secondary')]} aria-label={props.confirm.ariaLabel} onClick={() => setConfirming(true)}>
@@ -94,17 +94,17 @@ export function ActionForm(props: {
 }
 
 /** A secret shown once, with a copy button and the warning that it will not be shown again. */
-function OnceSecret(props: { label: string; value: string; testId: string }) {
+function OnceSecret(props: { label: string; value: string; testId: string; heading?: string; copyLabel?: string }) {
   return (
-    <div className="rounded-md border border-amber-300 bg-amber-50 p-3">
-      <p className="text-sm font-semibold text-amber-950">{props.label}: copy it now, it is not shown again.</p>
-      <div className="mt-2 flex flex-wrap items-center gap-2">
+    <Box tone="warning">
+      <p className="text-sm font-semibold text-amber-950">{props.heading ?? `${props.label}: copy it now, it is not shown again.`}</p>
+      <div className={cn('mt-2', layout.row)}>
         <code data-testid={props.testId} className="min-w-0 break-all rounded bg-white px-2 py-1 font-mono text-sm text-neutral-950 ring-1 ring-amber-300">
           {props.value}
         </code>
-        <CopyButton text={props.value} label="Copy secret" />
+        <CopyButton text={props.value} label={props.copyLabel ?? 'Copy secret'} />
       </div>
-    </div>
+    </Box>
   );
 }
 
@@ -118,18 +118,18 @@ export function CreateKeyForm(props: { action: Action; workspaceId: string; full
       <form action={act} className="flex flex-wrap items-end gap-3">
         <input type="hidden" name="workspace_id" value={props.workspaceId} />
         <div>
-          <label htmlFor="key-mode" className={labelClass}>Mode</label>
-          <select id="key-mode" name="mode" defaultValue="test" className={`${inputClass} w-auto`}>
+          <Label htmlFor="key-mode">Mode</Label>
+          <Select id="key-mode" name="mode" defaultValue="test">
             <option value="test">Test (sk_test_)</option>
             <option value="live">Live (sk_live_)</option>
-          </select>
+          </Select>
         </div>
         <label className="flex min-h-10 items-center gap-2 text-sm text-neutral-900">
           <input type="checkbox" name="active" className="h-4 w-4" /> Make it the active key
         </label>
-        <button type="submit" disabled={pending || props.full} className={buttonClass.primary}>
+        <Button type="submit" disabled={pending || props.full}>
           {pending ? 'Creating…' : 'Create key'}
-        </button>
+        </Button>
       </form>
       {props.full ? <p className="text-sm text-neutral-800">This workspace has the most keys it may have: delete one to create another.</p> : null}
     </div>
@@ -157,24 +157,24 @@ export function CreateWorkspaceForm(props: { action: Action }) {
       ) : null}
       <form action={act} className="grid gap-3 sm:grid-cols-[1fr_auto_auto_auto] sm:items-end">
         <div>
-          <label htmlFor="ws-name" className={labelClass}>Name</label>
-          <input id="ws-name" name="name" required maxLength={200} className={inputClass} />
+          <Label htmlFor="ws-name">Name</Label>
+          <Input id="ws-name" name="name" required maxLength={200} />
         </div>
         <div>
-          <label htmlFor="ws-flow" className={labelClass}>Flow</label>
-          <select id="ws-flow" name="flow" className={inputClass} defaultValue="age">
+          <Label htmlFor="ws-flow">Flow</Label>
+          <Select id="ws-flow" name="flow" defaultValue="age">
             <option value="age">Age</option>
             <option value="kyc">KYC</option>
-          </select>
+          </Select>
         </div>
         <div>
-          <label htmlFor="ws-method" className={labelClass}>Check method</label>
-          <select id="ws-method" name="check_method" className={inputClass} defaultValue="estimation">
+          <Label htmlFor="ws-method">Check method</Label>
+          <Select id="ws-method" name="check_method" defaultValue="estimation">
             <option value="estimation">Estimation (selfie)</option>
             <option value="document_verification">Document verification</option>
-          </select>
+          </Select>
         </div>
-        <button type="submit" disabled={pending} className={buttonClass.primary}>{pending ? 'Creating…' : 'Create workspace'}</button>
+        <Button type="submit" disabled={pending}>{pending ? 'Creating…' : 'Create workspace'}</Button>
       </form>
     </div>
   );
@@ -187,29 +187,23 @@ export function InviteForm(props: { action: Action; workspaceId: string }) {
     <div className="space-y-3">
       {state?.message ? <Notice tone={state.ok ? 'success' : 'error'}>{state.message}</Notice> : null}
       {link ? (
-        <div className="rounded-md border border-amber-300 bg-amber-50 p-3">
-          <p className="text-sm font-semibold text-amber-950">The invitation link (shown this once):</p>
-          <div className="mt-2 flex flex-wrap items-center gap-2">
-            <code data-testid="invite-link" className="min-w-0 break-all rounded bg-white px-2 py-1 font-mono text-sm ring-1 ring-amber-300">{link}</code>
-            <CopyButton text={link} label="Copy link" />
-          </div>
-        </div>
+        <OnceSecret label="The invitation link" heading="The invitation link (shown this once):" value={link} testId="invite-link" copyLabel="Copy link" />
       ) : null}
       <form action={act} className="grid gap-3 sm:grid-cols-[1fr_auto_auto] sm:items-end">
         <input type="hidden" name="workspace_id" value={props.workspaceId} />
         <div>
-          <label htmlFor="invite-email" className={labelClass}>Email</label>
-          <input id="invite-email" name="email" type="email" required maxLength={320} className={inputClass} aria-invalid={!!state?.fields?.email} />
+          <Label htmlFor="invite-email">Email</Label>
+          <Input id="invite-email" name="email" type="email" required maxLength={320} aria-invalid={!!state?.fields?.email} />
           {state?.fields?.email ? <p className="mt-1 text-sm text-red-900">{state.fields.email.join(' ')}</p> : null}
         </div>
         <div>
-          <label htmlFor="invite-role" className={labelClass}>Role</label>
-          <select id="invite-role" name="role" defaultValue="reviewer" className={inputClass}>
+          <Label htmlFor="invite-role">Role</Label>
+          <Select id="invite-role" name="role" defaultValue="reviewer">
             <option value="reviewer">Reviewer</option>
             <option value="owner">Owner</option>
-          </select>
+          </Select>
         </div>
-        <button type="submit" disabled={pending} className={buttonClass.primary}>{pending ? 'Inviting…' : 'Invite'}</button>
+        <Button type="submit" disabled={pending}>{pending ? 'Inviting…' : 'Invite'}</Button>
       </form>
     </div>
   );
@@ -256,20 +250,20 @@ export function SettingsForm(props: { action: Action; workspaceId: string; initi
   const described = (k: string) => [SETTING_HELP[k] ? `${k}-help` : '', fields?.[k] ? `${k}-error` : ''].filter(Boolean).join(' ') || undefined;
   const text = (k: keyof SettingsValues, label: string, inputMode?: 'numeric' | 'decimal') => (
     <div key={`${k}-${v(k)}`}>
-      <label htmlFor={`s-${k}`} className={labelClass}>{label}</label>
-      <input id={`s-${k}`} name={k} defaultValue={v(k)} inputMode={inputMode} required className={inputClass} aria-invalid={!!fields?.[k]} aria-describedby={described(k)} />
+      <Label htmlFor={`s-${k}`}>{label}</Label>
+      <Input id={`s-${k}`} name={k} defaultValue={v(k)} inputMode={inputMode} required aria-invalid={!!fields?.[k]} aria-describedby={described(k)} />
       {help(k)}
       {err(k)}
     </div>
   );
   const choice = (k: keyof SettingsValues, label: string, options: [string, string][]) => (
     <div key={`${k}-${v(k)}`}>
-      <label htmlFor={`s-${k}`} className={labelClass}>{label}</label>
-      <select id={`s-${k}`} name={k} defaultValue={v(k)} className={inputClass} aria-describedby={described(k)}>
+      <Label htmlFor={`s-${k}`}>{label}</Label>
+      <Select id={`s-${k}`} name={k} defaultValue={v(k)} aria-describedby={described(k)}>
         {options.map(([value, l]) => (
           <option key={value} value={value}>{l}</option>
         ))}
-      </select>
+      </Select>
       {help(k)}
       {err(k)}
     </div>
@@ -295,7 +289,7 @@ export function SettingsForm(props: { action: Action; workspaceId: string; initi
         {choice('estimation_fallback', 'When the age estimate cannot decide', [['review', 'A person reviews it'], ['document', 'Ask for an ID document']])}
         {choice('wallet', 'Digital ID wallet', [['off', 'Off'], ['offer', 'Offer on the hosted page']])}
       </div>
-      <button type="submit" disabled={pending} className={buttonClass.primary}>{pending ? 'Saving…' : 'Save settings'}</button>
+      <Button type="submit" disabled={pending}>{pending ? 'Saving…' : 'Save settings'}</Button>
     </form>
   );
 }

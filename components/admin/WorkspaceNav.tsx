@@ -1,6 +1,5 @@
 /** The header of a workspace's own pages (issue 15): its name and the tabs keys, webhooks, settings, members, usage. */
-import Link from 'next/link';
-import { PageHeader, Tabs } from './ui';
+import { PageHeader, Tabs, TextLink } from './ui';
 
 export const WORKSPACE_TABS = [
   ['keys', 'API keys'],
@@ -14,7 +13,7 @@ export function WorkspaceHeader(props: { workspace: { id: string; name: string }
   return (
     <>
       <p className="mb-1 text-sm">
-        <Link href="/admin/workspaces" className="font-medium text-blue-800 underline underline-offset-2">Workspaces</Link>
+        <TextLink href="/admin/workspaces">Workspaces</TextLink>
         <span aria-hidden="true"> / </span>
         <span className="text-neutral-800">{props.workspace.name}</span>
       </p>

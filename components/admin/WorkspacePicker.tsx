@@ -1,6 +1,6 @@
 /** A GET form choosing the workspace a page shows (works without JavaScript; the URL keeps the choice). */
 import type { Membership } from '@/lib/domain/admin/access';
-import { buttonClass, inputClass } from './ui';
+import { Button, Label, Select } from './ui';
 
 export function WorkspacePicker(props: { workspaces: Membership[]; current: string | null; hidden?: Record<string, string>; counts?: Map<string, number> }) {
   if (props.workspaces.length <= 1) return null;
@@ -10,10 +10,10 @@ export function WorkspacePicker(props: { workspaces: Membership[]; current: stri
         <input key={k} type="hidden" name={k} value={v} />
       ))}
       <div>
-        <label htmlFor="workspace" className="mb-1 block text-sm font-medium text-neutral-800">
+        <Label htmlFor="workspace">
           Workspace
-        </label>
-        <select id="workspace" name="workspace" defaultValue={props.current ?? ''} className={`${inputClass} w-auto max-w-full`}>
+        </Label>
+        <Select id="workspace" name="workspace" defaultValue={props.current ?? ''}>
           <option value="">All workspaces</option>
           {props.workspaces.map((w) => (
             <option key={w.workspaceId} value={w.workspaceId}>
@@ -21,11 +21,11 @@ export function WorkspacePicker(props: { workspaces: Membership[]; current: stri
               {props.counts ? ` (${props.counts.get(w.workspaceId) ?? 0})` : ''}
             </option>
           ))}
-        </select>
+        </Select>
       </div>
-      <button type="submit" className={buttonClass.secondary}>
+      <Button type="submit" variant="secondary">
         Show
-      </button>
+      </Button>
     </form>
   );
 }

@@ -6,7 +6,7 @@ import { currentSession, safeNext } from '@/lib/domain/admin/auth/current';
 import { oidcEnabled } from '@/lib/domain/admin/auth/nextauth';
 import { PasswordForm } from '@/components/admin/SignInForms';
 import { SignInFrame } from '@/components/admin/SignInFrame';
-import { buttonClass, Notice } from '@/components/admin/ui';
+import { Button, layout, Notice } from '@/components/admin/ui';
 import { signInWithPassword, signInWithSso } from '../auth-actions';
 
 export const metadata: Metadata = { title: 'Sign in' };
@@ -29,11 +29,11 @@ export default async function SignInPage(props: { searchParams: Promise<Record<s
       {error ? <Notice tone="error">{error}</Notice> : null}
       <PasswordForm action={signInWithPassword} next={next} />
       {oidcEnabled() ? (
-        <form action={signInWithSso} className="mt-4 border-t border-neutral-200 pt-4">
+        <form action={signInWithSso} className={layout.separated}>
           <input type="hidden" name="next" value={next} />
-          <button type="submit" className={`${buttonClass.secondary} w-full`}>
+          <Button type="submit" variant="secondary" className="w-full">
             Sign in with {env().AUTH_OIDC_NAME}
-          </button>
+          </Button>
         </form>
       ) : null}
     </SignInFrame>

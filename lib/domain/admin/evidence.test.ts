@@ -72,6 +72,8 @@ describe('evidence in words', () => {
     expect(uploadFact('face_size', { value: 0.31, threshold: 0.15, passed: true })).toMatchObject({ value: '31 % of the frame', threshold: '≥ 15 %', passed: true });
     expect(uploadFact('brightness', { value: { measured_on: 'face', mean: 22.5, overexposed_fraction: 0 }, threshold: { min: 30, max: 220, max_overexposed_fraction: 0.2 }, passed: false })).toMatchObject({ passed: false, value: 'mean 22.5 of 255 on the face, 0 % burnt out' });
     expect(uploadFact('mystery', { value: [1, 2], passed: true })).toMatchObject({ label: 'Mystery', value: '1, 2' });
+    expect(uploadFact('decoded_size', { value: 640 * 480 * 3, threshold: 8000 * 8000 * 3, passed: true })).toMatchObject({ label: 'Memory to decode', value: '0.9 MiB', threshold: '≤ 183 MiB' });
+    expect(uploadFact('face_in_frame', { value: { outside_fraction: 0.31 }, threshold: { max_outside_fraction: 0.05 }, passed: false })).toMatchObject({ label: 'Whole face in the picture', value: '31 % of the face outside', threshold: '≤ 5 %' });
   });
 });
 

@@ -56,10 +56,13 @@ const pct = (x: unknown) => (typeof x === 'number' ? `${Math.round(x * 1000) / 1
 const obj = (x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : {});
 const humanKey = (k: string) => k.charAt(0).toUpperCase() + k.slice(1).replace(/_/g, ' ');
 
+/** The meaning of a check this page has no wording for (one added to the pipeline later): shown with its raw value. */
+export const NO_DESCRIPTION = 'A check this page has no description for yet; its raw value is shown.';
+
 type StoredCheck = { value: unknown; threshold?: unknown; passed?: boolean };
 
 /** The order checks run in (lib/domain/media/validate.ts, lib/domain/pipeline/decide.ts); JSONB does not keep key order. Unknown ones last. */
-const UPLOAD_ORDER = ['file_type', 'file_size', 'dimensions', 'brightness', 'sharpness', 'face_count', 'face_size', 'occlusion', 'document_present', 'document_sharpness', 'portrait'];
+const UPLOAD_ORDER = ['file_type', 'file_size', 'dimensions', 'decoded_size', 'brightness', 'sharpness', 'face_count', 'face_size', 'face_in_frame', 'occlusion', 'document_present', 'document_sharpness', 'portrait'];
 const PIPELINE_ORDER = ['selfie', 'replay_score', 'moire_score', 'signal', 'blocklist_similarity', 'blocklist_entry', 'liveness', 'active_liveness', 'review_required', 'same_capture_similarity', 'model_age', 'step_up', 'age', 'document', 'face_match', 'error'];
 export const inOrder = <T>(entries: [string, T][], order: string[]) =>
   [...entries].sort(([a], [b]) => (order.indexOf(a) < 0 ? order.length : order.indexOf(a)) - (order.indexOf(b) < 0 ? order.length : order.indexOf(b)));
@@ -82,6 +85,8 @@ export function uploadFact(key: string, c: StoredCheck): Fact {
       const min = Array.isArray(t.min) ? t.min.join(' × ') : show(t.min);
       return { ...base, label: 'Pixel size', value: `${num(w)} × ${num(h)}`, threshold: `≥ ${min}, ≤ ${show(Array.isArray(t.max) ? t.max.join(' × ') : t.max)}`, meaning: 'Enough pixels to see a face or read a document.' };
     }
+    case 'decoded_size':
+      return { ...base, label: 'Memory to decode', value: `${num(Math.round((Number(c.value) / 1048576) * 10) / 10)} MiB`, threshold: `≤ ${num(Math.round(Number(c.threshold) / 1048576))} MiB`, meaning: "The memory decoding the image takes, from its header (pixels × channels × bytes per sample): more is refused unread." };
     case 'brightness':
       return { ...base, label: 'Light', value: `mean ${num(v.mean)} of 255 on the ${show(v.measured_on)}, ${pct(v.overexposed_fraction)} burnt out`, threshold: `${num(t.min)}–${num(t.max)}, ≤ ${pct(t.max_overexposed_fraction)} burnt out`, meaning: 'Too dark or overexposed photos hide the features a match depends on.' };
     case 'sharpness':
@@ -90,6 +95,8 @@ export function uploadFact(key: string, c: StoredCheck): Fact {
       return { ...base, label: 'Faces', value: num(c.value), threshold: 'exactly 1', meaning: 'Only the person verifying is in the photo.' };
     case 'face_size':
       return { ...base, label: 'Face size', value: `${pct(c.value)} of the frame`, threshold: `≥ ${pct(c.threshold)}`, meaning: 'The face is close enough to the camera to be measured.' };
+    case 'face_in_frame':
+      return { ...base, label: 'Whole face in the picture', value: `${pct(v.outside_fraction)} of the face outside`, threshold: `≤ ${pct(t.max_outside_fraction)}`, meaning: 'The face is not cut off by the edge of the picture: a face partly outside the frame cannot be measured whole.' };
     case 'occlusion':
       return { ...base, label: 'Eyes and mouth visible', value: `eye texture ${num(v.eye_texture)}, mouth ${num(v.mouth_texture)}`, threshold: `≥ ${num(t.min_eye_texture)}, ≥ ${num(t.min_mouth_texture)}`, meaning: 'Flat texture where the eyes or mouth should be suggests they are covered (glasses, mask, hand).' };
     case 'document_present':
@@ -99,7 +106,7 @@ export function uploadFact(key: string, c: StoredCheck): Fact {
     case 'portrait':
       return { ...base, label: 'Portrait on the document', value: `face score ${num(c.value)}`, threshold: `≥ ${num(c.threshold)}`, meaning: "A face (the holder's portrait) was found on the document's front." };
     default:
-      return { ...base, label: humanKey(key), value: show(c.value), threshold: c.threshold === undefined ? undefined : show(c.threshold), meaning: 'A check this page has no description for yet; its raw measurement is shown.' };
+      return { ...base, label: humanKey(key), value: show(c.value), threshold: c.threshold === undefined ? undefined : show(c.threshold), meaning: NO_DESCRIPTION };
   }
 }
 
@@ -167,7 +174,7 @@ export function pipelineFacts(checks: Record<string, unknown>, ws: { duplicateTh
         out.push({ key, label: key === 'error' ? 'Processing error' : `Finding (${key})`, value: show(raw), passed: false, meaning: 'What stopped the automated decision at this step.' });
         break;
       default:
-        out.push({ key, label: humanKey(key), value: show(raw), meaning: 'A check this page has no description for yet; its raw value is shown.' });
+        out.push({ key, label: humanKey(key), value: show(raw), meaning: NO_DESCRIPTION });
     }
   }
   return out;

@@ -13,6 +13,9 @@ import { inScope, scopeFor, type Actor } from './access';
 import { afterCursor, cursorTime, decodeCursor, pageOf } from './cursor';
 import { LIST_COLUMNS } from './queue';
 
+/** The statuses a search can filter on (the search form lists them). */
+export { VERIFICATION_STATUSES };
+
 export const SEARCH_PAGE = 50;
 
 const day = z

@@ -11,7 +11,7 @@ import { DomainError, notFound, parseOrThrow } from '../../core/errors';
 import { hashPassword, verifyPassword } from '../../core/crypto/hash';
 import { newId } from '../../core/ids';
 import { audit } from '../audit/audit';
-import { revokeUserSessions } from './auth/sessions';
+import { revokeSession, revokeUserSessions } from './auth/sessions';
 
 const email = z.email().max(320).transform((e) => e.toLowerCase());
 const password = z.string().min(12, 'At least 12 characters.').max(200);
@@ -142,6 +142,14 @@ export async function signOutEverywhere(db: Db, input: { email: string; actor: s
   });
 }
 
+/** Sign out of this browser: its session ends, and the audit log records it (the admin area's sign-out button). */
+export async function signOutSession(db: Db, input: { userId: string; sessionId: string }) {
+  await db.transaction(async (tx) => {
+    await revokeSession(tx, input.sessionId, 'signed_out');
+    await audit(tx, { actor: `admin:${input.userId}`, action: 'admin.signed_out', data: { session: input.sessionId } });
+  });
+}
+
 /** Every admin with their role and memberships (`admin:list`; never a hash or secret). */
 export async function listAdmins(db: DbOrTx) {
   const users = await db.select().from(adminUsers).orderBy(asc(adminUsers.email));
@@ -155,4 +163,10 @@ export async function listAdmins(db: DbOrTx) {
     totp_required: u.totpRequired,
     workspaces: members.filter((m) => m.adminUserId === u.id).map((m) => ({ workspace_id: m.workspaceId, role: m.role })),
   }));
+}
+
+/** What the account page shows of the admin's own security: whether they have a password (not its hash), and since when two-factor is on. */
+export async function accountSecurity(db: DbOrTx, userId: string): Promise<{ hasPassword: boolean; totpEnabledAt: Date | null }> {
+  const [u] = await db.select({ passwordHash: adminUsers.passwordHash, totpEnabledAt: adminUsers.totpEnabledAt }).from(adminUsers).where(eq(adminUsers.id, userId));
+  return { hasPassword: !!u?.passwordHash, totpEnabledAt: u?.totpEnabledAt ?? null };
 }

@@ -1,14 +1,13 @@
 /** /admin/account – the admin's own security: second factor, password, sessions, sign out everywhere. */
 import type { Metadata } from 'next';
 import QRCode from 'qrcode';
-import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
-import { adminUsers } from '@/db/schema';
 import { requireSession } from '@/lib/domain/admin/auth/current';
 import { listOpenSessions } from '@/lib/domain/admin/auth/sessions';
 import { pendingTotp, recoveryCodesLeft } from '@/lib/domain/admin/auth/two-factor';
+import { accountSecurity } from '@/lib/domain/admin/users';
 import { dateTime } from '@/components/admin/format';
-import { buttonClass, Card, Facts, Notice, PageHeader } from '@/components/admin/ui';
+import { Button, Card, Facts, Notice, PageHeader } from '@/components/admin/ui';
 import { ConfirmEnrolForm, DisableForm, PasswordForm, RegenerateForm } from '@/components/admin/AccountForms';
 import { beginEnrolAction, changePasswordAction, confirmEnrolAction, disableTotpAction, regenerateCodesAction, signOutEverywhereAction } from '../../account-actions';
 
@@ -17,7 +16,7 @@ export const metadata: Metadata = { title: 'Account' };
 export default async function AccountPage() {
   const s = await requireSession({ allowEnrol: true });
   const db = getDb();
-  const [u] = await db.select({ hasPassword: adminUsers.passwordHash, totpEnabledAt: adminUsers.totpEnabledAt }).from(adminUsers).where(eq(adminUsers.id, s.actor.userId));
+  const u = await accountSecurity(db, s.actor.userId);
   const pending = s.totpEnabled ? null : await pendingTotp(db, s.actor);
   const qr = pending ? await QRCode.toString(pending.uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) : null;
   const [left, sessions] = await Promise.all([recoveryCodesLeft(db, s.actor.userId), listOpenSessions(db, s.actor.userId, new Date())]);
@@ -34,7 +33,7 @@ export default async function AccountPage() {
         <Card title="Two-factor authentication" id="two-factor">
           {s.totpEnabled ? (
             <div className="space-y-4">
-              <p className="text-sm text-neutral-900">On since {dateTime(u?.totpEnabledAt ?? null)}. {left} recovery code{left === 1 ? '' : 's'} left.{s.totpRequired ? ' Required for your account.' : ''}</p>
+              <p className="text-sm text-neutral-900">On since {dateTime(u.totpEnabledAt)}. {left} recovery code{left === 1 ? '' : 's'} left.{s.totpRequired ? ' Required for your account.' : ''}</p>
               <RegenerateForm action={regenerateCodesAction} />
               {!s.totpRequired ? <DisableForm action={disableTotpAction} /> : null}
             </div>
@@ -57,13 +56,13 @@ export default async function AccountPage() {
             <div className="space-y-3">
               <p className="text-sm text-neutral-900">Off. With it on, signing in also asks for a code from an app on your phone.</p>
               <form action={beginEnrolAction}>
-                <button type="submit" className={buttonClass.primary}>Set up two-factor authentication</button>
+                <Button type="submit">Set up two-factor authentication</Button>
               </form>
             </div>
           )}
         </Card>
 
-        {u?.hasPassword && s.stage === 'full' ? (
+        {u.hasPassword && s.stage === 'full' ? (
           <Card title="Password" id="password">
             <PasswordForm action={changePasswordAction} />
           </Card>
@@ -79,7 +78,7 @@ export default async function AccountPage() {
             ))}
           </ul>
           <form action={signOutEverywhereAction}>
-            <button type="submit" className={buttonClass.danger}>Sign out everywhere</button>
+            <Button type="submit" variant="danger">Sign out everywhere</Button>
           </form>
         </Card>
       </div>

@@ -1,6 +1,5 @@
 /** /admin/audit – the audit log of the workspaces the admin owns (operators: everything), filtered and paged. */
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { getDb } from '@/db/client';
 import { requireActor } from '@/lib/domain/admin/auth/current';
@@ -8,7 +7,7 @@ import { workspacesFor } from '@/lib/domain/admin/access';
 import { AUDIT_ACTIONS, searchAudit } from '@/lib/domain/admin/audit-log';
 import { show } from '@/lib/domain/admin/evidence';
 import { dateTime, shortId } from '@/components/admin/format';
-import { buttonClass, inputClass, labelClass, PageHeader } from '@/components/admin/ui';
+import { Button, ButtonLink, Input, Label, PageHeader, Select, Td, TextLink } from '@/components/admin/ui';
 import { FilterProblem, filtersFrom, NextPage, nextPageHref, ResultsTable, withFilters } from '@/components/admin/ListPage';
 
 export const metadata: Metadata = { title: 'Audit log' };
@@ -26,53 +25,53 @@ export default async function AuditPage(props: { searchParams: Promise<Record<st
       <PageHeader title="Audit log" subtitle="Who did what, newest first. Times in UTC." />
       <form method="get" className="mb-5 grid grid-cols-1 gap-3 rounded-lg border border-neutral-200 bg-white p-4 sm:grid-cols-2 lg:grid-cols-5">
         <div>
-          <label htmlFor="actor" className={labelClass}>Actor</label>
-          <input id="actor" name="actor" defaultValue={value('actor')} className={inputClass} placeholder="email, pipeline, operator…" />
+          <Label htmlFor="actor">Actor</Label>
+          <Input id="actor" name="actor" defaultValue={value('actor')} placeholder="email, pipeline, operator…" />
         </div>
         <div>
-          <label htmlFor="verification" className={labelClass}>Verification id</label>
-          <input id="verification" name="verification" defaultValue={value('verification')} className={inputClass} />
+          <Label htmlFor="verification">Verification id</Label>
+          <Input id="verification" name="verification" defaultValue={value('verification')} />
         </div>
         <div>
-          <label htmlFor="action" className={labelClass}>Action</label>
-          <select id="action" name="action" defaultValue={value('action')} className={inputClass}>
+          <Label htmlFor="action">Action</Label>
+          <Select id="action" name="action" defaultValue={value('action')}>
             <option value="">Any</option>
             {AUDIT_ACTIONS.map((a) => (
               <option key={a} value={a}>{a}</option>
             ))}
-          </select>
+          </Select>
         </div>
         {auditable.length > 1 ? (
           <div>
-            <label htmlFor="workspace" className={labelClass}>Workspace</label>
-            <select id="workspace" name="workspace" defaultValue={value('workspace')} className={inputClass}>
+            <Label htmlFor="workspace">Workspace</Label>
+            <Select id="workspace" name="workspace" defaultValue={value('workspace')}>
               <option value="">All</option>
               {auditable.map((w) => (
                 <option key={w.workspaceId} value={w.workspaceId}>{w.workspaceName}</option>
               ))}
-            </select>
+            </Select>
           </div>
         ) : null}
         <div className="flex items-end gap-2">
-          <button type="submit" className={buttonClass.primary}>Filter</button>
-          <Link href="/admin/audit" className={buttonClass.secondary}>Clear</Link>
+          <Button type="submit">Filter</Button>
+          <ButtonLink href="/admin/audit" variant="secondary">Clear</ButtonLink>
         </div>
       </form>
       <FilterProblem problem={problem} />
       <ResultsTable caption="Audit entries, newest first" columns={['When', 'Actor', 'Action', 'Verification', 'Details']} testId="audit" minWidth="min-w-[44rem]" empty="No entry matches." rows={page?.items ?? null}>
         {page?.items.map((e) => (
           <tr key={e.id}>
-            <td className="whitespace-nowrap px-3 py-2 text-neutral-900">{dateTime(e.createdAt)}</td>
-            <td className="px-3 py-2 text-neutral-950">{e.who}</td>
-            <td className="px-3 py-2 font-mono text-xs text-neutral-950">{e.action}</td>
-            <td className="px-3 py-2">
+            <Td density="roomy" nowrap className="text-neutral-900">{dateTime(e.createdAt)}</Td>
+            <Td density="roomy" className="text-neutral-950">{e.who}</Td>
+            <Td density="roomy" className="font-mono text-xs text-neutral-950">{e.action}</Td>
+            <Td density="roomy">
               {e.verificationId ? (
-                <Link href={`/admin/verifications/${e.verificationId}`} className="font-mono text-xs text-blue-900 underline underline-offset-2">
+                <TextLink tone="id" href={`/admin/verifications/${e.verificationId}`} className="text-xs">
                   {shortId(e.verificationId)}
-                </Link>
+                </TextLink>
               ) : null}
-            </td>
-            <td className="max-w-md break-words px-3 py-2 text-xs text-neutral-800">{e.data ? show(e.data) : ''}</td>
+            </Td>
+            <Td density="roomy" className="max-w-md break-words text-xs text-neutral-800">{e.data ? show(e.data) : ''}</Td>
           </tr>
         ))}
       </ResultsTable>

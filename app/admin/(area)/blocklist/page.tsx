@@ -1,11 +1,10 @@
 /** /admin/blocklist – the faces blocked in the admin's workspaces; owners and operators remove entries. */
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { getDb } from '@/db/client';
 import { requireActor } from '@/lib/domain/admin/auth/current';
 import { listBlocklistFor } from '@/lib/domain/admin/blocklist';
 import { dateTime } from '@/components/admin/format';
-import { Empty, ModeBadge, PageHeader } from '@/components/admin/ui';
+import { Empty, ModeBadge, PageHeader, RecordItem, RecordList, TextLink } from '@/components/admin/ui';
 import { UnblockForm } from '@/components/admin/BlocklistForms';
 import { WorkspacePicker } from '@/components/admin/WorkspacePicker';
 import { unblockAction } from '../../case-actions';
@@ -27,22 +26,22 @@ export default async function BlocklistPage(props: { searchParams: Promise<Recor
       {entries.length === 0 ? (
         <Empty>No face is blocked{workspaceId ? ' in this workspace' : ''}.</Empty>
       ) : (
-        <ul className="divide-y divide-neutral-200 rounded-lg border border-neutral-200 bg-white" data-testid="blocklist">
+        <RecordList data-testid="blocklist">
           {entries.map((e) => (
-            <li key={e.id} className="flex flex-wrap items-center justify-between gap-3 px-4 py-3">
+            <RecordItem key={e.id}>
               <div className="min-w-0">
-                <Link href={`/admin/verifications/${e.verificationId}`} className="font-mono text-sm text-blue-900 underline underline-offset-2">
+                <TextLink tone="id" href={`/admin/verifications/${e.verificationId}`} className="text-sm">
                   {e.externalId ?? e.verificationId}
-                </Link>{' '}
+                </TextLink>{' '}
                 <ModeBadge mode={e.mode} />
                 <p className="text-xs text-neutral-700">
                   {e.workspaceName} · added {dateTime(e.createdAt)} by {e.createdByEmail ?? e.createdBy} · <span className="font-mono">{e.id}</span>
                 </p>
               </div>
               {e.canRemove ? <UnblockForm action={unblockAction} entryId={e.id} label={e.externalId ?? e.verificationId} /> : null}
-            </li>
+            </RecordItem>
           ))}
-        </ul>
+        </RecordList>
       )}
     </>
   );

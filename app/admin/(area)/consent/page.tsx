@@ -6,7 +6,7 @@ import { consentHistory } from '@/lib/domain/admin/consent';
 import { consentTextUrl, localesOf, type ConsentVersion } from '@/lib/domain/consent';
 import { LOCALE_ENGLISH_NAMES, LOCALES } from '@/lib/core/i18n/locales';
 import { dateTime } from '@/components/admin/format';
-import { Card, Empty, Facts, inputClass, labelClass, PageHeader } from '@/components/admin/ui';
+import { Card, Empty, Facts, Input, Label, PageHeader, Textarea } from '@/components/admin/ui';
 import { ActionForm } from '@/components/admin/OwnerForms';
 import { publishConsentAction } from '../../workspace-actions';
 import { orNotFound } from '../../page-guard';
@@ -38,12 +38,12 @@ export default async function ConsentPage() {
           </p>
           <ActionForm action={publishConsentAction} submit="Publish and make active" pendingLabel="Publishing…" confirm={{ open: 'Publish a new version…', text: 'The new text becomes the active version at once; verifications that accepted an earlier version keep their record of it.' }}>
             <div>
-              <label htmlFor="consent-version" className={labelClass}>Version label (e.g. a date)</label>
-              <input id="consent-version" name="version" required maxLength={100} className={inputClass} />
+              <Label htmlFor="consent-version">Version label (e.g. a date)</Label>
+              <Input id="consent-version" name="version" required maxLength={100} />
             </div>
             <div>
-              <label htmlFor="consent-text" className={labelClass}>English text (published exactly as typed)</label>
-              <textarea id="consent-text" name="text" required rows={10} defaultValue={active?.text ?? ''} className={`${inputClass} py-2 font-mono`} />
+              <Label htmlFor="consent-text">English text (published exactly as typed)</Label>
+              <Textarea id="consent-text" name="text" required rows={10} defaultValue={active?.text ?? ''} font="mono" />
             </div>
           </ActionForm>
         </Card>

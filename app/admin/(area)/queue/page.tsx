@@ -7,7 +7,7 @@ import { decodeCursor } from '@/lib/domain/admin/cursor';
 import { queueCounts, reviewQueue } from '@/lib/domain/admin/queue';
 import { num, reasonLabel, STATUS_LABELS } from '@/lib/domain/admin/evidence';
 import { duration, dateTime, shortId } from '@/components/admin/format';
-import { buttonClass, Empty, ModeBadge, Notice, PageHeader, Tabs } from '@/components/admin/ui';
+import { ButtonLink, Empty, ModeBadge, Notice, PageHeader, Tabs } from '@/components/admin/ui';
 import { WorkspacePicker } from '@/components/admin/WorkspacePicker';
 
 export const metadata: Metadata = { title: 'Review queue' };
@@ -80,9 +80,9 @@ export default async function QueuePage(props: { searchParams: Promise<Q> }) {
       )}
       {page.next ? (
         <p className="mt-4">
-          <Link href={href(mode, { after: page.next })} className={buttonClass.secondary}>
+          <ButtonLink href={href(mode, { after: page.next })} variant="secondary">
             Next {page.items.length} cases
-          </Link>
+          </ButtonLink>
         </p>
       ) : null}
     </>

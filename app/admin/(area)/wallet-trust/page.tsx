@@ -4,7 +4,7 @@ import { getDb } from '@/db/client';
 import { requireActor } from '@/lib/domain/admin/auth/current';
 import { EXPIRY_WARNING_DAYS, trustAnchorsFor } from '@/lib/domain/admin/wallet-trust';
 import { dateTime } from '@/components/admin/format';
-import { Card, Empty, PageHeader } from '@/components/admin/ui';
+import { Badge, Card, Empty, PageHeader, Table, TableFrame, Td, Th, THead } from '@/components/admin/ui';
 import { orNotFound } from '../../page-guard';
 
 export const metadata: Metadata = { title: 'Wallet trust list' };
@@ -22,38 +22,38 @@ export default async function WalletTrustPage() {
         {anchors.length === 0 ? (
           <Empty>No issuing authority is trusted{actor.isOperator ? '' : ' for your workspaces'}: every wallet proof is refused until an operator adds roots.</Empty>
         ) : (
-          <div className="overflow-x-auto rounded-lg border border-neutral-200 bg-white focus-visible:outline-2 focus-visible:outline-blue-800" tabIndex={0} role="region" aria-label="Trusted IACA root certificates">
-            <table className="w-full text-left text-sm" data-testid="wallet-trust">
+          <TableFrame className="focus-visible:outline-2 focus-visible:outline-blue-800" tabIndex={0} role="region" aria-label="Trusted IACA root certificates">
+            <Table data-testid="wallet-trust">
               <caption className="sr-only">Trusted IACA root certificates</caption>
-              <thead className="bg-neutral-100 text-xs uppercase tracking-wide text-neutral-800">
+              <THead look="shadedCaps">
                 <tr>
-                  <th scope="col" className="px-3 py-2">Subject</th>
-                  <th scope="col" className="px-3 py-2">Country</th>
-                  <th scope="col" className="px-3 py-2">Expires</th>
-                  <th scope="col" className="px-3 py-2">Trusted for</th>
-                  <th scope="col" className="px-3 py-2">SHA-256 fingerprint</th>
+                  <Th density="roomy">Subject</Th>
+                  <Th density="roomy">Country</Th>
+                  <Th density="roomy">Expires</Th>
+                  <Th density="roomy">Trusted for</Th>
+                  <Th density="roomy">SHA-256 fingerprint</Th>
                 </tr>
-              </thead>
+              </THead>
               <tbody className="divide-y divide-neutral-200">
                 {anchors.map((a) => (
                   <tr key={a.id} data-testid="wallet-trust-row">
-                    <td className="max-w-xs break-words px-3 py-2 text-neutral-950">
+                    <Td density="roomy" className="max-w-xs break-words text-neutral-950">
                       {a.subject}
                       <span className="block font-mono text-xs text-neutral-700">{a.id}</span>
-                    </td>
-                    <td className="px-3 py-2 font-semibold">{a.country}</td>
-                    <td className="whitespace-nowrap px-3 py-2">
+                    </Td>
+                    <Td density="roomy" strong>{a.country}</Td>
+                    <Td density="roomy" nowrap>
                       {dateTime(a.notAfter)}
-                      {a.expired ? <span className="ml-1 rounded bg-red-100 px-1.5 py-0.5 text-xs font-semibold text-red-900">expired</span> : null}
-                      {a.expiringSoon ? <span className="ml-1 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-semibold text-amber-950">within {EXPIRY_WARNING_DAYS} days</span> : null}
-                    </td>
-                    <td className="px-3 py-2">{a.workspaceId ? (a.workspaceName ?? a.workspaceId) : 'every workspace'}</td>
-                    <td className="px-3 py-2 font-mono text-xs break-all text-neutral-800">{a.fingerprintSha256}</td>
+                      {a.expired ? <Badge tone="red" shape="tag" ringed={false} className="ml-1">expired</Badge> : null}
+                      {a.expiringSoon ? <Badge tone="amber" shape="tag" ringed={false} className="ml-1">within {EXPIRY_WARNING_DAYS} days</Badge> : null}
+                    </Td>
+                    <Td density="roomy">{a.workspaceId ? (a.workspaceName ?? a.workspaceId) : 'every workspace'}</Td>
+                    <Td density="roomy" className="font-mono text-xs break-all text-neutral-800">{a.fingerprintSha256}</Td>
                   </tr>
                 ))}
               </tbody>
-            </table>
-          </div>
+            </Table>
+          </TableFrame>
         )}
         <Card title="Managing the list" id="wallet-trust-help">
           <div className="space-y-2 text-sm text-neutral-900">

@@ -1,12 +1,11 @@
 /** /admin/workspaces – the workspaces an owner runs (operators: every one, and a form to create one). */
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { getDb } from '@/db/client';
 import { requireActor } from '@/lib/domain/admin/auth/current';
 import { listManagedWorkspaces } from '@/lib/domain/admin/workspaces';
 import { dateTime } from '@/components/admin/format';
-import { Card, Empty, PageHeader } from '@/components/admin/ui';
+import { Card, Empty, PageHeader, RecordItem, RecordList, TextLink } from '@/components/admin/ui';
 import { CreateWorkspaceForm } from '@/components/admin/OwnerForms';
 import { createWorkspaceAction } from '../../workspace-actions';
 
@@ -28,23 +27,23 @@ export default async function WorkspacesPage() {
       {list.length === 0 ? (
         <Empty>No workspace yet.</Empty>
       ) : (
-        <ul className="divide-y divide-neutral-200 rounded-lg border border-neutral-200 bg-white" data-testid="workspaces">
+        <RecordList data-testid="workspaces">
           {list.map((w) => (
-            <li key={w.id} className="flex flex-wrap items-center justify-between gap-3 px-4 py-3">
+            <RecordItem key={w.id}>
               <div className="min-w-0">
-                <Link href={`/admin/workspaces/${w.id}/keys`} className="font-semibold text-blue-900 underline underline-offset-2">{w.name}</Link>
+                <TextLink href={`/admin/workspaces/${w.id}/keys`} className="font-semibold text-blue-900">{w.name}</TextLink>
                 <p className="text-xs text-neutral-700 [overflow-wrap:anywhere]">
                   <span className="font-mono">{w.id}</span> · {w.flow === 'kyc' ? 'KYC' : `Age, ${w.checkMethod === 'estimation' ? 'estimation' : 'document verification'}`} · {w.keys} key{w.keys === 1 ? '' : 's'} · {w.members} member{w.members === 1 ? '' : 's'} · webhook {w.webhookUrl ? 'set' : 'not set'} · created {dateTime(w.createdAt)}
                 </p>
               </div>
               <nav aria-label={`${w.name} sections`} className="flex flex-wrap gap-x-3 text-sm">
                 {(['keys', 'webhooks', 'settings', 'members', 'usage'] as const).map((s) => (
-                  <Link key={s} href={`/admin/workspaces/${w.id}/${s}`} className="font-medium text-blue-800 underline underline-offset-2">{s[0].toUpperCase() + s.slice(1)}</Link>
+                  <TextLink key={s} href={`/admin/workspaces/${w.id}/${s}`}>{s[0].toUpperCase() + s.slice(1)}</TextLink>
                 ))}
               </nav>
-            </li>
+            </RecordItem>
           ))}
-        </ul>
+        </RecordList>
       )}
     </>
   );

@@ -1,10 +1,10 @@
 /** /admin/invite/{token} – an invitation to a workspace, opened from the link an owner sent (works once, until it expires). */
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { getDb } from '@/db/client';
 import { openInvite } from '@/lib/domain/admin/members';
 import { AcceptInviteForm } from '@/components/admin/InviteForm';
 import { SignInFrame } from '@/components/admin/SignInFrame';
+import { TextLink } from '@/components/admin/ui';
 import { acceptInviteAction } from '../../auth-actions';
 
 export const metadata: Metadata = { title: 'Invitation' };
@@ -17,7 +17,7 @@ export default async function InvitePage(props: { params: Promise<{ token: strin
       <SignInFrame title="Invitation">
         <p className="text-sm text-neutral-900">This invitation link has been used, withdrawn or has expired. Ask the person who invited you for a new one.</p>
         <p className="mt-4 text-sm">
-          <Link href="/admin/sign-in" className="font-medium text-blue-800 underline underline-offset-2">Sign in</Link>
+          <TextLink href="/admin/sign-in">Sign in</TextLink>
         </p>
       </SignInFrame>
     );

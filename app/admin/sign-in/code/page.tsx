@@ -5,6 +5,7 @@ import { currentSession, safeNext } from '@/lib/domain/admin/auth/current';
 import { CodeForm } from '@/components/admin/SignInForms';
 import { SignInFrame } from '@/components/admin/SignInFrame';
 import { signInWithCode, signOutAction } from '../../auth-actions';
+import { cn, linkVariants } from '@/components/admin/ui';
 
 export const metadata: Metadata = { title: 'Two-factor code' };
 
@@ -19,7 +20,7 @@ export default async function CodePage(props: { searchParams: Promise<Record<str
       <p className="mb-4 text-sm text-neutral-800">Signed in as {s.actor.email}. One more step.</p>
       <CodeForm action={signInWithCode} next={next} />
       <form action={signOutAction} className="mt-4">
-        <button type="submit" className="text-sm font-medium text-blue-800 underline underline-offset-2">
+        <button type="submit" className={cn(linkVariants(), 'text-sm')}>
           Cancel and sign out
         </button>
       </form>

@@ -4,7 +4,6 @@
  * side by side, the history, and the decision. Each opening is written to the audit log.
  */
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { getDb } from '@/db/client';
 import { requireActor } from '@/lib/domain/admin/auth/current';
@@ -16,7 +15,7 @@ import { DECLINE_REASONS, resubmitReasonsFor } from '@/lib/domain/verifications/
 import { REASON_LABELS } from '@/lib/domain/admin/evidence';
 import { DomainError } from '@/lib/core/errors';
 import { dateTime, shortId } from '@/components/admin/format';
-import { Card, cx, Facts, ModeBadge, Notice, PageHeader, StatusBadge } from '@/components/admin/ui';
+import { boxVariants, Card, cn, Facts, layout, ModeBadge, Notice, PageHeader, StatusBadge, TextLink } from '@/components/admin/ui';
 import { FactTable } from '@/components/admin/FactTable';
 import { DecisionPanel } from '@/components/admin/DecisionPanel';
 import { Photo } from '@/components/admin/Photo';
@@ -61,7 +60,7 @@ export default async function CasePage(props: { params: Promise<{ id: string }>;
       <PageHeader
         title={`Case ${v.externalId ?? shortId(v.id)}`}
         subtitle={
-          <span className="flex flex-wrap items-center gap-2">
+          <span className={layout.row}>
             <StatusBadge status={v.status} />
             <ModeBadge mode={v.mode} />
             {v.reason ? <span className="text-neutral-900">{reasonLabel(v.reason)}</span> : null}
@@ -99,7 +98,7 @@ export default async function CasePage(props: { params: Promise<{ id: string }>;
               ...(v.externalMetadataRaw ? ([['Metadata', <span key="m" className="font-mono text-xs [overflow-wrap:anywhere]">{v.externalMetadataRaw.length > 500 ? `${v.externalMetadataRaw.slice(0, 500)}…` : v.externalMetadataRaw}</span>]] as [string, React.ReactNode][]) : []),
             ]}
           />
-          <div className="mt-4 border-t border-neutral-200 pt-4">
+          <div className={layout.separated}>
             {v.status === 'review' ? (
               <DecisionPanel
                 action={decideAction}
@@ -125,13 +124,13 @@ export default async function CasePage(props: { params: Promise<{ id: string }>;
                   )}
                 </p>
                 {c.neighbours.next ? (
-                  <Link href={`/admin/verifications/${c.neighbours.next}`} className="font-medium text-blue-800 underline underline-offset-2">
+                  <TextLink href={`/admin/verifications/${c.neighbours.next}`}>
                     Next waiting case →
-                  </Link>
+                  </TextLink>
                 ) : (
-                  <Link href={`/admin/queue?${queue}`} className="font-medium text-blue-800 underline underline-offset-2">
+                  <TextLink href={`/admin/queue?${queue}`}>
                     Back to the queue
-                  </Link>
+                  </TextLink>
                 )}
               </div>
             )}
@@ -223,7 +222,7 @@ export default async function CasePage(props: { params: Promise<{ id: string }>;
           <ol className="space-y-3 border-l-2 border-neutral-200 pl-4" data-testid="timeline">
             {events.map((e, i) => (
               <li key={i} className="relative">
-                <span aria-hidden="true" className={cx('absolute -left-[1.4rem] top-1.5 h-3 w-3 rounded-full ring-2 ring-white', e.tone === 'good' ? 'bg-green-600' : e.tone === 'bad' ? 'bg-red-600' : e.tone === 'warn' ? 'bg-amber-500' : 'bg-neutral-400')} />
+                <span aria-hidden="true" className={cn('absolute -left-[1.4rem] top-1.5 h-3 w-3 rounded-full ring-2 ring-white', e.tone === 'good' ? 'bg-green-600' : e.tone === 'bad' ? 'bg-red-600' : e.tone === 'warn' ? 'bg-amber-500' : 'bg-neutral-400')} />
                 <p className="text-sm font-medium text-neutral-950">{e.title}</p>
                 <p className="text-xs text-neutral-700 [overflow-wrap:anywhere]">{dateTime(e.at)}{e.detail ? ` · ${e.detail}` : ''}</p>
                 {e.attempts?.length ? (
@@ -247,7 +246,7 @@ export default async function CasePage(props: { params: Promise<{ id: string }>;
 
 function FacePair(props: { own: string | null; other: { id: string; status: string; externalId: string | null; selfieUrl: string | null } | null; score: string; verdict: string; label: string }) {
   return (
-    <li className="rounded-md border border-neutral-200 p-3">
+    <li className={boxVariants()}>
       <div className="grid grid-cols-2 gap-2">
         {props.own ? <Photo src={props.own} alt="This case's selfie" caption="This case" /> : <p className="text-sm">No selfie</p>}
         {props.other?.selfieUrl ? <Photo src={props.other.selfieUrl} alt={`Selfie of ${props.label}`} caption={props.label} /> : <p className="text-sm text-neutral-800">{props.label}: photo no longer kept (retention) or not visible to you.</p>}
@@ -257,9 +256,9 @@ function FacePair(props: { own: string | null; other: { id: string; status: stri
         {props.other ? (
           <>
             {' · '}
-            <Link href={`/admin/verifications/${props.other.id}`} className="font-medium text-blue-800 underline underline-offset-2">
+            <TextLink href={`/admin/verifications/${props.other.id}`}>
               open {props.other.externalId ?? shortId(props.other.id)}
-            </Link>{' '}
+            </TextLink>{' '}
             <StatusBadge status={props.other.status} />
           </>
         ) : null}

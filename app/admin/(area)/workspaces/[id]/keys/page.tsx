@@ -8,7 +8,7 @@ import { requireActor } from '@/lib/domain/admin/auth/current';
 import { keysFor } from '@/lib/domain/admin/workspaces';
 import { env } from '@/lib/core/env';
 import { dateTime } from '@/components/admin/format';
-import { Card, ModeBadge } from '@/components/admin/ui';
+import { Badge, Card, layout, ModeBadge, Table, Td, Th, THead } from '@/components/admin/ui';
 import { ActionForm, CopyButton, CreateKeyForm } from '@/components/admin/OwnerForms';
 import { WorkspaceHeader } from '@/components/admin/WorkspaceNav';
 import { DoneNotice } from '@/components/admin/DoneNotice';
@@ -56,7 +56,7 @@ export default async function KeysPage(props: { params: Promise<{ id: string }>;
       <div className="space-y-5">
         <Card title="Public API key" id="public-key">
           <p className="mb-2 text-sm text-neutral-800">Sent as <code>X-API-Key</code> with every request. It names the workspace and is not a secret.</p>
-          <div className="flex flex-wrap items-center gap-2">
+          <div className={layout.row}>
             <code data-testid="api-key" className="break-all rounded bg-neutral-100 px-2 py-1 font-mono text-sm">{workspace.apiKey}</code>
             <CopyButton text={workspace.apiKey} />
           </div>
@@ -64,28 +64,28 @@ export default async function KeysPage(props: { params: Promise<{ id: string }>;
         <Card title={`Secret keys (${keys.length} of ${max})`} id="secret-keys">
           {keys.length === 0 ? <p className="text-sm text-neutral-800">No secret key: every signed request is refused (NO_SECRET_KEYS).</p> : null}
           <div className="overflow-x-auto">
-            <table className="w-full min-w-[36rem] text-left text-sm" data-testid="keys">
-              <thead className="border-b border-neutral-200 text-xs uppercase text-neutral-700">
+            <Table className="min-w-[36rem]" data-testid="keys">
+              <THead look="caps" className="border-b border-neutral-200">
                 <tr>
-                  <th scope="col" className="py-2 pr-3">Key</th>
-                  <th scope="col" className="py-2 pr-3">Mode</th>
-                  <th scope="col" className="py-2 pr-3">Created</th>
-                  <th scope="col" className="py-2 pr-3">Last used</th>
-                  <th scope="col" className="py-2 pr-3">Actions</th>
+                  <Th density="column">Key</Th>
+                  <Th density="column">Mode</Th>
+                  <Th density="column">Created</Th>
+                  <Th density="column">Last used</Th>
+                  <Th density="column">Actions</Th>
                 </tr>
-              </thead>
+              </THead>
               <tbody className="divide-y divide-neutral-100">
                 {keys.map((k) => (
                   <tr key={k.id} data-key={k.id}>
-                    <td className="py-2 pr-3 align-top">
+                    <Td density="column" top>
                       <span className="font-mono">{k.hint}</span>
-                      {k.active ? <span className="ml-2 rounded bg-green-100 px-1.5 py-0.5 text-xs font-semibold text-green-900 ring-1 ring-inset ring-green-300">Active</span> : null}
+                      {k.active ? <Badge tone="green" shape="tag" className="ml-2">Active</Badge> : null}
                       <div className="font-mono text-xs text-neutral-700">{k.id}</div>
-                    </td>
-                    <td className="py-2 pr-3 align-top"><ModeBadge mode={k.mode} /></td>
-                    <td className="py-2 pr-3 align-top">{dateTime(k.created_at)}</td>
-                    <td className="py-2 pr-3 align-top" data-testid="last-used">{k.last_used_at ? dateTime(k.last_used_at) : 'Never'}</td>
-                    <td className="py-2 pr-3 align-top">
+                    </Td>
+                    <Td density="column" top><ModeBadge mode={k.mode} /></Td>
+                    <Td density="column" top>{dateTime(k.created_at)}</Td>
+                    <Td density="column" top data-testid="last-used">{k.last_used_at ? dateTime(k.last_used_at) : 'Never'}</Td>
+                    <Td density="column" top>
                       <div className="flex flex-wrap gap-2">
                         {!k.active ? (
                           <ActionForm inline action={activateKeyAction} hidden={{ workspace_id: workspace.id, key_id: k.id }} submit="Activate" tone="secondary" confirm={{ open: 'Activate…', ariaLabel: `Activate ${k.hint}`, text: `${k.hint} will sign every webhook from now on${active ? `, instead of ${active.hint}` : ''}.` }} />
@@ -99,11 +99,11 @@ export default async function KeysPage(props: { params: Promise<{ id: string }>;
                           confirm={{ open: 'Delete…', ariaLabel: `Delete ${k.hint}`, text: k.active ? 'This is the active key: it cannot be deleted until another key is active.' : `Requests signed with ${k.hint} will be refused at once.` }}
                         />
                       </div>
-                    </td>
+                    </Td>
                   </tr>
                 ))}
               </tbody>
-            </table>
+            </Table>
           </div>
         </Card>
         <Card title="Create a secret key" id="create-key">

@@ -7,7 +7,7 @@ import { getDb } from '@/db/client';
 import { requireActor } from '@/lib/domain/admin/auth/current';
 import { membersFor } from '@/lib/domain/admin/members';
 import { dateTime } from '@/components/admin/format';
-import { Card, Empty, inputClass } from '@/components/admin/ui';
+import { Card, Empty, layout, Select } from '@/components/admin/ui';
 import { ActionForm, InviteForm } from '@/components/admin/OwnerForms';
 import { WorkspaceHeader } from '@/components/admin/WorkspaceNav';
 import { DoneNotice } from '@/components/admin/DoneNotice';
@@ -48,13 +48,13 @@ export default async function MembersPage(props: { params: Promise<{ id: string 
                         <span data-testid="member-role">{p.role}</span> · since {dateTime(p.since)}{lastOwner ? ' · the last owner' : ''}
                       </p>
                     </div>
-                    <div className="flex flex-wrap items-center gap-2">
+                    <div className={layout.row}>
                       <ActionForm inline action={changeRoleAction} hidden={{ workspace_id: ws.id, admin_id: p.id }} submit="Change role" tone="secondary" pendingLabel="Changing…">
                         <label htmlFor={`role-${p.id}`} className="sr-only">Role of {p.email}</label>
-                        <select id={`role-${p.id}`} name="role" defaultValue={p.role} className={`${inputClass} w-auto`}>
+                        <Select id={`role-${p.id}`} name="role" defaultValue={p.role}>
                           <option value="owner">Owner</option>
                           <option value="reviewer">Reviewer</option>
-                        </select>
+                        </Select>
                       </ActionForm>
                       <ActionForm
                         inline

@@ -6,7 +6,7 @@ import { USAGE_RANGES, usageFor } from '@/lib/domain/admin/usage';
 import { reasonLabel, STATUS_LABELS } from '@/lib/domain/admin/evidence';
 import { duration } from '@/components/admin/format';
 import { BarChart } from '@/components/admin/BarChart';
-import { buttonClass, Card, Empty, Facts, Tabs } from '@/components/admin/ui';
+import { buttonClass, Card, Empty, Facts, Table, Tabs, Td, Th, THead } from '@/components/admin/ui';
 import { WorkspaceHeader } from '@/components/admin/WorkspaceNav';
 import { orNotFound } from '../../../../page-guard';
 
@@ -49,28 +49,28 @@ export default async function UsagePage(props: { params: Promise<{ id: string }>
           <details className="mt-3">
             <summary className="cursor-pointer text-sm font-semibold">The figures per day</summary>
             <div className="mt-2 max-h-80 overflow-auto" tabIndex={0} role="region" aria-label="Verifications per day">
-              <table className="w-full text-left text-sm" data-testid="per-day">
-                <thead className="text-xs uppercase text-neutral-700"><tr><th scope="col" className="py-1 pr-3">Day (UTC)</th><th scope="col" className="py-1 pr-3">Live</th><th scope="col" className="py-1 pr-3">Test</th></tr></thead>
+              <Table data-testid="per-day">
+                <THead look="caps"><tr><Th>Day (UTC)</Th><Th>Live</Th><Th>Test</Th></tr></THead>
                 <tbody className="divide-y divide-neutral-100">
                   {[...u.perDay].reverse().map((d) => (
-                    <tr key={d.day} data-day={d.day}><td className="py-1 pr-3">{d.day}</td><td className="py-1 pr-3">{d.live}</td><td className="py-1 pr-3">{d.test}</td></tr>
+                    <tr key={d.day} data-day={d.day}><Td>{d.day}</Td><Td>{d.live}</Td><Td>{d.test}</Td></tr>
                   ))}
                 </tbody>
-              </table>
+              </Table>
             </div>
           </details>
         </Card>
         <Card title="Verifications per month" id="per-month">
           <BarChart title="Verifications per month, live and test" rows={u.perMonth.map((m) => ({ label: m.month, values: { live: m.live, test: m.test } }))} series={SERIES} unit="month" />
           <div className="mt-3 overflow-x-auto" tabIndex={0} role="region" aria-label="Verifications per month">
-            <table className="w-full text-left text-sm" data-testid="per-month">
-              <thead className="text-xs uppercase text-neutral-700"><tr><th scope="col" className="py-1 pr-3">Month</th><th scope="col" className="py-1 pr-3">Live</th><th scope="col" className="py-1 pr-3">Test</th></tr></thead>
+            <Table data-testid="per-month">
+              <THead look="caps"><tr><Th>Month</Th><Th>Live</Th><Th>Test</Th></tr></THead>
               <tbody className="divide-y divide-neutral-100">
                 {[...u.perMonth].reverse().map((m) => (
-                  <tr key={m.month}><td className="py-1 pr-3">{m.month}</td><td className="py-1 pr-3">{m.live}</td><td className="py-1 pr-3">{m.test}</td></tr>
+                  <tr key={m.month}><Td>{m.month}</Td><Td>{m.live}</Td><Td>{m.test}</Td></tr>
                 ))}
               </tbody>
-            </table>
+            </Table>
           </div>
         </Card>
         <Card title="Decisions by status and reason" id="decisions">
@@ -78,19 +78,19 @@ export default async function UsagePage(props: { params: Promise<{ id: string }>
             <Empty>No decision in this period.</Empty>
           ) : (
             <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Decisions by status and reason">
-              <table className="w-full text-left text-sm" data-testid="decisions">
-                <thead className="text-xs uppercase text-neutral-700"><tr><th scope="col" className="py-1 pr-3">Mode</th><th scope="col" className="py-1 pr-3">Status</th><th scope="col" className="py-1 pr-3">Reason</th><th scope="col" className="py-1 pr-3">Count</th></tr></thead>
+              <Table data-testid="decisions">
+                <THead look="caps"><tr><Th>Mode</Th><Th>Status</Th><Th>Reason</Th><Th>Count</Th></tr></THead>
                 <tbody className="divide-y divide-neutral-100">
                   {u.decisions.map((d) => (
                     <tr key={`${d.mode}-${d.status}-${d.reason}`} data-decision={`${d.mode}:${d.status}:${d.reason ?? ''}`}>
-                      <td className="py-1 pr-3">{d.mode}</td>
-                      <td className="py-1 pr-3">{STATUS_LABELS[d.status] ?? d.status}</td>
-                      <td className="py-1 pr-3">{d.reason ? reasonLabel(d.reason) : '—'}</td>
-                      <td className="py-1 pr-3">{d.count}</td>
+                      <Td>{d.mode}</Td>
+                      <Td>{STATUS_LABELS[d.status] ?? d.status}</Td>
+                      <Td>{d.reason ? reasonLabel(d.reason) : '—'}</Td>
+                      <Td>{d.count}</Td>
                     </tr>
                   ))}
                 </tbody>
-              </table>
+              </Table>
             </div>
           )}
         </Card>

@@ -4,12 +4,11 @@
  * newest first, failures alone on their tab; send one or every failed event again.
  */
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { getDb } from '@/db/client';
 import { requireActor } from '@/lib/domain/admin/auth/current';
 import { deliveryLog } from '@/lib/domain/admin/webhooks';
 import { dateTime, shortId } from '@/components/admin/format';
-import { buttonClass, Card, Empty, inputClass, labelClass, ModeBadge, StatusBadge, Tabs } from '@/components/admin/ui';
+import { boxVariants, ButtonLink, Card, Empty, Input, Label, layout, ModeBadge, StatusBadge, Table, Tabs, Td, TextLink, Th, THead } from '@/components/admin/ui';
 import { ActionForm } from '@/components/admin/OwnerForms';
 import { WorkspaceHeader } from '@/components/admin/WorkspaceNav';
 import { DoneNotice } from '@/components/admin/DoneNotice';
@@ -43,11 +42,11 @@ export default async function WebhooksPage(props: { params: Promise<{ id: string
         <Card title="Endpoint" id="endpoint">
           <ActionForm action={setWebhookUrlAction} hidden={{ workspace_id: ws.id }} submit="Save URL" pendingLabel="Saving…">
             <div>
-              <label htmlFor="webhook-url" className={labelClass}>Webhook URL (https://; empty: no webhooks)</label>
-              <input id="webhook-url" name="webhook_url" type="url" defaultValue={ws.webhookUrl ?? ''} maxLength={2000} placeholder="https://example.com/webhooks/open-verify" className={inputClass} />
+              <Label htmlFor="webhook-url">Webhook URL (https://; empty: no webhooks)</Label>
+              <Input id="webhook-url" name="webhook_url" type="url" defaultValue={ws.webhookUrl ?? ''} maxLength={2000} placeholder="https://example.com/webhooks/open-verify" />
             </div>
           </ActionForm>
-          <div className="mt-4 border-t border-neutral-200 pt-4">
+          <div className={layout.separated}>
             <p className="mb-2 text-sm text-neutral-800">
               A test event is a sample <code>approved</code> payload signed like a real one, with the header <code>X-Webhook-Test: true</code>. It is sent once, now, and not retried.
             </p>
@@ -67,11 +66,11 @@ export default async function WebhooksPage(props: { params: Promise<{ id: string
           ) : (
             <ul className="space-y-3" data-testid="deliveries">
               {log.events.map((e) => (
-                <li key={e.id} className="rounded-md border border-neutral-200 p-3" data-event={e.id}>
+                <li key={e.id} className={boxVariants()} data-event={e.id}>
                   <div className="flex flex-wrap items-center justify-between gap-2">
                     <div className="min-w-0 text-sm">
                       <StatusBadge status={e.status} /> <ModeBadge mode={e.mode} />{' '}
-                      <Link href={`/admin/verifications/${e.verificationId}`} className="font-mono text-blue-900 underline underline-offset-2">{e.externalId ?? shortId(e.verificationId)}</Link>
+                      <TextLink tone="id" href={`/admin/verifications/${e.verificationId}`}>{e.externalId ?? shortId(e.verificationId)}</TextLink>
                       <span className="text-neutral-700"> · <span className="font-mono">{e.id}</span> · {dateTime(e.createdAt)} · </span>
                       <span className={`font-semibold ${STATE_TONE[e.state] ?? ''}`} data-testid="event-state">{e.state}</span>
                       {e.state === 'pending' && e.attempts > 0 ? <span className="text-neutral-700"> (next attempt {dateTime(e.nextAttemptAt)})</span> : null}
@@ -80,31 +79,31 @@ export default async function WebhooksPage(props: { params: Promise<{ id: string
                   </div>
                   {e.attemptLog.length ? (
                     <div className="mt-2 overflow-x-auto" tabIndex={0} role="region" aria-label={`Attempts of event ${e.id}`}>
-                      <table className="w-full min-w-[40rem] text-left text-xs">
+                      <Table size="xs" className="min-w-[40rem]">
                         <caption className="sr-only">Attempts of event {e.id}</caption>
-                        <thead className="text-neutral-700">
+                        <THead>
                           <tr>
-                            <th scope="col" className="py-1 pr-3">#</th>
-                            <th scope="col" className="py-1 pr-3">Time</th>
-                            <th scope="col" className="py-1 pr-3">Status</th>
-                            <th scope="col" className="py-1 pr-3">Latency</th>
-                            <th scope="col" className="py-1 pr-3">Outcome</th>
-                            <th scope="col" className="py-1 pr-3">Answer or error</th>
+                            <Th>#</Th>
+                            <Th>Time</Th>
+                            <Th>Status</Th>
+                            <Th>Latency</Th>
+                            <Th>Outcome</Th>
+                            <Th>Answer or error</Th>
                           </tr>
-                        </thead>
+                        </THead>
                         <tbody className="divide-y divide-neutral-100">
                           {e.attemptLog.map((a) => (
                             <tr key={`${a.attempt}-${a.startedAt.toISOString()}`}>
-                              <td className="py-1 pr-3">{a.attempt}</td>
-                              <td className="whitespace-nowrap py-1 pr-3">{dateTime(a.startedAt)}</td>
-                              <td className="py-1 pr-3">{a.statusCode ?? '—'}</td>
-                              <td className="py-1 pr-3">{a.latencyMs === null ? '—' : `${a.latencyMs} ms`}</td>
-                              <td className="py-1 pr-3">{a.outcome}</td>
-                              <td className="py-1 pr-3 font-mono [overflow-wrap:anywhere]">{a.error ?? a.responseExcerpt ?? ''}</td>
+                              <Td>{a.attempt}</Td>
+                              <Td nowrap>{dateTime(a.startedAt)}</Td>
+                              <Td>{a.statusCode ?? '—'}</Td>
+                              <Td>{a.latencyMs === null ? '—' : `${a.latencyMs} ms`}</Td>
+                              <Td>{a.outcome}</Td>
+                              <Td className="font-mono [overflow-wrap:anywhere]">{a.error ?? a.responseExcerpt ?? ''}</Td>
                             </tr>
                           ))}
                         </tbody>
-                      </table>
+                      </Table>
                     </div>
                   ) : (
                     <p className="mt-1 text-xs text-neutral-700">No attempt yet.</p>
@@ -115,7 +114,7 @@ export default async function WebhooksPage(props: { params: Promise<{ id: string
           )}
           {log.next ? (
             <p className="mt-3">
-              <Link className={buttonClass.secondary} href={`${here}?${new URLSearchParams({ ...(failedOnly ? { failed: '1' } : {}), cursor: log.next })}`}>Older events</Link>
+              <ButtonLink variant="secondary" href={`${here}?${new URLSearchParams({ ...(failedOnly ? { failed: '1' } : {}), cursor: log.next })}`}>Older events</ButtonLink>
             </p>
           ) : null}
         </Card>
