@@ -124,6 +124,7 @@ export const consentVersionSchema = z
     version: z.string(),
     text_sha256: z.string().regex(/^[0-9a-f]{64}$/),
     url: z.string().describe('The full text, text/plain; charset=utf-8, public: {BASE_URL}/consent/{id}.txt in English, {BASE_URL}/consent/{id}/{locale}.txt in another language'),
+    consent_text: z.string().describe('The same text as at url, exactly (the other response shape of this resource): its UTF-8 bytes hash to text_sha256'),
     locale: localeCode.describe('Extension: the language of the text at url (English unless ?lang= asked for one the version has)'),
     locales: z.array(localeCode).describe('Extension: every language this version has a text in (accepted by its text_sha256)'),
   });

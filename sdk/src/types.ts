@@ -47,7 +47,7 @@ export type Verification = {
 
 export type VerificationCreated = Pick<Verification, 'id' | 'status' | 'mode' | 'external_id' | 'external_metadata' | 'url' | 'return_url' | 'created_at'>;
 export type VerificationList = { items: Verification[]; next_cursor: string | null };
-export type ConsentVersion = { id: number; version: string; text_sha256: string; url: string };
+export type ConsentVersion = { id: number; version: string; text_sha256: string; url: string; consent_text: string; locale?: string; locales?: string[] };
 export type ConsentAccepted = { id: string; consent: ConsentRecord | null; consent_accepted: boolean; consent_version: string | null; consented_at: string | null };
 export type Media = {
   id: string;

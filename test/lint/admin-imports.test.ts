@@ -8,7 +8,7 @@ import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const violation = "import { eq } from 'drizzle-orm';\nimport { adminUsers } from '@/db/schema';\nimport { verifications } from '../../../db/schema/verifications';\nexport const x = [eq, adminUsers, verifications];\n";
+const violation = `import { eq } from 'drizzle-orm';\nimport { adminUsers } from '@/db/schema';\nimport { verifications } from '${'../'.repeat(3)}db/schema/verifications';\nexport const x = [eq, adminUsers, verifications];\n`;
 
 describe('admin pages import no table and no query builder', () => {
   it('fails under app/admin and components/admin, not in lib/', async () => {

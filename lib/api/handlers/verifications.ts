@@ -69,7 +69,8 @@ export async function listVerificationsHandler(ctx: ApiContext<unknown, unknown,
 export const consentQuery = z.strictObject({ lang: supportedLocale.optional() });
 
 export async function getActiveConsentHandler(ctx: ApiContext<unknown, unknown, z.infer<typeof consentQuery>>): Promise<HandlerResult> {
-  return { data: publicConsentVersion(await getActiveConsentOrThrow(ctx.db), ctx.query?.lang) };
+  // The interface's other shape of this resource carries the text itself (`consent_text`): both shapes in one (docs/api.md "Consent").
+  return { data: publicConsentVersion(await getActiveConsentOrThrow(ctx.db), ctx.query?.lang, { withText: true }) };
 }
 
 export const consentById = z.strictObject({

@@ -39,7 +39,7 @@ describe('consent', () => {
 
   it('GET /v1/consent returns the active version; its url serves the exact bytes as text/plain; charset=utf-8', async () => {
     const r = await call(getConsent, { path: '/v1/consent', apiKey: w.apiKey, secret: w.testSecret });
-    expect(r.json.data).toEqual({ id: version.id, version: version.version, text_sha256: sha(TEXT), url: `http://verify.test/consent/${version.id}.txt`, locale: 'en', locales: ['en'] });
+    expect(r.json.data).toEqual({ id: version.id, version: version.version, text_sha256: sha(TEXT), url: `http://verify.test/consent/${version.id}.txt`, locale: 'en', locales: ['en'], consent_text: TEXT });
     const t = await consentText(new Request(r.json.data.url), { params: Promise.resolve({ file: `${version.id}.txt` }) });
     expect(t.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     const bytes = Buffer.from(await t.arrayBuffer());
@@ -148,10 +148,10 @@ describe('consent in the capture page\'s languages', () => {
 
   it('GET /v1/consent is English; ?lang=fr (or fr-CA) the French text under the same id, its URL serving exactly those bytes', async () => {
     const en = (await get()).json.data;
-    expect(en).toEqual({ id, version: expect.any(String), text_sha256: sha(TEXTS.en), url: `http://verify.test/consent/${id}.txt`, locale: 'en', locales: [...LOCALES] });
+    expect(en).toEqual({ id, version: expect.any(String), text_sha256: sha(TEXTS.en), url: `http://verify.test/consent/${id}.txt`, locale: 'en', locales: [...LOCALES], consent_text: TEXTS.en });
     for (const q of ['fr', 'fr-CA', 'FR']) {
       const fr = (await get(`?lang=${q}`)).json.data;
-      expect(fr).toMatchObject({ id, version: en.version, text_sha256: sha(TEXTS.fr), url: `http://verify.test/consent/${id}/fr.txt`, locale: 'fr' });
+      expect(fr).toMatchObject({ id, version: en.version, text_sha256: sha(TEXTS.fr), url: `http://verify.test/consent/${id}/fr.txt`, locale: 'fr', consent_text: TEXTS.fr });
     }
     const t = await consentTextIn(new Request(`http://verify.test/consent/${id}/fr.txt`), { params: Promise.resolve({ file: String(id), locale: 'fr.txt' }) });
     expect([t.status, t.headers.get('content-language'), await t.text()]).toEqual([200, 'fr', TEXTS.fr]);

@@ -34,9 +34,10 @@ export function textIn(v: ConsentVersion, locale: Locale = DEFAULT_LOCALE): Cons
 }
 
 /** GET /v1/consent: the version, with the text of `locale` (English when it has none); `locale` and `locales` are extensions. */
-export function publicConsentVersion(v: ConsentVersion, locale: Locale = DEFAULT_LOCALE) {
+export function publicConsentVersion(v: ConsentVersion, locale: Locale = DEFAULT_LOCALE, opts: { withText?: boolean } = {}) {
   const t = textIn(v, locale);
-  return { id: v.id, version: v.version, text_sha256: t.textSha256, url: consentTextUrl(v.id, t.locale as Locale), locale: t.locale, locales: localesOf(v) };
+  const shown = { id: v.id, version: v.version, text_sha256: t.textSha256, url: consentTextUrl(v.id, t.locale as Locale), locale: t.locale, locales: localesOf(v) };
+  return opts.withText ? { ...shown, consent_text: t.text } : shown;
 }
 
 const order = (l: string) => LOCALES.indexOf(l as Locale);
