@@ -134,10 +134,35 @@ describe('analysis queue: a reserve worker for fairness', () => {
       expect(await b1).toBe('UNSUPPORTED_MEDIA_TYPE');
       // The ordinary worker is free and A has one waiting, but A already holds a worker (the reserve): it stays free.
       expect(pool.health()).toMatchObject({ busy: 1, queued: 1 });
-      // So B's next upload starts at once instead of waiting for one of A's.
+      // B's next upload waits only for the job the reserve is running (no more than the ordinary workers' count
+      // analyse at once but for the reserve's own start), and then goes first: A was served more recently.
       const b2 = settle(pool.analyze(img, 'selfie', { workspace: 'B', verification: 'b2' }));
-      expect(pool.health()).toMatchObject({ busy: 2, queued: 1 });
+      expect(pool.health()).toMatchObject({ busy: 1, queued: 2 });
       expect(await Promise.all([...a, b2])).toEqual(['ok', 'ok', 'ok']);
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+
+  it('while the reserve runs another workspace\'s job, a freed ordinary worker waits for it instead of starting the flood\'s next job beside it', async () => {
+    const pool = new AnalysisPool(1, DEFAULT_QUEUE_LIMITS, 1);
+    try {
+      await pool.ready();
+      const img = await I.selfie1280();
+      const settle = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof DomainError ? e.code : e));
+      // A floods: its job holds the ordinary worker (a file that fails at decode, in milliseconds), its next waits.
+      const a0 = settle(pool.analyze(Buffer.from('not an image at all'), 'selfie', { workspace: 'A', verification: 'a0' }));
+      // B's upload starts on the reserve at once; A's next is queued behind A's running job.
+      const b = settle(pool.analyze(img, 'selfie', { workspace: 'B', verification: 'b' }));
+      const a1 = settle(pool.analyze(img, 'selfie', { workspace: 'A', verification: 'a1' }));
+      expect(pool.health()).toMatchObject({ busy: 2, queued: 1 });
+      expect(await a0).toBe('UNSUPPORTED_MEDIA_TYPE');
+      // The ordinary worker is free and A has one waiting, but B's analysis on the reserve keeps the machine at the
+      // ordinary workers' count: A's next starts only when B's is done.
+      expect(pool.health()).toMatchObject({ busy: 1, queued: 1 });
+      expect(await b).toBe('ok');
+      expect(pool.health()).toMatchObject({ busy: 1, queued: 0 });
+      expect(await a1).toBe('ok');
     } finally {
       await pool.close();
     }

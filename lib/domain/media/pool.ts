@@ -16,7 +16,10 @@
  * ordinary workers busy, another's upload starts at once (npm run bench:fairness). They idle otherwise. And no
  * workspace holds more workers at once than there are ordinary ones: one whose job went to a reserve worker (the
  * ordinary ones were busy with another's) does not also take the next free ordinary worker, which stays for the
- * others (docs/performance.md "Fairness between workspaces under a flood").
+ * others. And no more than the ordinary workers' count analyse at once unless a reserve worker started above it:
+ * while it runs, an ordinary worker that frees waits for it rather than start the flooding workspace's next job
+ * beside it, so the other workspace's analysis shares the cores with the flood's only for what remained of the job
+ * already running (docs/performance.md "Fairness between workspaces under a flood").
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -245,6 +248,11 @@ export class AnalysisPool {
   private pump() {
     for (const slot of this.slots) {
       if (slot.busy || !slot.isReady || this.queued === 0) continue;
+      // At most `size` workers analyse at once (one core stays with the request loop); a reserve worker may go over
+      // that to start another workspace's job at once, and while it does, a freed ordinary worker waits for it
+      // instead of starting the flooding workspace's next job beside it (docs/performance.md "Fairness between
+      // workspaces under a flood").
+      if (!slot.reserve && this.slots.filter((s) => s.busy).length >= this.size) continue;
       const job = this.take(slot.reserve);
       if (!job) continue; // every waiting workspace already holds as many workers as it may
 
