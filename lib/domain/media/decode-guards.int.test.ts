@@ -100,12 +100,21 @@ describe('analysis queue: bounded and fair', () => {
 });
 
 describe('analysis queue: a reserve worker for fairness', () => {
-  it('takes only a workspace with nothing being analysed: while one workspace floods, another starts at once', async () => {
+  /** A pool of one ordinary and one reserve worker, loaded, for one test. */
+  const withReservePool = async (run: (pool: AnalysisPool, img: Buffer) => Promise<void>) => {
     const pool = new AnalysisPool(1, DEFAULT_QUEUE_LIMITS, 1);
     try {
       await pool.ready();
-      const img = await I.selfie1280();
-      const settle = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => e);
+      await run(pool, await I.selfie1280());
+    } finally {
+      await pool.close();
+    }
+  };
+  /** A job's outcome: 'ok', or its error's code. */
+  const settle = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof DomainError ? e.code : e));
+
+  it('takes only a workspace with nothing being analysed: while one workspace floods, another starts at once', () =>
+    withReservePool(async (pool, img) => {
       const a = [0, 1, 2].map((i) => settle(pool.analyze(img, 'selfie', { workspace: 'A', verification: `a${i}` })));
       // A's first job runs on the ordinary worker; the reserve worker leaves A's others waiting.
       expect(pool.health()).toMatchObject({ size: 2, reserve: 1, busy: 1, queued: 2 });
@@ -116,17 +125,10 @@ describe('analysis queue: a reserve worker for fairness', () => {
       // A third workspace waits, first in line (it was served least recently), for whichever worker frees first.
       expect(pool.health()).toMatchObject({ busy: 2, queued: 3 });
       expect(await Promise.all([...a, b, c])).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
-    } finally {
-      await pool.close();
-    }
-  }, 120_000);
+    }), 120_000);
 
-  it('a workspace holds at most the ordinary workers: one that got the reserve does not take the ordinary worker too', async () => {
-    const pool = new AnalysisPool(1, DEFAULT_QUEUE_LIMITS, 1);
-    try {
-      await pool.ready();
-      const img = await I.selfie1280();
-      const settle = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof DomainError ? e.code : e));
+  it('a workspace holds at most the ordinary workers: one that got the reserve does not take the ordinary worker too', () =>
+    withReservePool(async (pool, img) => {
       // B's job (a file that fails at decode, in milliseconds) holds the ordinary worker, so A's first goes to the reserve.
       const b1 = settle(pool.analyze(Buffer.from('not an image at all'), 'selfie', { workspace: 'B', verification: 'b1' }));
       const a = [0, 1].map((i) => settle(pool.analyze(img, 'selfie', { workspace: 'A', verification: `a${i}` })));
@@ -139,17 +141,10 @@ describe('analysis queue: a reserve worker for fairness', () => {
       const b2 = settle(pool.analyze(img, 'selfie', { workspace: 'B', verification: 'b2' }));
       expect(pool.health()).toMatchObject({ busy: 1, queued: 2 });
       expect(await Promise.all([...a, b2])).toEqual(['ok', 'ok', 'ok']);
-    } finally {
-      await pool.close();
-    }
-  }, 120_000);
+    }), 120_000);
 
-  it('while the reserve runs another workspace\'s job, a freed ordinary worker waits for it instead of starting the flood\'s next job beside it', async () => {
-    const pool = new AnalysisPool(1, DEFAULT_QUEUE_LIMITS, 1);
-    try {
-      await pool.ready();
-      const img = await I.selfie1280();
-      const settle = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof DomainError ? e.code : e));
+  it('while the reserve runs another workspace\'s job, a freed ordinary worker waits for it instead of starting the flood\'s next job beside it', () =>
+    withReservePool(async (pool, img) => {
       // A floods: its job holds the ordinary worker (a file that fails at decode, in milliseconds), its next waits.
       const a0 = settle(pool.analyze(Buffer.from('not an image at all'), 'selfie', { workspace: 'A', verification: 'a0' }));
       // B's upload starts on the reserve at once; A's next is queued behind A's running job.
@@ -163,8 +158,5 @@ describe('analysis queue: a reserve worker for fairness', () => {
       expect(await b).toBe('ok');
       expect(pool.health()).toMatchObject({ busy: 1, queued: 0 });
       expect(await a1).toBe('ok');
-    } finally {
-      await pool.close();
-    }
-  }, 120_000);
+    }), 120_000);
 });
