@@ -262,13 +262,19 @@ function headTurn(mesh: number[][]): number | null {
   return mesh.length >= 468 ? turnOf([mesh[33][0], mesh[33][1]], [mesh[263][0], mesh[263][1]], [mesh[1][0], mesh[1][1]]) : null;
 }
 
-export async function analyze(models: FaceModels, input: { bytes: Uint8Array; kind: 'selfie' | 'document' }): Promise<Analysis> {
+/**
+ * `between` is called between the analysis's steps (after the decode, the detection, each face's networks and
+ * light): the pool's worker passes one that sleeps while another workspace's job must have the core
+ * (lib/domain/media/worker.ts); elsewhere it does nothing.
+ */
+export async function analyze(models: FaceModels, input: { bytes: Uint8Array; kind: 'selfie' | 'document' }, between: () => void = () => {}): Promise<Analysis> {
   const { human, nets } = models;
   const src = sharp(input.bytes, { limitInputPixels: MAX_PIXELS, failOn: 'error' });
   // Orientation applied, metadata (EXIF, GPS, ICC comments) dropped: this is what is stored.
   const stored = await src.rotate().jpeg({ quality: 90, mozjpeg: false }).toBuffer({ resolveWithObject: true });
   const size = { width: stored.info.width, height: stored.info.height };
   const oriented = stored.data;
+  between();
 
   const work = await sharp(oriented).resize({ width: WORK_LONG_SIDE, height: WORK_LONG_SIDE, fit: 'inside', withoutEnlargement: true }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const workScale = size.width / work.info.width;
@@ -279,6 +285,7 @@ export async function analyze(models: FaceModels, input: { bytes: Uint8Array; ki
   } finally {
     human.tf.dispose(tensor);
   }
+  between();
   const rgb: Rgb = { data: new Uint8Array(work.data.buffer, work.data.byteOffset, work.data.byteLength), width: work.info.width, height: work.info.height };
 
   const faces: FaceMeasure[] = [];
@@ -289,12 +296,14 @@ export async function analyze(models: FaceModels, input: { bytes: Uint8Array; ki
       const mesh = f.mesh as number[][];
       const ann = (f.annotations ?? {}) as unknown as Record<string, number[][]>;
       const described = mesh.length >= 468 ? await describeFace(nets, rgb, mesh) : null;
+      between();
       // The age estimate is the selfie's (the document's age is its date of birth): the age networks on Human's
       // face crop, and face-api's on the aligned crop, combined by lib/domain/faces/age.ts.
       const ages = input.kind === 'selfie' && f.tensor ? await models.ages.run(f.tensor as unknown as Tensor3D, AGE_CALIBRATION.views) : null;
       const ageFeatures: AgeFeatures | null = ages
         ? { ...Object.fromEntries(Object.entries(ages.views).map(([k, v]) => [k, round(v, 2)])), face_api: described ? round(described.faceApiAge, 2) : null }
         : null;
+      between();
       const boxLight = await lightAndSharpness(oriented, region, 256);
       const skin = skinLight(rgb, ann.silhouette);
       faces.push({
@@ -333,6 +342,7 @@ export async function analyze(models: FaceModels, input: { bytes: Uint8Array; ki
     faces[0].moire_score = r.moire;
   }
 
+  between();
   const whole = await lightAndSharpness(oriented, null, 512);
   let document: Analysis['document'] = null;
   if (input.kind === 'document') {

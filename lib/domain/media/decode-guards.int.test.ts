@@ -159,4 +159,27 @@ describe('analysis queue: a reserve worker for fairness', () => {
       expect(pool.health()).toMatchObject({ busy: 1, queued: 0 });
       expect(await a1).toBe('ok');
     }), 120_000);
+
+  it('the flood\'s running job yields to the reserve\'s at its next step, so the other workspace\'s analysis has the core, and resumes after it', () =>
+    withReservePool(async (pool, img) => {
+      const order: string[] = [];
+      // A's job starts on the ordinary worker; B's, a moment later, on the reserve worker above the ordinary count.
+      const a = settle(pool.analyze(img, 'selfie', { workspace: 'A', verification: 'a' }).then((r) => (order.push('a'), r)));
+      const b = settle(pool.analyze(img, 'selfie', { workspace: 'B', verification: 'b' }).then((r) => (order.push('b'), r)));
+      expect(pool.health()).toMatchObject({ busy: 2, yielding: 1 });
+      expect(await b).toBe('ok');
+      // A started first and the two are the same work: without the yield, A's ends first.
+      expect(order).toEqual(['b']);
+      expect(pool.health()).toMatchObject({ yielding: 0 });
+      expect(await a).toBe('ok');
+      expect(order).toEqual(['b', 'a']);
+      // A's worker slept at a step while B's ran (the worker reports it; a worker that ignored the flag reports 0).
+      const slept = pool.health().yielded_ms;
+      expect(slept).toBeGreaterThan(100);
+      // One workspace alone never yields: the reserve stays idle and nothing pauses.
+      const solo = [0, 1].map((i) => settle(pool.analyze(img, 'selfie', { workspace: 'A', verification: `s${i}` })));
+      expect(pool.health()).toMatchObject({ busy: 1, yielding: 0 });
+      expect(await Promise.all(solo)).toEqual(['ok', 'ok']);
+      expect(pool.health().yielded_ms).toBe(slept);
+    }), 120_000);
 });

@@ -16,10 +16,10 @@
  * ordinary workers busy, another's upload starts at once (npm run bench:fairness). They idle otherwise. And no
  * workspace holds more workers at once than there are ordinary ones: one whose job went to a reserve worker (the
  * ordinary ones were busy with another's) does not also take the next free ordinary worker, which stays for the
- * others. And no more than the ordinary workers' count analyse at once unless a reserve worker started above it:
- * while it runs, an ordinary worker that frees waits for it rather than start the flooding workspace's next job
- * beside it, so the other workspace's analysis shares the cores with the flood's only for what remained of the job
- * already running (docs/performance.md "Fairness between workspaces under a flood").
+ * others. And no more than the ordinary workers' count analyse at once: while a reserve worker runs above it, an
+ * ordinary worker that frees waits for it rather than start the flooding workspace's next job beside it, and one
+ * whose job is running yields to it at that job's next step (a shared flag the worker sleeps on between steps), so
+ * the other workspace's analysis has a core to itself (docs/performance.md "Fairness between workspaces under a flood").
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -44,7 +44,19 @@ type Job = {
   resolve: (a: Analysis) => void;
   reject: (e: Error) => void;
 };
-type Slot = { worker: Worker; ready: Promise<void>; isReady: boolean; failed: boolean; busy: Job | null; startedAt: number; reserve: boolean };
+type Slot = {
+  worker: Worker;
+  ready: Promise<void>;
+  isReady: boolean;
+  failed: boolean;
+  busy: Job | null;
+  startedAt: number;
+  reserve: boolean;
+  /** Shared with the worker: 1 while its job must yield at its next step (lib/domain/media/worker.ts). */
+  pause: Int32Array;
+  /** The reserve worker whose job this one yields to, while it runs. */
+  yieldingTo: Slot | null;
+};
 
 // The TypeScript worker bundled into one ES module (lib/domain/media/worker-file.ts), the same in Next, tsx and vitest.
 const workerFile = () => analysisWorkerFile();
@@ -108,6 +120,8 @@ export class AnalysisPool {
   private waiting = new FairQueue<FairQueue<Job[]>>();
   private queued = 0;
   private nextId = 1;
+  /** Time jobs have slept at their steps, yielding to a reserve worker's job (health()). */
+  private yieldedMs = 0;
   /** Exponentially weighted mean of a job's time, for Retry-After. */
   private avgJobMs = 1000;
   private closed = false;
@@ -126,11 +140,12 @@ export class AnalysisPool {
   }
 
   private spawn(reserve: boolean): Slot {
-    const worker = new Worker(workerFile());
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(workerFile(), { workerData: { pause: pause.buffer } });
     worker.unref();
-    const slot: Slot = { worker, busy: null, ready: Promise.resolve(), isReady: false, failed: false, startedAt: 0, reserve };
+    const slot: Slot = { worker, busy: null, ready: Promise.resolve(), isReady: false, failed: false, startedAt: 0, reserve, pause, yieldingTo: null };
     slot.ready = new Promise((resolve, reject) => {
-      worker.on('message', (m: { type: string; id?: number; result?: Analysis; error?: string }) => {
+      worker.on('message', (m: { type: string; id?: number; result?: Analysis; error?: string; yieldedMs?: number }) => {
         if (m.type === 'ready') {
           slot.isReady = true;
           resolve();
@@ -143,7 +158,12 @@ export class AnalysisPool {
         }
         const job = slot.busy;
         slot.busy = null;
+        // A reserve's job ended: the worker that yielded to it resumes. A job that ended while asked to yield (past its
+        // last step) leaves its worker free of the flag.
+        this.resumeYieldingTo(slot);
+        if (slot.yieldingTo) this.resume(slot);
         if (job && m.id === job.id) {
+          this.yieldedMs += m.yieldedMs ?? 0;
           const ms = performance.now() - slot.startedAt;
           this.avgJobMs = 0.8 * this.avgJobMs + 0.2 * ms;
           metrics().analysisDuration.observe({ kind: job.kind }, ms / 1000);
@@ -157,6 +177,7 @@ export class AnalysisPool {
     worker.on('error', (e) => {
       slot.busy?.reject(e);
       slot.busy = null;
+      this.resumeYieldingTo(slot);
       if (this.closed) return;
       // Replace a crashed worker so the pool keeps its size.
       const i = this.slots.indexOf(slot);
@@ -242,7 +263,44 @@ export class AnalysisPool {
 
   /** For /readyz and the benchmarks: workers loaded (reserve ones included), working, and jobs waiting. */
   health() {
-    return { size: this.slots.length, ready: this.slots.filter((s) => s.isReady).length, busy: this.slots.filter((s) => s.busy).length, queued: this.queued, reserve: this.reserve };
+    return {
+      size: this.slots.length,
+      ready: this.slots.filter((s) => s.isReady).length,
+      busy: this.slots.filter((s) => s.busy).length,
+      queued: this.queued,
+      reserve: this.reserve,
+      /** Ordinary workers whose job is yielding to a reserve worker's, and the time jobs have slept doing so. */
+      yielding: this.slots.filter((s) => s.yieldingTo).length,
+      yielded_ms: this.yieldedMs,
+    };
+  }
+
+  /**
+   * A reserve worker starts another workspace's job while the ordinary workers are all busy: one of them (one of the
+   * workspace holding the most workers) yields to it at its job's next step, so the machine still runs no more
+   * analyses than the ordinary workers' count and the reserve's job has a core to itself instead of sharing it with
+   * the flood's (an analysis cannot be interrupted, but it can wait between steps). It resumes when that job ends.
+   */
+  private yieldTo(reserve: Slot) {
+    const running = this.slots.filter((s) => s.busy && s !== reserve && !s.yieldingTo);
+    if (running.length < this.size) return;
+    const held = (ws: string) => this.slots.filter((s) => s.busy?.owner.workspace === ws).length;
+    const victim = running
+      .filter((s) => !s.reserve && s.busy!.owner.workspace !== reserve.busy!.owner.workspace)
+      .sort((x, y) => held(y.busy!.owner.workspace) - held(x.busy!.owner.workspace))[0];
+    if (!victim) return;
+    victim.yieldingTo = reserve;
+    Atomics.store(victim.pause, 0, 1);
+  }
+
+  private resumeYieldingTo(reserve: Slot | null) {
+    for (const s of this.slots) if (s.yieldingTo && (!reserve || s.yieldingTo === reserve)) this.resume(s);
+  }
+
+  private resume(s: Slot) {
+    s.yieldingTo = null;
+    Atomics.store(s.pause, 0, 0);
+    Atomics.notify(s.pause, 0);
   }
 
   private pump() {
@@ -259,6 +317,7 @@ export class AnalysisPool {
       slot.busy = job;
       slot.startedAt = performance.now();
       metrics().analysisQueueWait.observe((slot.startedAt - job.queuedAt) / 1000);
+      if (slot.reserve) this.yieldTo(slot);
       slot.worker.postMessage({ id: job.id, bytes: job.bytes, kind: job.kind });
     }
   }
@@ -273,6 +332,7 @@ export class AnalysisPool {
   /** Waits for the jobs being analysed (up to `waitMs`), then stops the workers. */
   async close(waitMs = 0) {
     this.closed = true;
+    this.resumeYieldingTo(null);
     const until = Date.now() + waitMs;
     while (this.slots.some((s) => s.busy) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
