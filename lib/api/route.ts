@@ -32,6 +32,17 @@ import { clientAddressOf } from '../domain/auth/client-address';
 import { multipartBoundary, readMultipart, type ParsedForm } from './multipart';
 import { recordSignatureFailure, signatureFailureWait, tooManyFailures } from './signature-failures';
 import { enterUpload, UPLOAD_BOUNDS, type UploadTicket } from './uploads-in-progress';
+import { notePressure } from '../domain/media/pressure';
+
+/** A place among the uploads in progress; a refusal marks the workspace as pressing the analysis (lib/domain/media/pressure.ts). */
+function enterUploadOf(workspaceId: string, key: string, bound: number, scope: 'workspace' | 'verification'): UploadTicket {
+  try {
+    return enterUpload(key, bound, scope);
+  } catch (e) {
+    notePressure(workspaceId);
+    throw e;
+  }
+}
 
 export type HandlerResult = { status?: number; data: unknown; headers?: Record<string, string> };
 
@@ -121,7 +132,7 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
       if (opts.auth === 'captureToken') {
         // The link first (an unknown token is 404 and leaves nothing behind), then its own bounds and rate limit.
         ({ auth, verification } = await authenticateCapture(db, String(rawParams.token ?? '')));
-        if (opts.multipart) ticket = enterUpload(`link:${verification.id}`, UPLOAD_BOUNDS.perCaptureLink, 'verification');
+        if (opts.multipart) ticket = enterUploadOf(verification.workspaceId, `link:${verification.id}`, UPLOAD_BOUNDS.perCaptureLink, 'verification');
         await limitBy(captureRateKey(verification.id), CAPTURE_RATE_LIMIT_PER_MINUTE, 'this verification link');
       } else {
         const who = await identify(db, {
@@ -145,7 +156,7 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
             throw tooManyFailures(wait);
           }
         }
-        if (opts.multipart) ticket = enterUpload(`ws:${workspace.id}`, UPLOAD_BOUNDS.perApiKey, 'workspace');
+        if (opts.multipart) ticket = enterUploadOf(workspace.id, `ws:${workspace.id}`, UPLOAD_BOUNDS.perApiKey, 'workspace');
         await limitBy(`ws:${workspace.id}`, workspace.rateLimitPerMinute);
       }
 

@@ -10,6 +10,7 @@ import { consentedVerification, upload } from '@/test/helpers/upload';
 import * as I from '@/test/helpers/images';
 import { DomainError } from '../../core/errors';
 import { analysisPool, AnalysisPool, DEFAULT_QUEUE_LIMITS } from './pool';
+import { notePressure } from './pressure';
 
 describe('decoder guards', () => {
   let w: TestWorkspace;
@@ -163,23 +164,38 @@ describe('analysis queue: a reserve worker for fairness', () => {
   it('the flood\'s running job yields to the reserve\'s at its next step, so the other workspace\'s analysis has the core, and resumes after it', () =>
     withReservePool(async (pool, img) => {
       const order: string[] = [];
-      // A's job starts on the ordinary worker; B's, a moment later, on the reserve worker above the ordinary count.
-      const a = settle(pool.analyze(img, 'selfie', { workspace: 'A', verification: 'a' }).then((r) => (order.push('a'), r)));
-      const b = settle(pool.analyze(img, 'selfie', { workspace: 'B', verification: 'b' }).then((r) => (order.push('b'), r)));
-      expect(pool.health()).toMatchObject({ busy: 2, yielding: 1 });
+      const job = (ws: string, v: string) => settle(pool.analyze(img, 'selfie', { workspace: ws, verification: v }).then((r) => (order.push(v), r)));
+      // The flood: one job running on the ordinary worker, one more waiting (it is pressing). Then another workspace's
+      // upload starts on the reserve worker, above the ordinary count.
+      const a = [job('flood', 'a0'), job('flood', 'a1')];
+      const b = job('quiet', 'b');
+      expect(pool.health()).toMatchObject({ busy: 2, queued: 1, yielding: 1 });
       expect(await b).toBe('ok');
-      // A started first and the two are the same work: without the yield, A's ends first.
+      // a0 started first and the two are the same work: without the yield, a0 ends first.
       expect(order).toEqual(['b']);
       expect(pool.health()).toMatchObject({ yielding: 0 });
-      expect(await a).toBe('ok');
-      expect(order).toEqual(['b', 'a']);
-      // A's worker slept at a step while B's ran (the worker reports it; a worker that ignored the flag reports 0).
+      expect(await Promise.all(a)).toEqual(['ok', 'ok']);
+      expect(order).toEqual(['b', 'a0', 'a1']);
+      // The flood's worker slept at a step while b ran (the worker reports it; a worker that ignored the flag reports 0).
       const slept = pool.health().yielded_ms;
       expect(slept).toBeGreaterThan(100);
-      // One workspace alone never yields: the reserve stays idle and nothing pauses.
-      const solo = [0, 1].map((i) => settle(pool.analyze(img, 'selfie', { workspace: 'A', verification: `s${i}` })));
+    }), 120_000);
+
+  it('a quiet workspace\'s job never yields, and the reserve worker leaves a pressing workspace\'s job waiting', () =>
+    withReservePool(async (pool, img) => {
+      // The quiet workspace's one upload holds the ordinary worker. An upload of the flood was just refused for a full
+      // queue (it is pressing): its next does not take the reserve worker beside the quiet one's, nor pause it.
+      const q = settle(pool.analyze(img, 'selfie', { workspace: 'quiet2', verification: 'q' }));
+      notePressure('flood2');
+      const f = settle(pool.analyze(img, 'selfie', { workspace: 'flood2', verification: 'f' }));
+      expect(pool.health()).toMatchObject({ busy: 1, queued: 1, yielding: 0 });
+      expect(await q).toBe('ok');
+      expect(pool.health()).toMatchObject({ busy: 1, queued: 0 });
+      expect(await f).toBe('ok');
+      // One workspace alone never yields either: the reserve stays idle and nothing pauses.
+      const solo = [0, 1].map((i) => settle(pool.analyze(img, 'selfie', { workspace: 'solo', verification: `s${i}` })));
       expect(pool.health()).toMatchObject({ busy: 1, yielding: 0 });
       expect(await Promise.all(solo)).toEqual(['ok', 'ok']);
-      expect(pool.health().yielded_ms).toBe(slept);
+      expect(pool.health().yielded_ms).toBe(0);
     }), 120_000);
 });

@@ -19,7 +19,9 @@
  * others. And no more than the ordinary workers' count analyse at once: while a reserve worker runs above it, an
  * ordinary worker that frees waits for it rather than start the flooding workspace's next job beside it, and one
  * whose job is running yields to it at that job's next step (a shared flag the worker sleeps on between steps), so
- * the other workspace's analysis has a core to itself (docs/performance.md "Fairness between workspaces under a flood").
+ * the other workspace's analysis has a core to itself. Only a workspace that is pressing (more of its jobs waiting,
+ * or an upload refused for a full queue just now: lib/domain/media/pressure.ts) yields, and the reserve worker never
+ * takes its jobs (docs/performance.md "Fairness between workspaces under a flood").
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -30,6 +32,7 @@ import { metrics } from '../../core/observability/metrics';
 import { inSpan } from '../../core/observability/tracing';
 import type { Analysis } from './types';
 import { analysisWorkerFile } from './worker-file';
+import { isPressing, notePressure } from './pressure';
 
 export type AnalysisOwner = { workspace: string; verification: string };
 export type QueueLimits = { perVerification: number; perWorkspace: number; total: number };
@@ -206,7 +209,10 @@ export class AnalysisPool {
     if (!idle) {
       const full =
         mine >= this.limits.perVerification ? 'this verification' : theirs >= this.limits.perWorkspace ? 'this workspace' : this.queued >= this.limits.total ? 'the server' : null;
-      if (full) return Promise.reject(this.queueFull(full, mine));
+      if (full) {
+        notePressure(owner.workspace);
+        return Promise.reject(this.queueFull(full, mine));
+      }
     }
     return this.enqueue(bytes, kind, owner);
   }
@@ -244,7 +250,9 @@ export class AnalysisPool {
     for (const s of this.slots) if (s.busy) running.set(s.busy.owner.workspace, (running.get(s.busy.owner.workspace) ?? 0) + 1);
     // A reserve worker: a workspace with nothing being analysed. Any worker: a workspace holding fewer than the
     // ordinary workers' count, so one workspace never holds the reserve too (it stays for the others).
-    const wsKey = this.waiting.next((k) => (running.get(k) ?? 0) < (forReserve ? 1 : this.size));
+    // A reserve worker also leaves a workspace that is pressing (more of its jobs waiting, or uploads refused just now):
+    // it is there for the others, not for the flood.
+    const wsKey = this.waiting.next((k) => (forReserve ? !running.has(k) && !this.pressing(k, 1) : (running.get(k) ?? 0) < this.size));
     if (wsKey === undefined) return undefined;
     const byWs = this.waiting.get(wsKey)!;
     const vKey = byWs.next()!;
@@ -285,12 +293,24 @@ export class AnalysisPool {
     const running = this.slots.filter((s) => s.busy && s !== reserve && !s.yieldingTo);
     if (running.length < this.size) return;
     const held = (ws: string) => this.slots.filter((s) => s.busy?.owner.workspace === ws).length;
+    // Only a workspace that is pressing yields: one upload at a time of a quiet workspace is never paused.
     const victim = running
-      .filter((s) => !s.reserve && s.busy!.owner.workspace !== reserve.busy!.owner.workspace)
+      .filter((s) => !s.reserve && s.busy!.owner.workspace !== reserve.busy!.owner.workspace && this.pressing(s.busy!.owner.workspace, 0))
       .sort((x, y) => held(y.busy!.owner.workspace) - held(x.busy!.owner.workspace))[0];
     if (!victim) return;
     victim.yieldingTo = reserve;
     Atomics.store(victim.pause, 0, 1);
+  }
+
+  /**
+   * A workspace is pressing when more than `beyond` of its jobs wait, or an upload of it was refused for a full queue
+   * in the last few seconds (lib/domain/media/pressure.ts): it sends more than it is given. The reserve worker does
+   * not take its jobs, and its running job is the one that yields.
+   */
+  private pressing(workspace: string, beyond: number): boolean {
+    const ws = this.waiting.get(workspace);
+    const waiting = ws ? [...ws.map.values()].reduce((n, q) => n + q.length, 0) : 0;
+    return waiting > beyond || isPressing(workspace);
   }
 
   private resumeYieldingTo(reserve: Slot | null) {
