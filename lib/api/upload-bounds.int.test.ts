@@ -21,6 +21,7 @@ import { markRequestTargetTrusted } from '@/lib/domain/auth/canonical';
 import { CLIENT_ADDRESS_HEADER } from '../domain/auth/client-address';
 import { MAX_FAILURES } from './signature-failures';
 import { UPLOAD_BOUNDS, uploadsInProgress } from './uploads-in-progress';
+import { isPressing } from '@/lib/domain/media/pressure';
 
 /**
  * A multipart body that sends its first part, then holds (an upload in progress) until `finish()`, then a
@@ -87,8 +88,11 @@ describe('what a known public key can make the server do', () => {
     expect([refused.status, body.error.code, body.error.details.scope]).toEqual([503, 'ANALYSIS_QUEUE_FULL', 'workspace']);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(extra.seen.pulled).toBe(0);
+    // The refusal marks the workspace as pressing the analysis: its jobs yield to another's (lib/domain/media/pool.ts).
+    expect(isPressing(w.workspace.id)).toBe(true);
     // Another workspace is not held back by this one's uploads.
     const other = await makeWorkspace({ rate_limit_per_minute: 100_000 });
+    expect(isPressing(other.workspace.id)).toBe(false);
     const theirs = heldBody();
     const answered = upload('10.1.0.98', theirs.stream, other.apiKey);
     await until(() => theirs.seen.pulled >= 2);
@@ -110,6 +114,7 @@ describe('what a known public key can make the server do', () => {
     const body = await refused.json();
     expect([refused.status, body.error.code, body.error.details.scope]).toEqual([503, 'ANALYSIS_QUEUE_FULL', 'verification']);
     expect(extra.seen.pulled).toBe(0);
+    expect(isPressing(w.workspace.id)).toBe(true);
 
     // The server's bound: enough workspaces to fill it, then one more upload from yet another.
     const fill = UPLOAD_BOUNDS.total - UPLOAD_BOUNDS.perCaptureLink;
