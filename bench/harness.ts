@@ -79,11 +79,12 @@ export async function prepare(dbUrl: string, settings: Record<string, unknown> =
 
 /**
  * The production server as `npm start` runs it (server/serve.ts: Next behind the service's own HTTP server),
- * with an IPC channel through which `memory()` reads its process.memoryUsage().
+ * with an IPC channel through which `memory()` reads its process.memoryUsage(). BENCH_SERVICE_FLAGS in the environment
+ * adds node flags to it (`--cpu-prof --cpu-prof-dir=DIR` to profile it: docs/performance.md "API throughput").
  */
 export async function startServer(env: NodeJS.ProcessEnv): Promise<{ base: string; proc: ChildProcess; memory: () => Promise<NodeJS.MemoryUsage> }> {
   const port = await freePort();
-  const { proc } = await startChild(process.execPath, ['--import', 'tsx', path.join(root, 'server/serve.ts'), 'start'], { ...env, NODE_ENV: 'production', PORT: String(port) }, /Ready/, true);
+  const { proc } = await startChild(process.execPath, [...(process.env.BENCH_SERVICE_FLAGS ? process.env.BENCH_SERVICE_FLAGS.split(' ') : []), '--import', 'tsx', path.join(root, 'server/serve.ts'), 'start'], { ...env, NODE_ENV: 'production', PORT: String(port) }, /Ready/, true);
   const memory = () =>
     new Promise<NodeJS.MemoryUsage>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error('no memory answer')), 10_000);
