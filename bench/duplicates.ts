@@ -12,7 +12,9 @@
  *  - per workspace layout and ef_search: search p50/p99 (findDuplicates, timed from the client), recall@10 of the
  *    10 nearest faces the search's first pass returns and of the duplicate list, each against the exact answer
  *    (the same query with index scans off: a sequential scan of the workspace), the exact search's p50, and the
- *    plan PostgreSQL chose.
+ *    plan PostgreSQL chose; then the duplicate count per query, how many queries went on to the second, deeper pass
+ *    (their first FIRST_DEPTH nearest faces were all matches) with their latency and the others' apart, and the
+ *    10-nearest query alone (the graph walk without the duplicate count).
  * Layouts: `one` puts every face in one workspace (live mode); `mixed` spreads the same faces over 134
  * workspaces (one with 30 % of them, three with 10 %, thirty with 1 %, a hundred with 0.1 %), so that the
  * search of a workspace that is a small part of one shared index is measured (docs/performance.md).
@@ -442,6 +444,13 @@ async function main() {
         // it scans exactly, what the index would have given).
         for (const ef of EFS) {
           const lat: number[] = [];
+          // Per query: whether the first pass (FIRST_DEPTH nearest) was all matches, so the search went on to its
+          // second, deeper pass (each face is its own account here, so that is a duplicate count of FIRST_DEPTH or
+          // more), and the time of the 10-nearest query alone (the graph walk, without the duplicate count).
+          const shallow: number[] = [];
+          const deep: number[] = [];
+          const counts: number[] = [];
+          const knnMs: number[] = [];
           let knnHit = 0;
           let dupWant = 0;
           let dupHit = 0;
@@ -456,10 +465,14 @@ async function main() {
             const took = performance.now() - t;
             if (i < 10) continue; // warm-up
             lat.push(took);
+            counts.push(got.duplicate_count);
+            (got.duplicate_count >= FIRST_DEPTH ? deep : shallow).push(took);
+            const tk = performance.now();
             const knn = await db.transaction(async (tx) => {
               await tuneSearch(tx, ef);
               return nearest(tx, q.w, q.e, 'index');
             });
+            knnMs.push(performance.now() - tk);
             const want = exact[i].knn;
             const have = new Set(knn);
             knnHit += want.filter((x) => have.has(x)).length;
@@ -471,6 +484,10 @@ async function main() {
           const wantTotal = exact.slice(10).reduce((a, e) => a + e.knn.length, 0);
           say(
             `    HNSW ef_search ${String(ef).padStart(3)}${ef === EF_SEARCH ? ' (production)' : ''}: n=${lat.length}  p50 ${percentile(lat, 50).toFixed(1)} ms  p99 ${percentile(lat, 99).toFixed(1)} ms  recall@10 ${(knnHit / wantTotal).toFixed(3)}  duplicate list ${dupWant ? (dupHit / dupWant).toFixed(3) : '–'} (${withDups} of ${lat.length} queries have duplicates)  plan: ${await planOf('index')}`,
+          );
+          const ms = (xs: number[]) => (xs.length ? `p50 ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms` : '–');
+          say(
+            `      duplicate count per query: p50 ${percentile(counts, 50)}, p90 ${percentile(counts, 90)}; ${deep.length} of ${lat.length} went on to the second pass (the first ${FIRST_DEPTH} nearest all matches): ${ms(deep)}; the others: ${ms(shallow)}; the 10 nearest alone (the graph walk): ${ms(knnMs)}`,
           );
         }
         if (production === 'exact') {
