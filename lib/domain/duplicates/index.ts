@@ -117,15 +117,17 @@ async function searchAt(db: DbOrTx, input: Input, depth: number, strategy: Strat
         and (${input.externalId}::text is null or external_id is distinct from ${input.externalId}::text)
       order by account, distance
     ), listed as (
-      select m.verification_id, m.external_id, m.distance, 1 - m.distance as similarity,
-        case when v.status = 'approved' then v.completed_at end as verified_at,
-        count(*) over () as total
-      from matches m join verifications v on v.id = m.verification_id
+      select m.verification_id, m.external_id, m.distance, 1 - m.distance as similarity, count(*) over () as total
+      from matches m
       order by m.distance
       limit 10
     )
-    select listed.*, (select count(*) from nearest) as scanned, (select max(distance) from nearest) as farthest
-    from (select 1) one left join listed on true
+    -- Only the 10 listed are looked up in verifications (for verified_at), not every match: the second pass can
+    -- hold hundreds (docs/performance.md "Duplicate search"). Every face's verification exists (a foreign key).
+    select listed.verification_id, listed.external_id, listed.similarity, listed.total,
+      case when v.status = 'approved' then v.completed_at end as verified_at,
+      (select count(*) from nearest) as scanned, (select max(distance) from nearest) as farthest
+    from (select 1) one left join listed on true left join verifications v on v.id = listed.verification_id
     order by listed.distance`);
   const all = Array.from(rows);
   const list = all.filter((r) => r.verification_id !== null);
