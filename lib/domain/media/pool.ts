@@ -204,7 +204,7 @@ export class AnalysisPool {
     if (!owner) return this.enqueue(bytes, kind, { workspace: '(internal)', verification: `(internal)${this.nextId}` });
     const ws = this.waiting.get(owner.workspace);
     const mine = ws?.get(owner.verification)?.length ?? 0;
-    const theirs = ws ? [...ws.map.values()].reduce((n, q) => n + q.length, 0) : 0;
+    const theirs = this.waitingOf(owner.workspace);
     const idle = this.slots.some((s) => s.isReady && !s.busy && !s.reserve) && this.queued === 0;
     if (!idle) {
       const full =
@@ -308,9 +308,13 @@ export class AnalysisPool {
    * not take its jobs, and its running job is the one that yields.
    */
   private pressing(workspace: string, beyond: number): boolean {
+    return this.waitingOf(workspace) > beyond || isPressing(workspace);
+  }
+
+  /** The jobs of a workspace waiting (not being analysed), over all its verifications. */
+  private waitingOf(workspace: string): number {
     const ws = this.waiting.get(workspace);
-    const waiting = ws ? [...ws.map.values()].reduce((n, q) => n + q.length, 0) : 0;
-    return waiting > beyond || isPressing(workspace);
+    return ws ? [...ws.map.values()].reduce((n, q) => n + q.length, 0) : 0;
   }
 
   private resumeYieldingTo(reserve: Slot | null) {

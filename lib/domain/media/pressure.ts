@@ -15,8 +15,13 @@ export function notePressure(workspace: string, now = performance.now()) {
   const m = refusedAt();
   m.delete(workspace); // re-inserted last: the map stays in order of the latest refusal
   m.set(workspace, now);
-  // Forget the oldest once many workspaces were refused (they are past PRESSING_MS long before).
-  if (m.size > 10_000) for (const [k, at] of m) if (now - at > PRESSING_MS || m.size > 10_000) m.delete(k);
+  // Once many workspaces were refused, forget from the oldest (the map is in refusal order): every one past
+  // PRESSING_MS, and more while still over the bound.
+  if (m.size <= 10_000) return;
+  for (const [k, at] of m) {
+    if (now - at <= PRESSING_MS && m.size <= 10_000) break;
+    m.delete(k);
+  }
 }
 
 /** Whether an upload of `workspace` was refused for a full queue in the last PRESSING_MS. */

@@ -13,7 +13,8 @@ export type WorkerInit = { pause?: SharedArrayBuffer };
 
 /** The longest a job waits at one step for the flag to clear: a guard, never reached while the pool works. */
 const MAX_PAUSE_MS = 10_000;
-const flag = (workerData as WorkerInit | undefined)?.pause ? new Int32Array((workerData as WorkerInit).pause!) : null;
+const init = workerData as WorkerInit | undefined;
+const flag = init?.pause ? new Int32Array(init.pause) : null;
 
 /**
  * Called by the analysis between its steps: while the pool has set this worker's flag (a reserve worker is running
