@@ -40,6 +40,29 @@ describe('the calibration', () => {
     expect(cv[odd.length - 1]).toBeCloseTo(15, 0);
   });
 
+  it('with the face description: the ridge fit finds the age it carries, centred on its mean; on the log scale it fits the logarithm', () => {
+    const rnd = seeded(5);
+    // The network says the age with noise; the description's first number says it exactly (the second is noise).
+    const pts: Labelled[] = Array.from({ length: 400 }, () => {
+      const age = 10 + rnd() * 40;
+      return { truth: age, features: { faceres: age + (rnd() - 0.5) * 20, face_api: age + (rnd() - 0.5) * 20 }, description: [age / 100, rnd()] };
+    });
+    const nets = fitCalibration(pts, [['faceres'], ['face_api']]);
+    const both = fitCalibration(pts, { groups: [['faceres'], ['face_api']], description: true, ridge: 1e-6 });
+    const mae = (c: typeof nets) => applyCalibration(c, pts).reduce((s, e, i) => s + Math.abs(e - pts[i].truth), 0) / pts.length;
+    expect(mae(nets)).toBeGreaterThan(2);
+    expect(mae(both)).toBeLessThan(0.01);
+    expect(both.description!.weights[0]).toBeCloseTo(100, 1);
+    expect(both.description!.mean[0]).toBeCloseTo(pts.reduce((s, p) => s + p.truth / 100, 0) / pts.length, 6);
+    // A stronger penalty shrinks the description's weight towards 0.
+    expect(Math.abs(fitCalibration(pts, { groups: [['faceres'], ['face_api']], description: true, ridge: 10 }).description!.weights[0])).toBeLessThan(50);
+    // Log scale: exp of the sum, so an age the description gives as its logarithm is recovered.
+    const logPts = pts.map((p) => ({ ...p, description: [Math.log(p.truth), 0.5] }));
+    const log = fitCalibration(logPts, { groups: [['faceres']], description: true, scale: 'log', ridge: 1e-6 });
+    expect(log.scale).toBe('log');
+    expect(applyCalibration(log, [{ truth: 0, features: { faceres: 30 }, description: [Math.log(30), 0.5] }])[0]).toBeCloseTo(30, 1);
+  });
+
   it('logistic: the probability rises with the estimate and is one half where the classes meet', () => {
     const xs = steps(0, 400);
     const [a, b] = logistic(
@@ -73,6 +96,9 @@ describe('the range table', () => {
     const withMargin = fitRanges(truth, est, { alpha: 0.01, beta: 0.02, margin: 0.5, thresholds: [18] });
     expect(withMargin.lower).toEqual([[18, 20.3]]);
     expect(withMargin.upper).toEqual([[18, 19.9]]);
+    // The upper end may keep its own, wider margin (failing an adult costs more than referring a minor).
+    const wider = fitRanges(truth, est, { alpha: 0.01, beta: 0.02, margin: 0.5, upperMargin: 2, thresholds: [18] });
+    expect([wider.lower, wider.upper, wider.upper_margin]).toEqual([[[18, 20.3]], [[18, 18.4]], 2]);
   });
 
   it('the range: the highest threshold whose lower cut the estimate reaches, one under the lowest whose upper cut it misses', () => {

@@ -2,15 +2,17 @@
  * Fitting the age estimate and its ranges on an age-labelled set (npm run fit:age; docs/accuracy.md says how the
  * committed ones were fitted and what they do):
  *
- *  1. the calibration (lib/domain/faces/age.ts): least squares of the true age on the networks' estimates;
+ *  1. the calibration (lib/domain/faces/age.ts): ridge regression of the true age (or its logarithm) on the
+ *     networks' estimates and, where the model has it, the face description (inputs standardized, the penalty per
+ *     face `ridge`; the fitted weights are then written for the raw inputs);
  *  2. cross-validated estimates: each face estimated by a calibration fitted without it (seeded folds);
  *  3. the ranges, from those estimates, for the decision each end makes (lib/domain/thresholds/age-ranges.json):
  *     - lower end: for each threshold T, the estimate cut c_T at or over which at most `alpha` of the people under
  *       T are estimated (a split-conformal quantile, so a new person under T clears it with probability at most
  *       alpha), plus `margin` years; cuts made non-decreasing in T. lower(e) = max{T : e >= c_T}.
  *     - upper end: for each T, the cut d_T under which at most `beta` of the people aged T or over are estimated,
- *       less `margin`; where too few people are that old, the `beta` quantile of a normal fit of the estimates of
- *       people aged exactly T (mean linear in age, pooled spread, fitted on the oldest people: `upperPoolFrom`);
+ *       less `upperMargin` (default `margin`); where too few people are that old, the `beta` quantile of a normal
+ *       fit of the estimates of people aged exactly T (mean linear in age, pooled spread, fitted on the oldest people: `upperPoolFrom`);
  *       non-decreasing in T. upper(e) = min{T : e < d_T} − 1.
  *     - and likewise for the lower cuts of thresholds with too few people under them: the 1 − alpha quantile of a
  *       normal fit of the estimates of people aged T − 1, fitted on the young (`lowerPoolUnder`).
@@ -20,11 +22,18 @@
  *
  * Everything here is pure (numbers in, numbers out) and unit-tested on made-up data.
  */
-import { ageInputs, type AgeCalibration, type AgeFeatures } from '../lib/domain/faces/age';
+import { ageInputs, rawAge, type AgeCalibration, type AgeFeatures } from '../lib/domain/faces/age';
 import { ageRangeOf, type AgeRanges } from '../lib/domain/thresholds/age-range';
 import { clopperPearsonUpper, rate, seeded } from './stats';
 
-export type Labelled = { truth: number; features: AgeFeatures };
+export type Labelled = { truth: number; features: AgeFeatures; description?: number[] | null };
+
+/** What a calibration is fitted from: the groups of network views, and whether the face description and the log scale are used. */
+export type AgeModelSpec = { groups: AgeCalibration['groups']; description?: boolean; scale?: 'years' | 'log'; ridge?: number };
+/** The committed model's shape, with the penalty chosen by nested cross-validation on calib (docs/accuracy.md). */
+export const specOf = (c: AgeCalibration): AgeModelSpec => ({ groups: c.groups, description: !!c.description, scale: c.scale ?? 'years', ridge: c.ridge ?? 1e-6 });
+const asSpec = (g: AgeModelSpec | AgeCalibration['groups']): AgeModelSpec => (Array.isArray(g) ? { groups: g } : g);
+export type FittedCalibration = Pick<AgeCalibration, 'groups' | 'intercept' | 'weights' | 'scale' | 'description' | 'ridge'>;
 
 /** Least squares (with a tiny ridge, for collinear views) of y on [1, x]: the coefficients, intercept first. */
 export function leastSquares(xs: readonly number[][], ys: readonly number[], ridge = 1e-6): number[] {
@@ -64,13 +73,46 @@ function design(points: readonly Labelled[], c: Pick<AgeCalibration, 'groups'>):
 /** Faces with at least one measured group (the others have no estimate). */
 export const measurable = (points: readonly Labelled[], groups: AgeCalibration['groups']) => points.filter((p) => ageInputs(p.features, { groups } as AgeCalibration).some((v) => v !== null));
 
-export function fitCalibration(points: readonly Labelled[], groups: AgeCalibration['groups']): Pick<AgeCalibration, 'groups' | 'intercept' | 'weights'> {
-  const w = leastSquares(design(points, { groups }), points.map((p) => p.truth));
-  return { groups, intercept: w[0], weights: w.slice(1) };
+/**
+ * The calibration of `spec` fitted on `points`: with the description, each face needs one of the same length as the
+ * first face's (a face without one is fitted as the mean face). The inputs are standardized for the penalty, and the
+ * weights unfolded back onto the raw inputs (the description's centred on its mean, so a missing one adds 0).
+ */
+export function fitCalibration(points: readonly Labelled[], groupsOrSpec: AgeCalibration['groups'] | AgeModelSpec): FittedCalibration {
+  const spec = asSpec(groupsOrSpec);
+  const { groups } = spec;
+  const scale = spec.scale ?? 'years';
+  const ridge = spec.ridge ?? 1e-6;
+  const dim = spec.description ? (points.find((p) => p.description?.length)?.description?.length ?? 0) : 0;
+  const nets = design(points, { groups });
+  const descMean = new Array<number>(dim).fill(0);
+  const withDesc = points.filter((p) => p.description?.length === dim);
+  for (const p of withDesc) for (let j = 0; j < dim; j++) descMean[j] += p.description![j] / withDesc.length;
+  const rows = points.map((p, n) => [...nets[n], ...(p.description?.length === dim ? p.description.map((v, j) => v - descMean[j]) : descMean.map(() => 0))]);
+  const k = groups.length + dim;
+  const mu = new Array<number>(k).fill(0);
+  const sd = new Array<number>(k).fill(0);
+  for (const r of rows) for (let j = 0; j < k; j++) mu[j] += r[j] / rows.length;
+  for (const r of rows) for (let j = 0; j < k; j++) sd[j] += (r[j] - mu[j]) ** 2 / rows.length;
+  for (let j = 0; j < k; j++) sd[j] = Math.sqrt(sd[j]) || 1;
+  const w = leastSquares(
+    rows.map((r) => r.map((v, j) => (v - mu[j]) / sd[j])),
+    points.map((p) => (scale === 'log' ? Math.log(Math.max(1, p.truth)) : p.truth)),
+    ridge,
+  );
+  const raw = w.slice(1).map((v, j) => v / sd[j]);
+  const intercept = w[0] - raw.reduce((s, v, j) => s + v * mu[j], 0);
+  return {
+    groups,
+    intercept,
+    weights: raw.slice(0, groups.length),
+    scale,
+    description: dim ? { weights: raw.slice(groups.length), mean: descMean } : null,
+    ridge,
+  };
 }
 
-export const applyCalibration = (c: Pick<AgeCalibration, 'groups' | 'intercept' | 'weights'>, points: readonly Labelled[]) =>
-  design(points, c).map((x) => Math.min(100, Math.max(1, x.reduce((s, v, i) => s + v * c.weights[i], c.intercept))));
+export const applyCalibration = (c: FittedCalibration, points: readonly Labelled[]) => points.map((p) => rawAge(p.features, p.description, c) ?? 1);
 
 /** Fold of each point (0..k−1), seeded, balanced. */
 export function folds(n: number, k: number, seed: number): number[] {
@@ -86,7 +128,7 @@ export function folds(n: number, k: number, seed: number): number[] {
 }
 
 /** Each point's estimate from a calibration fitted on the other folds. */
-export function crossValidatedEstimates(points: readonly Labelled[], groups: AgeCalibration['groups'], k = 5, seed = 7): number[] {
+export function crossValidatedEstimates(points: readonly Labelled[], groups: AgeCalibration['groups'] | AgeModelSpec, k = 5, seed = 7): number[] {
   const f = folds(points.length, k, seed);
   const out = new Array<number>(points.length);
   for (let fold = 0; fold < k; fold++) {
@@ -102,8 +144,13 @@ export type RangeOptions = {
   alpha: number;
   /** share of the people at or over a threshold whose upper end may fall under it */
   beta: number;
-  /** years added to every lower cut and taken from every upper cut, for sampling error */
+  /** years added to every lower cut (and taken from every upper cut, unless `upperMargin` is set), for sampling error */
   margin: number;
+  /**
+   * years taken from every upper cut instead of `margin`: failing an adult outright costs more than referring a
+   * minor to a person, so the upper end may keep a wider margin than the lower one
+   */
+  upperMargin?: number;
   /** thresholds the table is fitted at (where the set has enough people on both sides) */
   thresholds: readonly number[];
   /**
@@ -124,7 +171,8 @@ export type RangeOptions = {
 export const DEFAULT_RANGE_OPTIONS: RangeOptions = {
   alpha: 0.01,
   beta: 0.02,
-  margin: 2,
+  margin: 1,
+  upperMargin: 2,
   thresholds: [...Array.from({ length: 30 - 6 + 1 }, (_, i) => 6 + i), 32, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100],
   upperPoolFrom: 40,
   lowerPoolUnder: 18,
@@ -213,6 +261,7 @@ export function fitRanges(truth: readonly number[], estimates: readonly number[]
   const young = o.lowerPoolUnder === undefined ? null : ageModel(truth, estimates, (a) => a < o.lowerPoolUnder!);
   const zBeta = normalQuantile(o.beta);
   const zAlpha = normalQuantile(1 - o.alpha);
+  const upperMargin = o.upperMargin ?? o.margin;
   for (const t of o.thresholds) {
     const under = estimates.filter((_, i) => truth[i] < t).sort((a, b) => a - b);
     const over = estimates.filter((_, i) => truth[i] >= t).sort((a, b) => a - b);
@@ -227,10 +276,10 @@ export function fitRanges(truth: readonly number[], estimates: readonly number[]
     // …and a new person at or over t below the k-th smallest with probability ≤ k/(n+1). Here k = 1 is allowed: an
     // outlier lowers the cuts under it, which only fails fewer people.
     const k = Math.floor(o.beta * (over.length + 1));
-    if (k >= 1 && under.length > 0) upper.push([t, round2(over[k - 1] - o.margin)]);
+    if (k >= 1 && under.length > 0) upper.push([t, round2(over[k - 1] - upperMargin)]);
     // Too few people this old for an empirical cut: the parametric one (the beta quantile of the estimates of people
     // aged exactly t; older people are estimated higher on average, so fewer of them fall under it).
-    else if (k < 1 && under.length > 0 && old) upper.push([t, round2(old.a + old.b * t + zBeta * old.sd - o.margin)]);
+    else if (k < 1 && under.length > 0 && old) upper.push([t, round2(old.a + old.b * t + zBeta * old.sd - upperMargin)]);
     if (under.length >= 20 && over.length >= 20) {
       const [a, b] = logistic(estimates as number[], truth.map((y) => y >= t));
       confidence.push([t, Math.round(a * 1e4) / 1e4, Math.round(b * 1e4) / 1e4]);
@@ -243,7 +292,7 @@ export function fitRanges(truth: readonly number[], estimates: readonly number[]
   const model = (m: typeof old) => m && { n: m.n, intercept: round2(m.a), slope: Math.round(m.b * 1e4) / 1e4, sd: round2(m.sd) };
   const lower_model = young && { under: o.lowerPoolUnder!, ...model(young)! };
   const upper_model = old && { from: o.upperPoolFrom!, ...model(old)! };
-  return { fitted_on: fittedOn, n: truth.length, alpha: o.alpha, beta: o.beta, margin: o.margin, lower_model, upper_model, lower, upper, confidence };
+  return { fitted_on: fittedOn, n: truth.length, alpha: o.alpha, beta: o.beta, margin: o.margin, upper_margin: upperMargin, lower_model, upper_model, lower, upper, confidence };
 }
 
 /** One face's out-of-sample estimate and range. */
@@ -254,7 +303,7 @@ export type Judged = { truth: number; estimate: number; min: number; max: number
  * the calibration is fitted on the other folds, the range table on their own (inner) cross-validated estimates,
  * and both are applied to the fold's faces, which took no part in either.
  */
-export function nestedCrossValidation(points: readonly Labelled[], groups: AgeCalibration['groups'], o: RangeOptions = DEFAULT_RANGE_OPTIONS, k = 5, seed = 11): Judged[] {
+export function nestedCrossValidation(points: readonly Labelled[], groups: AgeCalibration['groups'] | AgeModelSpec, o: RangeOptions = DEFAULT_RANGE_OPTIONS, k = 5, seed = 11): Judged[] {
   const f = folds(points.length, k, seed);
   const out = new Array<Judged>(points.length);
   for (let fold = 0; fold < k; fold++) {

@@ -1,11 +1,13 @@
 /**
- * npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 2] [--workers N] [--cached-only]:
+ * npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 1] [--upper-margin 2] [--workers N]
+ *   [--cached-only] [--description true|false] [--scale log|years] [--ridge X]:
  * fits the age calibration (lib/domain/faces/age-calibration.json) and the age ranges (lib/domain/thresholds/age-ranges.json) on an
  * age-labelled set, the way the committed ones were fitted (evaluation/age-fit.ts; docs/accuracy.md), and
  * prints what they do, measured by nested cross-validation (never on the faces a figure's fit saw):
  *
- *  - the candidate ensembles whose views the set's analyses have: mean absolute error, and at 18, 21 and 25 the
- *    adults passed and the under-threshold people passed;
+ *  - the candidate models (the committed one, or the one --description, --scale and --ridge choose; each group of
+ *    views alone or left out; without the face description; on the other scale; other penalties): mean absolute
+ *    error, and at 18, 21 and 25 the adults passed and the under-threshold people passed;
  *  - the chosen calibration (the committed groups of views), its error by true-age band;
  *  - at 18, 21 and 25: adults passed / referred / failed, minors passed with the one-sided 95 % Clopper-Pearson
  *    upper bound, and the range's coverage and mean width; the same for other margins;
@@ -22,7 +24,7 @@ import path from 'node:path';
 import { AnalysisPool } from '../lib/domain/media/pool';
 import { readManifest } from './manifest';
 import { isCached, measureAll } from './measure';
-import { AGE_CALIBRATION, type AgeCalibration, type AgeFeature } from '../lib/domain/faces/age';
+import { AGE_CALIBRATION, type AgeCalibration } from '../lib/domain/faces/age';
 import { AGE_VIEWS, type AgeView } from '../lib/domain/faces/age-views';
 import {
   crossValidatedEstimates,
@@ -35,18 +37,23 @@ import {
   nestedCrossValidation,
   rangeFigures,
   type Judged,
+  specOf,
+  type AgeModelSpec,
   type Labelled,
   type RangeOptions,
 } from './age-fit';
 
 const argv = process.argv.slice(2);
-const folder = argv.find((a, i) => !a.startsWith('--') && !['--json', '--alpha', '--beta', '--margin', '--workers'].includes(argv[i - 1]));
-if (!folder) {
-  process.stderr.write('usage: npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 2] [--workers N] [--cached-only]\n');
+const VALUED = ['--json', '--alpha', '--beta', '--margin', '--upper-margin', '--workers', '--description', '--scale', '--ridge'];
+const folder = argv.find((a, i) => !a.startsWith('--') && !VALUED.includes(argv[i - 1]));
+const usage = 'usage: npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 1] [--upper-margin 2] [--workers N] [--cached-only] [--description true|false] [--scale log|years] [--ridge X]\n';
+const value = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
+if (!folder || !['true', 'false', undefined].includes(value('--description')) || !['log', 'years', undefined].includes(value('--scale')) || (value('--ridge') !== undefined && !(Number(value('--ridge')) >= 0))) {
+  process.stderr.write(usage);
   process.exit(2);
 }
 const opt = (name: string, d: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : d);
-const options: RangeOptions = { ...DEFAULT_RANGE_OPTIONS, alpha: opt('--alpha', 0.01), beta: opt('--beta', 0.02), margin: opt('--margin', DEFAULT_RANGE_OPTIONS.margin) };
+const options: RangeOptions = { ...DEFAULT_RANGE_OPTIONS, alpha: opt('--alpha', 0.01), beta: opt('--beta', 0.02), margin: opt('--margin', DEFAULT_RANGE_OPTIONS.margin), upperMargin: opt('--upper-margin', DEFAULT_RANGE_OPTIONS.upperMargin ?? DEFAULT_RANGE_OPTIONS.margin) };
 const jsonFile = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : null;
 const REPORT_AT = [18, 21, 25];
 
@@ -59,28 +66,47 @@ const pool = rows.every((r) => isCached(r, cacheDir)) ? null : new AnalysisPool(
 const records = await measureAll(rows, { analyze: (b, k) => pool!.analyze(b, k), cacheDir, concurrency: 4 });
 await pool?.close();
 const points: Labelled[] = measurable(
-  records.filter((r) => r.face?.age_features).map((r) => ({ truth: r.age!, features: r.face!.age_features! })),
+  records.filter((r) => r.face?.age_features).map((r) => ({ truth: r.age!, features: r.face!.age_features!, description: r.face!.embedding })),
   AGE_CALIBRATION.groups,
 );
 
-/** Candidate ensembles: the committed groups, and each group alone, each left out, and without mirror views. */
-function candidates(): { name: string; groups: AgeFeature[][] }[] {
-  const g = AGE_CALIBRATION.groups;
-  const label = (gs: AgeFeature[][]) => gs.map((x) => x.join('+')).join(' | ');
-  const out = [{ name: `committed: ${label(g)}`, groups: g }];
-  if (g.length > 1) for (const x of g) out.push({ name: `alone: ${x.join('+')}`, groups: [x] });
-  if (g.length > 2) g.forEach((_, i) => out.push({ name: `without ${g[i].join('+')}`, groups: g.filter((__, j) => j !== i) }));
+/** The model fitted: the committed one's shape, or what the flags say. */
+const committed = specOf(AGE_CALIBRATION);
+const chosen: AgeModelSpec = {
+  groups: committed.groups,
+  description: value('--description') === undefined ? committed.description : value('--description') === 'true',
+  scale: (value('--scale') as AgeModelSpec['scale']) ?? committed.scale,
+  ridge: value('--ridge') === undefined ? committed.ridge : Number(value('--ridge')),
+};
+
+/**
+ * Candidate models: the chosen one; each group of views alone, each left out, more views, no mirror views; without
+ * (or with) the face description; on the other scale; with other penalties.
+ */
+function candidates(): { name: string; spec: AgeModelSpec }[] {
+  const g = chosen.groups;
+  const label = (gs: AgeModelSpec['groups']) => gs.map((x) => x.join('+')).join(' | ');
+  const tail = (s: AgeModelSpec) => `${s.description ? ' + description' : ''}, ${s.scale}, ridge ${s.ridge}`;
+  const out = [{ name: `chosen: ${label(g)}${tail(chosen)}`, spec: chosen }];
+  const withGroups = (groups: AgeModelSpec['groups']) => ({ ...chosen, groups });
+  if (g.length > 1) for (const x of g) out.push({ name: `alone: ${x.join('+')}`, spec: withGroups([x]) });
+  if (g.length > 2) g.forEach((_, i) => out.push({ name: `without ${g[i].join('+')}`, spec: withGroups(g.filter((__, j) => j !== i)) }));
   // Networks the set's analyses measured beyond the committed ones (an analysis that ran more views), added.
   const used = new Set(g.flat());
   for (const net of ['faceres', 'faceres_deep', 'gear'] as const) {
     const extra = (Object.keys(AGE_VIEWS) as AgeView[]).filter((v) => AGE_VIEWS[v].net === net && !used.has(v));
-    if (extra.length) out.push({ name: `plus ${extra.join('+')}`, groups: [...g, extra] });
+    if (extra.length) out.push({ name: `plus ${extra.join('+')}`, spec: withGroups([...g, extra]) });
   }
   const plain = g.map((x) => x.filter((v) => !v.endsWith('_mirror'))).filter((x) => x.length);
-  if (label(plain) !== label(g)) out.push({ name: `no mirror views: ${label(plain)}`, groups: plain });
-  // Only ensembles whose every group was measured on (nearly) every face of the set.
-  const measured = (x: AgeFeature[]) => points.filter((p) => x.some((v) => typeof p.features[v] === 'number')).length >= 0.9 * points.length;
-  return out.filter((c) => c.groups.every(measured));
+  if (label(plain) !== label(g)) out.push({ name: `no mirror views: ${label(plain)}`, spec: withGroups(plain) });
+  const other = { ...chosen, description: !chosen.description, ridge: chosen.description ? 1e-6 : 0.01 };
+  out.push({ name: `${chosen.description ? 'without' : 'with'} the face description${tail(other)}`, spec: other });
+  const scaled = { ...chosen, scale: chosen.scale === 'log' ? 'years' : 'log' } as AgeModelSpec;
+  out.push({ name: `on the other scale${tail(scaled)}`, spec: scaled });
+  if (chosen.description) for (const ridge of [0.003, 0.03, 0.1].filter((r) => r !== chosen.ridge)) out.push({ name: `ridge ${ridge}`, spec: { ...chosen, ridge } });
+  // Only models whose every group was measured on (nearly) every face of the set.
+  const measured = (x: AgeModelSpec['groups'][number]) => points.filter((p) => x.some((v) => typeof p.features[v] === 'number')).length >= 0.9 * points.length;
+  return out.filter((c) => c.spec.groups.every(measured));
 }
 
 const pct = (r: { rate: number | null }) => (r.rate === null ? '–' : `${(r.rate * 100).toFixed(1)} %`);
@@ -97,21 +123,24 @@ const summary = (judged: Judged[]) => ({
 const out = {
   set: { folder: path.basename(path.resolve(folder)), photos_with_age: labelled.length, measured: rows.length, with_estimate: points.length, under_18: points.filter((p) => p.truth < 18).length, '18_25': points.filter((p) => p.truth >= 18 && p.truth <= 25).length },
   options,
-  candidates: candidates().map((c) => ({ name: c.name, ...summary(nestedCrossValidation(points, c.groups, options)) })),
-  margins: [0, 0.5, 1, 2].map((margin) => ({ margin, ...summary(nestedCrossValidation(points, AGE_CALIBRATION.groups, { ...options, margin })) })),
+  candidates: candidates().map((c) => ({ name: c.name, ...summary(nestedCrossValidation(points, c.spec, options)) })),
+  margins: [0, 0.5, 1, 2].map((margin) => ({ margin, ...summary(nestedCrossValidation(points, chosen, { ...options, margin })) })),
   calibration: null as null | AgeCalibration,
   ranges: null as null | ReturnType<typeof fitRanges>,
 };
-const cv = crossValidatedEstimates(points, AGE_CALIBRATION.groups);
-const fitted = fitCalibration(points, AGE_CALIBRATION.groups);
-const nested = out.margins.find((m) => m.margin === options.margin) ?? { margin: options.margin, ...summary(nestedCrossValidation(points, AGE_CALIBRATION.groups, options)) };
+const cv = crossValidatedEstimates(points, chosen);
+const fitted = fitCalibration(points, chosen);
+const nested = out.margins.find((m) => m.margin === options.margin) ?? { margin: options.margin, ...summary(nestedCrossValidation(points, chosen, options)) };
 const fittedOn = `${out.set.folder}: ${points.length} age-labelled faces aged ${Math.min(...points.map((p) => p.truth))}-${Math.max(...points.map((p) => p.truth))} (npm run fit:age)`;
 out.calibration = {
   fitted_on: fittedOn,
   views: AGE_CALIBRATION.views,
   groups: fitted.groups,
-  intercept: Math.round(fitted.intercept * 1e4) / 1e4,
-  weights: fitted.weights.map((w) => Math.round(w * 1e4) / 1e4),
+  scale: fitted.scale,
+  intercept: Math.round(fitted.intercept * 1e6) / 1e6,
+  weights: fitted.weights.map((w) => Math.round(w * 1e6) / 1e6),
+  description: fitted.description ? { weights: fitted.description.weights.map((w) => Math.round(w * 1e6) / 1e6), mean: fitted.description.mean.map((m) => Math.round(m * 1e6) / 1e6) } : null,
+  ridge: fitted.ridge,
   cv_mae: Math.round((cv.reduce((s, e, i) => s + Math.abs(e - points[i].truth), 0) / cv.length) * 100) / 100,
 };
 out.ranges = fitRanges(
@@ -124,10 +153,11 @@ out.ranges = fitRanges(
 const lines: string[] = [];
 if (rows.length < labelled.length) lines.push(`only the ${rows.length} of ${labelled.length} age-labelled photos already measured (--cached-only)`);
 lines.push(`${out.set.folder}: ${points.length} faces with an age and an estimate (${out.set.under_18} under 18, ${out.set['18_25']} aged 18-25)`);
-lines.push(`ranges: at most ${options.alpha * 100} % of the people under a threshold pass it, at most ${options.beta * 100} % of those at or over it fail it, margin ${options.margin} years (split-conformal cuts)`);
+lines.push(`ranges: at most ${options.alpha * 100} % of the people under a threshold pass it, at most ${options.beta * 100} % of those at or over it fail it, margin ${options.margin} years on the lower end, ${options.upperMargin} on the upper (split-conformal cuts)`);
 lines.push('', 'candidates (nested 5-fold cross-validation): MAE | at 18, 21, 25: adults passed, under-threshold people passed');
 for (const c of out.candidates) lines.push(`  ${c.mae.toFixed(2)} | ${c.at.map((d) => `${d.threshold}: ${pct(d.over.passed)}, ${d.under.passed.k}/${d.under.n}`).join('; ')} | ${c.name}`);
-lines.push('', `calibration: age = ${out.calibration.intercept} + ${out.calibration.weights.map((w, i) => `${w}·mean(${fitted.groups[i].join(', ')})`).join(' + ')}; cross-validated MAE ${out.calibration.cv_mae}`);
+const sum = `${out.calibration.intercept} + ${out.calibration.weights.map((w, i) => `${w}·mean(${fitted.groups[i].join(', ')})`).join(' + ')}${fitted.description ? ` + Σ ${fitted.description.weights.length} weights·(description − mean)` : ''}`;
+lines.push('', `calibration: age = ${fitted.scale === 'log' ? `exp(${sum})` : sum}; cross-validated MAE ${out.calibration.cv_mae}`);
 lines.push('', `nested cross-validation, margin ${nested.margin}: MAE ${nested.mae}; error by true age (MAE / bias):`);
 lines.push('  ' + nested.by_band.map((b) => `${b.band} (n=${b.n}) ${b.mae ?? '–'} / ${b.bias ?? '–'}`).join('; '));
 for (const d of nested.at) {
@@ -136,7 +166,7 @@ for (const d of nested.at) {
   );
 }
 lines.push(`  range: covers the true age ${pct(nested.range.coverage)} (n=${nested.range.n}), mean width ${nested.range.mean_width} years`);
-lines.push('', 'margin (years) | at 18: adults passed, minors passed | coverage, mean width');
+lines.push('', 'lower-end margin (years), upper-end margin fixed | at 18: adults passed, minors passed | coverage, mean width');
 for (const m of out.margins) lines.push(`  ${m.margin} | ${pct(m.at[0].over.passed)}, ${m.at[0].under.passed.k}/${m.at[0].under.n} | ${pct(m.range.coverage)}, ${m.range.mean_width}`);
 lines.push('', 'range table: threshold → pass when the estimate is at least / fail when it is under');
 const ts = [...new Set([...out.ranges.lower.map((r) => r[0]), ...out.ranges.upper.map((r) => r[0])])].sort((a, b) => a - b);

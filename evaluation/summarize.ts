@@ -34,7 +34,7 @@ export type AgePoint = { truth: number; estimate: number };
 
 // The estimate as the current calibration (lib/domain/faces/age.ts) makes it from the models' raw outputs, so a new
 // calibration is measured without analysing the photos again.
-const ageEstimateOf = (r: PhotoRecord) => (r.face?.age_features ? estimateAge(r.face.age_features) : (r.face?.age ?? null));
+const ageEstimateOf = (r: PhotoRecord) => (r.face?.age_features ? estimateAge(r.face.age_features, r.face.embedding) : (r.face?.age ?? null));
 const agePoints = (records: PhotoRecord[]): AgePoint[] =>
   records.filter((r) => r.kind === 'genuine' && r.age !== null && ageEstimateOf(r) != null).map((r) => ({ truth: r.age!, estimate: ageEstimateOf(r)! }));
 

@@ -15,18 +15,35 @@ describe('estimateAge', () => {
 
   it('averages each group, a group with nothing measured takes the mean of the others; clamped to 1..100', () => {
     expect(ageInputs({ faceres: 20, faceres_mirror: 30, face_api: 10 }, c)).toEqual([25, 10]);
-    expect(estimateAge({ faceres: 20, faceres_mirror: 30, face_api: 10 }, c)).toBe(-2 + 12.5 + 7);
-    expect(estimateAge({ faceres: 20, faceres_mirror: 30, face_api: null }, c)).toBe(-2 + 12.5 + 17.5);
-    expect(estimateAge({ face_api: 40 }, c)).toBe(-2 + 20 + 28);
-    expect(estimateAge({}, c)).toBeNull();
-    expect(estimateAge({ faceres: 0, face_api: 0 }, c)).toBe(1);
-    expect(estimateAge({ faceres: 300, face_api: 300 }, c)).toBe(100);
+    expect(estimateAge({ faceres: 20, faceres_mirror: 30, face_api: 10 }, null, c)).toBe(-2 + 12.5 + 7);
+    expect(estimateAge({ faceres: 20, faceres_mirror: 30, face_api: null }, null, c)).toBe(-2 + 12.5 + 17.5);
+    expect(estimateAge({ face_api: 40 }, null, c)).toBe(-2 + 20 + 28);
+    expect(estimateAge({}, null, c)).toBeNull();
+    expect(estimateAge({ faceres: 0, face_api: 0 }, null, c)).toBe(1);
+    expect(estimateAge({ faceres: 300, face_api: 300 }, null, c)).toBe(100);
+  });
+
+  it('adds the face description centred on its mean; a face without one (or of another length) is the mean face; log scale is exp of the sum', () => {
+    const d: AgeCalibration = { ...c, description: { weights: [2, -1], mean: [0.5, 0.5] } };
+    const f = { faceres: 20, faceres_mirror: 30, face_api: 10 };
+    expect(estimateAge(f, [1.5, 0.5], d)).toBe(-2 + 12.5 + 7 + 2);
+    expect(estimateAge(f, [0.5, 2.5], d)).toBe(-2 + 12.5 + 7 - 2);
+    expect(estimateAge(f, null, d)).toBe(-2 + 12.5 + 7);
+    expect(estimateAge(f, [9, 9, 9], d)).toBe(-2 + 12.5 + 7);
+    const log: AgeCalibration = { ...c, scale: 'log', intercept: 1, weights: [0.05, 0.02], description: { weights: [0.3], mean: [0] } };
+    expect(estimateAge(f, [1], log)).toBe(Math.round(Math.exp(1 + 0.05 * 25 + 0.02 * 10 + 0.3) * 10) / 10);
+    expect(estimateAge(f, [100], log)).toBe(100);
   });
 
   it('the committed calibration runs views the networks have, and uses every view it runs', () => {
     const used = new Set(AGE_CALIBRATION.groups.flat());
     for (const v of AGE_CALIBRATION.views) expect(used.has(v)).toBe(true);
     expect(AGE_CALIBRATION.weights).toHaveLength(AGE_CALIBRATION.groups.length);
+    // The description term is as long as the analysis's face description, and centred on a mean of that length.
+    if (AGE_CALIBRATION.description) {
+      expect(AGE_CALIBRATION.description.weights).toHaveLength(128);
+      expect(AGE_CALIBRATION.description.mean).toHaveLength(128);
+    }
   });
 });
 
@@ -45,6 +62,11 @@ describe('the age networks on the packaged photos (in this process)', () => {
     const f = first.faces[0];
     for (const v of [...AGE_CALIBRATION.views, 'face_api' as const]) expect(typeof f.age_features?.[v]).toBe('number');
     expect(again.faces[0].age).toBe(f.age);
+    // The analysis's estimate is the committed calibration's, face description included: without it the estimate
+    // would be another.
+    expect(f.age).toBe(estimateAge(f.age_features!, f.embedding));
+    expect(AGE_CALIBRATION.description).toBeTruthy();
+    expect(estimateAge(f.age_features!, null)).not.toBe(f.age);
     // The mirror image is the same face: its views swap, and the estimate stays within a few years (the detector's
     // box and rotation of the two photos differ a little, so the crops do: 1.8 years apart on the astronaut).
     const mirrored = await analyze(models, { bytes: await sharp(photo).flop().jpeg().toBuffer(), kind: 'selfie' });

@@ -1,10 +1,13 @@
 /**
- * The age estimate: an ensemble of age networks combined by a linear calibration fitted on age-labelled photos
- * (npm run fit:age; the fitted numbers are committed data, age-calibration.json beside this file, so an operator
- * can refit on their own population). The networks: Human's faceres, faceres-deep and GEAR on Human's face crop
- * (lib/domain/faces/age-nets.ts, each on a few views of the crop), and face-api's age net on an aligned crop and its mirror
- * image (lib/domain/faces/face-api-nets.ts). Each network alone compresses ages towards the late twenties; the fit
- * spreads them back. What it was measured to do: docs/accuracy.md.
+ * The age estimate: an ensemble of age networks and the face description, combined by a linear calibration fitted
+ * on age-labelled photos (npm run fit:age; the fitted numbers are committed data, age-calibration.json beside this
+ * file, so an operator can refit on their own population). The networks: Human's faceres, faceres-deep and GEAR on
+ * Human's face crop (lib/domain/faces/age-nets.ts, each on a few views of the crop), and face-api's age net on an
+ * aligned crop and its mirror image (lib/domain/faces/face-api-nets.ts). Each network alone compresses ages towards
+ * the late twenties; the fit spreads them back. The face description (the 128 numbers the face match compares,
+ * lib/domain/faces/describe.ts) carries age too: a ridge term on it, fitted on the logarithm of the age, is what
+ * separates minors from young adults best (docs/accuracy.md: adults passed at 18 rose from 31 to about 50 %, with
+ * no more minors passed). It costs nothing at run time: the analysis computes the description anyway.
  */
 import calibration from './age-calibration.json';
 import { AGE_VIEWS, type AgeView } from './age-views';
@@ -17,10 +20,19 @@ export type AgeCalibration = {
   fitted_on: string;
   /** the views of lib/domain/faces/age-nets.ts the analysis runs */
   views: AgeView[];
-  /** features averaged into one input each: age = intercept + Σ weights[i] · mean(groups[i]) */
+  /** features averaged into one input each: linear = intercept + Σ weights[i] · mean(groups[i]) + the description term */
   groups: AgeFeature[][];
   intercept: number;
   weights: number[];
+  /** what the linear sum estimates: the age in years (default), or its natural logarithm (the estimate is exp of it) */
+  scale?: 'years' | 'log';
+  /**
+   * The face description's term, Σ weights[j] · (d[j] − mean[j]); a face without a description adds 0 (the mean
+   * face's share). Absent: no description term.
+   */
+  description?: { weights: number[]; mean: number[] } | null;
+  /** the ridge penalty the fit used (on standardized inputs, per face) */
+  ridge?: number;
   /** cross-validated mean absolute error where it was fitted */
   cv_mae: number | null;
 };
@@ -38,15 +50,27 @@ export function ageInputs(f: AgeFeatures, c: AgeCalibration = AGE_CALIBRATION): 
   });
 }
 
+type Model = Pick<AgeCalibration, 'groups' | 'intercept' | 'weights' | 'scale' | 'description'>;
+
 /**
- * The calibrated estimate in years (1..100, one decimal), or null when no network measured the face. A group none
- * of whose views was measured (a face without a full mesh has no face-api estimate) takes the mean of the others.
+ * The calibrated estimate in years, clamped to 1..100 but not rounded, or null when no network measured the face. A
+ * group none of whose views was measured (a face without a full mesh has no face-api estimate) takes the mean of the
+ * others; a face without a description (or one of another length) takes the mean face's.
  */
-export function estimateAge(f: AgeFeatures, c: AgeCalibration = AGE_CALIBRATION): number | null {
-  const x = ageInputs(f, c);
+export function rawAge(f: AgeFeatures, description: readonly number[] | null | undefined, c: Model): number | null {
+  const x = ageInputs(f, c as AgeCalibration);
   const present = x.filter((v): v is number => v !== null);
   if (present.length === 0) return null;
   const fill = mean(present);
-  const age = c.intercept + x.reduce<number>((s, v, i) => s + c.weights[i] * (v ?? fill), 0);
-  return Math.round(Math.min(100, Math.max(1, age)) * 10) / 10;
+  let linear = c.intercept + x.reduce<number>((s, v, i) => s + c.weights[i] * (v ?? fill), 0);
+  const d = c.description;
+  if (d && description && description.length === d.weights.length) for (let j = 0; j < d.weights.length; j++) linear += d.weights[j] * (description[j] - d.mean[j]);
+  const age = c.scale === 'log' ? Math.exp(Math.min(linear, 10)) : linear;
+  return Math.min(100, Math.max(1, age));
+}
+
+/** The calibrated estimate in years (1..100, one decimal), or null when no network measured the face. */
+export function estimateAge(f: AgeFeatures, description: readonly number[] | null | undefined, c: AgeCalibration = AGE_CALIBRATION): number | null {
+  const age = rawAge(f, description, c);
+  return age === null ? null : Math.round(age * 10) / 10;
 }

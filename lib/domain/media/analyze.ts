@@ -303,6 +303,7 @@ export async function analyze(models: FaceModels, input: { bytes: Uint8Array; ki
       const ageFeatures: AgeFeatures | null = ages
         ? { ...Object.fromEntries(Object.entries(ages.views).map(([k, v]) => [k, round(v, 2)])), face_api: described ? round(described.faceApiAge, 2) : null }
         : null;
+      const embedding = described ? described.embedding.map((v) => round(v, 6)) : null;
       between();
       const boxLight = await lightAndSharpness(oriented, region, 256);
       const skin = skinLight(rgb, ann.silhouette);
@@ -321,13 +322,13 @@ export async function analyze(models: FaceModels, input: { bytes: Uint8Array; ki
         yaw: f.rotation?.angle ? round(f.rotation.angle.yaw, 3) : null,
         turn: headTurn(mesh),
         regions: regionStats(rgb, ann),
-        age: ageFeatures ? estimateAge(ageFeatures) : null,
+        age: ageFeatures ? estimateAge(ageFeatures, embedding) : null,
         age_features: ageFeatures,
         gender: ages?.gender ?? null,
         gender_score: ages?.gender_score == null ? null : round(ages.gender_score, 2),
         real: f.real === undefined ? null : round(f.real, 3),
         live: f.live === undefined ? null : round(f.live, 3),
-        embedding: described ? described.embedding.map((v) => round(v, 6)) : null,
+        embedding,
         replay_score: null,
         moire_score: null,
       });

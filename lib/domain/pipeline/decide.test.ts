@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { FaceMeasure } from '../media/types';
 import { decide, estimationResult, type Evidence } from './decide';
 import { AGE_RANGES } from '../thresholds/thresholds';
+import { AGE_CALIBRATION } from '../faces/age';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const face = (over: Partial<FaceMeasure> = {}): FaceMeasure => ({
@@ -71,8 +72,12 @@ describe('decide', () => {
   });
 
   it("the estimate is made from the networks' outputs with the calibration in force, not the one stored with the analysis", () => {
-    // Stored as 60 by an older calibration; the networks' outputs say a child: declined.
-    const child = face({ age: 60, age_features: { faceres: 6, faceres_mirror: 6, faceres_deep_tight: 6, faceres_deep_tight_mirror: 6, face_api: 6 } });
+    // Stored as 60 by an older calibration; the networks' outputs and the face description say a child: declined.
+    // (The description is the committed calibration's mean face moved one unit of its term towards the young.)
+    const d = AGE_CALIBRATION.description!;
+    const norm = d.weights.reduce((s, w) => s + w * w, 0);
+    const childish = d.mean.map((m, j) => m - d.weights[j] / norm);
+    const child = face({ age: 60, embedding: childish, age_features: { faceres: 6, faceres_mirror: 6, faceres_deep_tight: 6, faceres_deep_tight_mirror: 6, face_api: 6 } });
     expect(decide(ev({ selfie: child }), now)).toMatchObject({ outcome: 'decline', reason: 'age_below_threshold' });
     expect(decide(ev({ selfie: face({ age: 60 }) }), now).outcome).toBe('approve');
   });

@@ -16,7 +16,10 @@ export type AgeRanges = {
   n: number;
   alpha: number;
   beta: number;
+  /** years added to the lower cuts (and taken from the upper ones unless upper_margin says otherwise) */
   margin: number;
+  /** years taken from the upper cuts */
+  upper_margin?: number;
   /** the parametric fit of the youngest people's estimates the lower cuts of thresholds too young for empirical ones come from */
   lower_model?: { under: number; n: number; intercept: number; slope: number; sd: number } | null;
   /** the parametric fit of the oldest people's estimates the upper cuts of thresholds too old for empirical ones come from */

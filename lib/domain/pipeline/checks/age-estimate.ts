@@ -28,7 +28,7 @@ export const ageEstimate: Check = {
     // The estimate from the networks' outputs with the calibration in force (a refit applies to analyses stored
     // before it), or the one stored with the analysis.
     const features = ev.selfie?.age_features;
-    const age = (features ? estimateAge(features) : null) ?? ev.selfie?.age ?? null;
+    const age = (features ? estimateAge(features, ev.selfie?.embedding) : null) ?? ev.selfie?.age ?? null;
     if (age == null) return decided('resubmit', 'selfie_quality', { age: 'not estimated' });
     const result = estimationResult(age, ev.ageThreshold);
     const outcome = result.decision === 'pass' ? 'approve' : result.decision === 'fail' ? 'decline' : 'review';
