@@ -52,9 +52,9 @@ if (!folder || !['true', 'false', undefined].includes(value('--description')) ||
   process.stderr.write(usage);
   process.exit(2);
 }
-const opt = (name: string, d: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : d);
+const opt = (name: string, d: number) => (value(name) === undefined ? d : Number(value(name)));
 const options: RangeOptions = { ...DEFAULT_RANGE_OPTIONS, alpha: opt('--alpha', 0.01), beta: opt('--beta', 0.02), margin: opt('--margin', DEFAULT_RANGE_OPTIONS.margin), upperMargin: opt('--upper-margin', DEFAULT_RANGE_OPTIONS.upperMargin ?? DEFAULT_RANGE_OPTIONS.margin) };
-const jsonFile = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : null;
+const jsonFile = value('--json') ?? null;
 const REPORT_AT = [18, 21, 25];
 
 
@@ -76,7 +76,7 @@ const chosen: AgeModelSpec = {
   groups: committed.groups,
   description: value('--description') === undefined ? committed.description : value('--description') === 'true',
   scale: (value('--scale') as AgeModelSpec['scale']) ?? committed.scale,
-  ridge: value('--ridge') === undefined ? committed.ridge : Number(value('--ridge')),
+  ridge: opt('--ridge', committed.ridge ?? 1e-6),
 };
 
 /**
