@@ -10,10 +10,10 @@
  *    time and size (the maintenance_work_mem it ran with, and whether the graph fitted in it), then faces a
  *    second inserted one at a time into the indexed table as the pipeline does (rememberFace, one transaction each);
  *  - per workspace layout and ef_search: search p50/p99 (findDuplicates, timed from the client), recall@10 of the
- *    10 nearest faces the search's first pass returns and of the duplicate list, each against the exact answer
+ *    10 nearest faces the search's first page returns and of the duplicate list, each against the exact answer
  *    (the same query with index scans off: a sequential scan of the workspace), the exact search's p50, and the
- *    plan PostgreSQL chose; then the duplicate count per query, how many queries went on to the second, deeper pass
- *    (their first FIRST_DEPTH nearest faces were all matches) with their latency and the others' apart, and the
+ *    plan PostgreSQL chose; then the duplicate count per query, how many queries read further pages of nearest
+ *    faces (their first FIRST_DEPTH were all matches) with their latency and the others' apart, and the
  *    10-nearest query alone (the graph walk without the duplicate count).
  * Layouts: `one` puts every face in one workspace (live mode); `mixed` spreads the same faces over 134
  * workspaces (one with 30 % of them, three with 10 %, thirty with 1 %, a hundred with 0.1 %), so that the
@@ -444,9 +444,9 @@ async function main() {
         // it scans exactly, what the index would have given).
         for (const ef of EFS) {
           const lat: number[] = [];
-          // Per query: whether the first pass (FIRST_DEPTH nearest) was all matches, so the search went on to its
-          // second, deeper pass (each face is its own account here, so that is a duplicate count of FIRST_DEPTH or
-          // more), and the time of the 10-nearest query alone (the graph walk, without the duplicate count).
+          // Per query: whether the first page (FIRST_DEPTH nearest) was all matches, so the search read further
+          // pages (each face is its own account here, so that is a duplicate count of FIRST_DEPTH or more), and the
+          // time of the 10-nearest query alone (the graph walk, without the duplicate count).
           const shallow: number[] = [];
           const deep: number[] = [];
           const counts: number[] = [];
@@ -458,10 +458,7 @@ async function main() {
           for (const [i, q] of qs.entries()) {
             const input = { workspaceId: q.w, mode: 'live' as const, verificationId: 'none', externalId: null, embedding: q.e, threshold: th };
             const t = performance.now();
-            const got = await db.transaction(async (tx) => {
-              await tuneSearch(tx, ef);
-              return findDuplicates(tx, input, 'index');
-            });
+            const got = await db.transaction((tx) => findDuplicates(tx, { ...input, efSearch: ef }, 'index'));
             const took = performance.now() - t;
             if (i < 10) continue; // warm-up
             lat.push(took);
@@ -487,7 +484,7 @@ async function main() {
           );
           const ms = (xs: number[]) => (xs.length ? `p50 ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms` : '–');
           say(
-            `      duplicate count per query: p50 ${percentile(counts, 50)}, p90 ${percentile(counts, 90)}; ${deep.length} of ${lat.length} went on to the second pass (the first ${FIRST_DEPTH} nearest all matches): ${ms(deep)}; the others: ${ms(shallow)}; the 10 nearest alone (the graph walk): ${ms(knnMs)}`,
+            `      duplicate count per query: p50 ${percentile(counts, 50)}, p90 ${percentile(counts, 90)}; ${deep.length} of ${lat.length} read further pages (the first ${FIRST_DEPTH} nearest all matches): ${ms(deep)}; the others: ${ms(shallow)}; the 10 nearest alone (the graph walk): ${ms(knnMs)}`,
           );
         }
         if (production === 'exact') {
@@ -495,10 +492,7 @@ async function main() {
           const lat: number[] = [];
           for (const [i, q] of qs.entries()) {
             const t = performance.now();
-            await db.transaction(async (tx) => {
-              await tuneSearch(tx);
-              return findDuplicates(tx, { workspaceId: q.w, mode: 'live', verificationId: 'none', externalId: null, embedding: q.e, threshold: th });
-            });
+            await db.transaction((tx) => findDuplicates(tx, { workspaceId: q.w, mode: 'live', verificationId: 'none', externalId: null, embedding: q.e, threshold: th }));
             if (i >= 10) lat.push(performance.now() - t);
           }
           say(`    the search as it runs (exact here): p50 ${percentile(lat, 50).toFixed(1)} ms  p99 ${percentile(lat, 99).toFixed(1)} ms  recall@10 1.000`);
@@ -514,7 +508,7 @@ async function main() {
   console.log(lines.join('\n'));
 }
 
-/** The 10 nearest faces of the search's first pass (FIRST_DEPTH deep, as findDuplicates asks), by distance. */
+/** The 10 nearest faces of the search's first page (FIRST_DEPTH deep, as findDuplicates reads it), by distance. */
 async function nearest(tx: Parameters<Parameters<Db['transaction']>[0]>[0], workspaceId: string, e: number[], strategy: Strategy) {
   const q = vectorLiteral(e);
   const order = strategy === 'index' ? sql`fe.embedding <=> ${q}::vector` : sql`(fe.embedding <=> ${q}::vector) + 0`;

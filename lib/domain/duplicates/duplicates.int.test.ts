@@ -1,10 +1,11 @@
 /** docs/api.md "Duplicates" rules on the search itself, over stored faces (real Postgres, pgvector). */
 import { describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
 import { getDb } from '@/db/client';
 import { EMBEDDING_DIMENSIONS, faceEmbeddings, verifications } from '@/db/schema';
 import { makeWorkspace } from '@/test/helpers/factories';
 import { randomToken, uuidv7 } from '@/lib/core/ids';
-import { FIRST_DEPTH, findDuplicates, searchStrategy, tuneSearch } from '.';
+import { FIRST_DEPTH, findDuplicates, PAGE_DEPTH, searchStrategy, tuneSearch } from '.';
 
 const DIM = EMBEDDING_DIMENSIONS;
 function unit(seed: number) {
@@ -57,21 +58,30 @@ describe('findDuplicates', () => {
     expect(r.duplicates.some((d) => d.verification_id === anonymous)).toBe(false); // 11th+ not listed
   });
 
-  it('counts every matching account when more match than one pass examines (it searches deeper)', async () => {
+  it('counts every matching account when more match than one page holds (it reads on, page by page), through either strategy, twice in one transaction', async () => {
     const db = getDb();
     const w = await makeWorkspace();
     const probe = unit(2);
-    const n = FIRST_DEPTH + 30;
+    const n = FIRST_DEPTH + PAGE_DEPTH + 30; // three pages
     const rows = Array.from({ length: n }, (_, i) => ({ id: uuidv7(), acct: `many-${i}`, emb: at(probe, 0.9 - (i % 20) * 0.005, 1000 + i) }));
     await db.insert(verifications).values(rows.map((r) => ({ id: r.id, workspaceId: w.workspace.id, mode: 'live' as const, status: 'approved' as const, flow: 'age' as const, checkMethod: 'estimation' as const, externalId: r.acct, captureTokenHash: randomToken(), completedAt: new Date() })));
     await db.insert(faceEmbeddings).values(rows.map((r) => ({ verificationId: r.id, workspaceId: w.workspace.id, mode: 'live' as const, externalId: r.acct, account: r.acct, embedding: r.emb })));
-    const r = await db.transaction(async (tx) => {
-      await tuneSearch(tx);
-      return findDuplicates(tx, { workspaceId: w.workspace.id, mode: 'live', verificationId: uuidv7(), externalId: null, embedding: probe, threshold: 0.68 });
+    const input = { workspaceId: w.workspace.id, mode: 'live' as const, verificationId: uuidv7(), externalId: null, embedding: probe, threshold: 0.68 };
+    // The same transaction searches twice (as the pipeline may): each search leaves no cursor behind. The search
+    // sets its own HNSW settings (no tuneSearch first).
+    const [exact, index] = await db.transaction(async (tx) => {
+      const first = await findDuplicates(tx, input, 'exact');
+      // The HNSW graph walked whatever the planner thinks of a table this small: without the search's settings (a
+      // deeper candidate list, pgvector's iterative scan) the walk would stop at 40 faces.
+      await tx.execute(sql`set local enable_sort = off`);
+      return [first, await findDuplicates(tx, input, 'index')];
     });
-    expect(r.duplicate_count).toBe(n);
-    expect(r.duplicates).toHaveLength(10);
-    expect(r.duplicates[0].similarity_score).toBeCloseTo(0.9, 2);
+    for (const r of [exact, index]) {
+      expect(r.duplicate_count).toBe(n);
+      expect(r.duplicates).toHaveLength(10);
+      expect(r.duplicates[0].similarity_score).toBeCloseTo(0.9, 2);
+      expect(r.duplicates[0].verified_at).not.toBeNull();
+    }
   });
 
   it('reports no duplicates, checked, when nothing is stored in the scope', async () => {

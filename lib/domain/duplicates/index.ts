@@ -4,9 +4,9 @@
  * this verification's own external_id are excluded; an account counts once, at its strongest score;
  * duplicate_count counts every matching account, at most 10 listed.
  */
-import { sql } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
-import { faceEmbeddings } from '@/db/schema';
+import { faceEmbeddings, verifications } from '@/db/schema';
 
 export type DuplicateCheck = {
   checked: boolean;
@@ -16,11 +16,14 @@ export type DuplicateCheck = {
 
 export const NOT_CHECKED: DuplicateCheck = { checked: false, duplicate_count: 0, duplicates: [] };
 /**
- * How many nearest faces one search examines. It starts at FIRST_DEPTH, one pass of the HNSW graph; only when
- * every one of those is a match (someone with very many captures) does it look again, SEARCH_DEPTH deep.
- * Matches beyond SEARCH_DEPTH are not counted (documented).
+ * How the nearest faces are read: one cursor over them, nearest first, fetched a page at a time. The first page is
+ * FIRST_DEPTH faces; only while every face of the last page was a match (someone with very many captures, or a
+ * large workspace whose threshold lets many strangers match) is the next page, PAGE_DEPTH faces, read, from where
+ * the walk of the index stopped, never walking it again from the start. Matches beyond SEARCH_DEPTH faces are not
+ * counted (documented).
  */
 export const FIRST_DEPTH = 100;
+export const PAGE_DEPTH = 100;
 export const SEARCH_DEPTH = 1000;
 
 export const vectorLiteral = (v: ArrayLike<number>) => `[${Array.from(v, (x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
@@ -33,11 +36,14 @@ export const HNSW_BUILD = 'm=32, ef_construction=128';
  * Measured (npm run bench:pipeline, 100k faces): ef_search 100 on the m=32 graph, recall 0.97 at 15 ms.
  */
 export const EF_SEARCH = 100;
+const searchSettings = (efSearch: number) =>
+  sql`select set_config('hnsw.ef_search', ${String(efSearch)}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`;
 export async function tuneSearch(db: DbOrTx, efSearch = EF_SEARCH) {
-  await db.execute(sql`select set_config('hnsw.ef_search', ${String(efSearch)}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
+  await db.execute(searchSettings(efSearch));
 }
 
-type Input = { workspaceId: string; mode: 'test' | 'live'; verificationId: string; externalId: string | null; embedding: ArrayLike<number>; threshold: number };
+/** `efSearch`: the HNSW candidate list of this search (EF_SEARCH; the benchmark compares others). */
+type Input = { workspaceId: string; mode: 'test' | 'live'; verificationId: string; externalId: string | null; embedding: ArrayLike<number>; threshold: number; efSearch?: number };
 
 /**
  * How a workspace's faces are searched (docs/performance.md "Duplicate search"). The HNSW index covers every
@@ -80,7 +86,6 @@ type Subject = { id: string; workspaceId: string; mode: 'test' | 'live'; externa
  */
 export async function checkDuplicates(tx: DbOrTx, v: Subject, ws: { allowDuplicates: boolean; duplicateThreshold: number }, embedding: ArrayLike<number>): Promise<DuplicateCheck> {
   if (ws.allowDuplicates) return NOT_CHECKED;
-  await tuneSearch(tx);
   return findDuplicates(tx, { workspaceId: v.workspaceId, mode: v.mode, verificationId: v.id, externalId: v.externalId, embedding, threshold: ws.duplicateThreshold });
 }
 
@@ -90,60 +95,77 @@ export async function rememberFace(tx: DbOrTx, v: Subject, embedding: number[], 
   await tx.insert(faceEmbeddings).values(values).onConflictDoUpdate({ target: faceEmbeddings.verificationId, set: { embedding, createdAt: at } });
 }
 
-/** `strategy`: how to search (by default the workspace's, see searchStrategy); the benchmark compares them. */
+/**
+ * `strategy`: how to search (by default the workspace's, see searchStrategy); the benchmark compares them. Runs in
+ * the given transaction (a cursor lives in one), or in one of its own when given the database.
+ */
 export async function findDuplicates(db: DbOrTx, input: Input, strategy?: Strategy): Promise<DuplicateCheck> {
   const how = strategy ?? (await searchStrategy(db, input));
-  const first = await searchAt(db, input, FIRST_DEPTH, how);
-  return first.exhausted ? (await searchAt(db, input, SEARCH_DEPTH, how)).check : first.check;
+  return 'rollback' in db ? search(db, input, how) : db.transaction((tx) => search(tx, input, how));
 }
 
-async function searchAt(db: DbOrTx, input: Input, depth: number, strategy: Strategy): Promise<{ check: DuplicateCheck; exhausted: boolean }> {
+type Near = { verification_id: string; external_id: string | null; account: string; distance: number };
+
+async function search(tx: DbOrTx, input: Input, strategy: Strategy): Promise<DuplicateCheck> {
   const q = vectorLiteral(input.embedding);
   const maxDistance = 1 - input.threshold;
-  // `scanned` and `farthest` describe the nearest faces examined: when all `depth` of them are within the
-  // threshold, there may be more matches further out.
-  const rows = await db.execute<{ verification_id: string | null; external_id: string | null; similarity: number; verified_at: string | null; total: number; scanned: number; farthest: number | null }>(sql`
-    with nearest as (
-      select fe.verification_id, fe.external_id, fe.account, fe.embedding <=> ${q}::vector as distance
-      from ${faceEmbeddings} fe
-      where fe.workspace_id = ${input.workspaceId} and fe.mode = ${input.mode}
-        and fe.verification_id <> ${input.verificationId} and fe.embedding is not null
-      order by ${orderBy(strategy, q)}
-      limit ${depth}
-    ), matches as (
-      select distinct on (account) verification_id, external_id, account, distance
-      from nearest
-      where distance <= ${maxDistance}
-        and (${input.externalId}::text is null or external_id is distinct from ${input.externalId}::text)
-      order by account, distance
-    ), listed as (
-      select m.verification_id, m.external_id, m.distance, 1 - m.distance as similarity, count(*) over () as total
-      from matches m
-      order by m.distance
-      limit 10
-    )
-    -- Only the 10 listed are looked up in verifications (for verified_at), not every match: the second pass can
-    -- hold hundreds (docs/performance.md "Duplicate search"). Every face's verification exists (a foreign key).
-    select listed.verification_id, listed.external_id, listed.similarity, listed.total,
-      case when v.status = 'approved' then v.completed_at end as verified_at,
-      (select count(*) from nearest) as scanned, (select max(distance) from nearest) as farthest
-    from (select 1) one left join listed on true left join verifications v on v.id = listed.verification_id
-    order by listed.distance`);
-  const all = Array.from(rows);
-  const list = all.filter((r) => r.verification_id !== null);
-  const scanned = Number(all[0]?.scanned ?? 0);
+  // The search settings, the cursor and its first page in one round trip: queries sent together on a transaction
+  // are pipelined. Each is sent now (`then` starts a drizzle query), so they go on the wire in this order.
+  const tuned = tx.execute(searchSettings(input.efSearch ?? EF_SEARCH)).then(() => undefined);
+  const declared = tx.execute(sql`
+    declare duplicate_search no scroll cursor for
+    select fe.verification_id, fe.external_id, fe.account, fe.embedding <=> ${q}::vector as distance
+    from ${faceEmbeddings} fe
+    where fe.workspace_id = ${input.workspaceId} and fe.mode = ${input.mode}
+      and fe.verification_id <> ${input.verificationId} and fe.embedding is not null
+    order by ${orderBy(strategy, q)}
+    limit ${SEARCH_DEPTH}`).then(() => undefined);
+  const fetchPage = async (n: number) => Array.from(await tx.execute<Near>(sql.raw(`fetch ${n} from duplicate_search`)));
+  let asked = FIRST_DEPTH;
+  let [, , rows] = await Promise.all([tuned, declared, fetchPage(asked)]);
+  // An account counts once, at its strongest; this verification's own external_id is not a match.
+  const best = new Map<string, Near>();
+  for (let read = rows.length; ; read += rows.length) {
+    let allMatched = rows.length === asked;
+    for (const r of rows) {
+      const distance = Number(r.distance);
+      if (!(distance <= maxDistance)) {
+        allMatched = false;
+        continue;
+      }
+      if (input.externalId !== null && r.external_id === input.externalId) continue;
+      const held = best.get(r.account);
+      if (!held || distance < held.distance) best.set(r.account, { ...r, distance });
+    }
+    if (!allMatched || read >= SEARCH_DEPTH) break;
+    asked = Math.min(PAGE_DEPTH, SEARCH_DEPTH - read);
+    rows = await fetchPage(asked);
+  }
+  const closed = tx.execute(sql`close duplicate_search`);
+  const listed = [...best.values()].sort((a, b) => a.distance - b.distance).slice(0, 10);
+  // Only the 10 listed are looked up (for verified_at), not every match: there can be hundreds. Every face's
+  // verification exists (a foreign key).
+  const verified = new Map<string, Date | null>();
+  const lookup = listed.length
+    ? tx
+        .select({ id: verifications.id, status: verifications.status, completedAt: verifications.completedAt })
+        .from(verifications)
+        .where(inArray(verifications.id, listed.map((m) => m.verification_id)))
+    : Promise.resolve([]);
+  const [, found] = await Promise.all([closed, lookup]);
+  for (const r of found) verified.set(r.id, r.status === 'approved' ? r.completedAt : null);
   return {
-    exhausted: scanned === depth && all[0]?.farthest !== null && Number(all[0].farthest) <= maxDistance,
-    check: {
-      checked: true,
-      duplicate_count: list.length ? Number(list[0].total) : 0,
-      duplicates: list.map((r) => ({
-        verification_id: r.verification_id!,
-        external_id: r.external_id,
-        similarity_score: Math.round(Math.max(0, Math.min(1, Number(r.similarity))) * 10000) / 10000,
-        verified_at: r.verified_at ? new Date(r.verified_at).toISOString() : null,
-      })),
-    },
+    checked: true,
+    duplicate_count: best.size,
+    duplicates: listed.map((m) => {
+      const at = verified.get(m.verification_id);
+      return {
+        verification_id: m.verification_id,
+        external_id: m.external_id,
+        similarity_score: Math.round(Math.max(0, Math.min(1, 1 - m.distance)) * 10000) / 10000,
+        verified_at: at ? new Date(at).toISOString() : null,
+      };
+    }),
   };
 }
 
