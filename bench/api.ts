@@ -9,11 +9,11 @@
  * Every process is separate: database, service, baseline, and this load generator. `API_FAST_PATH=0` in the
  * environment measures the service with /v1 served by Next.js (docs/configuration.md).
  */
+import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import { signJsonRequest } from '../lib/domain/auth/sign';
-import { arg, ensureBuild, prepare, root, startChild, startDatabase, startService, stopAll, freePort, runBench } from './harness';
+import { arg, ensureBuild, prepare, startChild, startDatabase, startServer, stopAll, freePort, runBench } from './harness';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -30,26 +30,40 @@ const CONNECTIONS = Number(arg('connections', '50'));
 const METADATA = arg('metadata', 'false') === 'true';
 const RUNS = Number(arg('runs', '3'));
 
-type Result = { rps: number; p50: number; p99: number; non2xx: number; errors: number };
+/**
+ * CPU time of a process (all its threads, user and system) in ms, from /proc: the work each request costs, which a
+ * shared machine disturbs far less than the requests/s (another process taking a core lowers the throughput of
+ * both sides, not the CPU time each request needs).
+ */
+function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
+}
 
-async function load(url: string, method: 'GET' | 'POST', pathName: string, apiKey: string, secret: string, body = ''): Promise<Result> {
+type Result = { rps: number; p50: number; p99: number; non2xx: number; errors: number; cpuPerReq: number };
+
+async function load(target: { url: string; pid: number }, method: 'GET' | 'POST', pathName: string, apiKey: string, secret: string, body = ''): Promise<Result> {
   const headers = { 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, method, pathName, body), 'content-type': 'application/json' };
-  const r = await autocannon({ url: url + pathName, method, headers, body: body || undefined, connections: CONNECTIONS, duration: SECONDS });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  const cpu0 = cpuMs(target.pid);
+  const r = await autocannon({ url: target.url + pathName, method, headers, body: body || undefined, connections: CONNECTIONS, duration: SECONDS });
+  const cpuPerReq = (cpuMs(target.pid) - cpu0) / Math.max(1, r.requests.total);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, cpuPerReq };
 }
 
 async function main() {
   ensureBuild();
   const db = await startDatabase(DB);
   const { apiKey, secret, env } = await prepare(db.url);
-  const service = await startService(env);
+  const service = await startServer(env);
   const basePort = await freePort();
-  await startChild(path.join(root, 'node_modules/.bin/tsx'), ['bench/baseline-server.ts'], { ...env, PORT: String(basePort) }, /ready/);
+  // node itself (not the tsx launcher, a parent process) so that its CPU time is the server's.
+  const baseline = await startChild(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts'], { ...env, PORT: String(basePort) }, /ready/);
 
-  const targets = { service, baseline: `http://127.0.0.1:${basePort}` };
+  const targets = { service: { url: service.base, pid: service.proc.pid! }, baseline: { url: `http://127.0.0.1:${basePort}`, pid: baseline.proc.pid! } };
   // One verification to read; created through the service so both servers read the same row.
   const createBody = JSON.stringify({ external_id: 'bench-user', ...(METADATA ? { external_metadata: { plan: 'pro', email: 'bench@example.com', account: 12345 } } : {}) });
-  const created = await fetch(targets.service + '/v1/verifications', {
+  const created = await fetch(targets.service.url + '/v1/verifications', {
     method: 'POST',
     body: createBody,
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, 'POST', '/v1/verifications', createBody) },
@@ -58,29 +72,40 @@ async function main() {
 
   const load1 = os.loadavg()[0];
   const runs: Record<string, Result[]> = {};
-  for (const url of Object.values(targets)) await load(url, 'GET', getPath, apiKey, secret); // warm-up (JIT, pools, caches): discarded
+  for (const t of Object.values(targets)) await load(t, 'GET', getPath, apiKey, secret); // warm-up (JIT, pools, caches): discarded
   for (let i = 0; i < RUNS; i++) {
     // Interleaved, so a change in the machine's load falls on both sides alike.
-    for (const [name, url] of Object.entries(targets)) {
-      (runs[`GET ${name}`] ??= []).push(await load(url, 'GET', getPath, apiKey, secret));
-      (runs[`create ${name}`] ??= []).push(await load(url, 'POST', '/v1/verifications', apiKey, secret, createBody));
+    for (const [name, t] of Object.entries(targets)) {
+      (runs[`GET ${name}`] ??= []).push(await load(t, 'GET', getPath, apiKey, secret));
+      (runs[`create ${name}`] ??= []).push(await load(t, 'POST', '/v1/verifications', apiKey, secret, createBody));
     }
   }
   const rows: Record<string, Result> = Object.fromEntries(
-    Object.entries(runs).map(([k, rs]) => [k, { rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), non2xx: rs.reduce((a, r) => a + r.non2xx, 0), errors: rs.reduce((a, r) => a + r.errors, 0) }]),
+    Object.entries(runs).map(([k, rs]) => [k, { rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), non2xx: rs.reduce((a, r) => a + r.non2xx, 0), errors: rs.reduce((a, r) => a + r.errors, 0), cpuPerReq: median(rs.map((r) => r.cpuPerReq)) }]),
   );
 
   const fast = process.env.API_FAST_PATH === '0' ? 'off' : 'on';
   console.log(`\nbench:api  database=${DB}  connections=${CONNECTIONS}  ${SECONDS}s per run, median of ${RUNS}  fast path ${fast}  metadata=${METADATA}  (${os.cpus().length} cores, load ${load1.toFixed(1)} → ${os.loadavg()[0].toFixed(1)})`);
-  console.log('operation          server     req/s    p50 ms   p99 ms   non-2xx  errors   runs req/s');
+  console.log('operation          server     req/s    p50 ms   p99 ms   non-2xx  errors  CPU ms/req   runs req/s');
   for (const op of ['GET', 'create']) {
     for (const name of ['service', 'baseline']) {
       const r = rows[`${op} ${name}`];
       const each = runs[`${op} ${name}`].map((x) => x.rps.toFixed(0)).join(' ');
-      console.log(`${op.padEnd(18)} ${name.padEnd(9)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)} ${String(r.non2xx).padStart(9)} ${String(r.errors).padStart(7)}   ${each}`);
+      console.log(`${op.padEnd(18)} ${name.padEnd(9)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)} ${String(r.non2xx).padStart(9)} ${String(r.errors).padStart(7)} ${r.cpuPerReq.toFixed(2).padStart(11)}   ${each}`);
     }
     const ratio = rows[`${op} service`].rps / rows[`${op} baseline`].rps;
-    console.log(`${op.padEnd(18)} ratio service/baseline = ${ratio.toFixed(2)}  (target ≥ 0.6; service p99 target < 100 ms)`);
+    const cpu = rows[`${op} service`].cpuPerReq / rows[`${op} baseline`].cpuPerReq;
+    console.log(`${op.padEnd(18)} ratio service/baseline = ${ratio.toFixed(2)}  (target ≥ 0.6; service p99 target < 100 ms); CPU per request ${cpu.toFixed(2)}× the baseline's`);
+  }
+  // Each run on its own: the medians hide which run met the targets.
+  console.log('\nrun  operation  service req/s p50/p99 ms CPU ms/req  baseline req/s p50/p99 ms CPU ms/req  ratio');
+  for (let i = 0; i < RUNS; i++) {
+    for (const op of ['GET', 'create']) {
+      const s = runs[`${op} service`][i];
+      const b = runs[`${op} baseline`][i];
+      const side = (r: Result) => `${r.rps.toFixed(0).padStart(5)} ${`${r.p50}/${r.p99}`.padStart(9)} ${r.cpuPerReq.toFixed(2).padStart(10)}`;
+      console.log(`${String(i + 1).padStart(3)}  ${op.padEnd(9)}  ${side(s)}        ${side(b)}        ${(s.rps / b.rps).toFixed(2)}`);
+    }
   }
   stopAll();
   await db.stop();

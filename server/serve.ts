@@ -37,6 +37,7 @@ import type { ErrorCode } from '../lib/core/errors';
 import { httpObserver } from '../lib/core/observability/http';
 import { onShutdown } from '../lib/core/lifecycle';
 import { v1Dispatcher } from '../lib/api/node-dispatch';
+import { getDbHandle } from '../db/client';
 import nextConfig from '../next.config';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -103,6 +104,12 @@ async function main() {
   const e = env();
   await startTracingIfAsked();
   const observe = httpObserver(root);
+  const fastPath = !dev && e.API_FAST_PATH === '1';
+  // The database pool made by this server's own copy of db/client.ts, before Next.js starts and its instrumentation
+  // takes the pool on globalThis: the route files the fast path loads build their queries with this copy's drizzle,
+  // and a pool made by the copy Next.js bundles mixed the two in every query, at a cost per row (docs/performance.md
+  // "API throughput").
+  if (fastPath) getDbHandle();
   const app = next({ dev, dir: root, port: e.PORT, hostname: 'localhost' });
   await app.prepare();
   const handle = app.getRequestHandler();
@@ -111,7 +118,7 @@ async function main() {
   // /v1 straight to the route registry on this server, Next.js for the rest (lib/api/node-dispatch.ts), unless
   // the operator turned it off (API_FAST_PATH=0, docs/configuration.md). Not in development: there Next.js reloads
   // the route files as they are edited, and the route files this server loaded once would not change.
-  const v1 = !dev && e.API_FAST_PATH === '1' ? await v1Dispatcher(root, `http://localhost:${e.PORT}`, { compress: nextConfig.compress !== false }) : null;
+  const v1 = fastPath ? await v1Dispatcher(root, `http://localhost:${e.PORT}`, { compress: nextConfig.compress !== false }) : null;
 
   const peerTrusted = new WeakMap<net.Socket, boolean>();
   const peerAddresses = new WeakMap<net.Socket, string | null>();

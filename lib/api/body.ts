@@ -6,12 +6,31 @@
 import { DomainError } from '../core/errors';
 import { assertStorableText } from '../core/input-text';
 
+/**
+ * What the route wrapper (lib/api/route.ts) reads of a request: a web `Request` is one; so is the custom server's
+ * light request over node's (lib/api/node-dispatch.ts), which spares the API the web Request's cost.
+ */
+export type ApiRequest = {
+  readonly method: string;
+  /** The URL as a web Request gives it (absolute): what the request-target falls back to (lib/domain/auth/canonical.ts). */
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
+  /** The body as a stream, read only when pulled; null for GET and HEAD. */
+  readonly body: ReadableStream<Uint8Array> | null;
+  /**
+   * The whole body, at most `limit` bytes, where the request can read it without a stream (node's, straight from
+   * the socket): it answers exactly as `readBodyLimited` over `body` does (the same 413s, the rest of a refused
+   * body discarded, BAD_REQUEST for a body cut short).
+   */
+  readonly readWhole?: (limit: number) => Promise<Uint8Array>;
+};
+
 export const JSON_BODY_LIMIT = 64 * 1024;
 /** JSON nested deeper than this is refused before it is parsed (recursive code downstream must not overflow). */
 export const JSON_MAX_DEPTH = 64;
 
 /** 413 at once when the declared length is over the limit. */
-export function refuseDeclaredLength(req: Request, limit: number) {
+export function refuseDeclaredLength(req: Pick<ApiRequest, 'headers'>, limit: number) {
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
 }
@@ -21,7 +40,7 @@ export function refuseDeclaredLength(req: Request, limit: number) {
  * bytes: 413 as soon as the total passes `limit`. Whatever `onChunk` throws (a parser refusing the body) stops
  * the reading there; the rest is never read.
  */
-export async function streamBody(req: Request, limit: number, onChunk: (chunk: Uint8Array) => void | Promise<void>): Promise<number> {
+export async function streamBody(req: ApiRequest, limit: number, onChunk: (chunk: Uint8Array) => void | Promise<void>): Promise<number> {
   refuseDeclaredLength(req, limit);
   if (!req.body) return 0;
   const reader = req.body.getReader();
@@ -32,7 +51,7 @@ export async function streamBody(req: Request, limit: number, onChunk: (chunk: U
       try {
         next = await reader.read();
       } catch {
-        throw new DomainError('BAD_REQUEST', 'The request body could not be read to its end.');
+        throw cutShort();
       }
       if (next.done) return total;
       total += next.value.byteLength;
@@ -45,12 +64,16 @@ export async function streamBody(req: Request, limit: number, onChunk: (chunk: U
   }
 }
 
+/** How much of a body refused mid-way is still read and dropped, at most (`discardRest`). */
+export const DISCARD_MAX_BYTES = 32 * 1024 * 1024;
+export const DISCARD_MAX_MS = 30_000;
+
 /**
  * After a refusal mid-body: read and drop what the client is still sending (nothing is kept), so it gets our
  * answer instead of a reset connection (cancelling the stream destroys the socket before the answer is
  * written). Bounded: at most 32 MiB or 30 s more, then the connection is dropped.
  */
-async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes = 32 * 1024 * 1024, maxMs = 30_000) {
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes = DISCARD_MAX_BYTES, maxMs = DISCARD_MAX_MS) {
   const until = Date.now() + maxMs;
   let n = 0;
   try {
@@ -66,7 +89,8 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, maxB
 }
 
 /** The whole body, at most `limit` bytes. */
-export async function readBodyLimited(req: Request, limit: number): Promise<Uint8Array> {
+export async function readBodyLimited(req: ApiRequest, limit: number): Promise<Uint8Array> {
+  if (req.readWhole) return req.readWhole(limit);
   const chunks: Uint8Array[] = [];
   const total = await streamBody(req, limit, (c) => {
     chunks.push(c);
@@ -80,7 +104,10 @@ export async function readBodyLimited(req: Request, limit: number): Promise<Uint
   return out;
 }
 
-function tooLarge(limit: number) {
+/** A body whose stream failed before its end (the client went away mid-body). */
+export const cutShort = () => new DomainError('BAD_REQUEST', 'The request body could not be read to its end.');
+
+export function tooLarge(limit: number) {
   return new DomainError('PAYLOAD_TOO_LARGE', `The request body exceeds ${Math.round(limit / 1024)} KiB.`, {
     limit_bytes: limit,
   });

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { Busboy, type BusboyFileStream } from '@fastify/busboy';
 import { DomainError } from '../core/errors';
 import { assertStorableText } from '../core/input-text';
-import { streamBody } from './body';
+import { streamBody, type ApiRequest } from './body';
 
 export type MultipartLimits = {
   /** Parts in all (fields and files). */
@@ -87,7 +87,7 @@ type Spool = { field: string; type: string; size: number; sha256: string; fh: Fi
  * (the system's temporary directory by default; tests give their own).
  */
 export async function readMultipart(
-  req: Request,
+  req: ApiRequest,
   contentType: string,
   limits: MultipartLimits,
   bodyLimit: number,

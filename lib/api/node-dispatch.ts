@@ -3,8 +3,9 @@
  * request is served"), and the capture page's API (/api/capture/…) likewise. The custom server (server/serve.ts)
  * hands each request under /v1 or /api/capture here first: the path is
  * matched to its route file by the app router's own table (lib/core/observability/routes.ts, the table that labels the
- * metrics), the file's exported handler for the method is called with a web `Request` (the body streamed, never
- * buffered here) and its `Response` is streamed back. The route files are the same ones Next.js serves
+ * metrics), and the file's exported handler for the method serves it: an `apiRoute` through its second entry
+ * (API_ANSWER) with a light request over node's, its answer written straight to node's response; any other with a
+ * web `Request` (the body streamed, never buffered here), its `Response` streamed back. The route files are the same ones Next.js serves
  * (`apiRoute(OPERATIONS.x)`, `methodNotAllowed`, the catch-all `notFoundRoute`, `/v1/openapi.json`), so which
  * operation answers which path and method cannot differ. Whatever the route files do not export themselves
  * (HEAD, OPTIONS, another method), a path Next.js would redirect (a trailing or doubled slash) and `/v1` alone
@@ -19,7 +20,9 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { matchRoute, scanRoutes } from '../core/observability/routes';
-import { RESPONSE_TEXT, type TextResponse } from './respond';
+import { RESPONSE_TEXT, type Answer, type TextResponse } from './respond';
+import { cutShort, DISCARD_MAX_BYTES, DISCARD_MAX_MS, refuseDeclaredLength, tooLarge, type ApiRequest } from './body';
+import { API_ANSWER, type ApiAnswerer } from './route';
 
 type NextCtx = { params: Promise<Record<string, string | string[]>> };
 export type RouteHandler = (req: Request, ctx: NextCtx) => Promise<Response>;
@@ -93,6 +96,117 @@ function lazyBody(req: IncomingMessage): ReadableStream<Uint8Array> {
     },
     { highWaterMark: 0 },
   );
+}
+
+/** Node's request headers read as a web `Headers` reads them (lower-case names; a repeated header joined by ", "). */
+class NodeHeaders {
+  constructor(private readonly h: IncomingMessage['headers']) {}
+  get(name: string): string | null {
+    const v = this.h[name.toLowerCase()];
+    return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+  }
+}
+
+/**
+ * A node request as the route wrapper reads it (`ApiRequest`, lib/api/body.ts), without the web Request
+ * `toWebRequest` would build (its Headers, URL, AbortSignal and body stream, per request): the headers read from
+ * node's, a JSON body read whole straight from the socket, a multipart body through the same lazy stream as the
+ * web Request's. Either way nothing is read before the route asks for the body.
+ */
+export class NodeApiRequest implements ApiRequest {
+  readonly headers: NodeHeaders;
+  readonly method: string;
+  private stream: ReadableStream<Uint8Array> | null | undefined;
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly origin: string,
+  ) {
+    this.headers = new NodeHeaders(req.headers);
+    this.method = req.method ?? 'GET';
+  }
+  private get hasBody() {
+    return this.method !== 'GET' && this.method !== 'HEAD';
+  }
+  get url(): string {
+    return new URL(this.origin + (this.req.url ?? '/')).href;
+  }
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this.stream === undefined) this.stream = this.hasBody ? lazyBody(this.req) : null;
+    return this.stream;
+  }
+  readWhole(limit: number): Promise<Uint8Array> {
+    refuseDeclaredLength(this, limit);
+    if (!this.hasBody) return Promise.resolve(new Uint8Array(0));
+    if (this.stream !== undefined) throw new Error('the body is being read as a stream already');
+    return readNodeBody(this.req, limit);
+  }
+}
+
+/**
+ * The body of `req`, at most `limit` bytes, from node's stream without a web stream between: 413 as soon as it
+ * passes the limit, the rest then read and dropped (bounded, as lib/api/body.ts's discardRest), BAD_REQUEST when the
+ * client goes away before its end. The bytes come back in a fresh array, as readBodyLimited gives them.
+ */
+function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
+  if (req.readableEnded) return Promise.resolve(new Uint8Array(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const off = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onFail);
+      req.off('close', onFail);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total <= limit) return void chunks.push(chunk);
+      off();
+      discardNodeRest(req);
+      reject(tooLarge(limit));
+    };
+    const onEnd = () => {
+      off();
+      const out = new Uint8Array(total);
+      let at = 0;
+      for (const c of chunks) {
+        out.set(c, at);
+        at += c.byteLength;
+      }
+      resolve(out);
+    };
+    // The client went away mid-body (node emits 'error' when it has a listener; 'close' in any case).
+    const onFail = () => {
+      off();
+      reject(cutShort());
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onFail);
+    req.on('close', onFail);
+  });
+}
+
+/** After a refusal mid-body: the rest read and dropped, at most DISCARD_MAX_BYTES or DISCARD_MAX_MS more, then the connection dropped. */
+function discardNodeRest(req: IncomingMessage) {
+  const until = Date.now() + DISCARD_MAX_MS;
+  let n = 0;
+  const drop = (chunk: Buffer) => {
+    n += chunk.byteLength;
+    if (n > DISCARD_MAX_BYTES || Date.now() >= until) {
+      req.off('data', drop);
+      req.destroy();
+    }
+  };
+  req.on('data', drop);
+}
+
+/** An `apiRoute` answer written to node's response: the same status, headers and bytes `writeWebResponse` writes for it. */
+export function writeAnswer(res: ServerResponse, answer: Answer): void {
+  res.writeHead(answer.status, answer.headers);
+  // The client went away: nothing more to send; the observer counts a 499.
+  if (res.destroyed) return;
+  res.end(answer.text);
 }
 
 /** A web Response written to node's: status and headers, then the body streamed with backpressure. */
@@ -183,6 +297,14 @@ export async function v1Dispatcher(root: string, origin: string, opts: { compres
     const match = matchRoute(routes, pathname);
     const handler = match ? handlers.get(match.file)?.[req.method ?? ''] : undefined;
     if (!match || !handler) return false;
+    // An `apiRoute` handler: served without a web Request or Response (lib/api/route.ts, API_ANSWER).
+    const answerer = (handler as { [API_ANSWER]?: ApiAnswerer })[API_ANSWER];
+    if (answerer) {
+      if (!URL.canParse(origin + target)) return false; // as toWebRequest: a URL the web API will not take is Next.js's
+      compress?.(req, res, () => {});
+      writeAnswer(res, await answerer(new NodeApiRequest(req, origin), match.params));
+      return true;
+    }
     let request: Request;
     try {
       request = toWebRequest(req, origin);

@@ -5,7 +5,7 @@ import { stringifyJson } from '../core/json-raw';
 
 export type Headers = Record<string, string>;
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
 /**
  * The text of a JSON answer, kept on its Response: the custom server writes it as the body without reading the
@@ -14,11 +14,26 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
 export const RESPONSE_TEXT = Symbol.for('open-verify.response-text');
 export type TextResponse = Response & { [RESPONSE_TEXT]?: string };
 
-export function json(status: number, body: unknown, headers: Headers = {}): Response {
-  const text = stringifyJson(body);
-  const response: TextResponse = new Response(text, { status, headers: { ...JSON_HEADERS, ...headers } });
-  response[RESPONSE_TEXT] = text;
+/**
+ * A JSON answer before it is a web Response: the custom server writes it straight to node's response
+ * (lib/api/node-dispatch.ts), Next.js gets it as a Response (`toResponse`). `headers` holds every header, the
+ * content type and cache-control included, lower-case.
+ */
+export type Answer = { status: number; headers: Headers; text: string };
+
+/** The answer `json(status, body, headers)` is, without its Response. */
+export function jsonAnswer(status: number, body: unknown, headers: Headers = {}): Answer {
+  return { status, headers: { ...JSON_HEADERS, ...headers }, text: stringifyJson(body) };
+}
+
+export function toResponse(answer: Answer): Response {
+  const response: TextResponse = new Response(answer.text, { status: answer.status, headers: answer.headers });
+  response[RESPONSE_TEXT] = answer.text;
   return response;
+}
+
+export function json(status: number, body: unknown, headers: Headers = {}): Response {
+  return toResponse(jsonAnswer(status, body, headers));
 }
 
 export function ok(data: unknown, status = 200, headers: Headers = {}): Response {
@@ -50,6 +65,11 @@ const DATABASE_RETRY_AFTER_S = 5;
  * errors never leak their text. A lost database is not our bug but a moment: 503 with Retry-After.
  */
 export function errorResponse(err: unknown, requestId: string, headers: Headers = {}): Response {
+  return toResponse(errorAnswer(err, requestId, headers));
+}
+
+/** The answer `errorResponse` is, without its Response. */
+export function errorAnswer(err: unknown, requestId: string, headers: Headers = {}): Answer {
   if (!(err instanceof DomainError) && databaseUnavailable(err)) {
     log.warn('database unavailable', { request_id: requestId, err });
     err = new DomainError('DATABASE_UNAVAILABLE', 'The database cannot be reached right now. Retry shortly.', undefined, DATABASE_RETRY_AFTER_S);
@@ -59,10 +79,10 @@ export function errorResponse(err: unknown, requestId: string, headers: Headers 
     if (err.details) error.details = err.details;
     error.request_id = requestId;
     const retry: Headers = err.retryAfterSeconds === undefined ? {} : { 'retry-after': String(Math.max(1, Math.ceil(err.retryAfterSeconds))) };
-    return json(HTTP_STATUS[err.code], { error }, { ...headers, ...retry });
+    return jsonAnswer(HTTP_STATUS[err.code], { error }, { ...headers, ...retry });
   }
   log.error('unhandled error', { request_id: requestId, err });
-  return json(
+  return jsonAnswer(
     500,
     { error: { code: 'INTERNAL_ERROR', message: 'An internal error occurred. Retry later.', request_id: requestId } },
     headers,

@@ -26,8 +26,9 @@ import { LIMITS } from '../domain/media/thresholds';
 import { rateLimitError, takeRateLimit, type RateLimitState } from '../domain/ratelimit';
 import { DomainError, parseOrThrow, validationError } from '../core/errors';
 import { assertStorableText } from '../core/input-text';
-import { errorResponse, json } from './respond';
-import { isJsonContentType, JSON_BODY_LIMIT, parseJsonBody, readBodyLimited } from './body';
+import { errorAnswer, errorResponse, JSON_HEADERS, toResponse, type Answer } from './respond';
+import { isJsonContentType, JSON_BODY_LIMIT, parseJsonBody, readBodyLimited, type ApiRequest } from './body';
+import { stringifyJson } from '../core/json-raw';
 import { clientAddressOf } from '../domain/auth/client-address';
 import { multipartBoundary, readMultipart, type ParsedForm } from './multipart';
 import { recordSignatureFailure, signatureFailureWait, tooManyFailures } from './signature-failures';
@@ -48,7 +49,7 @@ export type HandlerResult = { status?: number; data: unknown; headers?: Record<s
 
 export type ApiContext<P, B, Q = unknown> = {
   db: Db;
-  req: Request;
+  req: ApiRequest;
   requestId: string;
   auth: AuthResult;
   params: P;
@@ -100,40 +101,44 @@ export const MULTIPART_BODY_LIMIT = LIMITS.maxFileBytes + 64 * 1024;
 /** The path and query of the request exactly as sent (canonical.ts). */
 export const pathWithQuery = requestTarget;
 
+/**
+ * An `apiRoute` handler's answer without the web Request and Response around it: the custom server calls it with
+ * its light request over node's and writes the answer itself (lib/api/node-dispatch.ts); Next.js calls the route
+ * itself. Both run the same `serve` below, so they cannot answer differently.
+ */
+export const API_ANSWER = Symbol.for('open-verify.api-answer');
+export type ApiAnswerer = (req: ApiRequest, params: Record<string, string | string[]>) => Promise<Answer>;
+
 export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType = z.ZodType, QS extends z.ZodType = z.ZodType>(
   opts: RouteOptions<PS, BS, QS>,
 ) {
-  const route = (req: Request, nextCtx?: NextCtx): Promise<Response> => {
+  const answer: ApiAnswerer = (req, params) => {
     const requestId = newId('req');
     // Every log line written while this request is served carries its id (the same as X-Request-Id).
-    return withLogContext({ requestId }, () => serve(req, nextCtx, requestId));
+    return withLogContext({ requestId }, () => serve(req, params, requestId));
   };
-  return Object.assign(route, { operationId: opts.operationId });
+  const route = async (req: Request, nextCtx?: NextCtx): Promise<Response> => toResponse(await answer(req, nextCtx ? await nextCtx.params : {}));
+  return Object.assign(route, { operationId: opts.operationId, [API_ANSWER]: answer });
 
-  async function serve(req: Request, nextCtx: NextCtx | undefined, requestId: string): Promise<Response> {
-    let headers: Record<string, string> = { 'x-request-id': requestId };
+  async function serve(req: ApiRequest, rawParams: Record<string, string | string[]>, requestId: string): Promise<Answer> {
+    // One object for the whole request: the answer's headers, the rate limit's added as it is taken.
+    const headers: Record<string, string> = { ...JSON_HEADERS, 'x-request-id': requestId };
     let ticket: UploadTicket | undefined;
     let form: ParsedForm | undefined;
     try {
       const db = getDb();
-      const rawParams = nextCtx ? await nextCtx.params : {};
-      const limitBy = async (key: string, perMinute: number, scope?: string) => {
-        const limit = await takeRateLimit(db, key, perMinute, Date.now());
-        headers = { ...headers, ...rateLimitHeaders(limit) };
-        if (!limit.allowed) throw rateLimitError(limit, scope);
-      };
 
       // 1. Who is asking, and may they be heard now: headers only, the body untouched.
       let auth: AuthResult | undefined;
       let pending: PendingSignature | undefined;
       let verification: VerificationRow | undefined;
       let rawBody: Uint8Array | undefined;
-      const address = clientAddressOf(req) ?? 'unknown';
+      const address = clientAddressOf(req.headers) ?? 'unknown';
       if (opts.auth === 'captureToken') {
         // The link first (an unknown token is 404 and leaves nothing behind), then its own bounds and rate limit.
         ({ auth, verification } = await authenticateCapture(db, String(rawParams.token ?? '')));
         if (opts.multipart) ticket = enterUploadOf(verification.workspaceId, `link:${verification.id}`, UPLOAD_BOUNDS.perCaptureLink, 'verification');
-        await limitBy(captureRateKey(verification.id), CAPTURE_RATE_LIMIT_PER_MINUTE, 'this verification link');
+        await limitBy(db, headers, captureRateKey(verification.id), CAPTURE_RATE_LIMIT_PER_MINUTE, 'this verification link');
       } else {
         const who = await identify(db, {
           apiKey: req.headers.get('x-api-key'),
@@ -157,7 +162,7 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
           }
         }
         if (opts.multipart) ticket = enterUploadOf(workspace.id, `ws:${workspace.id}`, UPLOAD_BOUNDS.perApiKey, 'workspace');
-        await limitBy(`ws:${workspace.id}`, workspace.rateLimitPerMinute);
+        await limitBy(db, headers, `ws:${workspace.id}`, workspace.rateLimitPerMinute);
       }
 
       // 2. The body, with its limits enforced while it streams (files spooled to disk, hashed on the way).
@@ -222,9 +227,11 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
       }
 
       const result = await opts.handler({ db, req, requestId, auth: auth!, params, body, query, rawBody, form, verification });
-      return json(result.status ?? 200, { data: result.data }, { ...headers, ...result.headers });
+      const text = stringifyJson({ data: result.data });
+      if (result.headers) Object.assign(headers, result.headers);
+      return { status: result.status ?? 200, headers, text };
     } catch (err) {
-      return errorResponse(err, requestId, headers);
+      return errorAnswer(err, requestId, headers);
     } finally {
       await form?.dispose();
       ticket?.release();
@@ -246,13 +253,13 @@ export function queryParameters(target: string): Record<string, string> {
   return out;
 }
 
-/** docs/api.md: every response carries the rate limit's state. */
-function rateLimitHeaders(s: RateLimitState): Record<string, string> {
-  return {
-    'x-ratelimit-limit': String(s.limit),
-    'x-ratelimit-remaining': String(s.remaining),
-    'x-ratelimit-reset': String(s.resetAt),
-  };
+/** Takes one request of `key`'s rate limit; docs/api.md: every response carries its state (set on `headers`). */
+async function limitBy(db: Db, headers: Record<string, string>, key: string, perMinute: number, scope?: string) {
+  const limit: RateLimitState = await takeRateLimit(db, key, perMinute, Date.now());
+  headers['x-ratelimit-limit'] = String(limit.limit);
+  headers['x-ratelimit-remaining'] = String(limit.remaining);
+  headers['x-ratelimit-reset'] = String(limit.resetAt);
+  if (!limit.allowed) throw rateLimitError(limit, scope);
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

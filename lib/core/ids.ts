@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { randomBytesPooled } from './crypto/random';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
@@ -10,14 +11,19 @@ function sortableBody(now = Date.now()): string {
     time = CROCKFORD[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  // 80 random bits, 16 base32 digits.
-  let r = BigInt('0x' + randomBytes(10).toString('hex'));
-  let rand = '';
-  for (let i = 0; i < 16; i++) {
-    rand = CROCKFORD[Number(r & 31n)] + rand;
-    r >>= 5n;
+  // 80 random bits, 16 base32 digits: two 40-bit halves (each exact in a double), 8 digits each, big-endian.
+  const b = randomBytesPooled(10);
+  return time + base32Of40(b.readUIntBE(0, 5)) + base32Of40(b.readUIntBE(5, 5));
+}
+
+/** A 40-bit number as 8 Crockford base32 digits. */
+function base32Of40(n: number): string {
+  let out = '';
+  for (let i = 0; i < 8; i++) {
+    out = CROCKFORD[n % 32] + out;
+    n = Math.floor(n / 32);
   }
-  return time + rand;
+  return out;
 }
 
 export type IdPrefix = 'ws' | 'key' | 'con' | 'med' | 'aud' | 'adm' | 'req' | 'evt' | 'wat' | 'job' | 'blk' | 'ses' | 'rcp' | 'rk' | 'inv' | 'wrq' | 'iaca';
@@ -28,7 +34,7 @@ export function newId(prefix: IdPrefix): string {
 
 /** RFC 9562 UUID version 7: time-ordered, so verification ids sort by creation. */
 export function uuidv7(now = Date.now()): string {
-  const b = randomBytes(16);
+  const b = randomBytesPooled(16);
   b.writeUIntBE(now, 0, 6);
   b[6] = (b[6] & 0x0f) | 0x70;
   b[8] = (b[8] & 0x3f) | 0x80;
@@ -54,5 +60,5 @@ export function randomAlnum(length: number): string {
 
 /** 256-bit token, URL-safe. */
 export function randomToken(): string {
-  return randomBytes(32).toString('base64url');
+  return randomBytesPooled(32).toString('base64url');
 }

@@ -9,11 +9,12 @@
  *   API keys and the receipt signing key are stored so; data keys are wrapped with the same key ids in a column.
  *   Text without the `v1.` prefix is the format from before key ids (tried against every accepted key).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { randomBytesPooled } from './random';
 import { keyRing, KeyUnavailableError, type Kek } from './keyring';
 
 export function aesGcmEncrypt(plain: Uint8Array | string, aad: string, key: Buffer): Buffer {
-  const iv = randomBytes(12);
+  const iv = randomBytesPooled(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(aad));
   const data = Buffer.concat([cipher.update(typeof plain === 'string' ? Buffer.from(plain) : plain), cipher.final()]);

@@ -65,7 +65,7 @@ export const markRequestTargetTrusted = () => {
 export const serverHeadersTrusted = () => server.__ovRequestTargetHeader === true;
 
 /** Path and query exactly as sent: origin-form as is; absolute-form without its scheme and authority. */
-export function requestTarget(req: Request): string {
+export function requestTarget(req: { readonly url: string; readonly headers: { get(name: string): string | null } }): string {
   const raw = server.__ovRequestTargetHeader ? req.headers.get(REQUEST_TARGET_HEADER) : null;
   const target = raw ?? req.url;
   // Absolute form (and the URL a handler sees when no server set the header): drop scheme://authority.
