@@ -95,6 +95,11 @@ export async function readBodyLimited(req: ApiRequest, limit: number): Promise<U
   const total = await streamBody(req, limit, (c) => {
     chunks.push(c);
   });
+  return joinChunks(chunks, total);
+}
+
+/** `chunks` (`total` bytes in all) in one fresh array of their own. */
+export function joinChunks(chunks: readonly Uint8Array[], total: number): Uint8Array {
   const out = new Uint8Array(total);
   let off = 0;
   for (const c of chunks) {

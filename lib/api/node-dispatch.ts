@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { matchRoute, scanRoutes } from '../core/observability/routes';
 import { RESPONSE_TEXT, type Answer, type TextResponse } from './respond';
-import { cutShort, DISCARD_MAX_BYTES, DISCARD_MAX_MS, refuseDeclaredLength, tooLarge, type ApiRequest } from './body';
+import { cutShort, DISCARD_MAX_BYTES, DISCARD_MAX_MS, joinChunks, refuseDeclaredLength, tooLarge, type ApiRequest } from './body';
 import { API_ANSWER, type ApiAnswerer } from './route';
 
 type NextCtx = { params: Promise<Record<string, string | string[]>> };
@@ -167,13 +167,7 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> 
     };
     const onEnd = () => {
       off();
-      const out = new Uint8Array(total);
-      let at = 0;
-      for (const c of chunks) {
-        out.set(c, at);
-        at += c.byteLength;
-      }
-      resolve(out);
+      resolve(joinChunks(chunks, total));
     };
     // The client went away mid-body (node emits 'error' when it has a listener; 'close' in any case).
     const onFail = () => {
