@@ -6,6 +6,7 @@
 import type { useTranslations } from 'next-intl';
 import { CHALLENGE_STEPS } from '@/db/schema/liveness-challenge';
 import type { Advice } from './face-check';
+import type { ReasonCode } from '@/lib/domain/transitions/reasons';
 
 /** The page's translator (`useTranslations()`, every key from the root of the catalogue). */
 export type Translate = ReturnType<typeof useTranslations<never>>;
@@ -20,7 +21,7 @@ export const ERROR_MESSAGES = [
 export type ErrorMessage = (typeof ERROR_MESSAGES)[number];
 
 /** Decision reasons a person can do something about (the others are not explained to them: docs/capture-page.md). */
-export const REASON_MESSAGES = ['selfie_quality', 'document_quality', 'liveness_failed', 'processing_error', 'max_attempts_exceeded', 'document_expired', 'document_required'] as const;
+export const REASON_MESSAGES = ['selfie_quality', 'document_quality', 'liveness_failed', 'processing_error', 'max_attempts_exceeded', 'document_expired', 'document_required'] as const satisfies readonly ReasonCode[];
 export type ReasonMessage = (typeof REASON_MESSAGES)[number];
 
 export const ADVICE_MESSAGES = ['noFace', 'multipleFaces', 'notCentred', 'tooFar', 'tooClose', 'tooDark', 'tooBright', 'blurry', 'ready'] as const satisfies readonly Advice[];

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { VERIFICATION_STATUSES } from '@/db/schema';
 import { ERROR_CODES } from '../core/errors';
 import { LOCALES } from '../core/i18n/locales';
+import { REASON_CODES, REASONS } from '../domain/transitions/reasons';
 
 const timestamp = z.iso.datetime({ offset: true }).describe('ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z');
 const nullableTimestamp = timestamp.nullable();
@@ -58,7 +59,7 @@ const reason = z
   .string()
   .nullable()
   .describe(
-    'Reason code on declined or resubmission_requested, else null (docs/api.md "Decision reasons"): the interface\'s codes, and the extensions age_below_threshold, document_expired and document_required (resubmission_requested: the age estimate could not decide and the workspace steps up to an ID document; upload the document and submit again, docs/api.md "Step-up to a document"). Log codes you do not know.',
+    `Reason code on declined or resubmission_requested, else null (docs/api.md "Decision reasons"): ${REASON_CODES.join(', ')}; the extensions are ${REASON_CODES.filter((r) => REASONS[r].extension).join(', ')} (document_required: the age estimate could not decide and the workspace steps up to an ID document; upload the document and submit again, docs/api.md "Step-up to a document"). Log codes you do not know.`,
   );
 const ageSource = z
   .enum(['estimation', 'document', 'wallet'])

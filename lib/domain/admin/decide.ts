@@ -10,7 +10,8 @@ import { adminUsers, auditLog, verifications } from '@/db/schema';
 import type { Db, DbOrTx } from '@/db/client';
 import { DomainError, notFound, parseOrThrow } from '../../core/errors';
 import { UUID_RE } from '../../core/ids';
-import { DECLINE_REASONS, decideReview, RESUBMIT_REASONS } from '../verifications/review';
+import { DECLINE_REASONS, RESUBMIT_REASONS } from '../transitions/reasons';
+import { decideReview } from '../verifications/review';
 import { actorId, assertCan, type Actor } from './access';
 
 export const decisionInput = z.discriminatedUnion('status', [

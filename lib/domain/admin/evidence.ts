@@ -7,21 +7,6 @@ import { LIVENESS_FLOOR, MOIRE_SCORE_THRESHOLD, REPLAY_SCORE_THRESHOLD, SAME_CAP
 
 export type Fact = { key: string; label: string; value: string; threshold?: string; passed?: boolean | null; meaning: string };
 
-export const REASON_LABELS: Record<string, string> = {
-  blocklist_match: 'Face on the blocklist',
-  fraud_detected: 'Fraud detected (screen or printed photo)',
-  identity_mismatch: 'Selfie and document are different people',
-  max_attempts_exceeded: 'All 5 attempts used',
-  age_below_threshold: 'Under the age threshold',
-  document_expired: 'Document expired',
-  selfie_quality: 'Selfie unusable (blur, light, face covered)',
-  document_quality: 'Document unreadable',
-  liveness_failed: 'Liveness check failed',
-  processing_error: 'Processing error (safe to retry)',
-  document_required: 'ID document asked for (the age estimate could not decide)',
-};
-
-export const reasonLabel = (r: string | null | undefined) => (r ? (REASON_LABELS[r] ?? r.replace(/_/g, ' ')) : '');
 
 export const STATUS_LABELS: Record<string, string> = {
   created: 'Created',

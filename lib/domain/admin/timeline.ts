@@ -4,7 +4,8 @@
  * expiry or abandonment, and the webhook events with every delivery attempt. Views are counted, not listed.
  */
 import type { CaseView } from './case';
-import { reasonLabel, STATUS_LABELS } from './evidence';
+import { reasonLabel } from '../transitions/reasons';
+import { STATUS_LABELS } from './evidence';
 import { isLocale, LOCALE_ENGLISH_NAMES } from '../../core/i18n/locales';
 
 export type TimelineEvent = { at: Date; title: string; detail?: string; tone: 'neutral' | 'good' | 'bad' | 'warn'; attempts?: { at: string; text: string; ok: boolean }[] };

@@ -14,6 +14,7 @@ import { liveness } from './checks/liveness';
 import { presentationAttack } from './checks/presentation-attack';
 import { ageEstimateOrStepUp } from './checks/step-up';
 import type { Check, Evidence, Outcome } from './checks/types';
+import type { ReasonCode } from '../transitions/reasons';
 import { usableSelfie } from './checks/usable-selfie';
 
 export type { DocumentRead, Evidence, Outcome } from './checks/types';
@@ -21,7 +22,7 @@ export { estimationResult } from './checks/age-estimate';
 
 export type Decision = {
   outcome: Outcome;
-  reason: string | null;
+  reason: ReasonCode | null;
   result: Record<string, unknown> | null;
   /** what each check measured, for reviewers and the audit log */
   checks: Record<string, unknown>;

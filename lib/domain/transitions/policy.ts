@@ -4,6 +4,7 @@
  * state machine's table, so the two cannot disagree).
  */
 import type { VerificationStatus } from '@/db/schema';
+import type { DeclineReason, ResubmitReason } from './reasons';
 import { TRANSITIONS, type Trigger } from './state-machine';
 
 /** docs/api.md "Attempts": at most 5 submissions per verification. */
@@ -16,14 +17,14 @@ export const attemptsRemaining = (v: { attemptsUsed: number }) => Math.max(0, MA
  * `declined` with this reason (a new verification is then needed).
  */
 export const attemptsExhausted = (v: { attemptsUsed: number }) => v.attemptsUsed >= MAX_SUBMISSION_ATTEMPTS;
-export const ATTEMPTS_EXHAUSTED_REASON = 'max_attempts_exceeded';
+export const ATTEMPTS_EXHAUSTED_REASON = 'max_attempts_exceeded' satisfies DeclineReason;
 
 /**
  * Extension (docs/api.md "Step-up to a document"): the reason of the `resubmission_requested` that asks an Age /
  * estimation verification for an ID document, when its estimate could not decide and the workspace's
  * `estimation_fallback` is `document`.
  */
-export const STEP_UP_REASON = 'document_required';
+export const STEP_UP_REASON = 'document_required' satisfies ResubmitReason;
 
 /** The statuses from which `trigger` may move a verification (test-mode-only moves included). */
 export function statusesAllowing(trigger: Trigger): ReadonlySet<VerificationStatus> {

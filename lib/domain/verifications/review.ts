@@ -13,18 +13,9 @@ import { audit } from '../audit/audit';
 import { applyTransition } from '../transitions/state-machine';
 import { enqueueTransitionWebhook } from '../webhooks/outbox';
 import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted, STEP_UP_REASON } from '../transitions/policy';
+import { DECLINE_REASONS, RESUBMIT_REASONS, type ReasonCode } from '../transitions/reasons';
 
-/**
- * The reasons a reviewer may give: docs/api.md's table, plus this implementation's `age_below_threshold` and
- * `document_expired` (the pipeline declines with them too); listed for integrators in docs/api.md "Decision
- * reasons" and docs/webhooks.md "Reason codes".
- */
-export const DECLINE_REASONS = ['blocklist_match', 'fraud_detected', 'identity_mismatch', 'max_attempts_exceeded', 'age_below_threshold', 'document_expired'] as const;
-/**
- * `document_required` (test mode, Age / estimation only) steps the verification up to a document as the pipeline
- * does in a live `document` workspace, so an integrator can rehearse the step-up without live decisions.
- */
-export const RESUBMIT_REASONS = ['selfie_quality', 'document_quality', 'liveness_failed', 'processing_error', 'document_required'] as const;
+
 
 /** The resubmission reasons that apply to this verification (the step-up only to Age / estimation). */
 export const resubmitReasonsFor = (v: { flow: string; checkMethod: string | null }) =>
@@ -49,7 +40,7 @@ export async function decideReview(db: Db, input: DecideReviewInput) {
     const [v] = await tx.select().from(verifications).where(eq(verifications.id, input.verificationId)).for('update');
     if (!v) throw notFound('Verification');
     let trigger: 'admin_approve' | 'admin_decline' | 'admin_resubmit' = d.status === 'approved' ? 'admin_approve' : d.status === 'declined' ? 'admin_decline' : 'admin_resubmit';
-    let reason: string | null = d.reason ?? null;
+    let reason: ReasonCode | null = d.reason ?? null;
     if (reason === STEP_UP_REASON && !canStepUp(v)) {
       throw new DomainError('VALIDATION_ERROR', 'Only an Age / estimation verification can be asked for a document: the others need one already.', { fields: { reason: ['document_required applies to Age / estimation only.'] } });
     }

@@ -7,6 +7,7 @@ import type { FaceMeasure } from '../../media/types';
 import type { AamvaData } from '../../documents/aamva';
 import type { MrzData } from '../../documents/mrz';
 import type { ChallengeOutcome } from '../../../../db/schema/liveness-challenge';
+import type { DeclineReason, ReasonCode, ResubmitReason } from '../../transitions/reasons';
 
 export type Outcome = 'approve' | 'decline' | 'resubmit' | 'review';
 
@@ -42,12 +43,15 @@ export type Measured = Record<string, unknown>;
 
 export type CheckResult =
   | { status: 'continue'; measured: Measured }
-  | { status: 'decided'; outcome: Outcome; reason: string | null; result: Record<string, unknown> | null; measured: Measured };
+  | { status: 'decided'; outcome: Outcome; reason: ReasonCode | null; result: Record<string, unknown> | null; measured: Measured };
 
 export type Check = { name: string; run: (ev: Evidence, now: Date) => CheckResult };
 
 export const next = (measured: Measured = {}): CheckResult => ({ status: 'continue', measured });
-export const decided = (outcome: Outcome, reason: string | null, measured: Measured = {}, result: Record<string, unknown> | null = null): CheckResult => ({
+/** The reason a decision of this outcome may carry: a decline's or a resubmission's (lib/domain/transitions/reasons.ts). */
+type ReasonFor<O extends Outcome> = O extends 'decline' ? DeclineReason : O extends 'resubmit' ? ResubmitReason : never;
+
+export const decided = <O extends Outcome>(outcome: O, reason: ReasonFor<O> | null, measured: Measured = {}, result: Record<string, unknown> | null = null): CheckResult => ({
   status: 'decided',
   outcome,
   reason,

@@ -8,11 +8,11 @@ import { notFound } from 'next/navigation';
 import { getDb } from '@/db/client';
 import { requireActor } from '@/lib/domain/admin/auth/current';
 import { auditCaseView, loadCase, type CaseView } from '@/lib/domain/admin/case';
-import { num, pipelineFacts, reasonLabel, resultFacts, STATUS_LABELS, uploadFacts } from '@/lib/domain/admin/evidence';
+import { num, pipelineFacts, resultFacts, STATUS_LABELS, uploadFacts } from '@/lib/domain/admin/evidence';
 import { timeline } from '@/lib/domain/admin/timeline';
 import { lastDecision } from '@/lib/domain/admin/decide';
-import { DECLINE_REASONS, resubmitReasonsFor } from '@/lib/domain/verifications/review';
-import { REASON_LABELS } from '@/lib/domain/admin/evidence';
+import { resubmitReasonsFor } from '@/lib/domain/verifications/review';
+import { DECLINE_REASONS, REASONS, reasonLabel, type ReasonCode } from '@/lib/domain/transitions/reasons';
 import { DomainError } from '@/lib/core/errors';
 import { dateTime, shortId } from '@/components/admin/format';
 import { boxVariants, Card, cn, Facts, layout, ModeBadge, Notice, PageHeader, StatusBadge, TextLink } from '@/components/admin/ui';
@@ -27,7 +27,7 @@ import { blockAction, decideAction, eraseAction, unblockAction } from '../../../
 export const metadata: Metadata = { title: 'Case' };
 
 const KIND_LABEL = { selfie: 'Selfie', document_front: 'Document front', document_back: 'Document back' } as const;
-const reasons = (list: readonly string[]) => list.map((value) => ({ value, label: REASON_LABELS[value] ?? value }));
+const reasons = (list: readonly ReasonCode[]) => list.map((value) => ({ value, label: REASONS[value].label }));
 
 export default async function CasePage(props: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const actor = await requireActor();
