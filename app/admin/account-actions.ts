@@ -8,7 +8,8 @@ import { requireSession } from '@/lib/domain/admin/auth/current';
 import { beginTotpEnrolment, confirmTotpEnrolment, disableTotp, regenerateRecoveryCodes } from '@/lib/domain/admin/auth/two-factor';
 import { changeOwnPassword, signOutEverywhere } from '@/lib/domain/admin/users';
 import { signOut } from '@/lib/domain/admin/auth/nextauth';
-import { asFormState, formInput, type FormState } from './form';
+import type { RecoveryState } from '@/components/admin/form-state';
+import { formAction } from './form';
 
 const codeForm = z.object({ code: z.string().trim().min(1, 'Enter the code from your app.').max(40) });
 
@@ -18,56 +19,35 @@ export async function beginEnrolAction(): Promise<void> {
   revalidatePath('/admin/account');
 }
 
-export type RecoveryState = (FormState & { recoveryCodes?: string[] }) | undefined;
-
-export async function confirmEnrolAction(_: RecoveryState, form: FormData): Promise<RecoveryState> {
-  const s = await requireSession({ allowEnrol: true });
-  try {
-    const f = formInput(codeForm, form);
-    const { recoveryCodes } = await confirmTotpEnrolment(getDb(), s.actor, f.code);
+export const confirmEnrolAction = formAction<typeof codeForm, RecoveryState>(
+  codeForm,
+  async (f, actor) => {
+    const { recoveryCodes } = await confirmTotpEnrolment(getDb(), actor, f.code);
     return { ok: true, message: 'Two-factor authentication is on. Your other browsers were signed out.', recoveryCodes };
-  } catch (e) {
-    return asFormState(e);
-  }
-}
+  },
+  { caller: 'enrolling' },
+);
 
-export async function regenerateCodesAction(_: RecoveryState, form: FormData): Promise<RecoveryState> {
-  const s = await requireSession();
-  try {
-    const f = formInput(codeForm, form);
-    const { recoveryCodes } = await regenerateRecoveryCodes(getDb(), s.actor, f.code);
-    return { ok: true, message: 'New recovery codes: the old ones no longer work.', recoveryCodes };
-  } catch (e) {
-    return asFormState(e);
-  }
-}
+export const regenerateCodesAction = formAction<typeof codeForm, RecoveryState>(codeForm, async (f, actor) => {
+  const { recoveryCodes } = await regenerateRecoveryCodes(getDb(), actor, f.code);
+  return { ok: true, message: 'New recovery codes: the old ones no longer work.', recoveryCodes };
+});
 
-export async function disableTotpAction(_: FormState, form: FormData): Promise<FormState> {
-  const s = await requireSession();
-  try {
-    await disableTotp(getDb(), s.actor, formInput(codeForm, form).code);
-  } catch (e) {
-    return asFormState(e);
-  }
+export const disableTotpAction = formAction(codeForm, async (f, actor) => {
+  await disableTotp(getDb(), actor, f.code);
   revalidatePath('/admin/account');
   return { ok: true, message: 'Two-factor authentication is off.' };
-}
+});
 
 const passwordForm = z
   .object({ current: z.string().min(1, 'Enter your current password.').max(200), next: z.string().min(12, 'At least 12 characters.').max(200), confirm: z.string().max(200) })
   .refine((v) => v.next === v.confirm, { message: 'The two new passwords differ.', path: ['confirm'] });
 
-export async function changePasswordAction(_: FormState, form: FormData): Promise<FormState> {
-  const s = await requireSession();
-  try {
-    const f = formInput(passwordForm, form);
-    const r = await changeOwnPassword(getDb(), { userId: s.actor.userId, sessionId: s.actor.sessionId, current: f.current, next: f.next });
-    revalidatePath('/admin/account');
-    return { ok: true, message: `Password changed. ${r.sessions_ended} other session${r.sessions_ended === 1 ? '' : 's'} signed out.` };
-  } catch (e) {
-    return asFormState(e);
-  }
-}
+export const changePasswordAction = formAction(passwordForm, async (f, actor) => {
+  const r = await changeOwnPassword(getDb(), { userId: actor.userId, sessionId: actor.sessionId, current: f.current, next: f.next });
+  revalidatePath('/admin/account');
+  return { ok: true, message: `Password changed. ${r.sessions_ended} other session${r.sessions_ended === 1 ? '' : 's'} signed out.` };
+});
 
 export async function signOutEverywhereAction(): Promise<void> {
   const s = await requireSession({ allowEnrol: true });

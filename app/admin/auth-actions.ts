@@ -9,7 +9,8 @@ import { requestClient, signIn, signOut } from '@/lib/domain/admin/auth/nextauth
 import { passwordStep, secondFactorStep } from '@/lib/domain/admin/auth/sign-in';
 import { acceptInvite, adminIdByEmail, openInvite } from '@/lib/domain/admin/members';
 import { signOutSession } from '@/lib/domain/admin/users';
-import { asFormState, storableForm, type FormState } from './form';
+import type { FormState } from '@/components/admin/form-state';
+import { asFormState, storableForm } from './form';
 
 const waitText = (s = 60) => (s >= 90 ? `${Math.ceil(s / 60)} minutes` : s > 60 ? '2 minutes' : 'a minute');
 

@@ -1,14 +1,12 @@
 'use server';
 /** Server actions of the case view: decide, and add to or remove from the blocklist (zod, then lib/domain/admin). */
 import { revalidatePath } from 'next/cache';
-import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/domain/admin/auth/current';
 import { blockCase, unblock } from '@/lib/domain/admin/blocklist';
 import { decideCase } from '@/lib/domain/admin/decide';
 import { eraseCase } from '@/lib/domain/admin/erase';
-import { asFormState, formInput, type FormState } from './form';
+import { formAction } from './form';
 
 const uuid = z.string().regex(/^[0-9a-f-]{36}$/i, 'Not a verification id.');
 
@@ -22,59 +20,34 @@ const decideForm = z.object({
   queue: z.string().max(300).optional(),
 });
 
-export async function decideAction(_: FormState, form: FormData): Promise<FormState> {
-  const actor = await requireActor();
-  let f: z.infer<typeof decideForm>;
-  try {
-    f = formInput(decideForm, form);
-    const decision = { status: f.status, ...(f.reason ? { reason: f.reason } : {}), ...(f.note ? { note: f.note } : {}) };
-    await decideCase(getDb(), actor, { verificationId: f.verification_id, decision });
-  } catch (e) {
-    return asFormState(e);
-  }
+export const decideAction = formAction(decideForm, async (f, actor) => {
+  const decision = { status: f.status, ...(f.reason ? { reason: f.reason } : {}), ...(f.note ? { note: f.note } : {}) };
+  await decideCase(getDb(), actor, { verificationId: f.verification_id, decision });
   const done = new URLSearchParams({ decided: f.verification_id, status: f.status, ...(f.reason && f.status !== 'approved' ? { reason: f.reason } : {}) });
-  redirect(f.next_case ? `/admin/verifications/${f.next_case}?${done}` : `/admin/queue?${new URLSearchParams(f.queue ?? '')}&${done}`);
-}
+  return { redirect: f.next_case ? `/admin/verifications/${f.next_case}?${done}` : `/admin/queue?${new URLSearchParams(f.queue ?? '')}&${done}` };
+});
 
 const blockForm = z.object({ verification_id: uuid, note: z.string().max(2000).optional() });
 
-export async function blockAction(_: FormState, form: FormData): Promise<FormState> {
-  const actor = await requireActor();
-  try {
-    const f = formInput(blockForm, form);
-    await blockCase(getDb(), actor, { verificationId: f.verification_id, note: f.note });
-    revalidatePath(`/admin/verifications/${f.verification_id}`);
-    return { ok: true, message: 'Added to the blocklist: a later submission with this face is declined (blocklist_match).' };
-  } catch (e) {
-    return asFormState(e);
-  }
-}
+export const blockAction = formAction(blockForm, async (f, actor) => {
+  await blockCase(getDb(), actor, { verificationId: f.verification_id, note: f.note });
+  revalidatePath(`/admin/verifications/${f.verification_id}`);
+  return { ok: true, message: 'Added to the blocklist: a later submission with this face is declined (blocklist_match).' };
+});
 
 const unblockForm = z.object({ entry_id: z.string().regex(/^blk_[0-9a-z]{26}$/, 'Not a blocklist entry.') });
 
-export async function unblockAction(_: FormState, form: FormData): Promise<FormState> {
-  const actor = await requireActor();
-  try {
-    const f = formInput(unblockForm, form);
-    const r = await unblock(getDb(), actor, { entryId: f.entry_id });
-    revalidatePath('/admin/blocklist');
-    revalidatePath(`/admin/verifications/${r.verificationId}`);
-    return { ok: true, message: 'Removed from the blocklist.' };
-  } catch (e) {
-    return asFormState(e);
-  }
-}
+export const unblockAction = formAction(unblockForm, async (f, actor) => {
+  const r = await unblock(getDb(), actor, { entryId: f.entry_id });
+  revalidatePath('/admin/blocklist');
+  revalidatePath(`/admin/verifications/${r.verificationId}`);
+  return { ok: true, message: 'Removed from the blocklist.' };
+});
 
 const eraseForm = z.object({ verification_id: uuid, confirm: z.literal('erase', 'Type erase to confirm.') });
 
-export async function eraseAction(_: FormState, form: FormData): Promise<FormState> {
-  const actor = await requireActor();
-  try {
-    const f = formInput(eraseForm, form);
-    const r = await eraseCase(getDb(), actor, { verificationId: f.verification_id });
-    revalidatePath(`/admin/verifications/${f.verification_id}`);
-    return { ok: true, message: `Erased: its photos, faces and personal fields are gone. Receipt ${r.receipt.receipt.id}, signed by ${r.receipt.signature.kid}.` };
-  } catch (e) {
-    return asFormState(e);
-  }
-}
+export const eraseAction = formAction(eraseForm, async (f, actor) => {
+  const r = await eraseCase(getDb(), actor, { verificationId: f.verification_id });
+  revalidatePath(`/admin/verifications/${f.verification_id}`);
+  return { ok: true, message: `Erased: its photos, faces and personal fields are gone. Receipt ${r.receipt.receipt.id}, signed by ${r.receipt.signature.kid}.` };
+});

@@ -1,8 +1,7 @@
 'use client';
 /** The account page's forms (each shows the server's answer in place). */
 import { useActionState } from 'react';
-import { INVALID_FORM, type FormState } from '@/app/admin/form';
-import type { RecoveryState } from '@/app/admin/account-actions';
+import { INVALID_FORM, type FormAction, type FormState, type RecoveryState } from './form-state';
 import { Box, Button, buttonClass, Input, Label, Notice } from './ui';
 
 function Answer({ state }: { state: FormState }) {
@@ -34,7 +33,7 @@ export function RecoveryCodes({ codes }: { codes: string[] }) {
   );
 }
 
-export function ConfirmEnrolForm({ action }: { action: (s: RecoveryState, f: FormData) => Promise<RecoveryState> }) {
+export function ConfirmEnrolForm({ action }: { action: FormAction<RecoveryState> }) {
   const [state, act, pending] = useActionState(action, undefined);
   if (state?.ok && state.recoveryCodes) {
     return (
@@ -54,7 +53,7 @@ export function ConfirmEnrolForm({ action }: { action: (s: RecoveryState, f: For
   );
 }
 
-export function RegenerateForm({ action }: { action: (s: RecoveryState, f: FormData) => Promise<RecoveryState> }) {
+export function RegenerateForm({ action }: { action: FormAction<RecoveryState> }) {
   const [state, act, pending] = useActionState(action, undefined);
   return (
     <form action={act} className="space-y-3">
@@ -66,7 +65,7 @@ export function RegenerateForm({ action }: { action: (s: RecoveryState, f: FormD
   );
 }
 
-export function DisableForm({ action }: { action: (s: FormState, f: FormData) => Promise<FormState> }) {
+export function DisableForm({ action }: { action: FormAction }) {
   const [state, act, pending] = useActionState(action, undefined);
   return (
     <form action={act} className="space-y-3">
@@ -77,7 +76,7 @@ export function DisableForm({ action }: { action: (s: FormState, f: FormData) =>
   );
 }
 
-export function PasswordForm({ action }: { action: (s: FormState, f: FormData) => Promise<FormState> }) {
+export function PasswordForm({ action }: { action: FormAction }) {
   const [state, act, pending] = useActionState(action, undefined);
   return (
     <form action={act} className="grid max-w-md gap-3">

@@ -1,12 +1,11 @@
 'use client';
 /** Add a case's face to the blocklist, or remove an entry: each asks for confirmation first. */
 import { useActionState, useState } from 'react';
-import type { FormState } from '@/app/admin/form';
+import type { FormAction } from './form-state';
 import { boxVariants, Button, cn, Label, layout, Notice, Textarea } from './ui';
 
-type Action = (s: FormState, f: FormData) => Promise<FormState>;
 
-export function BlockForm(props: { action: Action; verificationId: string }) {
+export function BlockForm(props: { action: FormAction; verificationId: string }) {
   const [state, act, pending] = useActionState(props.action, undefined);
   const [confirming, setConfirming] = useState(false);
   if (state?.ok) return <Notice tone="success">{state.message}</Notice>;
@@ -35,7 +34,7 @@ export function BlockForm(props: { action: Action; verificationId: string }) {
   );
 }
 
-export function UnblockForm(props: { action: Action; entryId: string; label: string }) {
+export function UnblockForm(props: { action: FormAction; entryId: string; label: string }) {
   const [state, act, pending] = useActionState(props.action, undefined);
   const [confirming, setConfirming] = useState(false);
   if (state?.ok) return <span className="text-sm text-green-900" role="status">{state.message}</span>;

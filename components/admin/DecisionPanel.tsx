@@ -7,7 +7,7 @@
  */
 import { useActionState, useEffect, useRef, useState } from 'react';
 import { useRouter } from 'next/navigation';
-import type { FormState } from '@/app/admin/form';
+import type { FormAction } from './form-state';
 import { Button, buttonClass, Kbd, Label, Notice, Select, Textarea } from './ui';
 
 type Choice = 'approved' | 'declined' | 'resubmission_requested';
@@ -16,7 +16,7 @@ type Reason = { value: string; label: string };
 const TITLES: Record<Choice, string> = { approved: 'Approve this case?', declined: 'Decline this case?', resubmission_requested: 'Ask for a resubmission?' };
 
 export function DecisionPanel(props: {
-  action: (s: FormState, f: FormData) => Promise<FormState>;
+  action: FormAction;
   verificationId: string;
   testMode: boolean;
   canDecide: boolean;

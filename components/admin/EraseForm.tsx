@@ -1,12 +1,11 @@
 'use client';
 /** Erase a case's data now (owners and operators): the person's photos, faces and personal fields; typed confirmation. */
 import { useActionState, useState } from 'react';
-import type { FormState } from '@/app/admin/form';
+import type { FormAction } from './form-state';
 import { boxVariants, Button, cn, Input, Label, Notice } from './ui';
 
-type Action = (s: FormState, f: FormData) => Promise<FormState>;
 
-export function EraseForm(props: { action: Action; verificationId: string; inProgress: boolean }) {
+export function EraseForm(props: { action: FormAction; verificationId: string; inProgress: boolean }) {
   const [state, act, pending] = useActionState(props.action, undefined);
   const [confirming, setConfirming] = useState(false);
   if (state?.ok) return <Notice tone="success">{state.message}</Notice>;

@@ -1,12 +1,11 @@
 'use client';
 /** Accepting an invitation: choose a password (a new admin), or give the password of the account the email has. */
 import { useActionState } from 'react';
-import type { FormState } from '@/app/admin/form';
+import type { FormAction } from './form-state';
 import { Button, Input, Label, Notice } from './ui';
 
-type Action = (s: FormState, f: FormData) => Promise<FormState>;
 
-export function AcceptInviteForm(props: { action: Action; token: string; email: string; existing: boolean }) {
+export function AcceptInviteForm(props: { action: FormAction; token: string; email: string; existing: boolean }) {
   const [state, act, pending] = useActionState(props.action, undefined);
   return (
     <form action={act} className="space-y-4">

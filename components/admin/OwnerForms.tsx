@@ -5,10 +5,9 @@
  * this browser tab's memory and nowhere else: not in the page, not after a reload.
  */
 import { useActionState, useState, type ReactNode } from 'react';
-import type { FormState } from '@/app/admin/form';
+import type { FormAction, FormState } from './form-state';
 import { Box, Button, buttonClass, cn, Input, Label, layout, Notice, Select } from './ui';
 
-type Action = (s: FormState, f: FormData) => Promise<FormState>;
 
 export function CopyButton(props: { text: string; label?: string }) {
   const [copied, setCopied] = useState(false);
@@ -49,7 +48,7 @@ function Answer(props: { state: FormState; inline?: boolean }) {
  * fields; `hidden` its fixed values.
  */
 export function ActionForm(props: {
-  action: Action;
+  action: FormAction;
   hidden?: Record<string, string>;
   submit: string;
   pendingLabel?: string;
@@ -108,7 +107,7 @@ function OnceSecret(props: { label: string; value: string; testId: string; headi
   );
 }
 
-export function CreateKeyForm(props: { action: Action; workspaceId: string; full: boolean }) {
+export function CreateKeyForm(props: { action: FormAction; workspaceId: string; full: boolean }) {
   const [state, act, pending] = useActionState(props.action, undefined);
   const key = state?.ok ? (state.details?.key as { id: string; mode: string; secret: string } | undefined) : undefined;
   return (
@@ -136,7 +135,7 @@ export function CreateKeyForm(props: { action: Action; workspaceId: string; full
   );
 }
 
-export function CreateWorkspaceForm(props: { action: Action }) {
+export function CreateWorkspaceForm(props: { action: FormAction }) {
   const [state, act, pending] = useActionState(props.action, undefined);
   const made = state?.ok
     ? (state.details as { workspace: { id: string; name: string; api_key: string }; secret_keys: { id: string; mode: string; secret: string }[] } | undefined)
@@ -180,7 +179,7 @@ export function CreateWorkspaceForm(props: { action: Action }) {
   );
 }
 
-export function InviteForm(props: { action: Action; workspaceId: string }) {
+export function InviteForm(props: { action: FormAction; workspaceId: string }) {
   const [state, act, pending] = useActionState(props.action, undefined);
   const link = state?.ok ? (state.details?.link as string | undefined) : undefined;
   return (
@@ -241,7 +240,7 @@ const SETTING_HELP: Record<string, string> = {
 };
 
 /** The settings form: each field shows its own error; values typed survive a refusal. */
-export function SettingsForm(props: { action: Action; workspaceId: string; initial: SettingsValues }) {
+export function SettingsForm(props: { action: FormAction; workspaceId: string; initial: SettingsValues }) {
   const [state, act, pending] = useActionState(props.action, undefined);
   const fields = state?.ok ? undefined : state?.fields;
   const v = (k: keyof SettingsValues) => (state && !state.ok && state.values?.[k] !== undefined ? state.values[k] : String(props.initial[k]));

@@ -1,12 +1,11 @@
 'use client';
 /** The sign-in forms: email and password, then (when due) the second-factor code. */
 import { useActionState } from 'react';
-import type { FormState } from '@/app/admin/form';
+import type { FormAction } from './form-state';
 import { Button, Input, Label, Notice } from './ui';
 
-type Action = (s: FormState, f: FormData) => Promise<FormState>;
 
-export function PasswordForm(props: { action: Action; next: string }) {
+export function PasswordForm(props: { action: FormAction; next: string }) {
   const [state, act, pending] = useActionState(props.action, undefined);
   return (
     <form action={act} className="space-y-4" noValidate>
@@ -27,7 +26,7 @@ export function PasswordForm(props: { action: Action; next: string }) {
   );
 }
 
-export function CodeForm(props: { action: Action; next: string }) {
+export function CodeForm(props: { action: FormAction; next: string }) {
   const [state, act, pending] = useActionState(props.action, undefined);
   return (
     <form action={act} className="space-y-4" noValidate>
