@@ -56,10 +56,25 @@ const layers = {
   },
 };
 
+/**
+ * lib/ and db/ know no web framework: no Next.js, no Auth.js, no React. Sessions, cookies, headers and redirects
+ * live in app/ (the admin area's sign-in glue: app/admin/_auth), which calls lib/ with plain values.
+ */
+const noFramework = {
+  files: ['lib/**/*.{ts,tsx}', 'db/**/*.ts'],
+  ignores: ['**/*.test.ts'],
+  rules: {
+    'no-restricted-imports': ['error', {
+      patterns: [{ group: ['next', 'next/*', 'next-auth', 'next-auth/*', '@auth/*', 'react', 'react/*', 'react-dom', 'react-dom/*'], message: 'lib/ and db/ import no web framework: that glue lives in app/ (docs/architecture.md "Layers").' }],
+    }],
+  },
+};
+
 const config = [
   ...nextVitals,
   ...nextTs,
   layers,
+  noFramework,
   // The admin area reads and writes through lib/domain/admin (docs/admin-guide.md "How the admin area is built"): its
   // pages, server actions and components import no table and no query builder.
   {

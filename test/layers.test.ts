@@ -43,6 +43,19 @@ describe('the layers lint rule', () => {
     expect(await layerErrors('lib/domain/media/violation.ts', "import { root } from '@/test/helpers/server';\nexport const v = root;\n")).toHaveLength(1);
   });
 
+  it('fails lib/ or db/ importing the web framework (Next.js, Auth.js, React)', async () => {
+    const frameworkErrors = async (file: string, source: string) => {
+      const [result] = await eslint.lintText(source, { filePath: path.join(root, file) });
+      return result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+    };
+    expect(await frameworkErrors('lib/domain/admin/violation.ts', "import { headers } from 'next/headers';\nexport const v = headers;\n")).toEqual([
+      expect.stringContaining('lib/ and db/ import no web framework'),
+    ]);
+    expect(await frameworkErrors('lib/domain/admin/auth/violation.ts', "import NextAuth from 'next-auth';\nexport const v = NextAuth;\n")).toHaveLength(1);
+    expect(await frameworkErrors('db/violation.ts', "import { cache } from 'react';\nexport const v = cache;\n")).toHaveLength(1);
+    expect(await frameworkErrors('app/admin/_auth/allowed.ts', "import { headers } from 'next/headers';\nexport const v = headers;\n")).toEqual([]);
+  });
+
   it('fails a capability importing one on its own tier or above, and lets it import one below', async () => {
     // personal-data is on the lowest tier, verifications far above it
     expect(await layerErrors('lib/domain/personal-data/violation.ts', "import { getVerification } from '../verifications/get';\nexport const v = getVerification;\n")).toEqual([

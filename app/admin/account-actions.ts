@@ -4,10 +4,10 @@ import { revalidatePath } from 'next/cache';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { getDb } from '@/db/client';
-import { requireSession } from '@/lib/domain/admin/auth/current';
+import { requireSession } from '@/app/admin/_auth/current';
 import { beginTotpEnrolment, confirmTotpEnrolment, disableTotp, regenerateRecoveryCodes } from '@/lib/domain/admin/auth/two-factor';
 import { changeOwnPassword, signOutEverywhere } from '@/lib/domain/admin/users';
-import { signOut } from '@/lib/domain/admin/auth/nextauth';
+import { signOut } from '@/app/admin/_auth/nextauth';
 import type { RecoveryState } from '@/components/admin/form-state';
 import { formAction } from './form';
 

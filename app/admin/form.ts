@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { DomainError, parseOrThrow } from '@/lib/core/errors';
 import { assertStorableText, isStorableText } from '@/lib/core/input-text';
 import type { Actor } from '@/lib/domain/admin/access';
-import { requireSession } from '@/lib/domain/admin/auth/current';
+import { requireSession } from '@/app/admin/_auth/current';
 import { INVALID_FORM, type FormAction, type FormState } from '@/components/admin/form-state';
 
 export function formInput<S extends z.ZodType>(schema: S, form: FormData): z.infer<S> {

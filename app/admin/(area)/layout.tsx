@@ -1,5 +1,5 @@
 /** The signed-in admin area's frame. Each page checks the session itself too (layouts are not re-run on every navigation). */
-import { requireSession } from '@/lib/domain/admin/auth/current';
+import { requireSession } from '@/app/admin/_auth/current';
 import { Shell } from '@/components/admin/Shell';
 import { signOutAction } from '../auth-actions';
 

@@ -2,8 +2,8 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { env } from '@/lib/core/env';
-import { currentSession, safeNext } from '@/lib/domain/admin/auth/current';
-import { oidcEnabled } from '@/lib/domain/admin/auth/nextauth';
+import { currentSession, safeNext } from '@/app/admin/_auth/current';
+import { oidcEnabled } from '@/app/admin/_auth/nextauth';
 import { PasswordForm } from '@/components/admin/SignInForms';
 import { SignInFrame } from '@/components/admin/SignInFrame';
 import { Button, layout, Notice } from '@/components/admin/ui';

@@ -2,7 +2,7 @@
 import type { Metadata } from 'next';
 import QRCode from 'qrcode';
 import { getDb } from '@/db/client';
-import { requireSession } from '@/lib/domain/admin/auth/current';
+import { requireSession } from '@/app/admin/_auth/current';
 import { listOpenSessions } from '@/lib/domain/admin/auth/sessions';
 import { pendingTotp, recoveryCodesLeft } from '@/lib/domain/admin/auth/two-factor';
 import { accountSecurity } from '@/lib/domain/admin/users';

@@ -2,7 +2,7 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/domain/admin/auth/current';
+import { requireActor } from '@/app/admin/_auth/current';
 import { workspacesFor } from '@/lib/domain/admin/access';
 import { AUDIT_ACTIONS, searchAudit } from '@/lib/domain/admin/audit-log';
 import { show } from '@/lib/domain/admin/evidence';

@@ -1,7 +1,7 @@
 /** /admin/blocklist – the faces blocked in the admin's workspaces; owners and operators remove entries. */
 import type { Metadata } from 'next';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/domain/admin/auth/current';
+import { requireActor } from '@/app/admin/_auth/current';
 import { listBlocklistFor } from '@/lib/domain/admin/blocklist';
 import { dateTime } from '@/components/admin/format';
 import { Empty, ModeBadge, PageHeader, RecordItem, RecordList, TextLink } from '@/components/admin/ui';

@@ -1,7 +1,7 @@
 /** /admin/consent – operators: the active consent text (global), its history, and publishing a new version. */
 import type { Metadata } from 'next';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/domain/admin/auth/current';
+import { requireActor } from '@/app/admin/_auth/current';
 import { consentHistory } from '@/lib/domain/admin/consent';
 import { consentTextUrl, localesOf, type ConsentVersion } from '@/lib/domain/consent';
 import { LOCALE_ENGLISH_NAMES, LOCALES } from '@/lib/core/i18n/locales';

@@ -2,7 +2,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/domain/admin/auth/current';
+import { requireActor } from '@/app/admin/_auth/current';
 import { decodeCursor } from '@/lib/domain/admin/cursor';
 import { queueCounts, reviewQueue } from '@/lib/domain/admin/queue';
 import { num, STATUS_LABELS } from '@/lib/domain/admin/evidence';

@@ -1,7 +1,7 @@
 /** /admin/wallet-trust – the IACA roots digital ID wallet proofs are checked against (docs/wallet.md "Trust lists"). */
 import type { Metadata } from 'next';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/domain/admin/auth/current';
+import { requireActor } from '@/app/admin/_auth/current';
 import { EXPIRY_WARNING_DAYS, trustAnchorsFor } from '@/lib/domain/admin/wallet-trust';
 import { dateTime } from '@/components/admin/format';
 import { Badge, Card, Empty, PageHeader, Table, TableFrame, Td, Th, THead } from '@/components/admin/ui';

@@ -2,7 +2,7 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/domain/admin/auth/current';
+import { requireActor } from '@/app/admin/_auth/current';
 import { listManagedWorkspaces } from '@/lib/domain/admin/workspaces';
 import { dateTime } from '@/components/admin/format';
 import { Card, Empty, PageHeader, RecordItem, RecordList, TextLink } from '@/components/admin/ui';

@@ -1,7 +1,7 @@
 /** /admin/sign-in/code – the second factor, after the password (or single sign-on). */
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
-import { currentSession, safeNext } from '@/lib/domain/admin/auth/current';
+import { currentSession, safeNext } from '@/app/admin/_auth/current';
 import { CodeForm } from '@/components/admin/SignInForms';
 import { SignInFrame } from '@/components/admin/SignInFrame';
 import { signInWithCode, signOutAction } from '../../auth-actions';

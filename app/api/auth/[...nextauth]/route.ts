@@ -1,4 +1,4 @@
-import { handlers } from '@/lib/domain/admin/auth/nextauth';
+import { handlers } from '@/app/admin/_auth/nextauth';
 
-// GET, POST /api/auth/* – Auth.js: single sign-on redirects and callbacks, session, sign-out (lib/domain/admin/auth/nextauth.ts)
+// GET, POST /api/auth/* – Auth.js: single sign-on redirects and callbacks, session, sign-out (app/admin/_auth/nextauth.ts)
 export const { GET, POST } = handlers;

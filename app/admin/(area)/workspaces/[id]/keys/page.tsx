@@ -4,7 +4,7 @@
  */
 import type { Metadata } from 'next';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/domain/admin/auth/current';
+import { requireActor } from '@/app/admin/_auth/current';
 import { keysFor } from '@/lib/domain/admin/workspaces';
 import { env } from '@/lib/core/env';
 import { dateTime } from '@/components/admin/format';

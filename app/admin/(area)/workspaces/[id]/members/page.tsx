@@ -4,7 +4,7 @@
  */
 import type { Metadata } from 'next';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/domain/admin/auth/current';
+import { requireActor } from '@/app/admin/_auth/current';
 import { membersFor } from '@/lib/domain/admin/members';
 import { dateTime } from '@/components/admin/format';
 import { Card, Empty, layout, Select } from '@/components/admin/ui';

@@ -1,7 +1,7 @@
 /** /admin/workspaces/{id}/settings – the workspace's settings, the CLI's schema (lib/domain/workspaces settingsPatch); every change audited before and after. */
 import type { Metadata } from 'next';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/domain/admin/auth/current';
+import { requireActor } from '@/app/admin/_auth/current';
 import { settingsFor } from '@/lib/domain/admin/workspaces';
 import { Card } from '@/components/admin/ui';
 import { SettingsForm } from '@/components/admin/OwnerForms';

@@ -5,7 +5,7 @@
  */
 import type { Metadata } from 'next';
 import { getDb } from '@/db/client';
-import { requireActor } from '@/lib/domain/admin/auth/current';
+import { requireActor } from '@/app/admin/_auth/current';
 import { deliveryLog } from '@/lib/domain/admin/webhooks';
 import { dateTime, shortId } from '@/components/admin/format';
 import { boxVariants, ButtonLink, Card, Empty, Input, Label, layout, ModeBadge, StatusBadge, Table, Tabs, Td, TextLink, Th, THead } from '@/components/admin/ui';

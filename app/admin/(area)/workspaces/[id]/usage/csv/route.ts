@@ -1,6 +1,6 @@
 /** GET /admin/workspaces/{id}/usage/csv – the usage page's figures as CSV (same checks as the page: owners and operators). */
 import { getDb } from '@/db/client';
-import { currentSession } from '@/lib/domain/admin/auth/current';
+import { currentSession } from '@/app/admin/_auth/current';
 import { usageCsv, usageFor } from '@/lib/domain/admin/usage';
 import { DomainError } from '@/lib/core/errors';
 

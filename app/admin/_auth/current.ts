@@ -8,10 +8,10 @@ import { cache } from 'react';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { getDb } from '@/db/client';
-import type { Actor } from '../access';
-import { safeNext } from './throttle';
+import type { Actor } from '@/lib/domain/admin/access';
+import { safeNext } from '@/lib/domain/admin/auth/throttle';
+import { loadSession, type LoadedSession } from '@/lib/domain/admin/auth/sessions';
 import { auth } from './nextauth';
-import { loadSession, type LoadedSession } from './sessions';
 
 export const currentSession = cache(async (): Promise<LoadedSession | null> => {
   const s = await auth();

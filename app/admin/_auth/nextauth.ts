@@ -11,15 +11,14 @@
 import NextAuth, { type NextAuthConfig } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import { headers } from 'next/headers';
-import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
-import { adminUsers } from '@/db/schema';
-import { env, pinAuthUrl } from '../../../core/env';
-import { log } from '../../../core/log';
-import { redeemTicket, sessionLimits } from './sessions';
-import { ssoStep } from './sign-in';
-import { clientAddressOf } from '../../auth/client-address';
-import { authSecret } from './secret';
+import { env, pinAuthUrl } from '@/lib/core/env';
+import { log } from '@/lib/core/log';
+import { redeemTicket, sessionLimits } from '@/lib/domain/admin/auth/sessions';
+import { ssoStep } from '@/lib/domain/admin/auth/sign-in';
+import { clientAddressOf } from '@/lib/domain/auth/client-address';
+import { authSecret } from '@/lib/domain/admin/auth/secret';
+import { adminIdByEmail } from '@/lib/domain/admin/members';
 
 declare module 'next-auth' {
   interface User {
@@ -93,8 +92,7 @@ function config(): NextAuthConfig {
         if (account?.provider !== 'oidc') return true;
         const email = typeof profile?.email === 'string' ? profile.email.toLowerCase() : '';
         if (!email || profile?.email_verified === false) return false;
-        const [u] = await getDb().select({ id: adminUsers.id }).from(adminUsers).where(eq(adminUsers.email, email));
-        return !!u;
+        return (await adminIdByEmail(getDb(), email)) !== null;
       },
       async jwt({ token, user, account, profile, trigger }) {
         if (trigger !== 'signIn' && trigger !== 'signUp') return token;
