@@ -4,7 +4,7 @@
  * registry already says, so the document cannot drift from the code.
  */
 import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode } from '../core/errors';
+import type { ErrorCode } from '../core/errors';
 import { HTTP_STATUS } from './http-status';
 import { errorsOf, OPERATIONS, type Operation } from './operations';
 import * as S from './schemas';
@@ -233,6 +233,3 @@ export function openApiDocument(baseUrl: string): Json {
   memo.set(baseUrl, doc);
   return doc;
 }
-
-/** Every error code, with its HTTP status (the reference page's table). */
-export const ERROR_TABLE = ERROR_CODES.map((code) => ({ code, status: HTTP_STATUS[code] }));

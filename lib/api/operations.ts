@@ -211,7 +211,7 @@ export const OPERATIONS = {
   }),
 } satisfies Record<string, Operation>;
 
-export type OperationId = keyof typeof OPERATIONS;
+type OperationId = keyof typeof OPERATIONS;
 
 /** The codes an operation may answer with, all told. */
 export function errorsOf(op: Contract & { auth: string }): ErrorCode[] {

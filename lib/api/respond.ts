@@ -36,10 +36,6 @@ export function json(status: number, body: unknown, headers: Headers = {}): Resp
   return toResponse(jsonAnswer(status, body, headers));
 }
 
-export function ok(data: unknown, status = 200, headers: Headers = {}): Response {
-  return json(status, { data }, headers);
-}
-
 /** Node and postgres.js codes of a connection that could not be made or was lost. */
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',

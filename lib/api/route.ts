@@ -99,7 +99,6 @@ export const MEDIA_FORM_LIMITS = {
 export const MULTIPART_BODY_LIMIT = LIMITS.maxFileBytes + 64 * 1024;
 
 /** The path and query of the request exactly as sent (canonical.ts). */
-export const pathWithQuery = requestTarget;
 
 /**
  * An `apiRoute` handler's answer without the web Request and Response around it: the custom server calls it with

@@ -11,7 +11,7 @@
  */
 import { DomainError } from '../core/errors';
 
-export type UploadBounds = { perKey: number; total: number };
+type UploadBounds = { perKey: number; total: number };
 
 /**
  * Honest clients send one upload at a time per verification (the SDKs, the capture page); an integrator's backend

@@ -7,10 +7,10 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { cva } from 'class-variance-authority';
 export { cn } from './cn';
-export { Button, ButtonLink, buttonClass, buttonVariants } from './button';
-export { Input, Label, Select, Textarea, inputClass, inputVariants, labelClass } from './input';
-export { Badge, ModeBadge, StatusBadge, badgeVariants } from './badge';
-export { Table, TableFrame, Td, Th, THead, cellVariants, headVariants, tableVariants } from './table';
+export { Button, ButtonLink, buttonClass } from './button';
+export { Input, Label, Select, Textarea } from './input';
+export { Badge, ModeBadge, StatusBadge } from './badge';
+export { Table, TableFrame, Td, Th, THead } from './table';
 export { TextLink, linkVariants } from './link';
 export { Box, Card, Empty, Kbd, Notice, RecordItem, RecordList, boxVariants, layout } from './panel';
 

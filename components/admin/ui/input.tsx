@@ -15,8 +15,6 @@ export const inputVariants = cva(
 );
 export type InputVariants = VariantProps<typeof inputVariants>;
 
-/** The class of an ordinary full-width field, for a field that is not one of the components below. */
-export const inputClass = inputVariants();
 export const labelClass = 'mb-1 block text-sm font-medium text-neutral-800';
 
 export function Input({ font, className, ...props }: ComponentProps<'input'> & InputVariants) {

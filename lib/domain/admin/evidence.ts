@@ -4,6 +4,7 @@
  * (the pipeline grows) is still shown, as its name and raw value, so nothing measured is hidden.
  */
 import { LIVENESS_FLOOR, MOIRE_SCORE_THRESHOLD, REPLAY_SCORE_THRESHOLD, SAME_CAPTURE_SIMILARITY } from '../thresholds/thresholds';
+import { utcDay } from '../../core/time';
 
 export type Fact = { key: string; label: string; value: string; threshold?: string; passed?: boolean | null; meaning: string };
 
@@ -194,10 +195,10 @@ export function resultFacts(result: unknown, now = new Date()): Fact[] {
   }
   const doc = obj(r.document);
   if (Object.keys(doc).length) {
-    const expired = typeof doc.expiry_date === 'string' && doc.expiry_date < now.toISOString().slice(0, 10);
+    const expired = typeof doc.expiry_date === 'string' && doc.expiry_date < utcDay(now);
     out.push({ key: 'document', label: 'Document', value: `${show(doc.type).replace(/_/g, ' ')}, ${show(doc.issuing_country)}, read from the ${doc.source === 'pdf417' ? 'barcode (PDF417)' : 'machine-readable zone (MRZ)'}`, meaning: 'What the document says it is.' });
     out.push({ key: 'document_number', label: 'Document number', value: show(doc.number_masked), meaning: 'Masked: only the last four characters are kept.' });
-    if (doc.expiry_date !== undefined) out.push({ key: 'expiry_date', label: 'Expiry', value: show(doc.expiry_date), threshold: `after ${now.toISOString().slice(0, 10)}`, passed: doc.expiry_date === null ? null : !expired, meaning: expired ? 'The document had expired: declined.' : 'The document is valid on the day of the decision.' });
+    if (doc.expiry_date !== undefined) out.push({ key: 'expiry_date', label: 'Expiry', value: show(doc.expiry_date), threshold: `after ${utcDay(now)}`, passed: doc.expiry_date === null ? null : !expired, meaning: expired ? 'The document had expired: declined.' : 'The document is valid on the day of the decision.' });
   }
   const person = obj(r.person);
   if (Object.keys(person).length) out.push({ key: 'person', label: 'Person', value: `${show(person.given_names)} ${show(person.surname)}, born ${show(person.date_of_birth)}, sex ${show(person.sex)}`, meaning: 'As read from the document.' });

@@ -16,6 +16,7 @@ import { DomainError, notFound, parseOrThrow } from '../../core/errors';
 import { newId, randomToken } from '../../core/ids';
 import { log } from '../../core/log';
 import { mailConfigured, sendMail } from '../../core/mail';
+import { DAY_MS } from '../../core/time';
 import { actorId, type Actor } from './access';
 import { createAdmin, setMembership } from './users';
 import { managedWorkspace } from './workspaces';
@@ -55,7 +56,7 @@ export async function inviteMember(db: Db, actor: Actor, input: { workspaceId: s
   if (member) throw new DomainError('VALIDATION_ERROR', 'This person is a member already: change their role instead.', { fields: { email: ['Already a member.'] } });
   const token = randomToken();
   const id = newId('inv');
-  const expiresAt = new Date(now.getTime() + INVITE_DAYS * 86_400_000);
+  const expiresAt = new Date(now.getTime() + INVITE_DAYS * DAY_MS);
   await db.transaction(async (tx) => {
     await tx.insert(adminInvites).values({ id, workspaceId: ws.id, email: v.email, role: v.role, tokenHash: sha256Hex(token), createdBy: actorId(actor), createdAt: now, expiresAt });
     await audit(tx, { workspaceId: ws.id, actor: actorId(actor), action: 'admin.invited', data: { invite: id, email: v.email, role: v.role, expires_at: expiresAt.toISOString() } });

@@ -9,6 +9,7 @@ import { VERIFICATION_STATUSES, verifications, workspaces } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { parseOrThrow } from '../../core/errors';
 import { UUID_RE } from '../../core/ids';
+import { DAY_MS } from '../../core/time';
 import { inScope, scopeFor, type Actor } from './access';
 import { afterCursor, cursorTime, decodeCursor, pageOf } from './cursor';
 import { LIST_COLUMNS } from './queue';
@@ -34,7 +35,7 @@ export const searchFilters = z.object({
   to: z.preprocess(blankToUndefined, day.optional()),
   cursor: z.preprocess(blankToUndefined, z.string().max(200).optional()),
 });
-export type SearchFilters = z.infer<typeof searchFilters>;
+type SearchFilters = z.infer<typeof searchFilters>;
 
 export async function searchVerifications(db: DbOrTx, actor: Actor, raw: unknown, limit = SEARCH_PAGE) {
   const f = parseOrThrow(searchFilters, raw, 'The search has invalid fields.');
@@ -48,7 +49,7 @@ export async function searchVerifications(db: DbOrTx, actor: Actor, raw: unknown
     f.status ? eq(verifications.status, f.status) : undefined,
     f.mode ? eq(verifications.mode, f.mode) : undefined,
     f.from ? gte(verifications.createdAt, new Date(`${f.from}T00:00:00Z`)) : undefined,
-    f.to ? lt(verifications.createdAt, new Date(new Date(`${f.to}T00:00:00Z`).getTime() + 86_400_000)) : undefined,
+    f.to ? lt(verifications.createdAt, new Date(new Date(`${f.to}T00:00:00Z`).getTime() + DAY_MS)) : undefined,
     after ? afterCursor(verifications.createdAt, verifications.id, after, 'desc') : undefined,
   );
   const rows = await db

@@ -8,11 +8,12 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { managedWorkspace } from './workspaces';
-import { DAY_MS as DAY, medianOf, usageDays, utcDay } from '../usage/days';
+import { DAY_MS as DAY, utcDay } from '../../core/time';
+import { medianOf, usageDays } from '../usage/days';
 import type { Actor } from './access';
 
 export const USAGE_RANGES = [7, 30, 90] as const;
-export type UsageRange = (typeof USAGE_RANGES)[number];
+type UsageRange = (typeof USAGE_RANGES)[number];
 
 export type DayRow = { day: string; live: number; test: number };
 export type DecisionRow = { mode: 'live' | 'test'; status: string; reason: string | null; count: number };

@@ -8,6 +8,7 @@ import { walletTrustAnchors, workspaces } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
 import { notFound } from '../../core/errors';
 import { workspacesFor, type Actor } from './access';
+import { DAY_MS } from '../../core/time';
 
 /** Expiring within this many days is flagged on the page. */
 export const EXPIRY_WARNING_DAYS = 60;
@@ -31,6 +32,6 @@ export async function trustAnchorsFor(db: DbOrTx, actor: Actor, now = new Date()
     .leftJoin(workspaces, eq(workspaces.id, walletTrustAnchors.workspaceId))
     .where(actor.isOperator ? undefined : or(isNull(walletTrustAnchors.workspaceId), inArray(walletTrustAnchors.workspaceId, owned)))
     .orderBy(asc(walletTrustAnchors.country), asc(walletTrustAnchors.subject), asc(walletTrustAnchors.id));
-  const soon = now.getTime() + EXPIRY_WARNING_DAYS * 86_400_000;
+  const soon = now.getTime() + EXPIRY_WARNING_DAYS * DAY_MS;
   return rows.map((r) => ({ ...r, expired: r.notAfter.getTime() < now.getTime(), expiringSoon: r.notAfter.getTime() >= now.getTime() && r.notAfter.getTime() < soon }));
 }

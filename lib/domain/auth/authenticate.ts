@@ -126,21 +126,5 @@ export function verifySignature(p: PendingSignature, canonical: (string | Uint8A
   return { workspace: p.workspace, mode: match.mode, via: { kind: 'key', keyId: match.id } };
 }
 
-/** Both steps at once, for callers that already hold the whole request. */
-export async function authenticate(
-  db: DbOrTx,
-  input: {
-    apiKey: string | null;
-    signature: string | null;
-    /** The canonical request, as byte parts (see canonical.ts). */
-    canonical: (string | Uint8Array)[];
-    /** Only POST /v1/verifications may go unsigned, and only where the workspace allows it. */
-    allowUnsigned?: boolean;
-  },
-): Promise<AuthResult> {
-  const who = await identify(db, input);
-  return 'auth' in who ? who.auth : verifySignature(who.pending, input.canonical);
-}
-
 /** Who acted, for the audit log: the key that signed, or how the request was let in. */
 export const actorOf = (auth: Pick<AuthResult, 'via'>) => (auth.via.kind === 'key' ? `key:${auth.via.keyId}` : auth.via.kind);

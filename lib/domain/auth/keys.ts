@@ -9,9 +9,6 @@ import { secretKeyAad } from '../../core/crypto/sealed-columns';
 
 export type Mode = 'test' | 'live';
 export const MAX_SECRET_KEYS = 5;
-export const SECRET_KEY_RE = /^sk_(test|live)_[A-Za-z0-9]{56}$/;
-
-export const modeOfSecret = (secret: string): Mode => (secret.startsWith('sk_live_') ? 'live' : 'test');
 export { secretKeyAad };
 const aad = secretKeyAad;
 

@@ -53,16 +53,6 @@ export async function addToBlocklist(db: Db, input: { verificationId: string; ac
 }
 
 /** A workspace's entries, newest first (no embeddings: they are not for display). */
-export async function listBlocklist(db: DbOrTx, input: { workspaceId: string; mode?: 'test' | 'live'; limit?: number }) {
-  const where = input.mode ? and(eq(blocklistEntries.workspaceId, input.workspaceId), eq(blocklistEntries.mode, input.mode)) : eq(blocklistEntries.workspaceId, input.workspaceId);
-  return db
-    .select({ id: blocklistEntries.id, workspaceId: blocklistEntries.workspaceId, mode: blocklistEntries.mode, verificationId: blocklistEntries.verificationId, createdBy: blocklistEntries.createdBy, createdAt: blocklistEntries.createdAt })
-    .from(blocklistEntries)
-    .where(where)
-    .orderBy(desc(blocklistEntries.createdAt))
-    .limit(input.limit ?? 200);
-}
-
 /** Removes an entry (`npm run ops -- blocklist:remove`, the admin area); later submissions are no longer matched against it. */
 export async function removeFromBlocklist(db: Db, input: { id: string; actor: string; requestId?: string }) {
   return db.transaction(async (tx) => {

@@ -5,7 +5,7 @@
  */
 import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import { consentRecords, consentTexts, consentVersions, verifications, type VerificationStatus } from '@/db/schema';
-import { CONSENT_STATUSES } from '../transitions/policy';
+import { UPLOAD_STATUSES } from '../transitions/policy';
 import type { DbOrTx } from '@/db/client';
 import { DomainError, notFound } from '../../core/errors';
 import { sha256Hex } from '../../core/crypto/hash';
@@ -116,11 +116,6 @@ export async function getActiveConsentOrThrow(db: DbOrTx): Promise<ConsentVersio
   return row;
 }
 
-export async function getConsentVersion(db: DbOrTx, id: number): Promise<ConsentVersion | undefined> {
-  const rows = await db.select().from(consentVersions).where(eq(consentVersions.id, id));
-  return (await withTexts(db, rows))[0];
-}
-
 /** One language's text of a version (the public text URLs). */
 export async function getConsentText(db: DbOrTx, id: number, locale: Locale): Promise<ConsentText | undefined> {
   const [row] = await db.select().from(consentTexts).where(and(eq(consentTexts.consentVersionId, id), eq(consentTexts.locale, locale)));
@@ -190,7 +185,8 @@ export async function acceptConsent(
 
   const existing = await findRecord(db, verification.id, active.id);
   if (existing) return existing;
-  if (!CONSENT_STATUSES.has(verification.status)) {
+  // Consent can be given while media can still be uploaded.
+  if (!UPLOAD_STATUSES.has(verification.status)) {
     throw new DomainError('INVALID_STATUS', `Consent cannot be given in status ${verification.status}.`, {
       status: verification.status,
     });

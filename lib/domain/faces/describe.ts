@@ -7,8 +7,6 @@
 import type { FaceApiNets } from './face-api-nets';
 import { dlibChip, fivePointCrop, type Rgb } from './align';
 
-export const EMBEDDING_MODEL = 'face-api-resnet-dlib-chip-flip';
-
 export async function describeFace(nets: FaceApiNets, rgb: Rgb, mesh: readonly (readonly number[])[]): Promise<{ embedding: number[]; faceApiAge: number }> {
   const chip = dlibChip(rgb, mesh);
   const mirrored = mirror(chip, 150);

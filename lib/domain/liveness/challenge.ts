@@ -19,7 +19,7 @@ import type { Analysis } from '../media/types';
 import { SELFIE } from '../media/thresholds';
 import { cosine } from '../faces/similarity';
 import { CHALLENGE_POSE_SIMILARITY, CHALLENGE_REPLAY_SIMILARITY } from '../thresholds/thresholds';
-import { CHALLENGE_STEPS, type ChallengeFailure, type ChallengeFrame, type ChallengeOutcome, type ChallengeStep } from '../../../db/schema/liveness-challenge';
+import type { ChallengeFailure, ChallengeFrame, ChallengeOutcome, ChallengeStep } from '../../../db/schema/liveness-challenge';
 import { poseOf, TURN_MIN } from '../media/pose';
 
 /** From the nonce to the frames: the page needs a few seconds per pose. */
@@ -159,4 +159,3 @@ export async function latestChallenge(db: DbOrTx, verificationId: string) {
   return c ?? null;
 }
 
-export { CHALLENGE_STEPS };

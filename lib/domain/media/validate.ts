@@ -10,7 +10,7 @@ import type { Analysis, FaceMeasure } from './types';
 
 export type Check = { value: unknown; threshold?: unknown; passed: boolean };
 export type Checks = Record<string, Check>;
-export type MediaKind = 'selfie' | 'document';
+type MediaKind = 'selfie' | 'document';
 
 export type ImageType = 'jpeg' | 'png' | 'webp';
 

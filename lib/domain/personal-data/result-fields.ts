@@ -5,11 +5,9 @@
  * encrypted under the verification's data key (`result_sealed`) when the result is written, merged back when it
  * is read, and gone with the data key when the verification's data is erased, while the decision stays.
  */
-import { eq } from 'drizzle-orm';
-import { dataKeys, type VerificationRow } from '@/db/schema';
 import type { DbOrTx } from '@/db/client';
-import { aesGcmDecrypt, aesGcmEncrypt } from '../../core/crypto/secretbox';
-import { DataKeyDestroyedError, ensureDataKey, unwrapDataKey, type DataKeyRow } from './data-keys';
+import { aesGcmEncrypt } from '../../core/crypto/secretbox';
+import { ensureDataKey } from './data-keys';
 
 type Spec = { [field: string]: true | Spec };
 
@@ -92,17 +90,3 @@ export async function sealResult(db: DbOrTx, verificationId: string, result: unk
   return { result: kept, resultSealed: aesGcmEncrypt(JSON.stringify(personal), aad(verificationId), key) };
 }
 
-/** The personal fields of a stored result, decrypted; throws DataKeyDestroyedError when its key is gone. */
-export function openPersonalFields(v: Pick<VerificationRow, 'id' | 'resultSealed'>, dataKey: DataKeyRow | null): Obj | null {
-  if (!v.resultSealed) return null;
-  if (!dataKey) throw new DataKeyDestroyedError(v.id);
-  return JSON.parse(aesGcmDecrypt(v.resultSealed, aad(v.id), unwrapDataKey(dataKey)).toString('utf8'));
-}
-
-/** The whole result of a verification, as the API shows it; `dataKey` as read with the row (or looked up). */
-export async function openResult(db: DbOrTx, v: Pick<VerificationRow, 'id' | 'result' | 'resultSealed'>, dataKey?: DataKeyRow | null): Promise<Obj | null> {
-  const kept = (v.result as Obj | null) ?? null;
-  if (!v.resultSealed) return kept;
-  const key = dataKey !== undefined ? dataKey : ((await db.select().from(dataKeys).where(eq(dataKeys.verificationId, v.id)))[0] ?? null);
-  return mergeResult(kept, openPersonalFields(v, key));
-}

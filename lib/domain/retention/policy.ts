@@ -15,9 +15,7 @@
  * A verification stuck without a decision (in `submitted` or `review`) for the maximum is erased too, so no
  * face outlives the maximum whatever happens to its case.
  */
-export const DEFAULT_RETENTION_DAYS = 30;
 export const MAX_RETENTION_DAYS = 365;
-export const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Statuses in which a case waits for the pipeline or a reviewer (the inactivity timers cover the others). */
 export const WAITING_STATUSES = ['submitted', 'review'] as const;

@@ -13,7 +13,8 @@ import { and, asc, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm'
 import { verifications, workspaces } from '@/db/schema';
 import type { Db, DbOrTx } from '@/db/client';
 import { eraseLocked, type ErasureTarget } from './erase';
-import { DAY_MS, MAX_RETENTION_DAYS, WAITING_STATUSES } from './policy';
+import { DAY_MS } from '../../core/time';
+import { MAX_RETENTION_DAYS, WAITING_STATUSES } from './policy';
 import { upgradeLegacyData, type UpgradeCounts } from './upgrade';
 import { log } from '../../core/log';
 import { metrics } from '../../core/observability/metrics';

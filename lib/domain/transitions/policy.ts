@@ -33,8 +33,6 @@ export function statusesAllowing(trigger: Trigger): ReadonlySet<VerificationStat
 
 /** docs/api.md: upload is allowed in created, started and resubmission_requested. */
 export const UPLOAD_STATUSES = statusesAllowing('media_uploaded');
-/** Consent can be given while media can still be uploaded. */
-export const CONSENT_STATUSES = UPLOAD_STATUSES;
 /**
  * Submit is accepted from `started`, and from `created` only to be told what is missing (a verification
  * without media is always missing some): docs/api.md's MISSING_REQUIRED_MEDIA comes before INVALID_STATUS.
@@ -42,8 +40,6 @@ export const CONSENT_STATUSES = UPLOAD_STATUSES;
 export const SUBMIT_STATUSES: ReadonlySet<VerificationStatus> = new Set(['created', ...statusesAllowing('submit')]);
 /** Where a wallet's age proof is taken (docs/wallet.md): wherever media could still be uploaded. */
 export const WALLET_PROOF_STATUSES = statusesAllowing('wallet_proof');
-/** Where a reviewer's decision applies. */
-export const REVIEW_STATUSES = statusesAllowing('admin_approve');
 /** A case in progress: erasing its data abandons it (every other status keeps its status). */
 export const ERASURE_ABANDONS = statusesAllowing('data_erasure');
 

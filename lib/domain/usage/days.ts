@@ -13,8 +13,8 @@
 import { and, eq, gte, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { usageDays as usageDaysTable, usageRollups, workspaces } from '@/db/schema';
+import { DAY_MS, utcDay } from '../../core/time';
 
-export const DAY_MS = 86_400_000;
 /** How long after midnight (UTC) a day is rolled up. */
 export const SETTLE_MS = 60 * 60_000;
 
@@ -29,7 +29,6 @@ export type DayFigures = {
   durations: Record<string, number>;
 };
 
-export const utcDay = (d: Date | number) => new Date(d).toISOString().slice(0, 10);
 const dayStart = (day: string) => new Date(`${day}T00:00:00.000Z`);
 const addDays = (day: string, n: number) => utcDay(dayStart(day).getTime() + n * DAY_MS);
 

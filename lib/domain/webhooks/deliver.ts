@@ -358,7 +358,7 @@ export async function redeliverFailedWebhooks(db: Db, workspaceId: string, limit
 }
 
 /** The header that marks a test event (docs/webhooks.md "Test events"): receivers can tell it from a real one. */
-export const TEST_EVENT_HEADER = 'x-webhook-test';
+const TEST_EVENT_HEADER = 'x-webhook-test';
 
 /**
  * A sample event sent now to the workspace's webhook URL, signed with its active key exactly like a real one,

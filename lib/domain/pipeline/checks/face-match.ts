@@ -8,6 +8,7 @@ import { FACE_MATCH_THRESHOLD } from '../../thresholds/thresholds';
 import { cosine } from '../../faces/similarity';
 import { documentSummary, personOf } from './document';
 import { decided, type Check } from './types';
+import { utcDay } from '../../../core/time';
 
 export const faceMatchAndDocumentAge: Check = {
   name: 'face_match',
@@ -19,7 +20,7 @@ export const faceMatchAndDocumentAge: Check = {
     const measured = { face_match: { similarity, threshold: FACE_MATCH_THRESHOLD } };
     const document = documentSummary(doc.type, read, p);
     const faceMatch = { similarity, threshold: FACE_MATCH_THRESHOLD, match: similarity >= FACE_MATCH_THRESHOLD };
-    const expired = p.expiryDate !== null && p.expiryDate < now.toISOString().slice(0, 10);
+    const expired = p.expiryDate !== null && p.expiryDate < utcDay(now);
     if (expired) return decided('decline', 'document_expired', measured, { decision: 'fail', document, face_match: faceMatch });
     if (!faceMatch.match) return decided('decline', 'identity_mismatch', measured, { decision: 'fail', document, face_match: faceMatch });
     if (ev.flow === 'kyc') {
