@@ -10,7 +10,7 @@ import { bundles, gzipSize } from './build.mjs';
 
 const ORIGIN = 'https://verify.example';
 const frameWindow = { name: 'the frame' };
-const id = '01jf3k2m4n5p6q7r8s9t0v1w2x';
+const id = '01a22246-a5b6-702e-82fd-6fbe0d633099';
 const msg = (data: unknown, over: Partial<{ origin: string; source: unknown }> = {}) => ({ origin: ORIGIN, source: frameWindow, data, ...over });
 const accept = (m: ReturnType<typeof msg>) => acceptMessage(m, { origin: ORIGIN, source: frameWindow });
 

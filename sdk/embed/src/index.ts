@@ -58,7 +58,7 @@ const LABELS: Labels = {
 
 const STEPS = ['consent', 'selfie', 'document', 'review'];
 const DECIDED = ['approved', 'declined', 'review', 'resubmission_requested'];
-const TOKEN = /^[A-Za-z0-9_]{1,64}$/;
+const TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * A message from the verification page, or null: it must come from the page's origin and from the window this
