@@ -3,7 +3,8 @@
  *
  * The hosted capture page: a CSP allowing only this origin, with a per-request nonce for Next's own inline
  * scripts and 'wasm-unsafe-eval' for tfjs's wasm backend; the camera allowed for this origin only; no
- * referrer (the page's URL carries the verification's token); never cached; never framed.
+ * referrer (the page's URL carries the verification's token); never cached; framed only by the origins its
+ * workspace lists in `embed_origins` (lib/domain/capture/embed.ts; loopback ones in test mode only), else never.
  *
  * The admin area (and Auth.js's endpoints): the same nonce CSP without wasm or camera, never framed,
  * never cached (`no-store`: pages and photos hold personal data), never indexed. Form submissions may go
@@ -17,8 +18,12 @@ import { NextResponse, type NextRequest } from 'next/server';
 import { env } from './lib/core/env';
 import { CAPTURE_PATH_HEADER } from './i18n/capture-header';
 import { crossSiteProblem } from './lib/api/same-origin';
+import { getDb } from './db/client';
+import { frameAncestors } from './lib/core/embed-origins';
+import { embedOriginsForToken } from './lib/domain/capture/embed';
+import { log } from './lib/core/log';
 
-export function capturePageCsp(nonce: string) {
+export function capturePageCsp(nonce: string, embedOrigins: readonly string[] = []) {
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic' 'wasm-unsafe-eval'`,
@@ -31,7 +36,7 @@ export function capturePageCsp(nonce: string) {
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
-    "frame-ancestors 'none'",
+    frameAncestors(embedOrigins),
   ].join('; ');
 }
 
@@ -55,7 +60,19 @@ const ssoOrigin = () => {
   return issuer ? new URL(issuer).origin : null;
 };
 
-export function proxy(request: NextRequest) {
+/** The origins that may frame this capture page; none when the lookup fails (the page is then never framed). */
+async function embedOrigins(pathname: string): Promise<string[]> {
+  const m = /^\/verify\/([^/]+)\/?$/.exec(pathname);
+  if (!m) return [];
+  try {
+    return await embedOriginsForToken(getDb(), m[1]);
+  } catch (e) {
+    log.warn('capture page: embed origins not read; the page refuses every frame', { err: e instanceof Error ? e.message : String(e) });
+    return [];
+  }
+}
+
+export async function proxy(request: NextRequest) {
   const forged = crossSiteProblem(request.method, request.nextUrl.pathname, request.headers, env().BASE_URL);
   if (forged) {
     return new NextResponse(`Forbidden: ${forged}\n`, {
@@ -65,7 +82,8 @@ export function proxy(request: NextRequest) {
   }
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64');
   const admin = !request.nextUrl.pathname.startsWith('/verify/');
-  const csp = admin ? adminCsp(nonce, ssoOrigin()) : capturePageCsp(nonce);
+  const framers = admin ? [] : await embedOrigins(request.nextUrl.pathname);
+  const csp = admin ? adminCsp(nonce, ssoOrigin()) : capturePageCsp(nonce, framers);
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set('x-nonce', nonce);
   requestHeaders.set('content-security-policy', csp);
@@ -80,7 +98,8 @@ export function proxy(request: NextRequest) {
   res.headers.set('permissions-policy', admin ? 'camera=(), microphone=(), geolocation=(), payment=(), usb=()' : 'camera=(self), microphone=(), geolocation=(), payment=(), usb=()');
   res.headers.set('referrer-policy', 'no-referrer');
   res.headers.set('x-content-type-options', 'nosniff');
-  res.headers.set('x-frame-options', 'DENY');
+  // A page its workspace lets some origins frame has frame-ancestors only (X-Frame-Options cannot name them).
+  if (!framers.length) res.headers.set('x-frame-options', 'DENY');
   res.headers.set('cache-control', 'no-store');
   if (admin) {
     res.headers.set('x-robots-tag', 'noindex, nofollow');

@@ -24,6 +24,8 @@ export type FlagSpec = {
   value?: string;
   /** One line: what the flag does. */
   help: string;
+  /** string: an empty value (`--flag ''`) is a value (a list flag's "none"), not a missing one. */
+  allowEmpty?: boolean;
 };
 export type FlagDecl = Record<string, FlagSpec>;
 
@@ -98,7 +100,7 @@ function convert(name: string, spec: FlagSpec, raw: string | true): string | num
       return n;
     }
     case 'string':
-      if (raw === true || raw === '') throw new DomainError('VALIDATION_ERROR', `--${name} needs a value.`, fields('Required.'));
+      if (raw === true || (raw === '' && !spec.allowEmpty)) throw new DomainError('VALIDATION_ERROR', `--${name} needs a value.`, fields('Required.'));
       return raw;
   }
 }

@@ -131,6 +131,7 @@ const SETTING_FLAGS = {
   'require-active-liveness': { setting: 'require_active_liveness', type: 'bool', value: 'true|false', help: 'the hosted page asks for a head turn before the selfie' },
   'estimation-fallback': { setting: 'estimation_fallback', type: 'string', value: 'review|document', help: 'an age estimate that cannot decide goes to review (default), or asks for an ID document in the same verification' },
   wallet: { setting: 'wallet', type: 'string', value: 'off|offer', help: 'offer a digital ID wallet on the hosted page (docs/wallet.md; default off)' },
+  'embed-origins': { setting: 'embed_origins', type: 'string', allowEmpty: true, value: 'ORIGINS', help: "origins that may embed the hosted page, comma-separated (https://; http://localhost in test mode); '' clears (docs/sdks.md)" },
 } as const satisfies Record<string, FlagSpec & { setting: keyof SettingsPatch }>;
 
 const COMMANDS: Record<string, Command> = {
@@ -159,6 +160,7 @@ const COMMANDS: Record<string, Command> = {
         if (v !== undefined) patch[s.setting] = v;
       }
       if (patch.webhook_url === 'none') patch.webhook_url = null;
+      if (typeof patch.embed_origins === 'string') patch.embed_origins = patch.embed_origins.split(',').map((o) => o.trim()).filter(Boolean);
       const ws = Object.keys(patch).length ? await updateWorkspaceSettings(db, f.workspace, patch as SettingsPatch) : await getWorkspaceOrThrow(db, f.workspace);
       return { workspace: publicWorkspace(ws) };
     },

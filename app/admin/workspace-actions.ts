@@ -100,6 +100,8 @@ const settingsForm = z.object({
   require_active_liveness: bool,
   estimation_fallback: z.enum(['review', 'document'], 'A person reviews, or ask for an ID document.'),
   wallet: z.enum(['off', 'offer'], 'Off or offer.'),
+  // Comma- or space-separated, as typed; each checked by the workspace's schema (embed_origins).
+  embed_origins: z.string().max(10_000).transform((s) => s.split(/[\s,]+/).filter(Boolean)),
 });
 
 export const updateSettingsAction = formAction(settingsForm, async ({ workspace_id, ...patch }, actor) => {

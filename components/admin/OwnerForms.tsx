@@ -223,6 +223,8 @@ export type SettingsValues = {
   require_active_liveness: boolean;
   estimation_fallback: string;
   wallet: string;
+  /** comma-separated */
+  embed_origins: string;
 };
 
 const SETTING_HELP: Record<string, string> = {
@@ -236,6 +238,7 @@ const SETTING_HELP: Record<string, string> = {
   require_request_timestamp: 'On: every signed request must carry X-Request-Timestamp within 5 minutes, signed with it, so a captured request cannot be replayed later. Turn it on once your client sends it (both SDKs can).',
   require_active_liveness: 'On: the hosted page asks for a head-turn before the selfie, and the pipeline requires it.',
   estimation_fallback: 'Age estimation only: when the estimated range straddles the threshold, a person reviews it, or the same verification asks for a passport, ID card or driving licence and decides by its date of birth.',
+  embed_origins: 'Sites that may show the hosted page inside their own (the embed SDK, docs/sdks.md), comma-separated: https://shop.example, https://app.example. http://localhost works for test-mode verifications only. Empty: the page is never framed.',
   wallet: 'Offer: where the browser supports it, the hosted page offers "Use a digital ID" (an mDL\'s signed age_over_NN claim) beside the selfie. Proofs are checked against the operator\'s wallet trust list.',
 };
 
@@ -287,6 +290,12 @@ export function SettingsForm(props: { action: FormAction; workspaceId: string; i
         {choice('require_active_liveness', 'Require active liveness', onOff)}
         {choice('estimation_fallback', 'When the age estimate cannot decide', [['review', 'A person reviews it'], ['document', 'Ask for an ID document']])}
         {choice('wallet', 'Digital ID wallet', [['off', 'Off'], ['offer', 'Offer on the hosted page']])}
+        <div key={`embed_origins-${v('embed_origins')}`} className="sm:col-span-2">
+          <Label htmlFor="s-embed_origins">Embedding origins</Label>
+          <Input id="s-embed_origins" name="embed_origins" defaultValue={v('embed_origins')} placeholder="https://shop.example" aria-invalid={!!fields?.embed_origins} aria-describedby={described('embed_origins')} />
+          {help('embed_origins')}
+          {err('embed_origins')}
+        </div>
       </div>
       <Button type="submit" disabled={pending}>{pending ? 'Saving…' : 'Save settings'}</Button>
     </form>

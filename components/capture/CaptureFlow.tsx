@@ -16,6 +16,7 @@ import { LanguagePicker } from './LanguagePicker';
 import { PhotoStep } from './PhotoStep';
 import { DOCUMENT_TYPES, isReasonMessage, type DocumentType, type StepName, type Translate } from './message-keys';
 import { WalletOffer } from './WalletOffer';
+import { useEmbedEvents, type EmbedTarget } from './embed-events';
 
 /** The head-turn challenge's code loads only where a workspace requires it. */
 const HeadTurnChallenge = dynamic(() => import('./HeadTurnChallenge').then((mod) => mod.HeadTurnChallenge));
@@ -50,7 +51,7 @@ export function Forward() {
   );
 }
 
-export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg: string | null }) {
+export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg: string | null; embed?: EmbedTarget | null }) {
   const { token } = props;
   const t = useTranslations();
   const [state, setState] = useState(props.initial);
@@ -62,6 +63,8 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
   const [busy, setBusy] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
   const firstRender = useRef(true);
+  // docs/sdks.md "Embedding the flow": the steps and the outcome, told to the embedding site (nothing personal).
+  useEmbedEvents(props.embed, step, state.status, errorCode);
 
   // Each new step moves focus to its heading, so keyboard and screen-reader users start there.
   useEffect(() => {

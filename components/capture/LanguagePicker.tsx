@@ -17,8 +17,10 @@ export function LanguagePicker(props: { token: string }) {
   const [pending, startTransition] = useTransition();
 
   const choose = (next: string) => {
-    const secure = location.protocol === 'https:' ? '; secure' : '';
-    document.cookie = `${LANG_COOKIE}=${encodeURIComponent(next)}; path=/verify/${props.token}; max-age=31536000; samesite=lax${secure}`;
+    // Over https the cookie is partitioned (CHIPS), so it also works with the page inside another site's frame
+    // (docs/sdks.md "Embedding the flow"): kept for that site only; a language carries no authority.
+    const site = location.protocol === 'https:' ? 'samesite=none; secure; partitioned' : 'samesite=lax';
+    document.cookie = `${LANG_COOKIE}=${encodeURIComponent(next)}; path=/verify/${props.token}; max-age=31536000; ${site}`;
     startTransition(() => router.refresh());
   };
 

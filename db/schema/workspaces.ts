@@ -37,6 +37,11 @@ export const workspaces = pgTable('workspaces', {
   allowPlaceholderSignature: boolean('allow_placeholder_signature').notNull().default(false),
   /** Signed requests must carry X-Request-Timestamp within 5 minutes, signed with them (docs/api.md "Request timestamps"). */
   requireRequestTimestamp: boolean('require_request_timestamp').notNull().default(false),
+  /**
+   * The origins that may frame the hosted capture page and receive its events (docs/sdks.md "Embedding the flow"):
+   * `https://` origins, and loopback `http://` origins honoured for test-mode verifications only. Empty: never framed.
+   */
+  embedOrigins: text('embed_origins').array().notNull().default(sql`'{}'::text[]`),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });

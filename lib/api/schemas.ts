@@ -77,7 +77,7 @@ export const verificationSchema = z
     check_method: z.enum(['estimation', 'document_verification']).nullable(),
     external_id: z.string().nullable(),
     external_metadata: metadata,
-    url: z.string().nullable().describe('The capture page for the end user (null for links made before tokens were stored encrypted)'),
+    url: z.string().nullable().describe('The capture page for the end user (null for links made before tokens were stored encrypted). Extension: it may be shown inside a page of an origin on the workspace setting embed_origins (https:// origins; http://localhost ones for test-mode verifications only; by default none), with the browser SDK @open-verify/embed, which sends the page\'s events to that origin (docs/sdks.md "Embedding the flow")'),
     return_url: returnUrl,
     locale: verificationLocale,
     created_at: timestamp,

@@ -11,6 +11,7 @@ import { getLocale, getMessages, getTranslations } from 'next-intl/server';
 import { getDb } from '@/db/client';
 import { captureState } from '@/lib/domain/capture/state';
 import { captureUrl } from '@/lib/domain/verifications/serialize';
+import { EMBED_PARAM, embedTarget } from '@/lib/domain/capture/embed';
 import { LANG_PARAM } from '@/lib/core/i18n/locales';
 import { CaptureFlow } from '@/components/capture/CaptureFlow';
 import { captureVerification } from '@/i18n/capture';
@@ -22,7 +23,7 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: t('page.metaTitle'), robots: { index: false, follow: false }, referrer: 'no-referrer' };
 }
 
-export default async function VerifyPage(props: { params: Promise<{ token: string }> }) {
+export default async function VerifyPage(props: { params: Promise<{ token: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { token } = await props.params;
   const t = await getTranslations();
   const found = await captureVerification(token);
@@ -36,7 +37,7 @@ export default async function VerifyPage(props: { params: Promise<{ token: strin
   const qrSvg = finished ? null : await QRCode.toString(handOff, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
   return (
     <NextIntlClientProvider locale={locale} messages={await getMessages()} timeZone="UTC">
-      <CaptureFlow token={token} initial={state} qrSvg={qrSvg} />
+      <CaptureFlow token={token} initial={state} qrSvg={qrSvg} embed={embedTarget(found, (await props.searchParams)[EMBED_PARAM])} />
     </NextIntlClientProvider>
   );
 }

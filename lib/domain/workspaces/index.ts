@@ -8,6 +8,7 @@ import { createSecretKey, type CreatedKey } from '../auth/keys';
 import { audit } from '../audit/audit';
 import { webhookUrlProblem } from '../webhooks/ssrf';
 import { MAX_RETENTION_DAYS } from '../retention/policy';
+import { embedOriginProblem, MAX_EMBED_ORIGINS } from '../../core/embed-origins';
 
 import type { Workspace } from '@/db/schema';
 export type { Workspace };
@@ -44,6 +45,15 @@ const httpsUrl = z.string().superRefine((u, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: `Invalid webhook URL: ${problem}.` });
 });
 
+/** docs/sdks.md "Embedding the flow": each problem is reported on `embed_origins` itself, naming the value. */
+const embedOrigins = z.array(z.string(), { error: 'A list of origins.' }).superRefine((list, ctx) => {
+  if (list.length > MAX_EMBED_ORIGINS) ctx.addIssue({ code: 'custom', message: `At most ${MAX_EMBED_ORIGINS} origins.` });
+  for (const o of list) {
+    const problem = embedOriginProblem(o);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(o.slice(0, 200))}: ${problem}.` });
+  }
+}).transform((list) => [...new Set(list)]);
+
 export const settingsPatch = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   webhook_url: httpsUrl.nullable().optional(),
@@ -63,6 +73,7 @@ export const settingsPatch = z.strictObject({
   estimation_fallback: z.enum(ESTIMATION_FALLBACKS).optional(),
   /** docs/wallet.md "On the hosted capture page": whether the hosted page offers a digital ID wallet. */
   wallet: z.enum(['off', 'offer'], { error: 'Must be off or offer.' }).optional(),
+  embed_origins: embedOrigins.optional(),
 });
 export type SettingsPatch = z.input<typeof settingsPatch>;
 
@@ -83,6 +94,7 @@ const SETTING_COLUMNS = {
   require_active_liveness: 'requireActiveLiveness',
   estimation_fallback: 'estimationFallback',
   wallet: 'wallet',
+  embed_origins: 'embedOrigins',
 } as const satisfies Record<keyof z.infer<typeof settingsPatch>, keyof Workspace>;
 
 /**
@@ -102,7 +114,10 @@ export async function updateWorkspaceSettings(db: DbOrTx, workspaceId: string, p
       (set as Record<string, unknown>)[column] = value;
       const was = before[column];
       // duplicate_threshold is a float4 column: 0.945 reads back as 0.9449999…, which is no change.
-      const same = typeof was === 'number' && typeof value === 'number' ? Math.fround(was) === Math.fround(value) : was === value;
+      const same =
+        typeof was === 'number' && typeof value === 'number' ? Math.fround(was) === Math.fround(value)
+        : Array.isArray(was) && Array.isArray(value) ? was.join(' ') === value.join(' ')
+        : was === value;
       if (!same) changes[name] = { before: was, after: value };
     }
     const [ws] = await tx.update(workspaces).set(set).where(eq(workspaces.id, workspaceId)).returning();
@@ -137,6 +152,7 @@ export function publicWorkspace(ws: Workspace) {
     require_active_liveness: ws.requireActiveLiveness,
     estimation_fallback: ws.estimationFallback,
     wallet: ws.wallet,
+    embed_origins: ws.embedOrigins,
     created_at: ws.createdAt.toISOString(),
   };
 }

@@ -37,6 +37,7 @@ export default async function SettingsPage(props: { params: Promise<{ id: string
             require_active_liveness: s.require_active_liveness,
             estimation_fallback: s.estimation_fallback,
             wallet: s.wallet,
+            embed_origins: s.embed_origins.join(', '),
           }}
         />
       </Card>
