@@ -7,7 +7,8 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { laplacianVariance } from '@/lib/domain/media/laplacian';
 import { documentScene, type Scene } from '@/test/helpers/document-scene';
-import { adviseDocument, findDocument, GUIDE, innerBox, meanGrey, quadShift, type Quad } from './find-document';
+import { DOCUMENT_ADVICE_MESSAGES } from '../message-keys';
+import { adviseDocument, DOCUMENT_ADVICE, findDocument, GUIDE, innerBox, meanGrey, quadShift, type Quad } from './find-document';
 
 async function analyse(jpeg: Buffer) {
   const { width: W, height: H } = await sharp(jpeg).metadata();
@@ -54,7 +55,9 @@ describe('the document guide finds the document and its corners', () => {
       const s = await documentScene(scene);
       const r = await analyse(s.jpeg);
       expect(r.quad).not.toBeNull();
-      expect(cornerError(r.quad!, s.corners, s.width, s.height)).toBeLessThan(0.015);
+      const error = cornerError(r.quad!, s.corners, s.width, s.height);
+      console.log(JSON.stringify({ scene: name, cornerError: `${(error * 100).toFixed(2)} %` }));
+      expect(error).toBeLessThan(0.015);
     });
   }
   it('a passport tilted about 30° and turned 10°, filling the frame, steady and sharp: ready', async () => {
@@ -101,5 +104,11 @@ describe('steadiness', () => {
   it('a corner moving 1 % of the diagonal is steady, 3 % is not', () => {
     const diag = Math.hypot(192, 144);
     expect([quadShift(q(0), q(0.01 * diag), 192, 144) <= GUIDE.maxShift, quadShift(q(0), q(0.03 * diag), 192, 144) <= GUIDE.maxShift]).toEqual([true, false]);
+  });
+});
+
+describe('the advice the page can show', () => {
+  it('every advice of the guide has its message family member (messages/*.json documentAdvice)', () => {
+    expect([...DOCUMENT_ADVICE_MESSAGES]).toEqual([...DOCUMENT_ADVICE]);
   });
 });
