@@ -9,12 +9,16 @@ import Webcam from 'react-webcam';
 import dynamic from 'next/dynamic';
 import { useTranslations } from 'next-intl';
 import { advise, call, MAX_UPLOAD_MB } from './api';
-import { checkDocumentFrame, checkSelfieFrame, loadFaceDetector, type Advice } from './face-check';
+import { checkSelfieFrame, loadFaceDetector, type Advice } from './face-check';
+import type { DocumentAdvice } from './document-guide/find-document';
 
 /** The upload fallback's code (the dropzone and UploadThing's helpers) loads only when it is shown. */
 const PhotoDropzone = dynamic(() => import('./PhotoDropzone').then((mod) => mod.PhotoDropzone), {
   loading: () => <div className="min-h-40 rounded-lg border-2 border-dashed border-neutral-400" aria-hidden="true" />,
 });
+
+/** The document step's live guide (outline, glare, blur, distance, auto-capture) loads only on the document step. */
+const DocumentGuide = dynamic(() => import('./DocumentGuide').then((mod) => mod.DocumentGuide), { ssr: false });
 
 export type PhotoTarget = { type: 'selfie' } | { type: 'document'; side: 'front' | 'back'; documentType: string };
 type CameraState = 'starting' | 'live' | 'denied' | 'nocamera' | 'inapp' | 'error' | 'off';
@@ -32,24 +36,27 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
     if (IN_APP.test(navigator.userAgent)) return 'inapp';
     return typeof navigator.mediaDevices?.getUserMedia === 'function' ? 'starting' : 'nocamera';
   });
-  const [advice, setAdvice] = useState<Advice | 'loading'>('loading');
+  const [advice, setAdvice] = useState<Advice | DocumentAdvice | 'loading'>('loading');
   const [readyFrames, setReadyFrames] = useState(0);
   const [preview, setPreview] = useState<{ url: string; blob: Blob } | null>(null);
   const [uploading, setUploading] = useState(false);
   /** the server's code for a refused upload, shown in the page's language (which may change) */
   const [error, setError] = useState<string | null>(null);
+  /** the document guide may take the photo by itself: not again after a refusal until the document has moved */
+  const [autoArmed, setAutoArmed] = useState(true);
   const webcam = useRef<Webcam>(null);
 
-  // The guidance loop: one check at a time, about four a second, while the camera is live.
+  // The selfie's guidance loop: one check at a time, about four a second, while the camera is live (the document's
+  // is the DocumentGuide's).
   useEffect(() => {
-    if (camera !== 'live' || preview) return;
+    if (camera !== 'live' || preview || !selfie) return;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout>;
     const tick = async () => {
       const video = webcam.current?.video;
       if (video && video.readyState >= 2) {
         try {
-          const r = selfie ? await checkSelfieFrame(video) : checkDocumentFrame(video);
+          const r = await checkSelfieFrame(video);
           if (stopped) return;
           setAdvice(r.advice);
           setReadyFrames((n) => (r.advice === 'ready' ? n + 1 : 0));
@@ -59,12 +66,10 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
       }
       if (!stopped) timer = setTimeout(tick, 250);
     };
-    if (selfie) {
-      loadFaceDetector().catch((e) => {
-        console.warn('face detector failed to load', e); // the page falls back to the upload
-        setCamera('error');
-      });
-    }
+    loadFaceDetector().catch((e) => {
+      console.warn('face detector failed to load', e); // the page falls back to the upload
+      setCamera('error');
+    });
     void tick();
     return () => {
       stopped = true;
@@ -77,13 +82,29 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
     setCamera(name === 'NotAllowedError' || name === 'SecurityError' ? 'denied' : name === 'NotFoundError' || name === 'OverconstrainedError' ? 'nocamera' : 'error');
   }, []);
 
-  const take = async () => {
-    // The frame at the camera's own resolution, as a JPEG (a canvas blob: the CSP allows no data: fetches).
+  /** The frame at the camera's own resolution, as a JPEG (a canvas blob: the CSP allows no data: fetches). */
+  const grab = async () => {
     const canvas = webcam.current?.getCanvas();
-    const blob = canvas && (await new Promise<Blob | null>((r) => canvas.toBlob(r, 'image/jpeg', 0.92)));
+    return (canvas && (await new Promise<Blob | null>((r) => canvas.toBlob(r, 'image/jpeg', 0.92)))) || null;
+  };
+
+  const take = async () => {
+    const blob = await grab();
+    if (blob) setPreview({ url: URL.createObjectURL(blob), blob });
+  };
+
+  /** The document guide saw the document placed, steady and sharp: the photo is taken and sent at once. */
+  const autoTake = async () => {
+    const blob = await grab();
     if (!blob) return;
     setPreview({ url: URL.createObjectURL(blob), blob });
+    if (!(await upload(blob))) setAutoArmed(false);
   };
+
+  const onDocumentAdvice = useCallback((a: DocumentAdvice) => {
+    setAdvice(a);
+    if (a !== 'ready') setAutoArmed(true);
+  }, []);
 
   const upload = async (blob: Blob) => {
     setUploading(true);
@@ -97,17 +118,23 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
     form.append('file', blob, 'photo.jpg');
     const r = await call(token, '/media', { method: 'POST', body: form });
     setUploading(false);
-    if (r.ok) return onUploaded(URL.createObjectURL(blob));
+    if (r.ok) {
+      onUploaded(URL.createObjectURL(blob));
+      return true;
+    }
+    // Refused (DOCUMENT_UNREADABLE, …): the advice, and the camera again at once (a refused photo spends no attempt).
     setError(r.code);
     setPreview(null);
     setReadyFrames(0);
+    return false;
   };
 
   const fallbackText = { denied: t('camera.denied'), nocamera: t('camera.none'), inapp: t('camera.inApp'), error: t('camera.error') } as Record<string, string>;
-  const canCapture = camera === 'live' && readyFrames >= READY_FRAMES && !uploading;
-  let adviceText = advice === 'loading' ? (selfie ? t('camera.modelLoading') : t('camera.starting')) : t(`advice.${advice}`);
-  if (!selfie && advice === 'ready') adviceText = t('advice.documentReady');
-  if (!selfie && advice === 'noFace') adviceText = t('camera.starting'); // no frame yet
+  // A document can always be taken by hand (the guide may not see every document); a selfie once its checks pass.
+  const canCapture = camera === 'live' && !uploading && (!selfie || readyFrames >= READY_FRAMES);
+  let adviceText: string;
+  if (selfie) adviceText = advice === 'loading' ? t('camera.modelLoading') : t(`advice.${advice as Advice}`);
+  else adviceText = advice === 'loading' ? t('advice.documentReady') : t(`documentAdvice.${advice as DocumentAdvice}`);
 
   return (
     <div className="space-y-4">
@@ -147,6 +174,9 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
               data-testid="camera"
             />
             {selfie && <div aria-hidden="true" className="pointer-events-none absolute inset-[12%_22%] rounded-[50%] border-4 border-white/70" />}
+            {!selfie && (
+              <DocumentGuide video={() => webcam.current?.video} active={camera === 'live' && !preview && !uploading} armed={autoArmed} onAdvice={onDocumentAdvice} onSteady={autoTake} />
+            )}
           </div>
           <p role="status" aria-live="polite" data-testid="advice" data-advice={advice} className={`rounded-md p-3 font-medium ${advice === 'ready' ? 'bg-green-50 text-green-900' : 'bg-amber-50 text-amber-900'}`}>
             {camera === 'starting' ? t('camera.starting') : adviceText}

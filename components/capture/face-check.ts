@@ -108,17 +108,3 @@ export async function checkSelfieFrame(video: HTMLVideoElement): Promise<FaceChe
   if (s.sharpness < MIN_LIVE_SHARPNESS) return { advice: 'blurry', ...base };
   return { advice: 'ready', ...base };
 }
-
-/** Documents: no detector in the browser, only light and sharpness of the whole frame. */
-export function checkDocumentFrame(video: HTMLVideoElement): FaceCheck {
-  const vw = video.videoWidth;
-  const vh = video.videoHeight;
-  if (!vw || !vh) return { advice: 'noFace', faces: 0, brightness: null, sharpness: null };
-  const r = regionGrey(video, [0, 0, vw, vh], 256);
-  const s = greyStats(r.grey, r.w, r.h);
-  const base = { faces: 0, brightness: s.brightness, sharpness: s.sharpness };
-  if (s.brightness < SELFIE.minBrightness) return { advice: 'tooDark', ...base };
-  if (s.brightness > SELFIE.maxBrightness) return { advice: 'tooBright', ...base };
-  if (s.sharpness < MIN_LIVE_SHARPNESS) return { advice: 'blurry', ...base };
-  return { advice: 'ready', ...base };
-}

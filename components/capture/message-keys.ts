@@ -7,6 +7,7 @@ import type { useTranslations } from 'next-intl';
 import { CHALLENGE_STEPS } from '@/db/schema/liveness-challenge';
 import type { Advice } from './face-check';
 import type { ReasonCode } from '@/lib/domain/transitions/reasons';
+import type { DocumentAdvice } from './document-guide/find-document';
 
 /** The page's translator (`useTranslations()`, every key from the root of the catalogue). */
 export type Translate = ReturnType<typeof useTranslations<never>>;
@@ -14,7 +15,7 @@ export type Translate = ReturnType<typeof useTranslations<never>>;
 /** The server's codes the page explains in plain words (the media checks, limits, and what a person can act on). */
 export const ERROR_MESSAGES = [
   'NO_FACE_DETECTED', 'MULTIPLE_FACES', 'FACE_TOO_BLURRY', 'FACE_TOO_DARK', 'FACE_TOO_BRIGHT', 'FACE_OCCLUDED', 'FACE_TOO_SMALL', 'FACE_CUT_OFF',
-  'DOCUMENT_NOT_FOUND', 'DOCUMENT_TOO_BLURRY', 'IMAGE_TOO_SMALL', 'IMAGE_TOO_LARGE', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE',
+  'DOCUMENT_NOT_FOUND', 'DOCUMENT_TOO_BLURRY', 'DOCUMENT_UNREADABLE', 'IMAGE_TOO_SMALL', 'IMAGE_TOO_LARGE', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE',
   'RATE_LIMIT', 'ANALYSIS_QUEUE_FULL', 'DATABASE_UNAVAILABLE', 'INVALID_STATUS', 'CONSENT_REQUIRED', 'MISSING_REQUIRED_MEDIA', 'NOT_FOUND',
   'network', 'generic',
 ] as const;
@@ -25,6 +26,9 @@ export const REASON_MESSAGES = ['selfie_quality', 'document_quality', 'liveness_
 type ReasonMessage = (typeof REASON_MESSAGES)[number];
 
 export const ADVICE_MESSAGES = ['noFace', 'multipleFaces', 'notCentred', 'tooFar', 'tooClose', 'tooDark', 'tooBright', 'blurry', 'ready'] as const satisfies readonly Advice[];
+
+/** The document step's live advice (components/capture/document-guide/find-document.ts; its code loads on that step only). */
+export const DOCUMENT_ADVICE_MESSAGES = ['noDocument', 'tooFar', 'tooClose', 'tooDark', 'glare', 'blurry', 'ready'] as const satisfies readonly DocumentAdvice[];
 
 export const DOCUMENT_TYPES = ['passport', 'id_card', 'driving_licence'] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
@@ -41,6 +45,7 @@ export const DYNAMIC_MESSAGE_KEYS: Record<string, readonly string[]> = {
   errors: ERROR_MESSAGES,
   reasons: REASON_MESSAGES,
   advice: ADVICE_MESSAGES,
+  documentAdvice: DOCUMENT_ADVICE_MESSAGES,
   'challenge.turn': CHALLENGE_STEPS,
   'document.types': DOCUMENT_TYPES,
   steps: STEP_NAMES,
