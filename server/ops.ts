@@ -132,7 +132,7 @@ const VERIFICATION = { type: 'string', required: true, value: 'ID', help: 'the v
  * `--webhook-url none` clears the URL.
  */
 const SETTING_FLAGS = {
-  'webhook-url': { setting: 'webhook_url', type: 'string', value: 'URL|none', help: 'where decisions are posted (https://); none removes it' },
+  'webhook-url': { setting: 'webhook_url', type: 'string', value: 'URL|none', help: 'where decisions are posted (https://; a development server also takes http://localhost for test mode); none removes it' },
   'enforce-signature': { setting: 'enforce_signature', type: 'bool', value: 'true|false', help: 'require a signature on POST /v1/verifications too' },
   'allow-placeholder-signature': { setting: 'allow_placeholder_signature', type: 'bool', value: 'true|false', help: 'accept the literal signature "placeholder" in test mode (demos)' },
   'require-request-timestamp': { setting: 'require_request_timestamp', type: 'bool', value: 'true|false', help: 'every signed request must carry a signed X-Request-Timestamp within 300 s of the server clock (against replays)' },
