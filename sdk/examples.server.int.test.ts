@@ -39,7 +39,7 @@ describe('the SDK examples against the production server', () => {
   let server: Server;
   let apiKey: string;
   let secret: string;
-  const env = () => ({ ...process.env, OPEN_VERIFY_BASE_URL: server.base, OPEN_VERIFY_API_KEY: apiKey, OPEN_VERIFY_SECRET_KEY: secret, SELFIE: path.join(root, '.cache/photos/astronaut.png') });
+  const env = () => ({ ...process.env, OPEN_VERIFY_BASE_URL: server.base, OPEN_VERIFY_API_KEY: apiKey, OPEN_VERIFY_SECRET_KEY: secret }); // no SELFIE: the examples' default, the sample face (docs/samples)
 
   beforeAll(async () => {
     ensureBuild();
@@ -62,7 +62,10 @@ describe('the SDK examples against the production server', () => {
     expect(s.consented.text_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(s.uploaded).toMatchObject({ type: 'selfie', status: 'uploaded' });
     expect(s.submitted).toMatchObject({ status: 'review', attempts_remaining: 4 });
-    expect(s.decided).toMatchObject({ status: 'review', external_metadata: { plan: 'pro' }, duplicate_check: { checked: true, duplicate_count: 0 } });
+    expect(s['waiting for a person']).toMatchObject({ status: 'review', external_metadata: { plan: 'pro' }, duplicate_check: { checked: true, duplicate_count: 0 } });
+    expect(s['waiting for a person'].next).toBe(`decide it at ${server.base}/admin, or: npm run ops -- verification:decide --id ${tsId} --status approved`);
+    expect(s['waiting for a person'].webhooks).toBe("signed with the workspace's active key (on the demo workspace: the live secret), whatever key signed these requests");
+    expect(s.decided).toBeUndefined();
     expect(s.listed).toMatchObject({ count: 1, includes_this: true });
   });
 
@@ -71,7 +74,7 @@ describe('the SDK examples against the production server', () => {
     const s = steps(stdout);
     expect(s.created).toMatchObject({ status: 'created', mode: 'test' });
     expect(s.submitted).toMatchObject({ status: 'review', attempts_remaining: 4 });
-    expect(s.decided).toMatchObject({ status: 'review', external_metadata: { plan: 'pro' }, duplicate_check: { checked: true, duplicate_count: 1, duplicates: [{ verification_id: tsId, external_id: 'ts-user' }] } });
+    expect(s['waiting for a person']).toMatchObject({ status: 'review', external_metadata: { plan: 'pro' }, duplicate_check: { checked: true, duplicate_count: 1, duplicates: [{ verification_id: tsId, external_id: 'ts-user' }] } });
     expect(s.listed).toMatchObject({ count: 1, includes_this: true });
   });
 

@@ -13,6 +13,7 @@ import { applyMigrations } from '../db/migrate';
 import { connect } from '../db/client';
 import { checkDatabase, checkEncryptionKeys } from '../db/check';
 import { seedIfEmpty } from './seed';
+import { webhookTargetsLine } from '../lib/domain/webhooks/ssrf';
 import { releaseOrphanedLeases } from '../lib/domain/jobs/recover';
 import { embeddedKeyFile, keyRing } from '../lib/core/crypto/keyring';
 import { KeysUnreadableError } from '../lib/core/crypto/key-check';
@@ -109,6 +110,7 @@ async function main() {
   proc.child = child;
   child.on('exit', (code) => void stop(code ?? 0));
   console.log(`open-verify: ${runtime.embedded ? 'embedded Postgres (PGlite) at ' + env.DATA_DIR : 'Postgres from DATABASE_URL'}; Next.js ${mode} on ${env.BASE_URL}`);
+  console.log(`open-verify: ${webhookTargetsLine(env.BASE_URL, env.WEBHOOK_ALLOW_PRIVATE_TARGETS === '1')}`);
 }
 
 function printDemo(baseUrl: string, seeded: NonNullable<Awaited<ReturnType<typeof seedIfEmpty>>>) {

@@ -3,7 +3,9 @@
  * (test/helpers/ops-process.ts); the real process (tsx server/ops.ts) where the wrapper is what is tested: exit
  * statuses 0, 1 and 2, the one JSON object on stdout, --help.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import sharp from 'sharp';
+import { checkAdminPassword } from '@/lib/domain/admin/users';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -113,6 +115,33 @@ describe('operator CLI', { timeout: 120_000 }, () => {
     expect(r.out.admin).toMatchObject({ email, id: expect.stringMatching(/^adm_/) });
     expect((await ops('admin:create', '--email', email, '--password', 'correct horse battery')).out.error.code).toBe('VALIDATION_ERROR');
     expect((await ops('admin:create', '--email', 'x@example.com', '--password', 'short')).out.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('admin:create --password-stdin reads the password from standard input (a real process); the JSON says whether a password is set', async () => {
+    const email = `stdin-${Math.random().toString(36).slice(2)}@example.com`;
+    const child = spawn(path.resolve('node_modules/.bin/tsx'), ['server/ops.ts', 'admin:create', '--email', email, '--password-stdin', '--json'], { env: { ...process.env, LOG_LEVEL: 'silent' } });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stdin.end('correct horse battery staple\n');
+    const code = await new Promise((r) => child.on('close', r));
+    expect([code, JSON.parse(stdout).admin]).toEqual([0, { id: expect.stringMatching(/^adm_/), email, operator: false, created_at: expect.any(String), password: true }]);
+    expect(stdout).not.toContain('correct horse battery staple');
+    // The password is the one read, without its line break.
+    expect(await checkAdminPassword(getDb(), email, 'correct horse battery staple')).toMatchObject({ email });
+    // Without a password: said, not silent.
+    const sso = await ops('admin:create', '--email', `sso-${email}`);
+    expect([sso.out.admin.password, sso.out.note]).toEqual([false, 'no password set: this admin signs in by single sign-on (OpenID Connect) only; set one with admin:reset-password']);
+    const both = await ops('admin:create', '--email', `both-${email}`, '--password', 'correct horse battery', '--password-stdin');
+    expect([both.code, both.out.error.message]).toEqual([1, 'Give --password or --password-stdin, not both.']);
+  });
+
+  it('sample:selfie writes the public-domain sample face (docs/samples), with no database', async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ov-selfie-')), 'selfie.jpg');
+    const r = await ops('sample:selfie', '--out', out);
+    expect([r.code, r.out.selfie.file, r.out.selfie.type]).toEqual([0, out, 'image/jpeg']);
+    expect(fs.readFileSync(out).equals(fs.readFileSync(path.resolve('docs/samples/selfie.jpg')))).toBe(true);
+    const meta = await sharp(out).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 640, 480]);
   });
 
   it('admin roles, password and second-factor resets: each ends the admin\'s sessions', async () => {

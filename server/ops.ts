@@ -47,7 +47,22 @@ type Command<F extends FlagDecl = FlagDecl> = { summary: string; flags: F } & (
   | { run: (db: Db, f: FlagValues<F>) => Promise<Out> }
   /** Works on the embedded data directory, not through a database connection (backup, restore). */
   | { local: (env: Env, f: FlagValues<F>) => Promise<Out> }
+  /** Needs neither the database nor the environment (sample:selfie). */
+  | { offline: (f: FlagValues<F>) => Promise<Out> }
 );
+
+/** The sample selfie (docs/samples/README.md: a public-domain NASA portrait), for trying the walk-through. */
+export const SAMPLE_SELFIE = path.resolve(import.meta.dirname, '../docs/samples/selfie.jpg');
+
+/**
+ * The password of admin:create --password-stdin: standard input up to its end, without the line break that ends it
+ * (`printf '%s\n' "$PW" | …`, a here-string, or typed and ended with Ctrl-D).
+ */
+function passwordFromStdin(read: () => string): string {
+  const text = read().replace(/\r?\n$/, '');
+  if (!text) throw new DomainError('VALIDATION_ERROR', '--password-stdin read no password from standard input.', { fields: { 'password-stdin': ['Empty.'] } });
+  return text;
+}
 const command = <const F extends FlagDecl>(c: Command<F>) => c as unknown as Command;
 
 /** The text of the file a flag names; an unreadable one is VALIDATION_ERROR on that flag. */
@@ -117,7 +132,7 @@ const VERIFICATION = { type: 'string', required: true, value: 'ID', help: 'the v
  * `--webhook-url none` clears the URL.
  */
 const SETTING_FLAGS = {
-  'webhook-url': { setting: 'webhook_url', type: 'string', value: 'URL|none', help: 'where decisions are posted (https://); none removes it' },
+  'webhook-url': { setting: 'webhook_url', type: 'string', value: 'URL|none', help: 'where decisions are posted (https://; a development server also takes http://localhost for test mode); none removes it' },
   'enforce-signature': { setting: 'enforce_signature', type: 'bool', value: 'true|false', help: 'require a signature on POST /v1/verifications too' },
   'allow-placeholder-signature': { setting: 'allow_placeholder_signature', type: 'bool', value: 'true|false', help: 'accept the literal signature "placeholder" in test mode (demos)' },
   'require-request-timestamp': { setting: 'require_request_timestamp', type: 'bool', value: 'true|false', help: 'every signed request must carry a signed X-Request-Timestamp within 300 s of the server clock (against replays)' },
@@ -421,22 +436,38 @@ const COMMANDS: Record<string, Command> = {
     summary: 'an admin user for the admin area',
     flags: {
       email: EMAIL,
-      password: { type: 'string', value: 'P', help: 'at least 12 characters; without one the admin signs in by single sign-on only' },
+      password: { type: 'string', value: 'P', help: 'at least 12 characters, visible on screen and in shell history (prefer --password-stdin); with neither, the admin signs in by single sign-on only' },
+      'password-stdin': { type: 'bool', help: 'reads the password from standard input (not echoed by npm, not in shell history)' },
       operator: { type: 'bool', help: 'an operator: sees every workspace' },
       workspace: { type: 'string', value: 'ID', help: 'a member of this workspace (with --role)' },
       role: { type: 'string', value: 'owner|reviewer', help: 'the role in --workspace' },
       'require-totp': { type: 'bool', help: 'a second factor (TOTP) is compulsory for them' },
     },
-    run: async (db, f) => ({
-      admin: await createAdmin(db, {
+    run: async (db, f) => {
+      if (f['password-stdin'] && f.password !== undefined) {
+        throw new DomainError('VALIDATION_ERROR', 'Give --password or --password-stdin, not both.', { fields: { 'password-stdin': ['Not with --password.'] } });
+      }
+      const password = f['password-stdin'] ? passwordFromStdin(() => fs.readFileSync(0, 'utf8')) : f.password;
+      const admin = await createAdmin(db, {
         email: f.email,
-        password: f.password,
+        password,
         operator: f.operator === true,
         workspaceId: f.workspace,
         role: f.role as 'owner' | 'reviewer' | undefined,
         requireTotp: f['require-totp'] === true,
-      }),
-    }),
+      });
+      // Whether a password is set: without one the admin signs in by single sign-on only, which is said, not silent.
+      return { admin: { ...admin, password: password !== undefined }, ...(password === undefined ? { note: 'no password set: this admin signs in by single sign-on (OpenID Connect) only; set one with admin:reset-password' } : {}) };
+    },
+  }),
+  'sample:selfie': command({
+    summary: 'writes a face photo to try the walk-through with (a public-domain portrait: docs/samples/README.md)',
+    flags: { out: { type: 'string', required: true, value: 'FILE', help: 'where to write the JPEG (640x480)' } },
+    offline: async (f) => {
+      const out = path.resolve(f.out);
+      fs.copyFileSync(SAMPLE_SELFIE, out);
+      return { selfie: { file: out, bytes: fs.statSync(out).size, type: 'image/jpeg', source: 'NASA portrait of astronaut Eileen Collins, public domain (docs/samples/README.md)' } };
+    },
   }),
   'admin:reset-password': command({
     summary: "sets a forgotten password (ends the admin's sessions)",
@@ -533,6 +564,16 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     }
     if (e instanceof DomainError) return fail(e.code, e.message, e.details);
     throw e;
+  }
+
+  if ('offline' in cmd) {
+    try {
+      print(await cmd.offline(flags));
+      return EXIT.ok;
+    } catch (e) {
+      if (e instanceof DomainError) return fail(e.code, e.message, e.details);
+      return fail('INTERNAL_ERROR', (e as Error).message);
+    }
   }
 
   let env;

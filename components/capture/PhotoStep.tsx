@@ -38,7 +38,7 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
   });
   const [advice, setAdvice] = useState<Advice | DocumentAdvice | 'loading'>('loading');
   const [readyFrames, setReadyFrames] = useState(0);
-  const [preview, setPreview] = useState<{ url: string; blob: Blob } | null>(null);
+  const [preview, setPreview] = useState<{ url: string; blob: Blob; mirrored?: boolean } | null>(null);
   const [uploading, setUploading] = useState(false);
   /** the server's code for a refused upload, shown in the page's language (which may change) */
   const [error, setError] = useState<string | null>(null);
@@ -90,7 +90,9 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
 
   const take = async () => {
     const blob = await grab();
-    if (blob) setPreview({ url: URL.createObjectURL(blob), blob });
+    // The selfie camera's preview is mirrored (as a mirror is): the still is shown the same way, so the photo does
+    // not flip on capture. The file sent is the frame as the camera gave it.
+    if (blob) setPreview({ url: URL.createObjectURL(blob), blob, mirrored: selfie });
   };
 
   /** The document guide saw the document placed, steady and sharp: the photo is taken and sent at once. */
@@ -148,7 +150,7 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
       {preview ? (
         <div className="space-y-3">
           {/* eslint-disable-next-line @next/next/no-img-element -- a local object URL, nothing to optimise */}
-          <img src={preview.url} alt={props.title} className="w-full rounded-lg border border-neutral-300" />
+          <img src={preview.url} alt={props.title} className={`w-full rounded-lg border border-neutral-300 ${preview.mirrored ? '-scale-x-100' : ''}`} data-testid="photo-preview" />
           {uploading && <p role="status">{t('camera.checking')}</p>}
           <div className="flex gap-3">
             <button type="button" className="btn-secondary flex-1" disabled={uploading} onClick={() => setPreview(null)}>

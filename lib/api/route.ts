@@ -32,6 +32,7 @@ import { stringifyJson } from '../core/json-raw';
 import { clientAddressOf } from '../domain/auth/client-address';
 import { multipartBoundary, readMultipart, type ParsedForm } from './multipart';
 import { recordSignatureFailure, signatureFailureWait, tooManyFailures } from './signature-failures';
+import { notFoundInMode, signatureMismatch } from './teaching-errors';
 import { enterUpload, UPLOAD_BOUNDS, type UploadTicket } from './uploads-in-progress';
 import { notePressure } from '../domain/media/pressure';
 
@@ -193,7 +194,12 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
               : canonicalJson(req.method, target, rawBody),
           );
         } catch (e) {
-          if (e instanceof DomainError && e.code === 'INVALID_SIGNATURE') recordSignatureFailure(pending.workspace.apiKey, address);
+          if (e instanceof DomainError && e.code === 'INVALID_SIGNATURE') {
+            recordSignatureFailure(pending.workspace.apiKey, address);
+            // What the server signed, to compare with what the caller signed (teaching-errors.ts).
+            const parts = form ? { fields: form.fields, fileHashes: form.files.map((f) => f.sha256) } : { body: rawBody };
+            throw signatureMismatch({ method: req.method, target, timestamp: pending.timestamp, ...parts });
+          }
           throw e;
         }
       }
@@ -225,7 +231,7 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
         });
       }
 
-      const result = await opts.handler({ db, req, requestId, auth: auth!, params, body, query, rawBody, form, verification });
+      const result = await opts.handler({ db, req, requestId, auth: auth!, params, body, query, rawBody, form, verification }).catch((e: unknown) => Promise.reject(notFoundInMode(e, auth)));
       const text = stringifyJson({ data: result.data });
       if (result.headers) Object.assign(headers, result.headers);
       return { status: result.status ?? 200, headers, text };

@@ -2,7 +2,11 @@
 selfie, submit, wait for the outcome, and find it again by external_id.
 
     OPEN_VERIFY_BASE_URL=http://localhost:3000 OPEN_VERIFY_API_KEY=pk_... OPEN_VERIFY_SECRET_KEY=sk_test_... \\
-    SELFIE=.cache/photos/astronaut.png python3 sdk/examples/walkthrough.py
+    python3 sdk/examples/walkthrough.py
+
+SELFIE names a face photo; without it, the repository's public-domain sample (docs/samples/selfie.jpg).
+Webhooks are signed with the workspace's *active* key, not the key these requests use: on the demo workspace the
+live secret (sk_live_...), so a receiver verifies them with it, even while this example runs with the test secret.
 
 (Installed: ``pip install ./sdk/python``, then ``from open_verify import OpenVerify``.) Prints one JSON line per step.
 """
@@ -22,6 +26,8 @@ def step(name, **data):
 # OPEN_VERIFY_REQUEST_TIMESTAMP=1: every request signed with X-Request-Timestamp (docs/api.md "Request timestamps").
 ov = OpenVerify(os.environ["OPEN_VERIFY_BASE_URL"], os.environ["OPEN_VERIFY_API_KEY"], os.environ["OPEN_VERIFY_SECRET_KEY"], request_timestamp=os.environ.get("OPEN_VERIFY_REQUEST_TIMESTAMP") == "1")
 external_id = os.environ.get("EXTERNAL_ID", "user-42")
+# SELFIE: a face photo (JPEG or PNG); without it, the repository's public-domain sample (docs/samples/selfie.jpg).
+selfie = os.environ.get("SELFIE") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "samples", "selfie.jpg")
 
 # 1. Create a verification (a retry after a lost answer returns the same one: the SDK sends an Idempotency-Key).
 created = ov.create_verification(external_id=external_id, external_metadata={"plan": "pro"})
@@ -33,7 +39,8 @@ step("consented", version=c["version"]["version"], text_sha256=c["version"]["tex
 
 # 4. Upload the selfie (multipart, signed over the fields and the file's SHA-256).
 try:
-    media = ov.upload_media(created["id"], "selfie", os.environ["SELFIE"], filename="selfie.png", content_type="image/png")
+    png = selfie.lower().endswith(".png")
+    media = ov.upload_media(created["id"], "selfie", selfie, filename="selfie.png" if png else "selfie.jpg", content_type="image/png" if png else "image/jpeg")
 except MediaRejectedError as e:
     # The first failing check is the code; tell the user what to change.
     step("rejected", code=e.code, failed_checks=e.failed_checks)
@@ -46,7 +53,11 @@ step("submitted", status=submitted["status"], attempts_remaining=submitted["atte
 
 # 6. The outcome (a webhook tells you too; polling is the fallback).
 decided = ov.wait_for_decision(created["id"], timeout=120, interval=1)
-step("decided", status=decided["status"], reason=decided["reason"], duplicate_check=decided["duplicate_check"], external_metadata=decided["external_metadata"])
+# Test mode always stops in `review`: a person decides (the admin area, or `npm run ops -- verification:decide`).
+waiting = decided["status"] == "review"
+extra = {"next": f"decide it at {os.environ['OPEN_VERIFY_BASE_URL']}/admin, or: npm run ops -- verification:decide --id {created['id']} --status approved"} if waiting else {}
+step("waiting for a person" if waiting else "decided", status=decided["status"], reason=decided["reason"], duplicate_check=decided["duplicate_check"], external_metadata=decided["external_metadata"],
+     webhooks="signed with the workspace's active key (on the demo workspace: the live secret), whatever key signed these requests", **extra)
 
 # Reconciliation: everything of this user, newest change last.
 mine = [v["id"] for v in ov.iterate_verifications(external_id=external_id)]

@@ -3,11 +3,19 @@
  * upload a selfie, submit, wait for the outcome, and find it again by external_id.
  *
  *   OPEN_VERIFY_BASE_URL=http://localhost:3000 OPEN_VERIFY_API_KEY=pk_… OPEN_VERIFY_SECRET_KEY=sk_test_… \
- *   SELFIE=.cache/photos/astronaut.png npx tsx sdk/examples/walkthrough.ts
+ *   npx tsx sdk/examples/walkthrough.ts
+ *
+ * SELFIE names a face photo (JPEG or PNG); without it, the repository's sample (docs/samples/selfie.jpg, a
+ * public-domain portrait; `npm run ops -- sample:selfie --out selfie.jpg` writes a copy).
+ *
+ * Webhooks are signed with the workspace's *active* key, not with the key these requests are signed with: on the
+ * demo workspace that is the live secret (sk_live_…), so a receiver verifies them with it, even while this example
+ * runs with the test secret.
  *
  * (Published: `import { OpenVerify } from '@open-verify/sdk'`.) Prints one JSON line per step.
  */
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { isApiError, OpenVerify } from '../src/index.js';
 
 function need(name: string): string {
@@ -20,6 +28,7 @@ const step = (name: string, data: unknown) => console.log(JSON.stringify({ step:
 // OPEN_VERIFY_REQUEST_TIMESTAMP=1: every request signed with X-Request-Timestamp (docs/api.md "Request timestamps").
 const ov = new OpenVerify({ baseUrl: need('OPEN_VERIFY_BASE_URL'), apiKey: need('OPEN_VERIFY_API_KEY'), secretKey: need('OPEN_VERIFY_SECRET_KEY'), requestTimestamp: process.env.OPEN_VERIFY_REQUEST_TIMESTAMP === '1' });
 const externalId = process.env.EXTERNAL_ID ?? 'user-42';
+const selfie = process.env.SELFIE ?? fileURLToPath(new URL('../../docs/samples/selfie.jpg', import.meta.url));
 
 // 1. Create a verification (a retry after a lost answer returns the same one: the SDK sends an Idempotency-Key).
 const created = await ov.createVerification({ external_id: externalId, external_metadata: { plan: 'pro' } });
@@ -33,7 +42,8 @@ step('consented', { version: version.version, text_sha256: version.text_sha256, 
 
 // 4. Upload the selfie (multipart, signed over the fields and the file's SHA-256).
 try {
-  const media = await ov.uploadMedia(created.id, { type: 'selfie', file: await readFile(need('SELFIE')), filename: 'selfie.png', contentType: 'image/png' });
+  const png = selfie.toLowerCase().endsWith('.png');
+  const media = await ov.uploadMedia(created.id, { type: 'selfie', file: await readFile(selfie), filename: png ? 'selfie.png' : 'selfie.jpg', contentType: png ? 'image/png' : 'image/jpeg' });
   step('uploaded', { media_id: media.id, type: media.type, status: media.status });
 } catch (e) {
   // A photo that fails a check: the first failing check is the code; tell the user what to change.
@@ -47,7 +57,16 @@ step('submitted', { status: submitted.status, attempts_remaining: submitted.atte
 
 // 6. The outcome (a webhook tells you too; polling is the fallback).
 const decided = await ov.waitForDecision(created.id, { timeoutMs: 120_000, intervalMs: 1000 });
-step('decided', { status: decided.status, reason: decided.reason, duplicate_check: decided.duplicate_check, external_metadata: decided.external_metadata });
+// Test mode always stops in `review`: a person decides (the admin area, or `npm run ops -- verification:decide`).
+const waiting = decided.status === 'review';
+step(waiting ? 'waiting for a person' : 'decided', {
+  status: decided.status,
+  reason: decided.reason,
+  duplicate_check: decided.duplicate_check,
+  external_metadata: decided.external_metadata,
+  ...(waiting ? { next: `decide it at ${process.env.OPEN_VERIFY_BASE_URL}/admin, or: npm run ops -- verification:decide --id ${created.id} --status approved` } : {}),
+  webhooks: "signed with the workspace's active key (on the demo workspace: the live secret), whatever key signed these requests",
+});
 
 // Reconciliation: everything of this user, newest change last.
 const mine = [];

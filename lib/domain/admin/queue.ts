@@ -47,6 +47,15 @@ export async function reviewQueue(db: DbOrTx, actor: Actor, input: { workspaceId
 }
 
 /** Cases waiting per workspace and mode, within what the actor may read. */
+/**
+ * The tab the queue opens on when the address names none: the one with cases waiting. Live when both have (or
+ * neither), test when only test cases wait (a new integrator's first submission is a test one).
+ */
+export function openingMode(requested: string | null, waiting: { live: number; test: number }): Mode {
+  if (requested === 'test' || requested === 'live') return requested;
+  return waiting.live === 0 && waiting.test > 0 ? 'test' : 'live';
+}
+
 export async function queueCounts(db: DbOrTx, actor: Actor): Promise<{ workspaceId: string; mode: Mode; n: number }[]> {
   const scope = scopeFor(actor, 'case.read');
   const rows = await db

@@ -4,10 +4,11 @@
  * next_attempt_at forward; each attempt is signed at send time with the workspace's active key.
  */
 import dns from 'node:dns';
+import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { and, asc, eq, inArray, isNull, lt, lte, or } from 'drizzle-orm';
-import { secretKeys, webhookAttempts, webhookEvents, workspaces } from '@/db/schema';
+import { and, asc, eq, inArray, isNull, lt, lte, max, or } from 'drizzle-orm';
+import { secretKeys, verifications, webhookAttempts, webhookEvents, workspaces } from '@/db/schema';
 import type { Db, DbOrTx } from '@/db/client';
 import { env } from '../../core/env';
 import { hmacSha256Hex } from '../../core/crypto/hash';
@@ -15,7 +16,7 @@ import { revealSecret } from '../auth/keys';
 import { newId, uuidv7 } from '../../core/ids';
 import { DomainError } from '../../core/errors';
 import { log } from '../../core/log';
-import { addressProblem, allowPrivateTargets, webhookUrlProblem } from './ssrf';
+import { addressProblem, allowPrivateTargets, isLocalDevelopment, isLocalHttpUrl, isLoopbackHost, PRIVATE_TARGETS_HINT, webhookUrlProblem } from './ssrf';
 import { announce } from '../events/events';
 import { DataKeyDestroyedError, ensureDataKey } from '../personal-data/data-keys';
 import { AAD, dataKeyRows, keyOpener, sealText } from '../personal-data/personal';
@@ -41,11 +42,24 @@ export type DeliverDeps = {
   /** Extra trusted CAs (tests with a self-signed receiver); production uses the system store. */
   ca?: string | Buffer;
   allowPrivate?: boolean;
+  /** A development server (plain http:// to loopback for test-mode events); default from BASE_URL (ssrf.ts). */
+  localHttp?: boolean;
   /** Per-attempt budget; 10 s in production, scaled down by tests. */
   timeoutMs?: number;
 };
 
-type SendResult = { statusCode?: number; body?: string; error?: string; latencyMs: number };
+/** `permanent`: refused for a reason no retry can change (the URL itself, or a live event to plain http://). */
+type SendResult = { statusCode?: number; body?: string; error?: string; permanent?: boolean; latencyMs: number };
+
+/**
+ * How an attempt may go out. `localHttp`: this is a development server (ssrf.ts isLocalDevelopment), so a URL of
+ * plain http:// to loopback is accepted; `testMode`: the event is of a test-mode verification (or a test event),
+ * the only kind such a URL is sent.
+ */
+type SendOpts = { ca?: string | Buffer; allowPrivate: boolean; localHttp?: boolean; testMode?: boolean; timeoutMs?: number; resolver?: Resolver };
+
+/** Said after a TLS error a receiver's own certificate causes: how this server comes to trust it. */
+const SELF_SIGNED_HINT = 'trust its certificate by starting the server with NODE_EXTRA_CA_CERTS=/path/to/cert.pem (docs/webhooks.md)';
 
 /** One HTTPS POST: no redirects followed, 10 s budget, the resolved address checked at connect time. */
 type Resolver = (host: string, cb: (err: Error | null, addresses: dns.LookupAddress[]) => void) => void;
@@ -55,7 +69,7 @@ export function sendOnce(
   url: string,
   body: string,
   headers: Record<string, string>,
-  opts: { ca?: string | Buffer; allowPrivate: boolean; timeoutMs?: number; resolver?: Resolver },
+  opts: SendOpts,
 ): Promise<SendResult> {
   // Inside a trace, the attempt is a CLIENT span (OpenTelemetry HTTP conventions). The URL is shown without its
   // query and credentials: a receiver's URL may carry a secret of its own there.
@@ -84,16 +98,24 @@ function post(
   url: string,
   body: string,
   headers: Record<string, string>,
-  opts: { ca?: string | Buffer; allowPrivate: boolean; timeoutMs?: number; resolver?: Resolver },
+  opts: SendOpts,
 ): Promise<SendResult> {
   const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
   const started = performance.now();
   const done = (r: Omit<SendResult, 'latencyMs'>): SendResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
-  const problem = webhookUrlProblem(url, opts.allowPrivate);
-  if (problem) return Promise.resolve(done({ error: `refused: ${problem}` }));
-  const lookup = checkedLookup(opts.resolver ?? systemResolver, opts.allowPrivate);
+  const localHttp = opts.localHttp ?? isLocalDevelopment();
+  const problem = webhookUrlProblem(url, opts.allowPrivate, localHttp);
+  if (problem) return Promise.resolve(done({ error: `refused: ${problem}`, permanent: true }));
+  // Plain http:// to loopback (a development server): test-mode events only, and the socket must reach loopback.
+  const plain = isLocalHttpUrl(url);
+  if (plain && !opts.testMode) {
+    return Promise.resolve(done({ error: 'refused: live-mode events are delivered only to https:// URLs; plain http:// to localhost is for test-mode events on a development server', permanent: true }));
+  }
+  const rule: PeerRule = plain ? 'loopback' : opts.allowPrivate ? 'any' : 'public';
+  const lookup = checkedLookup(opts.resolver ?? systemResolver, rule);
+  const send = plain ? http.request : https.request;
   return new Promise((resolve) => {
-    const req = https.request(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, ca: opts.ca, timeout: timeoutMs, agent: false }, (res) => {
+    const req = send(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, ...(plain ? {} : { ca: opts.ca }), timeout: timeoutMs, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => {
@@ -104,11 +126,11 @@ function post(
     });
     // At connect time, whatever the URL said and however it was resolved (IP literals never go through
     // lookup): the peer the socket reached is checked against the same table before a byte is sent.
-    req.on('socket', (socket) => guardPeer(socket, opts.allowPrivate, (e) => req.destroy(e)));
+    req.on('socket', (socket) => guardPeer(socket, rule, (e) => req.destroy(e)));
     const timeout = () => req.destroy(new Error(`timeout after ${timeoutMs} ms`));
     const timer = setTimeout(timeout, timeoutMs);
     req.on('timeout', timeout);
-    req.on('error', (e) => resolve(done({ error: e.message })));
+    req.on('error', (e) => resolve(done({ error: /certificate/i.test(e.message) ? `${e.message}: ${SELF_SIGNED_HINT}` : e.message })));
     req.on('close', () => clearTimeout(timer));
     req.end(body);
   });
@@ -119,13 +141,22 @@ function post(
  * socket connects to the very answer that was checked: the name is resolved once per attempt, here, so a DNS
  * server that answers differently the second time is never asked a second time (lib/domain/webhooks/ssrf.int.test.ts).
  */
-function checkedLookup(resolver: Resolver, allowPrivate: boolean): net.LookupFunction {
+/** Where the socket may go: a public address, any (WEBHOOK_ALLOW_PRIVATE_TARGETS=1), or loopback only (plain http://). */
+type PeerRule = 'public' | 'any' | 'loopback';
+function peerProblem(address: string, rule: PeerRule): string | null {
+  if (rule === 'any') return null;
+  if (rule === 'loopback') return isLoopbackHost(address) ? null : 'plain http:// is delivered to loopback only';
+  const problem = addressProblem(address);
+  return problem ? `${problem}; ${PRIVATE_TARGETS_HINT}` : null;
+}
+
+function checkedLookup(resolver: Resolver, rule: PeerRule): net.LookupFunction {
   return (hostname, options, cb) => {
     resolver(hostname, (err, list) => {
       if (err) return cb(err, '', 4);
       if (list.length === 0) return cb(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 4);
-      const bad = list.find((a) => addressProblem(a.address) !== null);
-      if (bad && !allowPrivate) return cb(Object.assign(new Error(`refused: ${hostname} resolves to ${bad.address}`), { code: 'EFORBIDDEN' }), '', 4);
+      const bad = list.find((a) => peerProblem(a.address, rule) !== null);
+      if (bad) return cb(Object.assign(new Error(`refused: ${hostname} resolves to ${bad.address} (${peerProblem(bad.address, rule)})`), { code: 'EFORBIDDEN' }), '', 4);
       if ((options as { all?: boolean }).all) return (cb as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       cb(null, list[0].address, list[0].family);
     });
@@ -136,10 +167,11 @@ function checkedLookup(resolver: Resolver, allowPrivate: boolean): net.LookupFun
  * The connect-time check: when the socket connects, the peer it reached is checked against the address
  * table, and the request is destroyed before a byte of it is sent if the peer is not allowed.
  */
-export function guardPeer(socket: net.Socket, allowPrivate: boolean, refuse: (e: Error) => void) {
+export function guardPeer(socket: net.Socket, rule: PeerRule | boolean, refuse: (e: Error) => void) {
+  const r: PeerRule = rule === true ? 'any' : rule === false ? 'public' : rule;
   socket.once('connect', () => {
     const peer = socket.remoteAddress ?? '';
-    const problem = allowPrivate ? null : addressProblem(peer);
+    const problem = peerProblem(peer, r);
     if (problem) refuse(Object.assign(new Error(`refused: connected to ${peer} (${problem})`), { code: 'EFORBIDDEN' }));
   });
 }
@@ -248,7 +280,8 @@ async function attemptOnce(deps: DeliverDeps, e: WebhookEventRow, now: Date): Pr
   const sent = await signAndSend(deps, e, { ...ws, webhookUrl: ws.webhookUrl });
   const n = e.attempts + 1;
   let outcome: AttemptOutcome = classify(sent.result);
-  if (outcome === 'retry' && n >= MAX_ATTEMPTS) outcome = 'failed';
+  // Refused for a reason a retry cannot change: failed now, with that reason in the log, not retried in vain.
+  if (sent.result.permanent || (outcome === 'retry' && n >= MAX_ATTEMPTS)) outcome = 'failed';
   const after = deps.now?.() ?? new Date();
   await recordAttempt(deps, e, { ...sent, url: ws.webhookUrl, n, outcome, after });
   if (outcome !== 'delivered') log.info('webhook attempt', { event: e.id, attempt: n, outcome, status: sent.result.statusCode, error: sent.result.error });
@@ -270,7 +303,8 @@ async function signAndSend(deps: DeliverDeps, e: WebhookEventRow, ws: { id: stri
   const startedAt = deps.now?.() ?? new Date();
   if (!key) return { key, result: { error: 'no active secret key to sign with', latencyMs: 0 }, startedAt };
   const headers = signedHeaders(ws.apiKey, key, body, e.id);
-  const result = await sendOnce(ws.webhookUrl, body, headers, { ca: deps.ca, allowPrivate: deps.allowPrivate ?? allowPrivateTargets(), timeoutMs: deps.timeoutMs });
+  const [v] = await deps.db.select({ mode: verifications.mode }).from(verifications).where(eq(verifications.id, e.verificationId));
+  const result = await sendOnce(ws.webhookUrl, body, headers, { ca: deps.ca, allowPrivate: deps.allowPrivate ?? allowPrivateTargets(), localHttp: deps.localHttp, testMode: v?.mode === 'test', timeoutMs: deps.timeoutMs });
   return { key, result, startedAt };
 }
 
@@ -279,10 +313,12 @@ async function recordAttempt(deps: DeliverDeps, e: WebhookEventRow, a: Sent & { 
   const delays = deps.delays ?? env().WEBHOOK_RETRY_DELAYS;
   await deps.db.transaction(async (tx) => {
     const attemptId = newId('wat');
+    // The log numbers an event's attempts from its first, across redeliveries (a.n counts this schedule's).
+    const [{ last }] = await tx.select({ last: max(webhookAttempts.attempt) }).from(webhookAttempts).where(eq(webhookAttempts.eventId, e.id));
     await tx.insert(webhookAttempts).values({
       id: attemptId,
       eventId: e.id,
-      attempt: a.n,
+      attempt: (last ?? 0) + 1,
       url: a.url,
       keyId: a.key?.id ?? null,
       startedAt: a.startedAt,
@@ -329,7 +365,10 @@ const traceparentNow = () => {
   return traceparent ? { traceparent } : {};
 };
 
-/** A fresh attempt of an event (same id): back to pending, due now, with its attempt count reset. */
+/**
+ * A fresh attempt of an event (same id): back to pending, due now, with a fresh retry schedule (its count of
+ * scheduled attempts reset); the delivery log goes on numbering where it stopped.
+ */
 export async function redeliverWebhook(db: Db, eventId: string) {
   const [e] = await db
     .update(webhookEvents)
@@ -364,7 +403,7 @@ const TEST_EVENT_HEADER = 'x-webhook-test';
  * A sample event sent now to the workspace's webhook URL, signed with its active key exactly like a real one,
  * with `X-Webhook-Test: true`. Sent once, at once (no retries, not in the outbox): the answer is returned.
  */
-export async function sendTestWebhook(db: DbOrTx, workspaceId: string, deps: Pick<DeliverDeps, 'ca' | 'allowPrivate' | 'timeoutMs'> = {}) {
+export async function sendTestWebhook(db: DbOrTx, workspaceId: string, deps: Pick<DeliverDeps, 'ca' | 'allowPrivate' | 'localHttp' | 'timeoutMs'> = {}) {
   const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, workspaceId));
   if (!ws) throw new DomainError('NOT_FOUND', 'Workspace not found.');
   if (!ws.webhookUrl) throw new DomainError('VALIDATION_ERROR', 'Set a webhook URL first.', { fields: { webhook_url: ['Required to send a test event.'] } });
@@ -383,6 +422,7 @@ export async function sendTestWebhook(db: DbOrTx, workspaceId: string, deps: Pic
   });
   const id = newId('evt');
   const headers = { ...signedHeaders(ws.apiKey, key, body, id, now.getTime()), [TEST_EVENT_HEADER]: 'true' };
-  const r = await sendOnce(ws.webhookUrl, body, headers, { ca: deps.ca, allowPrivate: deps.allowPrivate ?? allowPrivateTargets(), timeoutMs: deps.timeoutMs });
+  // A sample, not a live decision: sent like a test-mode event (so a development server's http://localhost receiver gets it).
+  const r = await sendOnce(ws.webhookUrl, body, headers, { ca: deps.ca, allowPrivate: deps.allowPrivate ?? allowPrivateTargets(), localHttp: deps.localHttp, testMode: true, timeoutMs: deps.timeoutMs });
   return { id, url: ws.webhookUrl, keyId: key.id, body, outcome: classify(r), statusCode: r.statusCode ?? null, latencyMs: r.latencyMs, responseBody: r.body ?? null, error: r.error ?? null };
 }

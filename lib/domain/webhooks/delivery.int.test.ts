@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetEnvCache } from '@/lib/core/env';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
 import net from 'node:net';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
@@ -40,9 +41,9 @@ describe('webhook delivery', () => {
   });
 
   /** An approved verification (review → approved by an admin), which writes one webhook event. */
-  async function decided(w: TestWorkspace, url: string) {
+  async function decided(w: TestWorkspace, url: string, keyMode: 'test' | 'live' = 'test') {
     await updateWorkspaceSettings(getDb(), w.workspace.id, { webhook_url: url });
-    const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode: 'test', fields: { external_id: 'user/é-1', external_metadata: { plan: 'pro', url: 'https://x/y' } }, actor: `key:${w.testKeyId}` });
+    const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode, fields: { external_id: 'user/é-1', external_metadata: { plan: 'pro', url: 'https://x/y' } }, actor: `key:${w.testKeyId}` });
     await getDb().update(verifications).set({ status: 'review' }).where(eq(verifications.id, row.id));
     await transitionWithWebhook(getDb(), { verificationId: row.id, trigger: 'admin_approve' });
     const [e] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, row.id));
@@ -211,11 +212,73 @@ describe('webhook delivery', () => {
       const { eventId } = await decided(w, rx.url);
       expect((await drain(eventId)).event.state).toBe('completed');
       await redeliverWebhook(getDb(), eventId);
-      const { event } = await drain(eventId);
+      const { event, attempts } = await drain(eventId);
       expect(event.state).toBe('delivered');
       expect(rx.received.map((r) => r.headers['x-webhook-id'])).toEqual([eventId, eventId]);
+      // The log goes on numbering: the redelivery is attempt 2, not a second attempt 1.
+      expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 404], [2, 200]]);
     } finally {
       await rx.close();
+    }
+  });
+
+  it('a refusal no retry can change (a loopback URL without the setting) fails the event at once, naming the setting', async () => {
+    const w = await makeWorkspace();
+    const { eventId } = await decided(w, 'https://127.0.0.1:1/x');
+    const strict = { ...deps, allowPrivate: false };
+    await deliverDueWebhooks(strict);
+    const [event] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.id, eventId));
+    const attempts = await getDb().select().from(webhookAttempts).where(eq(webhookAttempts.eventId, eventId));
+    expect([event.state, attempts.length, attempts[0].outcome]).toEqual(['failed', 1, 'failed']);
+    expect(attempts[0].error).toBe(
+      'refused: the address 127.0.0.1 is not a public unicast address (loopback); a receiver on your own machine or network needs WEBHOOK_ALLOW_PRIVATE_TARGETS=1 in the environment of both the server (npm run dev / npm start) and npm run ops',
+    );
+  });
+
+  it('a development server sends a test-mode event to a plain http://127.0.0.1 receiver; a live-mode one is failed at once', async () => {
+    const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/webhooks/verify`;
+    // The workspace setting accepts the URL on a development server only (its BASE_URL http://localhost…).
+    const base = process.env.BASE_URL;
+    process.env.BASE_URL = 'http://localhost:3000';
+    resetEnvCache();
+    try {
+      const local = { ...deps, allowPrivate: false, localHttp: true };
+      const w = await makeWorkspace();
+      const test = await decided(w, url, 'test');
+      await deliverDueWebhooks(local);
+      const [e] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.id, test.eventId));
+      expect([e.state, received.length]).toEqual(['delivered', 1]);
+      expect(verifyAsReceiver({ headers: received[0].headers, body: received[0].body, at: 0 }, w.liveSecret)).toBe(true);
+
+      const live = await decided(w, url, 'live');
+      await deliverDueWebhooks(local);
+      const [l] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.id, live.eventId));
+      const [a] = await getDb().select().from(webhookAttempts).where(eq(webhookAttempts.eventId, live.eventId));
+      expect([l.state, received.length, a.error]).toEqual([
+        'failed',
+        1,
+        'refused: live-mode events are delivered only to https:// URLs; plain http:// to localhost is for test-mode events on a development server',
+      ]);
+
+      // A production server (BASE_URL https://…): the test-mode event is refused too, and failed at once.
+      const prod = await decided(w, url, 'test');
+      await deliverDueWebhooks({ ...local, localHttp: false });
+      const [p] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.id, prod.eventId));
+      expect([p.state, received.length]).toEqual(['failed', 1]);
+    } finally {
+      process.env.BASE_URL = base;
+      resetEnvCache();
+      server.close();
     }
   });
 

@@ -125,7 +125,7 @@ describe('SSRF guard at connect time', () => {
         socket.once('connect', () => setImmediate(() => resolve('connected')));
         socket.on('error', () => {});
       });
-    expect(await outcome(false)).toBe('refused: connected to 127.0.0.1 (loopback)');
+    expect(await outcome(false)).toBe('refused: connected to 127.0.0.1 (loopback; a receiver on your own machine or network needs WEBHOOK_ALLOW_PRIVATE_TARGETS=1 in the environment of both the server (npm run dev / npm start) and npm run ops)');
     expect(await outcome(true)).toBe('connected');
     server.close();
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { addressProblem, isForbiddenAddress, webhookUrlProblem } from './ssrf';
+import { addressProblem, isForbiddenAddress, isLocalDevelopment, webhookUrlProblem } from './ssrf';
 
 describe('webhook targets (SSRF)', () => {
   const refused: [string, string][] = [
@@ -52,7 +52,7 @@ describe('webhook targets (SSRF)', () => {
     ['not a URL', 'hooks.example.com'],
   ];
   for (const [name, url] of refused) {
-    it(`refuses ${name}: ${url}`, () => expect(webhookUrlProblem(url, false)).not.toBeNull());
+    it(`refuses ${name}: ${url}`, () => expect(webhookUrlProblem(url, false, false)).not.toBeNull());
   }
 
   const allowed = [
@@ -66,11 +66,38 @@ describe('webhook targets (SSRF)', () => {
     'https://[64:ff9b::808:808]/x',
     'https://[::ffff:8.8.8.8]/x',
   ];
-  for (const url of allowed) it(`allows ${url}`, () => expect(webhookUrlProblem(url, false)).toBeNull());
+  for (const url of allowed) it(`allows ${url}`, () => expect(webhookUrlProblem(url, false, false)).toBeNull());
 
   it('WEBHOOK_ALLOW_PRIVATE_TARGETS lifts the address rule, never the https rule', () => {
     expect(webhookUrlProblem('https://127.0.0.1:8443/x', true)).toBeNull();
-    expect(webhookUrlProblem('http://127.0.0.1:8443/x', true)).not.toBeNull();
+    expect(webhookUrlProblem('http://127.0.0.1:8443/x', true, false)).not.toBeNull();
+  });
+
+  it('every refusal of a private or loopback target names WEBHOOK_ALLOW_PRIVATE_TARGETS and where to set it', () => {
+    const where = 'needs WEBHOOK_ALLOW_PRIVATE_TARGETS=1 in the environment of both the server (npm run dev / npm start) and npm run ops';
+    expect(webhookUrlProblem('https://127.0.0.1:8443/x', false, false)).toBe(`the address 127.0.0.1 is not a public unicast address (loopback); a receiver on your own machine or network ${where}`);
+    expect(webhookUrlProblem('https://192.168.1.5/x', false, false)).toBe(`the address 192.168.1.5 is not a public unicast address (private); a receiver on your own machine or network ${where}`);
+    expect(webhookUrlProblem('https://localhost:8443/x', false, false)).toBe(`the host localhost is not public; a receiver on your own machine or network ${where}`);
+  });
+
+  it('a development server (BASE_URL http://localhost…) accepts plain http:// to loopback, and nothing else without TLS', () => {
+    expect(isLocalDevelopment('http://localhost:3000')).toBe(true);
+    expect(isLocalDevelopment('http://127.0.0.1:3000')).toBe(true);
+    expect(isLocalDevelopment('http://[::1]:3000')).toBe(true);
+    expect(isLocalDevelopment('https://localhost:3000')).toBe(false);
+    expect(isLocalDevelopment('http://verify.example.com')).toBe(false);
+    expect(isLocalDevelopment('https://verify.example.com')).toBe(false);
+    for (const url of ['http://localhost:4000/hook', 'http://127.0.0.1:4000/hook', 'http://[::1]:4000/hook', 'http://127.0.0.2/x']) {
+      expect(webhookUrlProblem(url, false, true)).toBeNull();
+    }
+    // Not loopback, or credentials: https still required.
+    expect(webhookUrlProblem('http://192.168.1.5/hook', false, true)).toBe('webhooks are delivered only to https:// URLs');
+    expect(webhookUrlProblem('http://hooks.example.com/x', true, true)).toBe('webhooks are delivered only to https:// URLs');
+    expect(webhookUrlProblem('http://u:p@localhost:4000/x', false, true)).not.toBeNull();
+    // Production (BASE_URL https://…): unchanged, and the refusal says where plain http:// to localhost is accepted.
+    expect(webhookUrlProblem('http://localhost:4000/hook', true, false)).toBe(
+      'webhooks are delivered only to https:// URLs; plain http:// to localhost is accepted only on a development server (BASE_URL http://localhost…), for test-mode events',
+    );
   });
 
   it('classifies resolved addresses', () => {

@@ -9,6 +9,12 @@
  * (64:ff9b::/96, used by DNS64 networks) addresses are judged as the IPv4 address they carry; every other
  * transition form (IPv4-compatible ::a.b.c.d, 6to4, Teredo, SIIT, the local-use NAT64 prefix) is refused.
  * WEBHOOK_ALLOW_PRIVATE_TARGETS=1 lifts the address rule (local demos, tests), never the https rule.
+ *
+ * One exception to https, for developing (docs/webhooks.md "A receiver on your own machine"): on a server whose
+ * BASE_URL is http:// on a loopback host (`npm run dev`, a local `npm start`), a URL of plain http:// to
+ * localhost, 127.0.0.0/8 or [::1] is accepted, and test-mode events are delivered to it (the connection checked
+ * to reach loopback); live-mode events never are. The operator CLI and the server decide from the same
+ * environment (BASE_URL, WEBHOOK_ALLOW_PRIVATE_TARGETS), read by the same functions below.
  */
 import ipaddr from 'ipaddr.js';
 import { env } from '../../core/env';
@@ -49,6 +55,45 @@ export const isForbiddenAddress = (ip: string) => addressProblem(ip) !== null;
 
 export const allowPrivateTargets = () => env().WEBHOOK_ALLOW_PRIVATE_TARGETS === '1';
 
+/** What every refusal of a private or loopback target says: the setting that lifts it, and where it is read. */
+export const PRIVATE_TARGETS_HINT =
+  'a receiver on your own machine or network needs WEBHOOK_ALLOW_PRIVATE_TARGETS=1 in the environment of both the server (npm run dev / npm start) and npm run ops';
+
+/** localhost, 127.0.0.0/8, ::1 (and ::ffff:127.x): the host of a receiver on this very machine. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+  if (h === 'localhost') return true;
+  if (ipaddr.IPv4.isValidFourPartDecimal(h)) return ipaddr.IPv4.parse(h).range() === 'loopback';
+  if (ipaddr.IPv6.isValid(h)) {
+    const a = ipaddr.IPv6.parse(h);
+    return a.range() === 'loopback' || (a.isIPv4MappedAddress() && a.toIPv4Address().range() === 'loopback');
+  }
+  return false;
+}
+
+/** A development server: its BASE_URL is plain http:// on a loopback host (the default without BASE_URL). */
+export function isLocalDevelopment(baseUrl = env().BASE_URL): boolean {
+  const u = new URL(baseUrl);
+  return u.protocol === 'http:' && isLoopbackHost(hostOf(u));
+}
+
+/** Said at every start of the server (server/launch.ts): where this server may send webhooks. */
+export function webhookTargetsLine(baseUrl: string, allowPrivate: boolean): string {
+  const https = allowPrivate ? 'https:// URLs, private and loopback addresses included (WEBHOOK_ALLOW_PRIVATE_TARGETS=1)' : 'https:// URLs on public addresses only';
+  if (!isLocalDevelopment(baseUrl)) return `webhooks go to ${https}`;
+  return `development server (BASE_URL ${baseUrl}): test-mode webhooks may also go to plain http://localhost or http://127.0.0.1 receivers, without TLS; live-mode webhooks go to ${https}`;
+}
+
+/** A URL of plain http:// to a loopback host: what a development server delivers test-mode events to. */
+export function isLocalHttpUrl(raw: string): boolean {
+  try {
+    const u = new URL(raw);
+    return u.protocol === 'http:' && isLoopbackHost(hostOf(u));
+  } catch {
+    return false;
+  }
+}
+
 /** Host names that never name a public receiver (RFC 6761 / 6762 and common internal zones). */
 const INTERNAL_NAME = /(^|\.)(localhost|local|internal|intranet|lan|home\.arpa|localdomain)$/i;
 
@@ -57,24 +102,32 @@ export function hostOf(u: URL): string {
   return u.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
 }
 
-/** Checks a webhook URL as configured (and again before each attempt): null when acceptable, else the reason. */
-export function webhookUrlProblem(raw: string, allowPrivate = allowPrivateTargets()): string | null {
+/**
+ * Checks a webhook URL as configured (and again before each attempt): null when acceptable, else the reason.
+ * `localHttp`: this server is a development server (isLocalDevelopment), so plain http:// to loopback is accepted.
+ */
+export function webhookUrlProblem(raw: string, allowPrivate = allowPrivateTargets(), localHttp = isLocalDevelopment()): string | null {
   let u: URL;
   try {
     u = new URL(raw);
   } catch {
     return 'not a valid URL';
   }
-  if (u.protocol !== 'https:') return 'webhooks are delivered only to https:// URLs';
-  if (u.username || u.password) return 'credentials in the URL are not allowed';
   const host = hostOf(u);
+  if (u.protocol === 'http:' && localHttp && isLoopbackHost(host) && !u.username && !u.password) return null;
+  if (u.protocol !== 'https:') {
+    return u.protocol === 'http:' && isLoopbackHost(host)
+      ? 'webhooks are delivered only to https:// URLs; plain http:// to localhost is accepted only on a development server (BASE_URL http://localhost…), for test-mode events'
+      : 'webhooks are delivered only to https:// URLs';
+  }
+  if (u.username || u.password) return 'credentials in the URL are not allowed';
   if (!host) return 'the URL has no host';
   if (allowPrivate) return null;
   const literal = ipaddr.IPv4.isValidFourPartDecimal(host) || ipaddr.IPv6.isValid(host);
   if (literal) {
     const problem = addressProblem(host);
-    return problem ? `the address ${host} is not a public unicast address (${problem})` : null;
+    return problem ? `the address ${host} is not a public unicast address (${problem}); ${PRIVATE_TARGETS_HINT}` : null;
   }
-  if (!host.includes('.') || INTERNAL_NAME.test(host)) return `the host ${host} is not public`;
+  if (!host.includes('.') || INTERNAL_NAME.test(host)) return `the host ${host} is not public; ${PRIVATE_TARGETS_HINT}`;
   return null;
 }

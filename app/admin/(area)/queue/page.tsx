@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { getDb } from '@/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { decodeCursor } from '@/lib/domain/admin/cursor';
-import { queueCounts, reviewQueue } from '@/lib/domain/admin/queue';
+import { openingMode, queueCounts, reviewQueue } from '@/lib/domain/admin/queue';
 import { num, STATUS_LABELS } from '@/lib/domain/admin/evidence';
 import { reasonLabel } from '@/lib/domain/transitions/reasons';
 import { duration, dateTime, shortId } from '@/components/admin/format';
@@ -25,12 +25,14 @@ function summary(result: unknown): string {
 export default async function QueuePage(props: { searchParams: Promise<Q> }) {
   const actor = await requireActor();
   const q = await props.searchParams;
-  const mode = one(q.mode) === 'test' ? 'test' : 'live';
   const known = actor.workspaces.find((w) => w.workspaceId === one(q.workspace));
   const workspaceId = known?.workspaceId ?? (actor.workspaces.length === 1 ? actor.workspaces[0].workspaceId : null);
   const db = getDb();
-  const [counts, page] = await Promise.all([queueCounts(db, actor), reviewQueue(db, actor, { workspaceId, mode, after: decodeCursor(q.after) })]);
+  const counts = await queueCounts(db, actor);
   const inTab = (m: string) => counts.filter((c) => c.mode === m && (!workspaceId || c.workspaceId === workspaceId)).reduce((a, c) => a + c.n, 0);
+  // Without ?mode=, the tab with cases waiting (both counts are on the tabs).
+  const mode = openingMode(one(q.mode), { live: inTab('live'), test: inTab('test') });
+  const page = await reviewQueue(db, actor, { workspaceId, mode, after: decodeCursor(q.after) });
   const perWorkspace = new Map<string, number>();
   for (const c of counts) perWorkspace.set(c.workspaceId, (perWorkspace.get(c.workspaceId) ?? 0) + c.n);
   const href = (m: string, extra: Record<string, string> = {}) => `/admin/queue?${new URLSearchParams({ ...(workspaceId ? { workspace: workspaceId } : {}), mode: m, ...extra })}`;
