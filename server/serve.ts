@@ -77,10 +77,23 @@ const HSTS = 'max-age=31536000; includeSubDomains';
 /** Every method a path of this service may answer, for `OPTIONS *`. */
 const ALLOW = 'GET, HEAD, POST, DELETE, OPTIONS';
 
-function sendError(res: http.ServerResponse, code: ErrorCode, message: string) {
+/** The methods any path of this service answers; anything else (TRACE, CONNECT, SEARCH, PROPFIND, …) is 405. */
+const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+function sendError(res: http.ServerResponse, code: ErrorCode, message: string, headers: Record<string, string> = {}) {
   const { requestId, body } = envelope(code, message);
-  res.writeHead(HTTP_STATUS[code], { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': requestId, connection: 'close' });
+  res.writeHead(HTTP_STATUS[code], { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': requestId, connection: 'close', ...headers });
   res.end(body);
+}
+
+/**
+ * The path of a request-target: the origin form as it is, the absolute form without its scheme and authority (a
+ * query right after the authority, `http://host?x`, is the query of `/`).
+ */
+function targetPath(target: string): string {
+  if (target.startsWith('/')) return target;
+  const rest = target.replace(/^https?:\/\/[^/?#]*/i, '');
+  return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
 /**
@@ -142,6 +155,18 @@ async function main() {
     }
     const problem = targetProblem(target);
     if (problem) return sendError(res, 'BAD_REQUEST', problem);
+    // Server actions live on the admin pages only (app/admin/*-actions.ts): a Next-Action header anywhere else is
+    // refused here (Next.js answered one posted to any page with 200 and an uncaught exception).
+    if (req.headers['next-action'] !== undefined && !/^\/admin(\/|\?|$)/.test(targetPath(target))) {
+      return sendError(res, 'BAD_REQUEST', 'Server actions are served on the admin pages only.');
+    }
+    if (!SERVED_METHODS.has(req.method ?? '')) {
+      // A method no path here serves: 405 in the envelope, with what the path does allow (a /v1 route's own
+      // methods; elsewhere every method the service answers).
+      const p = targetPath(target).split('?')[0];
+      const allow = (v1?.allowed(p) ?? null)?.join(', ') ?? ALLOW;
+      return sendError(res, 'METHOD_NOT_ALLOWED', `Method ${req.method} is not allowed. Allowed: ${allow}.`, { allow });
+    }
     // Whatever a client put in these headers is replaced: only this server says what was on the wire, and
     // who sent it (the socket's peer, or what the operator's declared proxies say).
     req.headers[REQUEST_TARGET_HEADER] = target;
@@ -156,7 +181,7 @@ async function main() {
     else delete req.headers[CLIENT_ADDRESS_HEADER];
     // The absolute form names a path on this server like the origin form (the authority is not ours to follow:
     // Next answered it with a redirect to whatever host it named).
-    if (!target.startsWith('/')) req.url = target.replace(/^https?:\/\/[^/?#]*/i, '') || '/';
+    if (!target.startsWith('/')) req.url = targetPath(target);
     inflight.add(res);
     res.once('close', () => inflight.delete(res));
     if (draining) res.setHeader('connection', 'close');

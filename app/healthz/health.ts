@@ -2,7 +2,9 @@
  * Health for operators and load balancers. /healthz: the process answers HTTP. /readyz: it can do its work
  * now: the database answers within 2 s, every committed migration is applied (and no newer one: a server
  * older than its database is not ready either), the image-analysis workers have loaded their models, and the
- * server is not draining for shutdown. 200 with each check, or 503 NOT_READY with the same checks.
+ * server is not draining for shutdown. 200, or 503 NOT_READY. Each check's detail (the database's latency, the
+ * migrations applied, the analysis pool's state) only for an operator: with METRICS_TOKEN set and sent as
+ * `Authorization: Bearer <METRICS_TOKEN>`, as for /metrics; anyone else gets the status alone.
  */
 import { sql } from 'drizzle-orm';
 import journal from '@/db/migrations/meta/_journal.json';
@@ -12,6 +14,8 @@ import { isDraining } from '../../lib/core/lifecycle';
 import { analysisPool } from '../../lib/domain/media/pool';
 import { errorResponse, json } from '../../lib/api/respond';
 import { newId } from '../../lib/core/ids';
+import { env } from '../../lib/core/env';
+import { bearerMatches } from '../metrics/scrape';
 
 type Check = { ok: boolean } & Record<string, unknown>;
 
@@ -40,7 +44,9 @@ async function databaseChecks(): Promise<{ database: Check; migrations: Check }>
   }
 }
 
-export async function readyz(): Promise<Response> {
+export async function readyz(req: Request): Promise<Response> {
+  const token = env().METRICS_TOKEN;
+  const detail = !!token && bearerMatches(req.headers.get('authorization'), token);
   const { database, migrations } = await databaseChecks();
   const workers = analysisPool().health();
   const checks = {
@@ -49,7 +55,8 @@ export async function readyz(): Promise<Response> {
     migrations,
     analysis_workers: { ok: workers.ready === workers.size && workers.size > 0, ...workers },
   };
-  if (Object.values(checks).every((c) => c.ok)) return json(200, { data: { status: 'ready', checks } });
+  const ready = Object.values(checks).every((c) => c.ok);
+  if (ready) return json(200, { data: detail ? { status: 'ready', checks } : { status: 'ready' } });
   const requestId = newId('req');
-  return errorResponse(new DomainError('NOT_READY', 'The server is not ready for traffic.', { checks }, 5), requestId, { 'x-request-id': requestId });
+  return errorResponse(new DomainError('NOT_READY', 'The server is not ready for traffic.', detail ? { checks } : undefined, 5), requestId, { 'x-request-id': requestId });
 }

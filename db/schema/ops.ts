@@ -43,3 +43,15 @@ export const auditLog = pgTable(
     index('audit_log_actor_idx').on(t.actor, t.createdAt),
   ],
 );
+
+/**
+ * Failed API signatures (lib/api/signature-failures.ts), one row per counted key: `key:<public key>` and
+ * `addr:<public key> <client address>`. Written only by one `insert … on conflict do update … returning`
+ * statement, so concurrent requests on any number of server processes count exactly; a window of one minute
+ * starts at the first failure and the next failure after it starts a new one.
+ */
+export const apiSignatureFailures = pgTable('api_signature_failures', {
+  key: text('key').primaryKey(),
+  failures: integer('failures').notNull(),
+  windowStartedAt: bigint('window_started_at', { mode: 'number' }).notNull(),
+});

@@ -29,6 +29,55 @@ export const JSON_BODY_LIMIT = 64 * 1024;
 /** JSON nested deeper than this is refused before it is parsed (recursive code downstream must not overflow). */
 export const JSON_MAX_DEPTH = 64;
 
+/**
+ * How slowly a body may arrive (SECURITY.md "Failed signatures and uploads"): after a grace of 10 s, at least
+ * 16 KiB a second on average since its first byte was asked for, so a body of a declared size has a deadline
+ * proportionate to it (10 s + size / 16 KiB/s: 14 s for 64 KiB; a 10 MiB upload reaches the server's 5-minute
+ * request timeout first). A body that falls behind is cut off with 408 REQUEST_TIMEOUT and its connection closed:
+ * one byte every few seconds no longer holds a connection, a temporary file and an upload's place for minutes.
+ * Slow phone networks (EDGE is 20-30 KiB/s) stay above it.
+ */
+export const BODY_PACE = { graceMs: 10_000, minBytesPerSecond: 16 * 1024 } as const;
+
+export const tooSlow = () =>
+  new DomainError(
+    'REQUEST_TIMEOUT',
+    `The request body arrived too slowly: at least ${BODY_PACE.minBytesPerSecond / 1024} KiB/s after the first ${BODY_PACE.graceMs / 1000} s.`,
+  );
+
+/** The body's declared length, or null (chunked, or none given). */
+export function declaredLength(req: Pick<ApiRequest, 'headers'>): number | null {
+  const n = Number(req.headers.get('content-length') ?? NaN);
+  return Number.isFinite(n) && n >= 0 ? n : null;
+}
+
+/**
+ * Watches a body as it is read (`add` each chunk's bytes, `stop` at its end or failure): calls `onSlow` once when
+ * the bytes received fall behind the pace (BODY_PACE), or the declared size's deadline passes. One timer at a time,
+ * set for the moment the bytes received would fall behind, so a body that keeps up costs a timer or two.
+ */
+export function watchPace(declared: number | null, onSlow: () => void, pace: { graceMs: number; minBytesPerSecond: number } = BODY_PACE) {
+  const started = Date.now();
+  const deadline = declared === null ? Infinity : pace.graceMs + (declared / pace.minBytesPerSecond) * 1000;
+  let received = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const dueAt = () => Math.min(deadline, pace.graceMs + (received / pace.minBytesPerSecond) * 1000);
+  const check = () => {
+    timer = undefined;
+    const elapsed = Date.now() - started;
+    if (elapsed >= dueAt()) return onSlow();
+    timer = setTimeout(check, dueAt() - elapsed + 5);
+  };
+  timer = setTimeout(check, Math.min(deadline, pace.graceMs));
+  return {
+    add: (n: number) => void (received += n),
+    stop: () => {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
+
 /** 413 at once when the declared length is over the limit. */
 export function refuseDeclaredLength(req: Pick<ApiRequest, 'headers'>, limit: number) {
   const declared = Number(req.headers.get('content-length') ?? NaN);
@@ -45,22 +94,32 @@ export async function streamBody(req: ApiRequest, limit: number, onChunk: (chunk
   if (!req.body) return 0;
   const reader = req.body.getReader();
   let total = 0;
+  // Too slow: the read waiting is ended (a cancelled stream's pending read resolves as done) and the body cut off.
+  let slow = false;
+  const pace = watchPace(declaredLength(req), () => {
+    slow = true;
+    void reader.cancel(tooSlow()).catch(() => {});
+  });
   try {
     for (;;) {
       let next: ReadableStreamReadResult<Uint8Array>;
       try {
         next = await reader.read();
       } catch {
-        throw cutShort();
+        throw slow ? tooSlow() : cutShort();
       }
+      if (slow) throw tooSlow();
       if (next.done) return total;
       total += next.value.byteLength;
+      pace.add(next.value.byteLength);
       if (total > limit) throw tooLarge(limit);
       await onChunk(next.value);
     }
   } catch (e) {
-    void discardRest(reader);
+    if (!slow) void discardRest(reader);
     throw e;
+  } finally {
+    pace.stop();
   }
 }
 

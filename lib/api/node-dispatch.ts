@@ -21,8 +21,9 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { matchRoute, scanRoutes } from '../core/observability/routes';
 import { RESPONSE_TEXT, type Answer, type TextResponse } from './respond';
-import { cutShort, DISCARD_MAX_BYTES, DISCARD_MAX_MS, joinChunks, refuseDeclaredLength, tooLarge, type ApiRequest } from './body';
-import { API_ANSWER, type ApiAnswerer } from './route';
+import { cutShort, declaredLength, DISCARD_MAX_BYTES, DISCARD_MAX_MS, joinChunks, refuseDeclaredLength, tooLarge, tooSlow, watchPace, type ApiRequest } from './body';
+import { DomainError } from '../core/errors';
+import { ALLOWED_METHODS, API_ANSWER, type ApiAnswerer } from './route';
 
 type NextCtx = { params: Promise<Record<string, string | string[]>> };
 export type RouteHandler = (req: Request, ctx: NextCtx) => Promise<Response>;
@@ -53,6 +54,7 @@ export function toWebRequest(req: IncomingMessage, origin: string): Request {
  * stream attached at once would have started reading it and then held it paused, the connection stuck.
  */
 function lazyBody(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let cancelled = false;
   return new ReadableStream<Uint8Array>(
     {
       // One chunk per pull, straight from the node stream (no second web stream in between).
@@ -70,6 +72,7 @@ function lazyBody(req: IncomingMessage): ReadableStream<Uint8Array> {
             resolve();
           };
           const step = () => {
+            if (cancelled) return done();
             const chunk = req.read() as Buffer | null;
             if (chunk === null) return; // more on 'readable', or 'end'
             controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
@@ -91,8 +94,12 @@ function lazyBody(req: IncomingMessage): ReadableStream<Uint8Array> {
           req.on('close', onClose);
           step();
         }),
-      // As a cancelled node stream adapter did: the request (and its connection) is destroyed.
-      cancel: () => void req.destroy(),
+      // As a cancelled node stream adapter did: the request (and its connection) is destroyed; except for a body
+      // cut off as too slow, whose answer (408) is written first, the connection closed after it (v1Dispatcher).
+      cancel: (reason) => {
+        cancelled = true;
+        if (!(reason instanceof DomainError && reason.code === 'REQUEST_TIMEOUT')) req.destroy();
+      },
     },
     { highWaterMark: 0 },
   );
@@ -152,7 +159,14 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> 
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
+    // Too slow (lib/api/body.ts BODY_PACE): the reading stops there; the 408 is written, then the connection closed.
+    const pace = watchPace(declaredLength({ headers: new NodeHeaders(req.headers) }), () => {
+      off();
+      req.pause();
+      reject(tooSlow());
+    });
     const off = () => {
+      pace.stop();
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onFail);
@@ -160,6 +174,7 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> 
     };
     const onData = (chunk: Buffer) => {
       total += chunk.byteLength;
+      pace.add(chunk.byteLength);
       if (total <= limit) return void chunks.push(chunk);
       off();
       discardNodeRest(req);
@@ -272,7 +287,12 @@ const plainPath = (p: string) => p.length > 1 && !p.endsWith('/') && !p.includes
  * The dispatcher of the project at `root`: its /v1 route files loaded once, now. Returns a function that serves a
  * request and resolves true, or resolves false at once (nothing read, nothing written) for Next.js to serve it.
  */
-export async function v1Dispatcher(root: string, origin: string, opts: { compress: boolean }): Promise<(req: IncomingMessage, res: ServerResponse) => Promise<boolean>> {
+export type V1Dispatcher = ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) & {
+  /** The methods a path under /v1 or /api/capture supports (for a 405's Allow), or null for a path of no route. */
+  allowed: (pathname: string) => string[] | null;
+};
+
+export async function v1Dispatcher(root: string, origin: string, opts: { compress: boolean }): Promise<V1Dispatcher> {
   const compress = opts.compress ? nextCompression() : null;
   const appDir = path.join(root, 'app');
   const routes = scanRoutes(appDir).filter((r) => r.template === '/v1' || FAST_PREFIXES.some((p) => r.template.startsWith(p)));
@@ -282,7 +302,14 @@ export async function v1Dispatcher(root: string, origin: string, opts: { compres
     const mod = (await import(pathToFileURL(r.file).href)) as Record<string, unknown>;
     handlers.set(r.file, Object.fromEntries(DECLARED.filter((m) => typeof mod[m] === 'function').map((m) => [m, mod[m] as RouteHandler])));
   }
-  return async (req, res) => {
+  const allowed = (pathname: string): string[] | null => {
+    const match = matchRoute(routes, pathname);
+    const hs = match ? handlers.get(match.file) : undefined;
+    if (!hs) return null;
+    const refusing = Object.values(hs).find((h) => h && ALLOWED_METHODS in h) as { [ALLOWED_METHODS]: string[] } | undefined;
+    return refusing ? refusing[ALLOWED_METHODS] : Object.keys(hs);
+  };
+  return Object.assign(async (req: IncomingMessage, res: ServerResponse) => {
     const target = req.url ?? '/';
     if (!FAST_PREFIXES.some((p) => target.startsWith(p))) return false;
     const q = target.indexOf('?');
@@ -296,7 +323,13 @@ export async function v1Dispatcher(root: string, origin: string, opts: { compres
     if (answerer) {
       if (!URL.canParse(origin + target)) return false; // as toWebRequest: a URL the web API will not take is Next.js's
       compress?.(req, res, () => {});
-      writeAnswer(res, await answerer(new NodeApiRequest(req, origin), match.params));
+      const answer = await answerer(new NodeApiRequest(req, origin), match.params);
+      // A body cut off as too slow: its answer, then the connection closed (what is left of the body never read).
+      if (answer.status === 408 && !req.complete) {
+        answer.headers = { ...answer.headers, connection: 'close' };
+        res.once('finish', () => setTimeout(() => req.socket.destroy(), 1000).unref());
+      }
+      writeAnswer(res, answer);
       return true;
     }
     let request: Request;
@@ -309,5 +342,5 @@ export async function v1Dispatcher(root: string, origin: string, opts: { compres
     const answer = await handler(request, { params: Promise.resolve(match.params) });
     await writeWebResponse(res, answer);
     return true;
-  };
+  }, { allowed });
 }

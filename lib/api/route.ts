@@ -23,7 +23,7 @@ import type { VerificationRow } from '@/db/schema';
 import { authenticateCapture, captureRateKey, CAPTURE_RATE_LIMIT_PER_MINUTE } from '../domain/capture/auth';
 import { canonicalJson, canonicalMultipartFromHashes, requestTarget } from '../domain/auth/canonical';
 import { LIMITS } from '../domain/media/thresholds';
-import { rateLimitError, takeRateLimit, type RateLimitState } from '../domain/ratelimit';
+import { peekRateLimit, rateLimitError, takeRateLimit, type RateLimitState } from '../domain/ratelimit';
 import { DomainError, parseOrThrow, validationError } from '../core/errors';
 import { assertStorableText } from '../core/input-text';
 import { errorAnswer, errorResponse, JSON_HEADERS, toResponse, type Answer } from './respond';
@@ -31,15 +31,25 @@ import { isJsonContentType, JSON_BODY_LIMIT, parseJsonBody, readBodyLimited, typ
 import { stringifyJson } from '../core/json-raw';
 import { clientAddressOf } from '../domain/auth/client-address';
 import { multipartBoundary, readMultipart, type ParsedForm } from './multipart';
-import { recordSignatureFailure, signatureFailureWait, tooManyFailures } from './signature-failures';
+import { countSignatureFailure, releaseSignatureAttempt, reserveSignatureAttempt, tooManyFailures, type CountedFailure } from './signature-failures';
 import { notFoundInMode, signatureMismatch } from './teaching-errors';
-import { enterUpload, UPLOAD_BOUNDS, type UploadTicket } from './uploads-in-progress';
+import { enterServerSlot, enterUpload, UPLOAD_BOUNDS, type UploadTicket } from './uploads-in-progress';
 import { notePressure } from '../domain/media/pressure';
 
 /** A place among the uploads in progress; a refusal marks the workspace as pressing the analysis (lib/domain/media/pressure.ts). */
-function enterUploadOf(workspaceId: string, key: string, bound: number, scope: 'workspace' | 'verification'): UploadTicket {
+function enterUploadOf(workspaceId: string, key: string, bound: number, scope: 'workspace' | 'verification', total?: false): UploadTicket {
   try {
-    return enterUpload(key, bound, scope);
+    return enterUpload(key, bound, scope, total);
+  } catch (e) {
+    notePressure(workspaceId);
+    throw e;
+  }
+}
+
+/** One of the server's places, for an upload whose signature is proven (uploads-in-progress.ts). */
+function enterUploadServerSlot(workspaceId: string): UploadTicket {
+  try {
+    return enterServerSlot();
   } catch (e) {
     notePressure(workspaceId);
     throw e;
@@ -124,9 +134,18 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
     // One object for the whole request: the answer's headers, the rate limit's added as it is taken.
     const headers: Record<string, string> = { ...JSON_HEADERS, 'x-request-id': requestId };
     let ticket: UploadTicket | undefined;
+    let serverTicket: UploadTicket | undefined;
     let form: ParsedForm | undefined;
+    // An upload's failed signature, counted before its body: kept unless the signature is proven or the upload is
+    // refused before its body (signature-failures.ts).
+    let reservation: CountedFailure | undefined;
+    let bodyStarted = false;
     try {
       const db = getDb();
+      // docs/api.md: a GET carries no body. One sent anyway (chunked, or with a length) is refused, not ignored.
+      if ((req.method === 'GET' || req.method === 'HEAD') && mayHaveBody(req)) {
+        throw new DomainError('BAD_REQUEST', 'A GET request carries no body.');
+      }
 
       // 1. Who is asking, and may they be heard now: headers only, the body untouched.
       let auth: AuthResult | undefined;
@@ -149,20 +168,13 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
         if ('auth' in who) auth = who.auth;
         else pending = who.pending;
         const workspace = auth?.workspace ?? pending!.workspace;
-        // A key and address whose signatures keep failing: an upload is refused before its body; a request that
-        // can be checked cheaply is checked first, and only a wrong signature is refused (signature-failures.ts).
-        const wait = pending ? signatureFailureWait(workspace.apiKey, address) : 0;
-        if (wait > 0) {
-          if (opts.multipart) throw tooManyFailures(wait);
-          rawBody = await readBodyLimited(req, JSON_BODY_LIMIT);
-          try {
-            auth = verifySignature(pending!, canonicalJson(req.method, requestTarget(req), rawBody));
-          } catch {
-            throw tooManyFailures(wait);
-          }
-        }
-        if (opts.multipart) ticket = enterUploadOf(workspace.id, `ws:${workspace.id}`, UPLOAD_BOUNDS.perApiKey, 'workspace');
-        await limitBy(db, headers, `ws:${workspace.id}`, workspace.rateLimitPerMinute);
+        if (opts.multipart) ticket = enterUploadOf(workspace.id, `ws:${workspace.id}`, UPLOAD_BOUNDS.perApiKey, 'workspace', pending ? false : undefined);
+        // A request still to prove its signature spends nothing of the workspace's limit before it does (step 3);
+        // an upload's failure is counted now, before its body, and given back once the signature is proven.
+        if (pending && opts.multipart) reservation = await reserveSignatureAttempt(db, workspace.apiKey, address);
+        if (!pending) await limitBy(db, headers, `ws:${workspace.id}`, workspace.rateLimitPerMinute);
+        // A body to read first: a workspace already over its limit is refused before it, unread.
+        else if (req.method !== 'GET' && req.method !== 'HEAD') await limitBy(db, headers, `ws:${workspace.id}`, workspace.rateLimitPerMinute, undefined, true);
       }
 
       // 2. The body, with its limits enforced while it streams (files spooled to disk, hashed on the way).
@@ -176,14 +188,23 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
             fields: { body: ['The Content-Type has no valid boundary parameter.'] },
           });
         }
+        bodyStarted = true;
         form = await readMultipart(req, contentType!, MEDIA_FORM_LIMITS, MULTIPART_BODY_LIMIT);
-      } else {
-        rawBody ??= await readBodyLimited(req, JSON_BODY_LIMIT);
+      } else if (!rawBody) {
+        try {
+          rawBody = await readBodyLimited(req, JSON_BODY_LIMIT);
+        } catch (e) {
+          // A body abandoned or cut off as too slow, its signature unproven: counted as a failed signature.
+          if (pending && e instanceof DomainError && (e.code === 'REQUEST_TIMEOUT' || e.code === 'BAD_REQUEST')) {
+            await countSignatureFailure(db, pending.workspace.apiKey, address);
+          }
+          throw e;
+        }
       }
       rawBody ??= new Uint8Array(0);
 
-      // 3. The signature over the canonical request. A failure spends its request of the rate limit (it is not
-      // given back) and counts against its key and address.
+      // 3. The signature over the canonical request. A failure is counted against its key and address (never
+      // against the workspace's rate limit, which only a proven signature spends).
       if (pending && !auth) {
         const target = requestTarget(req);
         try {
@@ -195,13 +216,22 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
           );
         } catch (e) {
           if (e instanceof DomainError && e.code === 'INVALID_SIGNATURE') {
-            recordSignatureFailure(pending.workspace.apiKey, address);
+            const counted = reservation ?? (await countSignatureFailure(db, pending.workspace.apiKey, address));
+            reservation = undefined; // counted: kept
+            if (counted.over) throw tooManyFailures(counted.wait);
             // What the server signed, to compare with what the caller signed (teaching-errors.ts).
             const parts = form ? { fields: form.fields, fileHashes: form.files.map((f) => f.sha256) } : { body: rawBody };
             throw signatureMismatch({ method: req.method, target, timestamp: pending.timestamp, ...parts });
           }
           throw e;
         }
+        if (reservation) {
+          const proven = reservation;
+          reservation = undefined;
+          await releaseSignatureAttempt(db, proven);
+        }
+        await limitBy(db, headers, `ws:${pending.workspace.id}`, pending.workspace.rateLimitPerMinute);
+        if (opts.multipart) serverTicket = enterUploadServerSlot(pending.workspace.id);
       }
 
       let params: z.infer<PS> = rawParams as z.infer<PS>;
@@ -239,9 +269,18 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
       return errorAnswer(err, requestId, headers);
     } finally {
       await form?.dispose();
+      serverTicket?.release();
       ticket?.release();
+      // Refused before its body: no failure. Otherwise (a wrong signature, a body abandoned, too slow or refused)
+      // the upload's count stays.
+      if (reservation && !bodyStarted) await releaseSignatureAttempt(getDb(), reservation).catch(() => {});
     }
   }
+}
+
+/** Whether the request says it has a body (a length above 0, or chunked). */
+function mayHaveBody(req: ApiRequest): boolean {
+  return req.headers.get('transfer-encoding') !== null || Number(req.headers.get('content-length') ?? 0) > 0;
 }
 
 /** The query of a request-target as an object of strings; a parameter given twice is VALIDATION_ERROR. */
@@ -258,9 +297,12 @@ export function queryParameters(target: string): Record<string, string> {
   return out;
 }
 
-/** Takes one request of `key`'s rate limit; docs/api.md: every response carries its state (set on `headers`). */
-async function limitBy(db: Db, headers: Record<string, string>, key: string, perMinute: number, scope?: string) {
-  const limit: RateLimitState = await takeRateLimit(db, key, perMinute, Date.now());
+/**
+ * Takes one request of `key`'s rate limit (or, with `peek`, only looks whether one is left); docs/api.md: every
+ * response carries its state (set on `headers`).
+ */
+async function limitBy(db: Db, headers: Record<string, string>, key: string, perMinute: number, scope?: string, peek = false) {
+  const limit: RateLimitState = await (peek ? peekRateLimit : takeRateLimit)(db, key, perMinute, Date.now());
   headers['x-ratelimit-limit'] = String(limit.limit);
   headers['x-ratelimit-remaining'] = String(limit.remaining);
   headers['x-ratelimit-reset'] = String(limit.resetAt);
@@ -269,16 +311,19 @@ async function limitBy(db: Db, headers: Record<string, string>, key: string, per
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** On a `methodNotAllowed` handler: the methods its path does support (the custom server's 405 for other methods). */
+export const ALLOWED_METHODS = Symbol.for('open-verify.allowed-methods');
+
 /** Handlers for the methods a path does not support: 405 in the error envelope, with Allow. */
 export function methodNotAllowed(...allowed: Method[]) {
-  const handler = async () => {
+  const handler = Object.assign(async () => {
     const requestId = newId('req');
     return errorResponse(
       new DomainError('METHOD_NOT_ALLOWED', `Method not allowed. Allowed: ${allowed.join(', ')}.`, { allowed }),
       requestId,
       { 'x-request-id': requestId, allow: allowed.join(', ') },
     );
-  };
+  }, { [ALLOWED_METHODS]: allowed });
   return { GET: handler, POST: handler, PUT: handler, PATCH: handler, DELETE: handler };
 }
 

@@ -1,58 +1,98 @@
 /**
- * Failed signatures, counted per API key and client address (docs/api.md "Authentication"). The public key is
- * no secret (every webhook carries it as X-Auth-Client), so anyone can send requests that name it; what they
- * cannot do is sign them. A key and address whose signatures failed `MAX_FAILURES` times in the last minute is
- * refused with 429 RATE_LIMIT before its next bodies are read, until the oldest failure leaves the minute.
- * A request whose signature can be checked cheaply (no body, or JSON of at most 64 KiB) is checked first and
- * served when it is right, so a correctly signed request is refused only by the workspace's rate limit; an
- * upload's signature needs its whole body, so an upload from a key and address over the count waits.
+ * Failed signatures (docs/api.md "Authentication", SECURITY.md "Failed signatures and uploads"). The public key
+ * is no secret (every webhook carries it as X-Auth-Client), so anyone can send requests that name it; what they
+ * cannot do is sign them. Such requests never spend the workspace's rate limit (lib/api/route.ts takes it only
+ * once the signature is proven); they have their own bounds, per key and address (`MAX_FAILURES`, 10 a minute)
+ * and per key (`MAX_KEY_FAILURES`, 100 a minute), counted in Postgres so that every server process sees one
+ * count.
  *
- * Per server process, in memory on globalThis (every route bundle shares it), bounded in size: each failure
- * also spends one request of the workspace's own rate limit (Postgres, shared by every process).
+ * Counted atomically: one `insert … on conflict do update … returning` statement adds a failure to both counts
+ * and returns them, so N concurrent wrong signatures get exactly the first 10 answered 401 and the rest 429,
+ * whatever their timing. A request whose signature can be checked cheaply (no body, or JSON of at most 64 KiB)
+ * is checked first and counted only when it is wrong, so a correctly signed request is never refused by these
+ * bounds. An upload's signature needs its whole body: its failure is counted before the body is read (a
+ * reservation, `reserveSignatureAttempt`), given back when the signature is proven or the upload is refused
+ * before its body, and kept otherwise: a wrong signature, a body abandoned, cut off as too slow or refused.
  */
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '@/db/client';
+import { apiSignatureFailures } from '@/db/schema';
 import { DomainError } from '../core/errors';
+import { metrics } from '../core/observability/metrics';
 
+/** Failed signatures a minute per API key and client address. */
 export const MAX_FAILURES = 10;
+/** Failed signatures a minute per API key, from every address together. */
+export const MAX_KEY_FAILURES = 100;
 const WINDOW_MS = 60_000;
-/** Keys and addresses tracked at once; the oldest are forgotten first. */
-const MAX_TRACKED = 50_000;
 
-const g = globalThis as unknown as { __ovSignatureFailures?: Map<string, number[]> };
-const failures = (): Map<string, number[]> => (g.__ovSignatureFailures ??= new Map());
-const keyOf = (apiKey: string, address: string) => `${apiKey}\u0000${address}`;
+export type CountedFailure = {
+  /** Over a bound once this failure is counted (this one included). */
+  over: boolean;
+  /** Seconds until the bound that is over lets the next one through (at least 1), 0 when under. */
+  wait: number;
+  /** The rows counted and their windows: what `releaseSignatureAttempt` takes back. */
+  rows: { key: string; windowStartedAt: number }[];
+};
 
-/** The failures of the last minute for this key and address, pruned. */
-function recent(apiKey: string, address: string, now: number): number[] {
-  const k = keyOf(apiKey, address);
-  const list = failures().get(k);
-  if (!list) return [];
-  const kept = list.filter((t) => t > now - WINDOW_MS);
-  if (kept.length === 0) failures().delete(k);
-  else if (kept.length !== list.length) failures().set(k, kept);
-  return kept;
+const keysOf = (apiKey: string, address: string) => ({ key: `key:${apiKey}`, addr: `addr:${apiKey} ${address}` });
+
+/** Adds one failure to the key's and the key-and-address's counts, in one statement, and says whether either is over. */
+export async function countSignatureFailure(db: DbOrTx, apiKey: string, address: string, now = Date.now()): Promise<CountedFailure> {
+  const { key, addr } = keysOf(apiKey, address);
+  const stale = now - WINDOW_MS;
+  const rows = await db.execute<{ key: string; failures: number; window_started_at: string }>(sql`
+    insert into ${apiSignatureFailures} as f (key, failures, window_started_at)
+    values (${key}, 1, ${now}::bigint), (${addr}, 1, ${now}::bigint)
+    on conflict (key) do update set
+      failures = case when f.window_started_at <= ${stale}::bigint then 1 else f.failures + 1 end,
+      window_started_at = case when f.window_started_at <= ${stale}::bigint then ${now}::bigint else f.window_started_at end
+    returning key, failures, window_started_at`);
+  let wait = 0;
+  for (const r of rows) {
+    const bound = r.key === key ? MAX_KEY_FAILURES : MAX_FAILURES;
+    if (Number(r.failures) > bound) wait = Math.max(wait, Math.max(1, Math.ceil((Number(r.window_started_at) + WINDOW_MS - now) / 1000)));
+  }
+  await pruneNowAndThen(db, now);
+  return { over: wait > 0, wait, rows: rows.map((r) => ({ key: r.key, windowStartedAt: Number(r.window_started_at) })) };
 }
 
-export function recordSignatureFailure(apiKey: string, address: string, now = Date.now()): void {
-  const m = failures();
-  const k = keyOf(apiKey, address);
-  const list = recent(apiKey, address, now);
-  list.push(now);
-  m.delete(k); // re-inserted: the map's order is the order of last failure
-  m.set(k, list.slice(-MAX_FAILURES));
-  if (m.size > MAX_TRACKED) m.delete(m.keys().next().value!);
+/**
+ * An upload's place in the counts before its body is read: counted as a failure now, 429 at once when that puts
+ * the key or the key and address over a bound (the body is then never read, and the count is given back: the
+ * refusal itself is no failure).
+ */
+export async function reserveSignatureAttempt(db: DbOrTx, apiKey: string, address: string): Promise<CountedFailure> {
+  const counted = await countSignatureFailure(db, apiKey, address);
+  if (counted.over) {
+    await releaseSignatureAttempt(db, counted);
+    throw tooManyFailures(counted.wait);
+  }
+  return counted;
 }
 
-/** Seconds until this key and address may be heard again (at least 1), or 0 when it is under the count. */
-export function signatureFailureWait(apiKey: string, address: string, now = Date.now()): number {
-  const list = recent(apiKey, address, now);
-  if (list.length < MAX_FAILURES) return 0;
-  return Math.max(1, Math.ceil((list[list.length - MAX_FAILURES] + WINDOW_MS - now) / 1000));
+/** Gives back a counted failure (the signature was proven), in the windows it was counted in. */
+export async function releaseSignatureAttempt(db: DbOrTx, counted: CountedFailure): Promise<void> {
+  const [a, b] = counted.rows;
+  await db.execute(sql`
+    update ${apiSignatureFailures} set failures = failures - 1
+    where failures > 0 and ((key = ${a.key} and window_started_at = ${a.windowStartedAt}::bigint)
+      or (key = ${b.key} and window_started_at = ${b.windowStartedAt}::bigint))`);
+}
+
+const g = globalThis as unknown as { __ovSignatureFailuresPruned?: number };
+/** Rows whose window ended long ago are deleted, by each process at most once a minute. */
+async function pruneNowAndThen(db: DbOrTx, now: number) {
+  if ((g.__ovSignatureFailuresPruned ?? 0) > now - WINDOW_MS) return;
+  g.__ovSignatureFailuresPruned = now;
+  await db.execute(sql`delete from ${apiSignatureFailures} where window_started_at < ${now - 10 * WINDOW_MS}::bigint`);
 }
 
 export function tooManyFailures(seconds: number): DomainError {
+  metrics().rateLimitRefusals.inc({ scope: 'failed_signatures' });
   return new DomainError(
     'RATE_LIMIT',
-    `Too many requests with a wrong signature from this address: at most ${MAX_FAILURES} a minute. Retry after ${seconds} s.`,
+    `Too many requests with a wrong signature for this key from this address: at most ${MAX_FAILURES} a minute (${MAX_KEY_FAILURES} from all addresses). Retry after ${seconds} s.`,
     { limit: MAX_FAILURES, retry_after: seconds, scope: 'failed_signatures' },
     seconds,
   );

@@ -2,8 +2,9 @@
  * What a known public key can make the server do (docs/api.md "Authentication", "Media and submit"), through the
  * route handlers with real Requests whose bodies record what was pulled from them, so "not read" is observed:
  *  - uploads in progress are bounded per API key, per capture link and in all: the excess is 503
- *    ANALYSIS_QUEUE_FULL with Retry-After, before a byte of its body is read;
- *  - a failed signature spends its request of the workspace's rate limit (it is not given back);
+ *    ANALYSIS_QUEUE_FULL with Retry-After, before a byte of its body is read; the server's places are taken
+ *    only by uploads whose signature is proven (or a capture link's), so unsigned ones never hold them;
+ *  - a failed signature spends nothing of the workspace's rate limit;
  *  - failed signatures are counted per key and client address: past 10 a minute an upload from there is 429
  *    RATE_LIMIT before its body, while a correctly signed JSON or bodyless request from there is still served,
  *    and another address is not affected.
@@ -20,7 +21,9 @@ import { signJsonRequest } from '@/lib/domain/auth/sign';
 import { markRequestTargetTrusted } from '@/lib/domain/auth/canonical';
 import { CLIENT_ADDRESS_HEADER } from '../domain/auth/client-address';
 import { MAX_FAILURES } from './signature-failures';
-import { UPLOAD_BOUNDS, uploadsInProgress } from './uploads-in-progress';
+import { enterServerSlot, UPLOAD_BOUNDS, uploadsInProgress } from './uploads-in-progress';
+import { consentedVerification, upload as signedUpload } from '@/test/helpers/upload';
+import * as I from '@/test/helpers/images';
 import { isPressing } from '@/lib/domain/media/pressure';
 
 /**
@@ -116,32 +119,48 @@ describe('what a known public key can make the server do', () => {
     expect(extra.seen.pulled).toBe(0);
     expect(isPressing(w.workspace.id)).toBe(true);
 
-    // The server's bound: enough workspaces to fill it, then one more upload from yet another.
+    // The server's bound: its places held (as signed uploads being analysed hold them), then one more signed upload.
     const fill = UPLOAD_BOUNDS.total - UPLOAD_BOUNDS.perCaptureLink;
-    const workspaces = await Promise.all(Array.from({ length: Math.ceil(fill / UPLOAD_BOUNDS.perApiKey) }, () => makeWorkspace({ rate_limit_per_minute: 100_000 })));
-    const many = Array.from({ length: fill }, () => heldBody());
-    const manyInProgress = many.map((b, i) => upload(`10.2.0.${i}`, b.stream, workspaces[Math.floor(i / UPLOAD_BOUNDS.perApiKey)].apiKey));
-    await until(() => many.every((b) => b.seen.pulled >= 2));
+    const held = Array.from({ length: fill }, () => enterServerSlot());
     expect(uploadsInProgress()).toBe(UPLOAD_BOUNDS.total);
     const late = await makeWorkspace({ rate_limit_per_minute: 100_000 });
-    const lateBody = heldBody();
-    const full = await upload('10.2.1.1', lateBody.stream, late.apiKey);
-    const fullBody = await full.json();
-    expect([full.status, fullBody.error.code, fullBody.error.details.scope]).toEqual([503, 'ANALYSIS_QUEUE_FULL', 'server']);
-    expect(lateBody.seen.pulled).toBe(0);
-    for (const b of [...link, ...many]) b.finish();
-    await Promise.all([...linkInProgress, ...manyInProgress]);
+    const lateId = await consentedVerification(late);
+    const full = await signedUpload(late, late.testSecret, lateId, { type: 'selfie' }, await I.cameraFrame());
+    expect([full.status, full.json.error.code, full.json.error.details.scope]).toEqual([503, 'ANALYSIS_QUEUE_FULL', 'server']);
+    // An unsigned upload takes none of the server's places: it is read (and refused for its truncated body).
+    const unsigned = heldBody();
+    const unsignedAnswer = upload('10.2.1.2', unsigned.stream, late.apiKey);
+    await until(() => unsigned.seen.pulled >= 2);
+    unsigned.finish();
+    expect((await unsignedAnswer).status).toBe(422);
+    for (const t of held) t.release();
+    for (const b of link) b.finish();
+    await Promise.all(linkInProgress);
     expect(uploadsInProgress()).toBe(0);
   });
 
-  it('a failed signature spends its request of the rate limit: it is not given back', async () => {
+  it('a failed signature spends nothing of the rate limit: the owner keeps all of it', async () => {
     const limited = await makeWorkspace({ rate_limit_per_minute: 3 });
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 5; i++) {
       const r = await call(getConsent, { path: '/v1/consent', apiKey: limited.apiKey, signature: 'f'.repeat(64), headers: { [CLIENT_ADDRESS_HEADER]: `10.3.0.${i}` } });
       expect(r.json.error.code).toBe('INVALID_SIGNATURE');
     }
     const ok = await call(getConsent, { path: '/v1/consent', apiKey: limited.apiKey, secret: limited.testSecret, headers: { [CLIENT_ADDRESS_HEADER]: '10.3.1.1' } });
-    expect([ok.status, ok.json.error.code]).toEqual([429, 'RATE_LIMIT']);
+    expect([ok.status, ok.headers.get('x-ratelimit-remaining')]).toEqual([200, '2']);
+  });
+
+  it(`${MAX_FAILURES + 60} wrong signatures at once from one address: exactly ${MAX_FAILURES} answered 401, the rest 429; the owner's signed requests keep the full limit`, async () => {
+    const owner = await makeWorkspace({ rate_limit_per_minute: 60 });
+    const from = '10.5.0.1';
+    const wrong = await Promise.all(
+      Array.from({ length: MAX_FAILURES + 60 }, () =>
+        call(getConsent, { path: '/v1/consent', apiKey: owner.apiKey, signature: 'e'.repeat(64), headers: { [CLIENT_ADDRESS_HEADER]: from } }),
+      ),
+    );
+    const statuses = wrong.map((r) => r.status).sort();
+    expect(statuses).toEqual([...Array(MAX_FAILURES).fill(401), ...Array(60).fill(429)]);
+    const got = await call(getConsent, { path: '/v1/consent', apiKey: owner.apiKey, secret: owner.testSecret, headers: { [CLIENT_ADDRESS_HEADER]: '10.5.0.2' } });
+    expect([got.status, got.headers.get('x-ratelimit-remaining')]).toEqual([200, '59']);
   });
 
   it(`failed signatures, per key and address: past ${MAX_FAILURES} a minute an upload is 429 before its body; a right signature is still served`, async () => {

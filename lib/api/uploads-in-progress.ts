@@ -1,12 +1,13 @@
 /**
- * Uploads in progress, bounded per key and per server process (docs/api.md "Media and submit"). An upload is in
- * progress from the moment its headers are accepted until its answer is ready: its body being spooled, its
- * signature checked, its image analysed and stored. Past a bound the upload is refused at once, before a byte of
- * its body is read, with 503 ANALYSIS_QUEUE_FULL and a Retry-After (the answer of a full analysis queue: for
- * the client it is the same condition, "too much of yours is being worked on; send it again shortly").
- *
- * The key is the API key (`ws:<workspace>`) for /v1 and the capture link (`link:<verification>`) for the hosted
- * page: anyone who knows a workspace's public key can hold that key's few places, never the server's.
+ * Uploads in progress, bounded per key and per server process (docs/api.md "Media and submit"). Two kinds of
+ * place, taken before a byte of the body is read and refused at once past their bound with 503
+ * ANALYSIS_QUEUE_FULL and a Retry-After (the answer of a full analysis queue: for the client it is the same
+ * condition, "too much of yours is being worked on; send it again shortly"):
+ *  - a key's places (`ws:<workspace>` for /v1, `link:<verification>` for the hosted page): from the moment the
+ *    headers are accepted until the answer is ready, body in flight included;
+ *  - the server's places, taken only by an upload that has proven who sent it: a /v1 upload once its signature
+ *    is checked (its body is then spooled), a capture link's at once (its token is its proof). So uploads that
+ *    have not proven a signature, however slow, hold only their own key's places, never the server's.
  * In process memory on globalThis (every route bundle shares it): it bounds this process's own work.
  */
 import { DomainError } from '../core/errors';
@@ -26,25 +27,27 @@ const state = (): State => (g.__ovUploadsInProgress ??= { byKey: new Map(), tota
 
 export type UploadTicket = { release: () => void };
 
+function queueFull(scope: string): DomainError {
+  const seconds = Math.min(30, Math.max(1, Math.ceil(state().avgMs / 1000)));
+  return new DomainError(
+    'ANALYSIS_QUEUE_FULL',
+    `Too many uploads are in progress for ${scope === 'server' ? 'the server' : `this ${scope}`}. Retry after ${seconds} s.`,
+    { scope, retry_after: seconds },
+    seconds,
+  );
+}
+
 /**
- * Takes a place for an upload of `key`, or throws 503 ANALYSIS_QUEUE_FULL (`details.scope`: `scope` when the key
- * has all its places, `server` when the process has). `release()` gives the place back (once).
+ * Takes a place for an upload of `key`, and one of the server's unless `total` is false (a /v1 upload takes that
+ * later, `enterServerSlot`), or throws 503 ANALYSIS_QUEUE_FULL (`details.scope`: `scope` when the key has all its
+ * places, `server` when the process has). `release()` gives the places back (once).
  */
-export function enterUpload(key: string, perKey: number, scope: 'workspace' | 'verification', total: number = UPLOAD_BOUNDS.total): UploadTicket {
+export function enterUpload(key: string, perKey: number, scope: 'workspace' | 'verification', total: number | false = UPLOAD_BOUNDS.total): UploadTicket {
   const s = state();
   const mine = s.byKey.get(key) ?? 0;
-  const full = mine >= perKey ? scope : s.total >= total ? 'server' : null;
-  if (full) {
-    const seconds = Math.min(30, Math.max(1, Math.ceil(s.avgMs / 1000)));
-    throw new DomainError(
-      'ANALYSIS_QUEUE_FULL',
-      `Too many uploads are in progress for ${full === 'server' ? 'the server' : `this ${full}`}. Retry after ${seconds} s.`,
-      { scope: full, retry_after: seconds },
-      seconds,
-    );
-  }
+  if (mine >= perKey) throw queueFull(scope);
+  const server = total === false ? null : enterServerSlot(total);
   s.byKey.set(key, mine + 1);
-  s.total++;
   const started = performance.now();
   let released = false;
   return {
@@ -54,13 +57,28 @@ export function enterUpload(key: string, perKey: number, scope: 'workspace' | 'v
       const left = (s.byKey.get(key) ?? 1) - 1;
       if (left <= 0) s.byKey.delete(key);
       else s.byKey.set(key, left);
-      s.total--;
+      server?.release();
       s.avgMs = 0.8 * s.avgMs + 0.2 * (performance.now() - started);
     },
   };
 }
 
-/** For tests and /readyz-style looks: uploads in progress, in all and for a key. */
+/** One of the server's places, or 503 ANALYSIS_QUEUE_FULL with `details.scope` `server`. */
+export function enterServerSlot(total: number = UPLOAD_BOUNDS.total): UploadTicket {
+  const s = state();
+  if (s.total >= total) throw queueFull('server');
+  s.total++;
+  let released = false;
+  return {
+    release: () => {
+      if (released) return;
+      released = true;
+      s.total--;
+    },
+  };
+}
+
+/** For tests and /readyz-style looks: the server's places taken, or a key's. */
 export function uploadsInProgress(key?: string): number {
   const s = state();
   return key === undefined ? s.total : (s.byKey.get(key) ?? 0);

@@ -98,6 +98,10 @@ export type Misbehaviour = {
   omitElement?: boolean;
   /** Disclose this element in place of the one asked (a wallet's ISO 18013-5 7.2.5 substitute, or a wrong one). */
   answerWith?: string;
+  /** Change a byte of the signed MSO (a digest of another element) after the issuer signed it, keeping its signature. */
+  alterMso?: boolean;
+  /** Sign the MSO again with another key (not the signer certificate's), keeping the certificate. */
+  resignMso?: boolean;
 };
 
 /** What a wallet answered: the DigitalCredential's data, and (for a second verifier) the plain DeviceResponse and transcript. */
@@ -142,6 +146,7 @@ export async function walletRespond(credential: Credential, protocol: WalletProt
   );
   let deviceResponse = response.encode();
   if (bad.tamperValue) deviceResponse = tamper(deviceResponse, element);
+  if (bad.alterMso || bad.resignMso) deviceResponse = await reworkIssuerAuth(deviceResponse, element, bad);
   const transcriptBytes = transcript.encode();
 
   if (protocol === 'openid4vp-v1-unsigned') {
@@ -167,6 +172,36 @@ function tamper(deviceResponse: Uint8Array, element: string): Uint8Array {
     if (item.get('elementIdentifier') !== element) continue;
     item.set('elementValue', !item.get('elementValue'));
     ns[i] = DataItem.fromBuffer(cborEncode(item));
+  }
+  return cborEncode(raw);
+}
+
+/**
+ * The issuer's COSE_Sign1 over the MSO, reworked as a forger would: a byte of the payload changed in place (a
+ * digest of an element other than the one disclosed, so the CBOR stays well-formed), and/or the signature made
+ * again with a key of our own over the Sig_structure (RFC 9052 4.4), the signer's certificate left in x5chain.
+ */
+async function reworkIssuerAuth(deviceResponse: Uint8Array, disclosed: string, bad: Misbehaviour): Promise<Uint8Array> {
+  const raw = cborDecode(deviceResponse, { unwrapTopLevelDataItem: false } as never) as Map<string, unknown>;
+  const issuerSigned = (raw.get('documents') as Map<string, unknown>[])[0].get('issuerSigned') as Map<string, unknown>;
+  const issuerAuth = issuerSigned.get('issuerAuth') as unknown[];
+  const [protectedHeader, , payload] = issuerAuth as [Uint8Array, unknown, Uint8Array, Uint8Array];
+  const bytes = new Uint8Array(payload);
+  if (bad.alterMso) {
+    const mso = cborDecode((cborDecode(bytes, { unwrapTopLevelDataItem: false } as never) as InstanceType<typeof DataItem>).buffer, { unwrapTopLevelDataItem: false } as never) as Map<string, unknown>;
+    const digests = (mso.get('valueDigests') as Map<string, Map<number, Uint8Array>>).get(MDL_NAMESPACE)!;
+    const ns = (issuerSigned.get('nameSpaces') as Map<string, InstanceType<typeof DataItem>[]>).get(MDL_NAMESPACE)!;
+    const disclosedId = ns.map((di) => cborDecode(di.buffer, { unwrapTopLevelDataItem: false } as never) as Map<string, unknown>).find((i) => i.get('elementIdentifier') === disclosed)?.get('digestID');
+    const other = [...digests.entries()].find(([id]) => id !== disclosedId)![1];
+    const at = Buffer.from(bytes).indexOf(Buffer.from(other));
+    if (at < 0) throw new Error('the digest was not found in the MSO bytes');
+    bytes[at] ^= 0xff;
+  }
+  issuerAuth[2] = bytes;
+  if (bad.resignMso) {
+    const forger = (await crypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const toBeSigned = cborEncode(['Signature1', protectedHeader, new Uint8Array(0), bytes]);
+    issuerAuth[3] = new Uint8Array(await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, forger.privateKey, toBeSigned as BufferSource));
   }
   return cborEncode(raw);
 }

@@ -174,6 +174,45 @@ describe('admin area: form posts, client addresses, logs', () => {
     expect(out).not.toContain(markers.search);
   });
 
+  it('concurrent guesses cannot race past the sign-in lock: of 20 at once, 5 are checked; the right password sent once the lock is reached does not sign in', { timeout: 300_000 }, async () => {
+    const url = JSON.parse(fs.readFileSync(path.join(svc.dataDir, 'server.json'), 'utf8')).databaseUrl as string;
+    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    const checked = async (email: string) => {
+      const [r] = await sql<{ failed: number; signed: number }[]>`
+        select count(*) filter (where action = 'admin.sign_in_failed')::int as failed,
+               count(*) filter (where action = 'admin.signed_in')::int as signed
+        from audit_log where data->>'email' = ${email} or (action = 'admin.signed_in' and actor in (select 'admin:' || id from admin_users where email = ${email}))`;
+      return r;
+    };
+    try {
+      // Each guess from its own address (through the trusted proxy 127.0.0.2), so only the account's lock is involved.
+      const guess = (email: string, password: string, i: number) => signIn(email, password, { origin, 'x-forwarded-for': `10.0.9.${i}` }, '127.0.0.2');
+      const a = { email: `race-a-${crypto.randomBytes(4).toString('hex')}@example.com`, password: 'the right one, for a' };
+      svc.ops('admin:create', '--email', a.email, '--password', a.password);
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => guess(a.email, `wrong guess ${i}`, i)));
+      expect(answers.every((r) => cookiesOf(r) === '')).toBe(true);
+      expect(await checked(a.email)).toEqual({ failed: 5, signed: 0 });
+
+      // 19 wrong guesses at once, then the right one while they are in flight, once the account's count has reached
+      // the limit: it is refused unchecked, and still only 5 were checked.
+      const b = { email: `race-b-${crypto.randomBytes(4).toString('hex')}@example.com`, password: 'the right one, for b' };
+      svc.ops('admin:create', '--email', b.email, '--password', b.password);
+      const wrong = Array.from({ length: 19 }, (_, i) => guess(b.email, `wrong guess ${i}`, i));
+      for (const end = Date.now() + 30_000; ; ) {
+        const [row] = await sql<{ failures: number }[]>`select failures from admin_sign_in_throttle where key = ${`account:${b.email}`}`;
+        if (row && row.failures >= 5) break;
+        if (Date.now() > end) throw new Error('the guesses were never counted');
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      const right = await guess(b.email, b.password, 99);
+      await Promise.all(wrong);
+      expect(cookiesOf(right)).toBe('');
+      expect(await checked(b.email)).toEqual({ failed: 5, signed: 0 });
+    } finally {
+      await sql.end();
+    }
+  });
+
   it('the sign-in lock follows the connection’s address, not X-Forwarded-For; a trusted proxy’s X-Forwarded-For is believed', { timeout: 300_000 }, async () => {
     // 20 failures "from 10.0.0.60" (each on another account, so no account lock is involved).
     for (let i = 0; i < 20; i++) {

@@ -43,10 +43,14 @@ describe('no orphan server', () => {
   }, 240_000);
 });
 
+/** The operator's token: /readyz shows each check only to a request bearing it. */
+const METRICS = 'lifecycle-metrics-token';
+const operator = { authorization: `Bearer ${METRICS}` };
+
 describe('health, readiness and graceful shutdown', () => {
   let svc: Service;
   beforeAll(async () => {
-    svc = await startService({ PIPELINE_LEASE_MS: '600000', SHUTDOWN_GRACE_MS: '60000' });
+    svc = await startService({ PIPELINE_LEASE_MS: '600000', SHUTDOWN_GRACE_MS: '60000', METRICS_TOKEN: METRICS });
   }, 120_000);
   afterAll(() => svc?.cleanup());
 
@@ -56,10 +60,10 @@ describe('health, readiness and graceful shutdown', () => {
 
   const databaseUrl = () => JSON.parse(fs.readFileSync(path.join(svc.dataDir, 'server.json'), 'utf8')).databaseUrl as string;
 
-  it('GET /healthz: 200 while the process serves; GET /readyz: 200 with each check', async () => {
+  it('GET /healthz: 200 while the process serves; GET /readyz: 200 with each check (for the operator)', async () => {
     const h = await raw(svc.server.base, 'GET', '/healthz');
     expect([h.status, h.json]).toEqual([200, { data: { status: 'ok' } }]);
-    const r = await raw(svc.server.base, 'GET', '/readyz');
+    const r = await raw(svc.server.base, 'GET', '/readyz', operator);
     expect(r.status).toBe(200);
     expect(r.json.data.checks).toMatchObject({
       draining: { ok: true },
@@ -73,7 +77,7 @@ describe('health, readiness and graceful shutdown', () => {
     const sql = postgres(databaseUrl(), { max: 1, onnotice: () => {} });
     try {
       await sql`insert into drizzle.__drizzle_migrations (hash, created_at) values ('from-a-newer-release', 99999999999999)`;
-      const r = await raw(svc.server.base, 'GET', '/readyz');
+      const r = await raw(svc.server.base, 'GET', '/readyz', operator);
       const e = expectEnvelope(r, [503]);
       expect(e.code).toBe('NOT_READY');
       expect(e.details.checks.migrations).toMatchObject({ ok: false });

@@ -22,7 +22,7 @@ const STAGE_BUCKETS = [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 
 const DELIVERY_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 7200];
 
 export const WEBHOOK_OUTCOMES = ['delivered', 'retry', 'completed', 'failed', 'skipped'] as const;
-export const RATE_LIMIT_SCOPES = ['workspace', 'capture_link', 'admin_sign_in'] as const;
+export const RATE_LIMIT_SCOPES = ['workspace', 'capture_link', 'admin_sign_in', 'failed_signatures'] as const;
 export const ERASURE_TRIGGERS = ['retention', 'request'] as const;
 export const OUTBOX_QUEUES = ['webhooks', 'pipeline'] as const;
 /** What became of a digital ID wallet's response: verified, or the reason it was refused (docs/wallet.md). */

@@ -35,3 +35,21 @@ export function rateLimitError(s: RateLimitState, scope = 'this workspace'): Dom
     s.retryAfter,
   );
 }
+
+/**
+ * `key`'s state without taking a request from it: for a request whose body must be read before it may spend the
+ * limit (its signature is checked over the body), so that a workspace already over its limit is refused unread.
+ */
+export async function peekRateLimit(db: DbOrTx, key: string, limit: number, nowMs = Date.now()): Promise<RateLimitState> {
+  const nowS = Math.floor(nowMs / 1000);
+  const rows = await db.execute<{ total: number; oldest: string | null }>(
+    sql`select coalesce(sum(u.c), 0)::int as total, min(u.s) as oldest
+        from rate_limits r, unnest(r.seconds, r.counts) as u(s, c)
+        where r.key = ${key} and u.s > ${nowS - 60}::bigint`,
+  );
+  const total = Number(rows[0]?.total ?? 0);
+  const resetAt = (rows[0]?.oldest == null ? nowS : Number(rows[0].oldest)) + 60;
+  const allowed = total < limit;
+  if (!allowed) metrics().rateLimitRefusals.inc({ scope: SCOPE_OF_PREFIX[key.slice(0, key.indexOf(':'))] ?? 'other' });
+  return { limit, allowed, remaining: Math.max(limit - total, 0), resetAt, retryAfter: allowed ? 0 : Math.max(1, Math.ceil((resetAt * 1000 - nowMs) / 1000)) };
+}

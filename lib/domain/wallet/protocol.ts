@@ -32,7 +32,10 @@ export function ageElement(threshold: number): string | null {
  * The origin a response is bound to: `https://host[:port]`, nothing after it. `http://localhost` and
  * `http://127.0.0.1` are secure contexts too (a browser offers the API there), for development.
  */
-export const walletOrigin = z.string().superRefine((s, ctx) => {
+/** The longest origin: `https://`, a DNS name (253 characters at most) and a port. */
+export const WALLET_ORIGIN_MAX = 270;
+export const walletOrigin = z.string().max(WALLET_ORIGIN_MAX, `At most ${WALLET_ORIGIN_MAX} characters: an origin is a scheme, a host and a port.`).superRefine((s, ctx) => {
+  if (s.length > WALLET_ORIGIN_MAX) return;
   let u: URL;
   try {
     u = new URL(s);

@@ -69,6 +69,10 @@ describe.each(WALLET_PROTOCOLS)('%s', (protocol) => {
 
   const cases: [string, WalletRefusalReason, () => Promise<Parameters<typeof answerAndVerify>[1]>][] = [
     ['a tampered element', 'digest_mismatch', async () => ({ bad: { tamperValue: true } })],
+    ['an MSO altered after it was signed', 'invalid_signature', async () => ({ bad: { alterMso: true } })],
+    ['an MSO signed again by another key', 'invalid_signature', async () => ({ bad: { resignMso: true } })],
+    ['an MSO altered and signed again by another key', 'invalid_signature', async () => ({ bad: { alterMso: true, resignMso: true } })],
+    ['an MSO whose signed time is in the future', 'expired', async () => ({ cred: await issueMdl(signer, { signed: new Date(Date.now() + DAY), validFrom: new Date(Date.now() - 60_000) }) })],
     ['a signer under a rogue root of the same name', 'untrusted_issuer', async () => {
       const rogue = await makeIaca({ name: 'Utopia IACA' });
       expect(rogue.cert.subject).toBe(ca.cert.subject);

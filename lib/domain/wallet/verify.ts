@@ -232,6 +232,8 @@ export async function verifyDeviceResponse(input: { deviceResponse: Uint8Array; 
   const validFrom = asDate(validity.get('validFrom'), 'validityInfo.validFrom');
   const validUntil = asDate(validity.get('validUntil'), 'validityInfo.validUntil');
   if (signed < chain.leaf.notBefore || signed > chain.leaf.notAfter) refuse('expired', 'the MSO was signed outside its signer certificate\'s validity');
+  // An MSO dated after now was not signed yet: a forged or misdated credential (no tolerance, as for validity).
+  if (signed > now) refuse('expired', `the MSO says it was signed at ${signed.toISOString()}, after ${now.toISOString()}`);
   if (now < validFrom || now > validUntil) refuse('expired', `the MSO is valid ${validFrom.toISOString()} to ${validUntil.toISOString()}, not at ${now.toISOString()}`);
 
   // The disclosed element's digest, over its own encoding, in the signed MSO.

@@ -211,6 +211,7 @@ describe('wallet proof rules', () => {
       [{ protocol: 'org-iso-mdoc', origin: 'http://shop.example' }, 'origin'],
       [{ protocol: 'org-iso-mdoc', origin: 'https://shop.example/path' }, 'origin'],
       [{ protocol: 'org-iso-mdoc' }, 'origin'],
+      [{ protocol: 'org-iso-mdoc', origin: `https://${'a'.repeat(5000)}.example` }, 'origin'],
       [{ protocol: 'org-iso-mdoc', origin: ORIGIN, extra: 1 }, 'extra'],
     ] as const) {
       const r = await call(requestRoute, { method: 'POST', path: `/v1/verifications/${id}/wallet-requests`, body, apiKey: w.apiKey, secret: w.liveSecret, params: { id } });

@@ -13,7 +13,7 @@ import { sha256Hex } from '../../../core/crypto/hash';
 import { openWithKek } from '../../../core/crypto/secretbox';
 import { env } from '../../../core/env';
 import { checkAdminPassword } from '../users';
-import { clearAccount, lockedFor, recordFailure } from './throttle';
+import { attemptFailed, attemptSucceeded, takeAttempt } from './throttle';
 import { createSession, loadSession, setSessionStage, type SessionStage } from './sessions';
 import { matchTotp } from './totp';
 import { totpAad } from '../../../core/crypto/sealed-columns';
@@ -40,16 +40,17 @@ export async function passwordStep(db: DbOrTx, input: { email: unknown; password
   const parsed = passwordInput.safeParse({ email: input.email, password: input.password });
   const email = parsed.success ? parsed.data.email.toLowerCase() : String(input.email ?? '').slice(0, 320).toLowerCase();
   const keys = { account: email, address: input.ip };
-  const wait = await lockedFor(db, keys, input.now);
-  if (wait > 0) return { ok: false, error: 'throttled', retryAfterSeconds: wait };
+  // Checked and counted in one statement before the password is checked (throttle.ts): a guess past the limit is
+  // refused unchecked, however many arrive at once.
+  const attempt = await takeAttempt(db, keys, input.now);
+  if (attempt.refusedFor > 0) return { ok: false, error: 'throttled', retryAfterSeconds: attempt.refusedFor };
   const admin = parsed.success ? await checkAdminPassword(db, email, parsed.data.password) : null;
   if (!admin) {
-    await recordFailure(db, keys, input.now);
+    const after = await attemptFailed(db, attempt, input.now);
     await audit(db, { actor: 'anonymous', action: 'admin.sign_in_failed', data: { email, ip: input.ip, step: 'password' } });
-    const after = await lockedFor(db, keys, input.now);
     return after > 0 ? { ok: false, error: 'throttled', retryAfterSeconds: after } : { ok: false, error: 'invalid' };
   }
-  await clearAccount(db, email);
+  await attemptSucceeded(db, attempt, email);
   const [u] = await db.select().from(adminUsers).where(eq(adminUsers.id, admin.id));
   const stage = firstStage(u);
   const s = await createSession(db, { userId: u.id, method: 'password', stage, ip: input.ip, userAgent: input.userAgent, now: input.now });
@@ -66,17 +67,16 @@ export async function secondFactorStep(db: DbOrTx, input: { sessionId: string; c
   if (!loaded || loaded.stage !== 'second_factor') return { ok: false, error: 'invalid' };
   const { actor } = loaded;
   const keys = { account: actor.email, address: input.ip };
-  const wait = await lockedFor(db, keys, input.now);
-  if (wait > 0) return { ok: false, error: 'throttled', retryAfterSeconds: wait };
+  const attempt = await takeAttempt(db, keys, input.now);
+  if (attempt.refusedFor > 0) return { ok: false, error: 'throttled', retryAfterSeconds: attempt.refusedFor };
   const code = typeof input.code === 'string' ? input.code.trim().slice(0, 40) : '';
   const method = await redeemCode(db, actor.userId, code, input.now);
   if (!method) {
-    await recordFailure(db, keys, input.now);
+    const after = await attemptFailed(db, attempt, input.now);
     await audit(db, { actor: `admin:${actor.userId}`, action: 'admin.sign_in_failed', data: { email: actor.email, ip: input.ip, step: 'second_factor' } });
-    const after = await lockedFor(db, keys, input.now);
     return after > 0 ? { ok: false, error: 'throttled', retryAfterSeconds: after } : { ok: false, error: 'invalid' };
   }
-  await clearAccount(db, actor.email);
+  await attemptSucceeded(db, attempt, actor.email);
   await setSessionStage(db, input.sessionId, 'full');
   await audit(db, { actor: `admin:${actor.userId}`, action: 'admin.second_factor_passed', data: { method, session: input.sessionId } });
   return { ok: true, stage: 'full', sessionId: input.sessionId };
