@@ -13,6 +13,9 @@
  *   --false-pass-rate X      share of under-age people the suggested age margin may pass (default 0)
  *   --documents              also print each photo on a synthetic ID card and match selfies against the cards
  *
+ * Rows of kind `document` (with document_type, birth_date, expiry_date) are photos of identity documents: each is
+ * read as an upload and the pipeline would (evaluation/documents.ts) and the summary gains `documents`.
+ *
  * Uses the production code: the analysis worker pool, the upload checks and the pipeline's thresholds.
  */
 import os from 'node:os';
@@ -23,6 +26,7 @@ import { readManifest, ManifestError } from './manifest';
 import { measureAll } from './measure';
 import { scoresOf, summarize } from './summarize';
 import { writeReport } from './report';
+import { documentsLine, documentsSection, measureDocuments } from './documents';
 
 type Args = { folder: string; out: string; json: string | null; cache: string | null; workers: number; ageThreshold: number; targetFmr: number; falsePass: number; documents: boolean };
 
@@ -84,7 +88,9 @@ const pool = new AnalysisPool(args.workers);
 await pool.ready();
 const documents = args.documents ? (await import('../test/helpers/images')).renderDocument : null;
 const started = Date.now();
-process.stderr.write(`evaluating ${rows.length} photos with ${args.workers} analysis workers\n`);
+const documentRows = rows.filter((r) => r.document);
+rows = rows.filter((r) => !r.document);
+process.stderr.write(`evaluating ${rows.length} photos${documentRows.length ? ` and ${documentRows.length} document photos` : ''} with ${args.workers} analysis workers\n`);
 const records = await measureAll(rows, {
   analyze: (bytes, kind) => pool.analyze(bytes, kind),
   cacheDir: args.cache,
@@ -92,9 +98,13 @@ const records = await measureAll(rows, {
   concurrency: args.workers * 2,
   onProgress: (d, t, c) => progress(d, t, c, started),
 });
+const documentRecords = await measureDocuments(documentRows, { analyze: (bytes, kind) => pool.analyze(bytes, kind), onProgress: (d, t) => progress(d, t, 0, started) });
 await pool.close();
 
-const summary = summarize(records, { ageThreshold: args.ageThreshold, targetFmr: args.targetFmr, targetFalsePass: args.falsePass }, { folder: path.basename(path.resolve(args.folder)) });
+const summary = {
+  ...summarize(records, { ageThreshold: args.ageThreshold, targetFmr: args.targetFmr, targetFalsePass: args.falsePass }, { folder: path.basename(path.resolve(args.folder)) }),
+  documents: documentsSection(documentRecords),
+};
 const written = await writeReport(args.out, summary, scoresOf(records));
 if (args.json) {
   fs.mkdirSync(path.dirname(path.resolve(args.json)), { recursive: true });
@@ -110,6 +120,7 @@ process.stderr.write(
       .join('') +
     `  range: covers the true age ${f(summary.age.range.coverage.rate)} (n=${summary.age.range.n}), mean width ${summary.age.range.mean_width} years\n` +
     `face match at ${fm.threshold}: FNMR ${f(fm.fnmr)} (${fm.genuine_pairs} genuine pairs), FMR ${f(fm.fmr)} (${fm.impostor_pairs} impostor pairs)\n` +
+    (summary.documents.n + summary.documents.invalid_check_digits.n > 0 ? documentsLine(summary.documents) : '') +
     `wrote ${written.map((w) => path.relative(process.cwd(), w)).join(', ')}\n`,
 );
 process.exit(0);

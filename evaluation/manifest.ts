@@ -3,11 +3,26 @@
  * `person` an identity label or empty (empty means unknown, not "a different person"); `age` in years or empty;
  * `kind` is `genuine` or the name of an attack (`screen`, `print`, `mask`, …). Quoted fields ("a,b", "say ""hi""")
  * are read as CSV does.
+ *
+ * Rows of `kind` = `document` are photos of identity documents, read as an upload and the pipeline would
+ * (evaluation/documents.ts); they need the columns `document_type` (`passport`, `id_card`, `driving_licence`),
+ * `birth_date` and `expiry_date` (ISO dates), and may have `format` (TD1, TD2, TD3, PDF417) and `check_digits`
+ * (`valid`, or `invalid` for a document whose printed check digits are wrong). A manifest with a
+ * `document_type` column may leave out `person` and `age`. Other columns are ignored.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type ManifestRow = { file: string; path: string; person: string | null; age: number | null; kind: string };
+export type DocumentType = 'passport' | 'id_card' | 'driving_licence';
+export type DocumentFormat = 'TD1' | 'TD2' | 'TD3' | 'PDF417';
+/** The labels of a `document` row: what its machine-readable zone or barcode says. */
+export type DocumentLabel = { type: DocumentType; birthDate: string; expiryDate: string; format: DocumentFormat | null; checkDigits: 'valid' | 'invalid' };
+
+export type ManifestRow = { file: string; path: string; person: string | null; age: number | null; kind: string; document?: DocumentLabel };
+
+const DOCUMENT_TYPES: readonly string[] = ['passport', 'id_card', 'driving_licence'];
+const FORMATS: readonly string[] = ['TD1', 'TD2', 'TD3', 'PDF417'];
+const isoDate = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(v + 'T00:00:00Z').toISOString().slice(0, 10) === v;
 
 export class ManifestError extends Error {}
 
@@ -38,12 +53,15 @@ export function parseManifest(text: string, folder: string): ManifestRow[] {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/).filter((l) => l.trim() !== '');
   if (lines.length === 0) throw new ManifestError('the manifest is empty');
   const header = csvFields(lines[0]).map((h) => h.trim().toLowerCase());
+  const documents = header.includes('document_type');
   const col = (name: string) => {
     const i = header.indexOf(name);
-    if (i < 0) throw new ManifestError(`the manifest's header must be file,person,age,kind (no "${name}" column)`);
+    // A document manifest (with document_type) may leave out person and age.
+    if (i < 0 && !(documents && (name === 'person' || name === 'age'))) throw new ManifestError(`the manifest's header must be file,person,age,kind (no "${name}" column)`);
     return i;
   };
   const [fi, pi, ai, ki] = ['file', 'person', 'age', 'kind'].map(col);
+  const [ti, bi, ei, mi, ci] = ['document_type', 'birth_date', 'expiry_date', 'format', 'check_digits'].map((h) => header.indexOf(h));
   const rows: ManifestRow[] = [];
   const seen = new Set<string>();
   for (const [n, line] of lines.slice(1).entries()) {
@@ -60,9 +78,28 @@ export function parseManifest(text: string, folder: string): ManifestRow[] {
     const kind = (f[ki] ?? '').trim().toLowerCase() || 'genuine';
     if (!/^[a-z0-9_-]+$/.test(kind)) throw new ManifestError(`${where}: kind "${kind}" must be genuine or an attack name (letters, digits, - and _)`);
     const person = (f[pi] ?? '').trim() || null;
+    if (kind === 'document') {
+      rows.push({ file, path: path.join(folder, file), person, age, kind, document: documentLabel(f, { ti, bi, ei, mi, ci }, where) });
+      continue;
+    }
     rows.push({ file, path: path.join(folder, file), person, age, kind });
   }
   return rows;
+}
+
+function documentLabel(f: string[], c: Record<'ti' | 'bi' | 'ei' | 'mi' | 'ci', number>, where: string): DocumentLabel {
+  const get = (i: number) => (i < 0 ? '' : (f[i] ?? '').trim());
+  const type = get(c.ti).toLowerCase();
+  if (!DOCUMENT_TYPES.includes(type)) throw new ManifestError(`${where}: a document row needs document_type passport, id_card or driving_licence (got "${type}")`);
+  const birthDate = get(c.bi);
+  const expiryDate = get(c.ei);
+  if (!isoDate(birthDate)) throw new ManifestError(`${where}: birth_date "${birthDate}" is not an ISO date (YYYY-MM-DD)`);
+  if (!isoDate(expiryDate)) throw new ManifestError(`${where}: expiry_date "${expiryDate}" is not an ISO date (YYYY-MM-DD)`);
+  const format = get(c.mi).toUpperCase();
+  if (format && !FORMATS.includes(format)) throw new ManifestError(`${where}: format "${format}" must be TD1, TD2, TD3 or PDF417`);
+  const checks = get(c.ci).toLowerCase() || 'valid';
+  if (checks !== 'valid' && checks !== 'invalid') throw new ManifestError(`${where}: check_digits "${checks}" must be valid or invalid`);
+  return { type: type as DocumentType, birthDate, expiryDate, format: (format || null) as DocumentFormat | null, checkDigits: checks };
 }
 
 export function readManifest(folder: string): ManifestRow[] {

@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { bars, det, histogram, scatter, type Chart } from './charts';
 import type { Rate } from './stats';
 import type { Scores, Summary } from './summarize';
+import { documentsHtml, type DocumentsSection } from './documents';
 
 const pct = (r: Rate | null | undefined) => (r && r.rate !== null ? `${(r.rate * 100).toFixed(r.rate < 0.01 && r.rate > 0 ? 2 : 1)} %` : '–');
 const ci = (r: Rate | null | undefined) => (r?.ci95 ? `${(r.ci95.low * 100).toFixed(1)}–${(r.ci95.high * 100).toFixed(1)} %` : '–');
@@ -74,7 +75,10 @@ export function charts(s: Summary, scores: Scores): Chart[] {
 }
 
 
-function html(s: Summary, cs: Chart[]): string {
+/** The summary, with the documents section when the set has document photos (evaluation/documents.ts). */
+type Report = Summary & { documents?: DocumentsSection | null };
+
+function html(s: Report, cs: Chart[]): string {
   const a = s.age;
   const fm = s.face_match;
   const lv = s.liveness;
@@ -120,12 +124,12 @@ ${fig('replay-score')}${fig('moire-score')}${fig('liveness-score')}
 <p>Genuine photos accepted: ${rateCell(s.upload.accepted)}.</p>
 <table><tr><th>code (first failing check)</th><th>refused</th></tr>${Object.entries(s.upload.refused_by_code).map(([c, r]) => `<tr><td><code>${esc(c)}</code></td><td>${rateCell(r)}</td></tr>`).join('') || '<tr><td colspan="2">none</td></tr>'}</table>
 ${fig('upload-refusals')}
-</body></html>
+${s.documents && s.documents.n + s.documents.invalid_check_digits.n > 0 ? documentsHtml(s.documents) : ''}</body></html>
 `;
 }
 
 /** Writes report.html, summary.json and charts/*.png into `dir`. */
-export async function writeReport(dir: string, s: Summary, scores: Scores): Promise<string[]> {
+export async function writeReport(dir: string, s: Report, scores: Scores): Promise<string[]> {
   const cs = charts(s, scores);
   fs.mkdirSync(path.join(dir, 'charts'), { recursive: true });
   const written = [path.join(dir, 'report.html'), path.join(dir, 'summary.json')];
