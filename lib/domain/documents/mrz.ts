@@ -103,16 +103,53 @@ function splitName(field: string) {
 export function parseMrz(text: string): MrzResult | null {
   const lines = text.split(/\n/).map(clean).filter((l) => l.length >= 25);
   for (let i = 0; i + 1 < lines.length; i++) {
-    const td3 = tryTd3(lines[i], lines[i + 1]);
-    if (td3) return td3;
-    const td2 = tryTd2(lines[i], lines[i + 1]);
-    if (td2) return td2;
-    if (i + 2 < lines.length) {
-      const td1 = tryTd1(lines[i], lines[i + 1], lines[i + 2]);
-      if (td1) return td1;
+    for (const sq of [false, true]) {
+      const at = (k: number, n: number) => (sq ? squeeze(lines[k], n) : lines[k]);
+      const td3 = tryTd3(at(i, 44), at(i + 1, 44));
+      if (td3) return td3;
+      const td2 = tryTd2(at(i, 36), at(i + 1, 36));
+      if (td2) return td2;
+      if (i + 2 < lines.length) {
+        const td1 = tryTd1(at(i, 30), at(i + 1, 30), at(i + 2, 30));
+        if (td1) return td1;
+      }
     }
   }
   return null;
+}
+
+/**
+ * A line brought to its format's length by its filler runs only: OCR reads a `<` as `<K`, `K<` or `L`, so a run of
+ * fillers comes back longer or shorter than printed. Phantom K/L are dropped from the longest runs (or `<` added to
+ * them) until the line has `n` characters; the data between the runs is untouched, and the check digits judge.
+ */
+export function squeeze(line: string, n: number): string {
+  if (line.length === n) return line;
+  const runs: { start: number; text: string }[] = [];
+  const re = /[<KL]*<[<KL]*|[KL]{4,}$/g;
+  for (let m = re.exec(line); m; m = re.exec(line)) if (m[0].length >= 2 || m[0] === '<') runs.push({ start: m.index, text: m[0] });
+  if (runs.length === 0) return line;
+  let excess = line.length - n;
+  const out = runs.map((r) => r.text);
+  const order = runs.map((_, i) => i).sort((a, b) => runs[b].text.length - runs[a].text.length);
+  if (excess > 0) {
+    for (const i of order) {
+      while (excess > 0 && /[KL]/.test(out[i])) {
+        out[i] = out[i].replace(/[KL]/, '');
+        excess--;
+      }
+    }
+    if (excess > 0) return line;
+  } else {
+    out[order[0]] += '<'.repeat(-excess);
+  }
+  let res = '';
+  let pos = 0;
+  runs.forEach((r, i) => {
+    res += line.slice(pos, r.start) + out[i].replace(/[KL]/g, '<');
+    pos = r.start + r.text.length;
+  });
+  return res + line.slice(pos);
 }
 
 function fit(line: string, n: number): string | null {

@@ -13,7 +13,10 @@ import { MAX_PIXELS } from '../media/analyze';
 import { parseAamva, type AamvaData } from './aamva';
 import { readPdf417 } from './barcode';
 import { mrzDate, type MrzData } from './mrz';
-import { readMrz } from './ocr';
+import { readMrzPhoto } from './ocr';
+import type { DbOrTx } from '@/db/client';
+import { ensureDataKey } from '../personal-data/data-keys';
+import { AAD, dataKeyRows, keyOpener, openText, sealText } from '../personal-data/personal';
 
 export type DocumentType = 'passport' | 'id_card' | 'driving_licence';
 export type DocumentFormat = 'TD1' | 'TD2' | 'TD3' | 'PDF417';
@@ -54,7 +57,7 @@ export async function readCode(oriented: Buffer, documentType?: DocumentType): P
       if (aamva) return { source: 'pdf417', aamva };
     }
   }
-  const r = await readMrz(oriented, null);
+  const r = await readMrzPhoto(oriented);
   if (r.mrz) return { source: 'mrz', mrz: r.mrz.data, corrected: r.mrz.corrected };
   return null;
 }
@@ -86,4 +89,17 @@ export async function readDocumentPhoto(image: Buffer, opts: { documentType?: Do
   const dates = datesOf(read, opts.now ?? new Date());
   const documentNumber = read.source === 'pdf417' ? read.aamva.documentNumber : read.mrz.documentNumber;
   return { ok: true, format: formatOf(read), ...dates, documentNumber, read, ms: ms() };
+}
+
+/** A read sealed for its medium's row (`media.read_sealed`), under the verification's data key. */
+export async function sealRead(db: DbOrTx, verificationId: string, mediaId: string, read: CodeRead): Promise<Buffer> {
+  return sealText(await ensureDataKey(db, verificationId), AAD.documentRead(mediaId), JSON.stringify(read));
+}
+
+/** The read kept with an upload; null when none was kept (an older upload, or a side without the code) or it is erased. */
+export async function openRead(db: DbOrTx, row: { id: string; verificationId: string; readSealed: Buffer | null }): Promise<CodeRead | null> {
+  if (!row.readSealed) return null;
+  const key = keyOpener(await dataKeyRows(db, [row.verificationId]))(row.verificationId);
+  const text = openText(key, AAD.documentRead(row.id), row.readSealed);
+  return text ? (JSON.parse(text) as CodeRead) : null;
 }
