@@ -241,6 +241,17 @@ export function mrzDate(yymmdd: string, kind: 'birth' | 'expiry', now: Date): st
   return d.toISOString().slice(0, 10);
 }
 
+/**
+ * Both dates of an MRZ. A birth date the century rule puts after the expiry date belongs to the century before
+ * (born 1912, expired 2011: `121212` is not 2012): the document's own dates decide, nothing is guessed.
+ */
+export function mrzDates(birth: string, expiry: string, now: Date): { birthDate: string | null; expiryDate: string | null } {
+  let birthDate = mrzDate(birth, 'birth', now);
+  const expiryDate = mrzDate(expiry, 'expiry', now);
+  if (birthDate && expiryDate && birthDate > expiryDate) birthDate = String(Number(birthDate.slice(0, 4)) - 100).padStart(4, '0') + birthDate.slice(4);
+  return { birthDate, expiryDate };
+}
+
 /** Whole years between an ISO date of birth and now. */
 export function ageOn(birthIso: string, now: Date): number {
   const b = new Date(birthIso + 'T00:00:00Z');

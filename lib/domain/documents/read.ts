@@ -12,7 +12,7 @@ import { checkFile } from '../media/validate';
 import { MAX_PIXELS } from '../media/analyze';
 import { parseAamva, type AamvaData } from './aamva';
 import { readPdf417 } from './barcode';
-import { mrzDate, type MrzData } from './mrz';
+import { mrzDates, type MrzData } from './mrz';
 import { readMrzPhoto } from './ocr';
 import type { DbOrTx } from '@/db/client';
 import { ensureDataKey } from '../personal-data/data-keys';
@@ -43,7 +43,7 @@ export const formatOf = (r: CodeRead): DocumentFormat => (r.source === 'pdf417' 
 /** The dates of a read, ISO. MRZ dates are YYMMDD: the birth date's century is the one that puts it in the past. */
 export function datesOf(r: CodeRead, now: Date): { birthDate: string | null; expiryDate: string | null } {
   if (r.source === 'pdf417') return { birthDate: r.aamva.birthDate, expiryDate: r.aamva.expiryDate };
-  return { birthDate: mrzDate(r.mrz.birthDate, 'birth', now), expiryDate: mrzDate(r.mrz.expiryDate, 'expiry', now) };
+  return mrzDates(r.mrz.birthDate, r.mrz.expiryDate, now);
 }
 
 /**
