@@ -17,9 +17,9 @@ const OUTSIDE_LIB = ['./app', './components', './inngest', './server', './bench'
  * into lib/core), or an event carries it.
  */
 const CAPABILITY_TIERS = [
-  ['auth', 'documents', 'duplicates', 'events', 'faces', 'personal-data', 'ratelimit', 'thresholds', 'usage'],
+  ['auth', 'duplicates', 'events', 'faces', 'personal-data', 'ratelimit', 'thresholds', 'usage'],
   ['audit', 'media', 'webhooks'],
-  ['blocklist', 'liveness', 'transitions'],
+  ['blocklist', 'documents', 'liveness', 'transitions'],
   ['consent', 'pipeline'],
   ['capture'],
   ['verifications'],

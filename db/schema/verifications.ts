@@ -141,6 +141,9 @@ export const media = pgTable(
     height: integer('height').notNull(),
     /** Face and pixel analysis of the accepted image, kept so the pipeline need not recompute it. */
     analysis: jsonb('analysis'),
+    /** What the upload read from the side carrying the MRZ or barcode (lib/domain/documents/read.ts), as JSON sealed under the
+     *  verification's data key (AAD `document_read:<media id>`): the pipeline decides from it without reading again. */
+    readSealed: bytea('read_sealed'),
     /** how it arrived: the /v1 API, or the hosted capture page (where a workspace may require active liveness) */
     source: text('source', { enum: ['api', 'capture'] }).notNull().default('api'),
     createdAt: ts('created_at').notNull().defaultNow(),

@@ -56,7 +56,7 @@ export const EVERY_OPERATION_ERRORS: readonly ErrorCode[] = ['BAD_REQUEST', 'VAL
 export const AUTH_ERRORS: readonly ErrorCode[] = ['MISSING_API_KEY', 'INVALID_API_KEY', 'MISSING_SIGNATURE', 'INVALID_SIGNATURE', 'NO_SECRET_KEYS', 'MISSING_TIMESTAMP', 'INVALID_TIMESTAMP'];
 export const MEDIA_CHECK_ERRORS: readonly ErrorCode[] = [
   'NO_FACE_DETECTED', 'MULTIPLE_FACES', 'FACE_TOO_BLURRY', 'FACE_TOO_DARK', 'FACE_TOO_BRIGHT', 'FACE_OCCLUDED', 'FACE_TOO_SMALL', 'FACE_CUT_OFF',
-  'DOCUMENT_NOT_FOUND', 'DOCUMENT_TOO_BLURRY', 'IMAGE_TOO_SMALL', 'IMAGE_TOO_LARGE',
+  'DOCUMENT_NOT_FOUND', 'DOCUMENT_TOO_BLURRY', 'DOCUMENT_UNREADABLE', 'IMAGE_TOO_SMALL', 'IMAGE_TOO_LARGE',
 ];
 
 /** Keeps each operation's handler typed by its own schemas. */
@@ -143,12 +143,12 @@ export const OPERATIONS = {
     tag: 'Media',
     summary: 'Upload a selfie or a document image',
     description:
-      'multipart/form-data. Signed over `METHOD + path + "\\n" + sorted fields + "\\n" + sorted file SHA-256s`. Each image is validated; the first failing check is the error code, with every measurement in `details.checks`.',
+      'multipart/form-data. Signed over `METHOD + path + "\\n" + sorted fields + "\\n" + sorted file SHA-256s`. Each image is validated; the first failing check is the error code, with every measurement in `details.checks`. Extension: the side of a document that carries its MRZ or barcode (a passport\'s data page, an ID card\'s or licence\'s back) is read at upload; when no MRZ or barcode with valid check digits can be read, 422 `DOCUMENT_UNREADABLE` ("Lay the document flat, fill the frame, and tilt it away from the light so the code at the bottom has no glare."), no attempt spent; a read is kept, sealed, for the decision.',
     auth: 'apiKey',
     params: idParams,
     multipart: true,
     body: mediaFields,
-    files: { file: 'The image: JPEG, PNG or WebP (by content), at most 10 MiB, 320x240 to 8000x8000 pixels' },
+    files: { file: 'The image: JPEG, PNG or WebP (by content), at most 10 MiB, 320x240 (a document 240x150) to 8000x8000 pixels' },
     handler: uploadMediaHandler,
     responses: { 201: { description: 'Accepted', schema: S.mediaSchema } },
     errors: ['NOT_FOUND', 'CONSENT_REQUIRED', 'INVALID_STATUS', 'UNSUPPORTED_MEDIA_TYPE', 'ANALYSIS_QUEUE_FULL', ...MEDIA_CHECK_ERRORS],

@@ -141,7 +141,7 @@ export async function renderDocument(
   kind: DocumentKind,
   side: 'front' | 'back',
   portrait: Buffer = astronaut(),
-  who: Partial<Identity> & { mrz?: 'clear' | 'smudged' | 'none' } = {},
+  who: Partial<Identity> & { mrz?: 'clear' | 'smudged' | 'none'; mrzLines?: string[] } = {},
 ): Promise<Buffer> {
   // The fonts (.cache/fonts, by FONTCONFIG_FILE) before the first text is rendered; a no-op when the setup did it.
   provision(['fonts']);
@@ -173,6 +173,8 @@ export async function renderDocument(
     ['Address  1 MAIN STREET, UTOPIA CITY', 'Height  172 cm', 'Issued  15 APR 2021'].forEach((f, i) => lines.push(`<text x="60" y="${140 + i * 56}" font-family="DejaVu Sans" font-size="36" fill="#1d2b3a">${f}</text>`));
     mrzLines.push(...mrz('TD1'));
   }
+  // Printed as given instead (a specimen whose check digits are wrong).
+  if (who.mrzLines) mrzLines.splice(0, mrzLines.length, ...who.mrzLines);
   if (who.mrz !== 'none') {
     // The MRZ band: the last lines of the page, as wide as the card allows.
     const size = Math.floor((cw - 80) / ((mrzLines[0]?.length ?? 30) * 0.73)); // OCR-B advances 0.72 em

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ageOn, checkDigit, composeMrz, mrzDate, parseMrz } from './mrz';
+import { ageOn, checkDigit, composeMrz, mrzDate, mrzDates, parseMrz, squeeze } from './mrz';
 
 const base = { documentCode: 'P', issuingCountry: 'UTO', surname: 'ERIKSSON', givenNames: 'ANNA MARIA', documentNumber: 'L898902C3', nationality: 'UTO', birthDate: '740812', sex: 'F' as const, expiryDate: '310415' };
 
@@ -49,5 +49,19 @@ describe('MRZ (ICAO 9303)', () => {
     expect(mrzDate('991332', 'birth', now)).toBeNull();
     expect(ageOn('2008-11-22', now)).toBe(18);
     expect(ageOn('2008-11-23', now)).toBe(17);
+  });
+
+  it('a birth date the century rule puts after the expiry belongs to the century before', () => {
+    const now = new Date('2026-11-28T00:00:00Z');
+    expect(mrzDates('121212', '110101', now)).toEqual({ birthDate: '1912-12-12', expiryDate: '2011-01-01' });
+    expect(mrzDates('121212', '300101', now)).toEqual({ birthDate: '2012-12-12', expiryDate: '2030-01-01' });
+  });
+
+  it('brings filler runs read as <K, K< or L to the line length, leaving the data alone', () => {
+    const [l1, l2] = composeMrz({ ...base, format: 'TD3' });
+    // The 14 fillers of the optional data read as 18 symbols, phantom K and L among them.
+    const misread = l2.slice(0, 28) + '<<K<K<<L<<<K<<<K<<' + l2.slice(42);
+    expect(squeeze(misread, 44)).toBe(l2);
+    expect(parseMrz(`${l1}\n${misread}`)?.data).toMatchObject({ birthDate: '740812', expiryDate: '310415' });
   });
 });

@@ -18,7 +18,7 @@ export function checkDigit(field: string): string {
 }
 
 export type MrzData = {
-  format: 'TD1' | 'TD3';
+  format: 'TD1' | 'TD2' | 'TD3';
   documentCode: string;
   issuingCountry: string;
   surname: string;
@@ -36,7 +36,7 @@ const nameField = (surname: string, given: string, n: number) =>
   pad(`${surname.replace(/ /g, '<')}<<${given.replace(/ /g, '<')}`, n);
 
 /** The MRZ lines of a document, with valid check digits. */
-export function composeMrz(d: Omit<MrzData, 'format'> & { format: 'TD1' | 'TD3' }): string[] {
+export function composeMrz(d: Omit<MrzData, 'format'> & { format: 'TD1' | 'TD2' | 'TD3' }): string[] {
   const sex = d.sex === 'X' ? '<' : d.sex;
   if (d.format === 'TD3') {
     const l1 = pad(`${pad(d.documentCode, 2)}${d.issuingCountry}${nameField(d.surname, d.givenNames, 39)}`, 44);
@@ -45,6 +45,12 @@ export function composeMrz(d: Omit<MrzData, 'format'> & { format: 'TD1' | 'TD3' 
     const body = `${num}${checkDigit(num)}${d.nationality}${d.birthDate}${checkDigit(d.birthDate)}${sex}${d.expiryDate}${checkDigit(d.expiryDate)}${optional}${checkDigit(optional)}`;
     const composite = checkDigit(body.slice(0, 10) + body.slice(13, 20) + body.slice(21, 43));
     return [l1, body + composite];
+  }
+  if (d.format === 'TD2') {
+    const l1 = pad(`${pad(d.documentCode, 2)}${d.issuingCountry}${nameField(d.surname, d.givenNames, 31)}`, 36);
+    const num = pad(d.documentNumber, 9);
+    const body = `${num}${checkDigit(num)}${d.nationality}${d.birthDate}${checkDigit(d.birthDate)}${sex}${d.expiryDate}${checkDigit(d.expiryDate)}${pad('', 7)}`;
+    return [l1, body + checkDigit(body.slice(0, 10) + body.slice(13, 20) + body.slice(21, 35))];
   }
   const num = pad(d.documentNumber, 9);
   const l1 = pad(`${pad(d.documentCode, 2)}${d.issuingCountry}${num}${checkDigit(num)}`, 30);
@@ -97,14 +103,53 @@ function splitName(field: string) {
 export function parseMrz(text: string): MrzResult | null {
   const lines = text.split(/\n/).map(clean).filter((l) => l.length >= 25);
   for (let i = 0; i + 1 < lines.length; i++) {
-    const td3 = tryTd3(lines[i], lines[i + 1]);
-    if (td3) return td3;
-    if (i + 2 < lines.length) {
-      const td1 = tryTd1(lines[i], lines[i + 1], lines[i + 2]);
-      if (td1) return td1;
+    for (const sq of [false, true]) {
+      const at = (k: number, n: number) => (sq ? squeeze(lines[k], n) : lines[k]);
+      const td3 = tryTd3(at(i, 44), at(i + 1, 44));
+      if (td3) return td3;
+      const td2 = tryTd2(at(i, 36), at(i + 1, 36));
+      if (td2) return td2;
+      if (i + 2 < lines.length) {
+        const td1 = tryTd1(at(i, 30), at(i + 1, 30), at(i + 2, 30));
+        if (td1) return td1;
+      }
     }
   }
   return null;
+}
+
+/**
+ * A line brought to its format's length by its filler runs only: OCR reads a `<` as `<K`, `K<` or `L`, so a run of
+ * fillers comes back longer or shorter than printed. Phantom K/L are dropped from the longest runs (or `<` added to
+ * them) until the line has `n` characters; the data between the runs is untouched, and the check digits judge.
+ */
+export function squeeze(line: string, n: number): string {
+  if (line.length === n) return line;
+  const runs: { start: number; text: string }[] = [];
+  const re = /[<KL]*<[<KL]*|[KL]{4,}$/g;
+  for (let m = re.exec(line); m; m = re.exec(line)) if (m[0].length >= 2 || m[0] === '<') runs.push({ start: m.index, text: m[0] });
+  if (runs.length === 0) return line;
+  let excess = line.length - n;
+  const out = runs.map((r) => r.text);
+  const order = runs.map((_, i) => i).sort((a, b) => runs[b].text.length - runs[a].text.length);
+  if (excess > 0) {
+    for (const i of order) {
+      while (excess > 0 && /[KL]/.test(out[i])) {
+        out[i] = out[i].replace(/[KL]/, '');
+        excess--;
+      }
+    }
+    if (excess > 0) return line;
+  } else {
+    out[order[0]] += '<'.repeat(-excess);
+  }
+  let res = '';
+  let pos = 0;
+  runs.forEach((r, i) => {
+    res += line.slice(pos, r.start) + out[i].replace(/[KL]/g, '<');
+    pos = r.start + r.text.length;
+  });
+  return res + line.slice(pos);
 }
 
 function fit(line: string, n: number): string | null {
@@ -129,6 +174,26 @@ function tryTd3(a: string, b: string): MrzResult | null {
   const name = splitName(alpha(l1.slice(5)));
   return {
     data: { format: 'TD3', documentCode: l1.slice(0, 2).replace(/</g, ''), issuingCountry: alpha(l1.slice(2, 5)), ...name, documentNumber: num.replace(/</g, ''), nationality: alpha(l2.slice(10, 13)), birthDate: birth, sex, expiryDate: expiry },
+    corrected: fixed2 !== raw2 || l1 !== a,
+    lines: [l1, fixed2],
+  };
+}
+
+/** TD2: two lines of 36 (older ID cards, some visas and residence permits). */
+function tryTd2(a: string, b: string): MrzResult | null {
+  const l1 = fit(fillers(a), 36);
+  const raw2 = fit(b, 36);
+  if (!l1 || !raw2 || !/^[IACPV]/.test(l1)) return null;
+  const l2 = fillers(raw2);
+  const num = repairAlnum(l2.slice(0, 9), digits(l2[9]));
+  const birth = digits(l2.slice(13, 19));
+  const expiry = digits(l2.slice(21, 27));
+  if (!num || checkDigit(birth) !== digits(l2[19]) || checkDigit(expiry) !== digits(l2[27])) return null;
+  const fixed2 = num + digits(l2[9]) + alpha(l2.slice(10, 13)) + birth + digits(l2[19]) + l2[20] + expiry + digits(l2[27]) + l2.slice(28, 35) + digits(l2[35]);
+  if (checkDigit(fixed2.slice(0, 10) + fixed2.slice(13, 20) + fixed2.slice(21, 35)) !== fixed2[35]) return null;
+  const sex = l2[20] === 'M' || l2[20] === 'F' ? l2[20] : 'X';
+  return {
+    data: { format: 'TD2', documentCode: l1.slice(0, 2).replace(/</g, ''), issuingCountry: alpha(l1.slice(2, 5)), ...splitName(alpha(l1.slice(5))), documentNumber: num.replace(/</g, ''), nationality: alpha(l2.slice(10, 13)), birthDate: birth, sex, expiryDate: expiry },
     corrected: fixed2 !== raw2 || l1 !== a,
     lines: [l1, fixed2],
   };
@@ -174,6 +239,17 @@ export function mrzDate(yymmdd: string, kind: 'birth' | 'expiry', now: Date): st
   const d = new Date(Date.UTC(year, mm - 1, dd));
   if (d.getUTCMonth() !== mm - 1 || d.getUTCDate() !== dd) return null;
   return d.toISOString().slice(0, 10);
+}
+
+/**
+ * Both dates of an MRZ. A birth date the century rule puts after the expiry date belongs to the century before
+ * (born 1912, expired 2011: `121212` is not 2012): the document's own dates decide, nothing is guessed.
+ */
+export function mrzDates(birth: string, expiry: string, now: Date): { birthDate: string | null; expiryDate: string | null } {
+  let birthDate = mrzDate(birth, 'birth', now);
+  const expiryDate = mrzDate(expiry, 'expiry', now);
+  if (birthDate && expiryDate && birthDate > expiryDate) birthDate = String(Number(birthDate.slice(0, 4)) - 100).padStart(4, '0') + birthDate.slice(4);
+  return { birthDate, expiryDate };
 }
 
 /** Whole years between an ISO date of birth and now. */

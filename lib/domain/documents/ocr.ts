@@ -12,6 +12,7 @@ import sharp from 'sharp';
 import { createWorker, PSM, type Worker } from 'tesseract.js';
 import { parseMrz, type MrzResult } from './mrz';
 import { projectPath } from '../../core/project-path';
+import { findZones, flipQuad, scaleQuad, warpQuad, type Grey, type Quad } from './locate';
 
 let worker: Promise<Worker> | null = null;
 let queue: Promise<unknown> = Promise.resolve();
@@ -39,13 +40,15 @@ export async function stopOcr() {
 type Sym = { text: string; cx: number; conf: number };
 
 /** Places each line's symbols in fixed-pitch cells; `n` is the line length of the format tried. */
-export function cellLines(lines: Sym[][], n: number): string[] {
+export function cellLines(lines: Sym[][], n: number, own = false): string[] {
   const usable = lines.filter((l) => l.length >= n * 0.6);
   if (usable.length === 0) return [];
-  // The pitch from the line whose last symbol is real data (a check digit ends TD3 line 2 and TD1 line 2).
+  // The pitch from the line whose last symbol is real data (a check digit ends TD3 line 2 and TD1 line 2), or each
+  // line's own span (a photographed zone is not one straight pitch: perspective changes it from line to line).
   const spans = usable.map((l) => (l[l.length - 1].cx - l[0].cx) / (n - 1));
-  const pitch = Math.max(...spans);
-  return usable.map((l) => {
+  const shared = Math.max(...spans);
+  return usable.map((l, k) => {
+    const pitch = own ? spans[k] : shared;
     const cells: (Sym | null)[] = Array.from({ length: n }, () => null);
     for (const s of l) {
       const i = Math.round((s.cx - l[0].cx) / pitch);
@@ -63,7 +66,31 @@ export function cellLines(lines: Sym[][], n: number): string[] {
   });
 }
 
-export type MrzRead = { mrz: MrzResult | null; text: string; ms: number };
+export type MrzRead = { mrz: MrzResult | null; text: string; ms: number; tries?: number };
+
+/** One recognition on the shared worker (one at a time): the text and each line's symbols with their centres. */
+async function recognize(png: Buffer): Promise<{ text: string; lines: Sym[][] }> {
+  const run = queue.then(async () => (await tesseract()).recognize(png, {}, { blocks: true, text: true }));
+  queue = run.catch(() => undefined);
+  const { data } = await run;
+  const lines: Sym[][] = [];
+  for (const b of data.blocks ?? []) for (const p of b.paragraphs) for (const l of p.lines) {
+    const syms = l.words.flatMap((wd) => wd.symbols.map((s) => ({ text: s.text, cx: (s.bbox.x0 + s.bbox.x1) / 2, conf: s.confidence })));
+    if (syms.length > 0) lines.push(syms);
+  }
+  return { text: data.text, lines };
+}
+
+/** The MRZ in recognised lines: fixed-pitch cells for each format's line length, then the raw text. */
+function parseRecognised(r: { text: string; lines: Sym[][] }): MrzResult | null {
+  for (const n of [44, 36, 30]) {
+    for (const own of [false, true]) {
+      const mrz = parseMrz(cellLines(r.lines, n, own).join('\n'));
+      if (mrz) return mrz;
+    }
+  }
+  return parseMrz(r.text);
+}
 
 /**
  * Reads the MRZ from the lower part of a document image. `box` is the document region found at upload
@@ -81,22 +108,69 @@ export async function readMrz(image: Buffer, box: number[] | null): Promise<MrzR
   for (const from of [0.6, 0.45]) {
     const region = { left: x, top: Math.round(y + h * from), width: w, height: Math.round(h * (1 - from)) };
     const png = await sharp(image).extract(region).greyscale().resize({ width: 1800 }).normalise().png().toBuffer();
-    // One recognition at a time on the shared worker.
-    const run = queue.then(async () => (await tesseract()).recognize(png, {}, { blocks: true, text: true }));
-    queue = run.catch(() => undefined);
-    const { data } = await run;
-    text = data.text;
-    const lines: Sym[][] = [];
-    for (const b of data.blocks ?? []) for (const p of b.paragraphs) for (const l of p.lines) {
-      const syms = l.words.flatMap((wd) => wd.symbols.map((s) => ({ text: s.text, cx: (s.bbox.x0 + s.bbox.x1) / 2, conf: s.confidence })));
-      if (syms.length > 0) lines.push(syms);
-    }
-    for (const n of [44, 30]) {
-      const mrz = parseMrz(cellLines(lines, n).join('\n'));
-      if (mrz) return { mrz, text, ms: Date.now() - t };
-    }
-    const mrz = parseMrz(text);
+    const r = await recognize(png);
+    text = r.text;
+    const mrz = parseRecognised(r);
     if (mrz) return { mrz, text, ms: Date.now() - t };
   }
   return { mrz: null, text, ms: Date.now() - t };
 }
+
+/** Upper bound on recognitions per photo: each costs 0.15-0.4 s; the zone is nearly always among the first. */
+const MAX_TRIES = 6;
+
+/** A warped band as the OCR likes it: local contrast evened (glare, shadow), black text on white. */
+async function bandPng(g: Grey): Promise<Buffer> {
+  return sharp(Buffer.from(g.data.buffer, g.data.byteOffset, g.data.byteLength), { raw: { width: g.width, height: g.height, channels: 1 } })
+    .clahe({ width: Math.max(3, Math.round(g.height / 2)), height: Math.max(3, Math.round(g.height / 2)), maxSlope: 3 })
+    .normalise()
+    .extend({ top: 20, bottom: 20, left: 20, right: 20, background: '#ffffff' })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+}
+
+/**
+ * Reads the MRZ of a photo wherever it lies (lib/domain/documents/locate.ts): candidate zones found at two scales,
+ * each rectified and read as printed and turned half way round, best first, until one holds every check digit.
+ * `oriented` is the image with its EXIF orientation applied.
+ */
+export async function readMrzPhoto(oriented: Buffer): Promise<MrzRead> {
+  const t = Date.now();
+  // The source for rectifying: the image itself, its long side capped (a 12 MP photo need not be sampled whole).
+  const src = await sharp(oriented).greyscale().resize({ width: 2400, height: 2400, fit: 'inside', withoutEnlargement: true }).raw().toBuffer({ resolveWithObject: true });
+  const full: Grey = { data: new Uint8Array(src.data.buffer, src.data.byteOffset, src.data.byteLength), width: src.info.width, height: src.info.height };
+  let tries = 0;
+  let text = '';
+  const seen: Quad[] = [];
+  for (const work of [900, 600]) {
+    const k = work / Math.max(full.width, full.height);
+    const small = await sharp(Buffer.from(full.data.buffer, full.data.byteOffset, full.data.byteLength), { raw: { width: full.width, height: full.height, channels: 1 } })
+      .resize({ width: Math.round(full.width * k), height: Math.round(full.height * k), fit: 'fill' })
+      .toColourspace('b-w')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const g: Grey = { data: new Uint8Array(small.data.buffer, small.data.byteOffset, small.data.byteLength), width: small.info.width, height: small.info.height };
+    const zones = findZones(g, Math.round(work / 70)).slice(0, 3);
+    for (const z of zones) {
+      const quad = scaleQuad(z.quad, 1 / k);
+      if (seen.some((q) => near(q, quad, Math.max(full.width, full.height) * 0.02))) continue;
+      seen.push(quad);
+      const len = Math.hypot(quad[1][0] - quad[0][0], quad[1][1] - quad[0][1]);
+      const thick = Math.hypot(quad[3][0] - quad[0][0], quad[3][1] - quad[0][1]);
+      const outW = 1000;
+      const outH = Math.max(40, Math.min(400, Math.round((outW * thick) / Math.max(1, len))));
+      for (const q of [quad, flipQuad(quad)]) {
+        if (tries >= MAX_TRIES) return { mrz: null, text, ms: Date.now() - t, tries };
+        tries++;
+        const png = await bandPng(warpQuad(full, q, outW, outH));
+        const r = await recognize(png);
+        text = r.text;
+        const mrz = parseRecognised(r);
+        if (mrz) return { mrz, text, ms: Date.now() - t, tries };
+      }
+    }
+  }
+  return { mrz: null, text, ms: Date.now() - t, tries };
+}
+
+const near = (a: Quad, b: Quad, d: number) => a.every((p, i) => Math.hypot(p[0] - b[i][0], p[1] - b[i][1]) < d);

@@ -189,7 +189,8 @@ describe('media upload', () => {
       expect([kind, side, r.status]).toEqual([kind, side, 201]);
       expect(r.json.data).toMatchObject({ type: 'document', side, document_type: kind });
     }
-  });
+    // Three of the five are read at upload (passport front, ID card back, licence back).
+  }, 120_000);
 
   it('an upload in resubmission_requested moves back to started; after submit it is INVALID_STATUS', async () => {
     const id = await consentedVerification(w);

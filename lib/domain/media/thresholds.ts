@@ -53,6 +53,10 @@ export const DOCUMENT = {
   maxAspect: 1.85,
   /** Laplacian variance of the card scaled to 800 px: sharp 1707-2772; blurred σ=5: 6.2. */
   minSharpness: 40,
+  /** The smallest document image: the size at which an MRZ can still be read (docs/api.md "Document images"), not the
+   *  selfie's 320x240. Specimen thumbnails of about 270x180 carry a legible MRZ; the check digits make trying safe. */
+  minLongSide: 240,
+  minShortSide: 150,
   /** A portrait must be found on an identity document's front (scores 1.0 on the test documents). */
   minPortraitScore: 0.6,
 } as const;

@@ -40,6 +40,7 @@ export const MESSAGES: Partial<Record<ErrorCode, string>> = {
   FACE_OCCLUDED: 'Part of the face is covered: remove anything covering the eyes or mouth.',
   DOCUMENT_NOT_FOUND: 'No identity document was found: place the whole document flat in the frame.',
   DOCUMENT_TOO_BLURRY: 'The document is blurry: hold still and make sure the text is sharp.',
+  DOCUMENT_UNREADABLE: 'The code on the document could not be read. Lay the document flat, fill the frame, and tilt it away from the light so the code at the bottom has no glare.',
 };
 
 /** The most memory one decode may take: the largest 8-bit RGB image the pixel limit allows (8000x8000x3). */
@@ -47,7 +48,7 @@ export const MAX_DECODED_BYTES = LIMITS.maxSide * LIMITS.maxSide * 3;
 const BYTES_PER_SAMPLE: Record<string, number> = { uchar: 1, char: 1, ushort: 2, short: 2, uint: 4, int: 4, float: 4, complex: 8, double: 8, dpcomplex: 16 };
 
 /** File checks, before any decoding: type by magic bytes, size, and the pixel size the header declares. */
-export async function checkFile(bytes: Uint8Array): Promise<{ type: ImageType; width: number; height: number; checks: Checks }> {
+export async function checkFile(bytes: Uint8Array, kind: MediaKind = 'selfie'): Promise<{ type: ImageType; width: number; height: number; checks: Checks }> {
   const checks: Checks = {};
   const type = sniffImageType(bytes);
   checks.file_type = { value: type ?? 'unknown', threshold: ['jpeg', 'png', 'webp'], passed: !!type };
@@ -68,12 +69,14 @@ export async function checkFile(bytes: Uint8Array): Promise<{ type: ImageType; w
   const height = (swap ? meta.width : meta.height) ?? 0;
   const long = Math.max(width, height);
   const short = Math.min(width, height);
-  const threshold = { min: [LIMITS.minLongSide, LIMITS.minShortSide], max: [LIMITS.maxSide, LIMITS.maxSide] };
-  const tooSmall = long < LIMITS.minLongSide || short < LIMITS.minShortSide;
+  // A document's floor is the size at which its MRZ can be read (DOCUMENT), a selfie's the face models' (LIMITS).
+  const min = kind === 'document' ? [DOCUMENT.minLongSide, DOCUMENT.minShortSide] : [LIMITS.minLongSide, LIMITS.minShortSide];
+  const threshold = { min, max: [LIMITS.maxSide, LIMITS.maxSide] };
+  const tooSmall = long < min[0] || short < min[1];
   const tooLarge = long > LIMITS.maxSide;
   checks.dimensions = { value: [width, height], threshold, passed: !tooSmall && !tooLarge };
   if (tooLarge) throw fail('IMAGE_TOO_LARGE', MESSAGES.IMAGE_TOO_LARGE!, checks, ['IMAGE_TOO_LARGE']);
-  if (tooSmall) throw fail('IMAGE_TOO_SMALL', MESSAGES.IMAGE_TOO_SMALL!, checks, ['IMAGE_TOO_SMALL']);
+  if (tooSmall) throw fail('IMAGE_TOO_SMALL', kind === 'document' ? `The image is smaller than ${min[0]}x${min[1]} pixels.` : MESSAGES.IMAGE_TOO_SMALL!, checks, ['IMAGE_TOO_SMALL']);
   // The decode budget, from the header too: pixels × channels × bytes per sample, the memory the full decode
   // takes. An 8000x8000 16-bit PNG (a 498 KB file) would need 384 MB and seconds of one worker's time.
   const decoded = width * height * (meta.channels ?? 3) * (BYTES_PER_SAMPLE[meta.depth ?? 'uchar'] ?? 1);

@@ -22,6 +22,7 @@ export const AAD = {
   webhookBody: (eventId: string) => `webhook_body:${eventId}`,
   webhookResponse: (attemptId: string) => `webhook_response:${attemptId}`,
   audit: (auditId: string) => `audit:${auditId}`,
+  documentRead: (mediaId: string) => `document_read:${mediaId}`,
 };
 
 export const sealText = (key: Buffer, aad: string, text: string): Buffer => aesGcmEncrypt(text, aad, key);

@@ -18,10 +18,8 @@ import { mediaStore } from '../media/storage';
 import { currentAnalysis } from '../media/current-analysis';
 import { latestChallenge } from '../liveness/challenge';
 import { cosine } from '../faces/similarity';
-import type { Analysis, FaceMeasure } from '../media/types';
-import { parseAamva } from '../documents/aamva';
-import { readPdf417 } from '../documents/barcode';
-import { readMrz } from '../documents/ocr';
+import type { FaceMeasure } from '../media/types';
+import { openRead, readCode } from '../documents/read';
 import { applyTransition, type Trigger } from '../transitions/state-machine';
 import { enqueueTransitionWebhook } from '../webhooks/outbox';
 import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted, needsDocument, STEP_UP_REASON } from '../transitions/policy';
@@ -167,21 +165,16 @@ async function readDocument(deps: PipelineDeps, get: (k: string) => MediaRow | u
   const frontBytes = await mediaStore.get(db, front.id);
   if (!frontBytes) throw new Error('submitted document bytes missing');
   const frontAnalysis = await currentAnalysis(db, front, frontBytes);
+  // The side carrying the MRZ or barcode was read at upload and its read kept (sealed): decided from it without
+  // reading again. An upload from before reads were kept is read here, by the same reader.
+  const coded = type === 'passport' ? front : back;
   let read: DocumentRead = null;
-  if (type === 'passport') {
-    const r = await readMrz(frontBytes, frontAnalysis?.document?.box ?? null);
-    if (r.mrz) read = { source: 'mrz', mrz: r.mrz.data, corrected: r.mrz.corrected };
-  } else if (back) {
-    const backBytes = await mediaStore.get(db, back.id);
-    if (!backBytes) throw new Error('submitted document back bytes missing');
-    if (type === 'driving_licence') {
-      for (const text of await readPdf417(backBytes)) {
-        const aamva = parseAamva(text);
-        if (aamva) read = { source: 'pdf417', aamva };
-      }
-    } else {
-      const r = await readMrz(backBytes, (back.analysis as Analysis | null)?.document?.box ?? null);
-      if (r.mrz) read = { source: 'mrz', mrz: r.mrz.data, corrected: r.mrz.corrected };
+  if (coded) {
+    read = await openRead(db, coded);
+    if (!read) {
+      const bytes = coded === front ? frontBytes : await mediaStore.get(db, coded.id);
+      if (!bytes) throw new Error('submitted document back bytes missing');
+      read = await readCode(bytes, type);
     }
   }
   return { type, portrait: frontAnalysis?.faces?.[0] ?? null, read };

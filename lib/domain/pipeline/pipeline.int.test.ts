@@ -4,9 +4,9 @@
  * failure (a lost media blob), never by a flag that skips the pipeline.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
-import { mediaBlobs, pipelineJobs, webhookEvents } from '@/db/schema';
+import { media, mediaBlobs, pipelineJobs, webhookEvents } from '@/db/schema';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { call } from '@/test/helpers/http';
 import { makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
@@ -15,6 +15,7 @@ import * as I from '@/test/helpers/images';
 import * as F from '@/test/helpers/face-set';
 import { analysisPool } from '@/lib/domain/media/pool';
 import { stopOcr } from '@/lib/domain/documents/ocr';
+import { openRead, sealRead } from '@/lib/domain/documents/read';
 import { updateWorkspaceSettings } from '@/lib/domain/workspaces';
 import { runDueJobs } from '.';
 import { addToBlocklist } from '@/lib/domain/blocklist';
@@ -187,9 +188,28 @@ describe('Age / document_verification and KYC (live)', () => {
     expect(v.result.face_match.similarity).toBeLessThan(FACE_MATCH_THRESHOLD);
   });
 
-  it('document_quality: the MRZ is smudged and cannot be read', async () => {
-    const v = await verify(w, { selfie: face('sample1-2'), front: ['passport', await I.renderDocument('passport', 'front', face('sample1-2'), { mrz: 'smudged' })] });
-    expect([v.status, v.reason]).toEqual(['resubmission_requested', 'document_quality']);
+  it('the read kept at upload decides: the pipeline does not read the document again', async () => {
+    const selfie = face('sample1-2');
+    const id = await consentedVerification(w, w.liveSecret);
+    await uploadAll(w, id, { selfie, front: ['passport', await I.renderDocument('passport', 'front', selfie)] });
+    const [row] = await db().select().from(media).where(and(eq(media.verificationId, id), eq(media.type, 'document')));
+    const kept = await openRead(db(), row);
+    expect(kept).toMatchObject({ source: 'mrz', mrz: { format: 'TD3', birthDate: '740812' } });
+    // The kept read, sealed again with a child's date of birth: had the pipeline read the image (1974), it would approve.
+    if (kept?.source !== 'mrz') throw new Error('no MRZ read kept');
+    const child = { ...kept, mrz: { ...kept.mrz, birthDate: '100304' } };
+    await db().update(media).set({ readSealed: await sealRead(db(), id, row.id, child) }).where(eq(media.id, row.id));
+    const v = await submitAndRun(w, id);
+    expect([v.status, v.reason, v.result.age]).toEqual(['declined', 'age_below_threshold', 16]);
+  });
+
+  it('an upload without a kept read (made before reads were kept) is read by the pipeline', async () => {
+    const selfie = face('sample1-2');
+    const id = await consentedVerification(w, w.liveSecret);
+    await uploadAll(w, id, { selfie, front: ['passport', await I.renderDocument('passport', 'front', selfie)] });
+    await db().update(media).set({ readSealed: null }).where(eq(media.verificationId, id));
+    const v = await submitAndRun(w, id);
+    expect([v.status, v.result.age]).toEqual(['approved', 52]);
   });
 
   it('an expired document is declined (document_expired)', async () => {

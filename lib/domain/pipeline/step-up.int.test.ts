@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { asc, eq } from 'drizzle-orm';
 import { getDb } from '@/db/client';
-import { verifications, webhookEvents } from '@/db/schema';
+import { media, verifications, webhookEvents } from '@/db/schema';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { resetEnvCache } from '@/lib/core/env';
 import { call } from '@/test/helpers/http';
@@ -22,6 +22,8 @@ import { consentedVerification, submit, upload } from '@/test/helpers/upload';
 import { selfSignedCert, startReceiver } from '@/test/helpers/https-receiver';
 import * as I from '@/test/helpers/images';
 import * as F from '@/test/helpers/face-set';
+import { flatCard, phonePhoto } from '@/test/helpers/phone-photo';
+import { openRead } from '@/lib/domain/documents/read';
 import type { SettingsPatch } from '@/lib/domain/workspaces';
 import { analysisPool } from '@/lib/domain/media/pool';
 import { stopOcr } from '@/lib/domain/documents/ocr';
@@ -168,16 +170,39 @@ describe('step-up to a document (live)', () => {
     expect(await webhooks(w, v.id)).toEqual(['resubmission_requested/document_required', 'declined/identity_mismatch']);
   }, 60_000);
 
-  it('an unreadable document asks again (document_quality); the verification stays stepped up and a readable one decides', async () => {
+  it('a phone photo of the passport is read at upload (201, the read kept); a glare-covered or too small one is refused at once (422 DOCUMENT_UNREADABLE), no attempt spent; the readable one decides: approved, age_source document', async () => {
     const E = probe.estimated_age;
-    const stepped = await steppedUpThen(await passport(herPortrait, E + 5, { mrz: 'smudged' }));
-    const w = stepped.w;
-    let v = stepped.v;
-    expect([v.status, v.reason, v.attempts_remaining]).toEqual(['resubmission_requested', 'document_quality', 3]);
-    await uploadDoc(w, v.id, ['passport', await passport(herPortrait, E + 5)]);
-    v = await submitAndDecide(w, v.id);
-    expect([v.status, v.attempts_remaining, v.result.age_source]).toEqual(['approved', 2, 'document']);
-  }, 90_000);
+    const w = await stepUpWorkspace({ age_threshold: E });
+    const first = await selfieDecided(w);
+    expect([first.status, first.reason, first.attempts_remaining]).toEqual(['resubmission_requested', 'document_required', 4]);
+    const card = await flatCard('passport', 'front', { birthDate: bornAged(E + 5) }, herPortrait);
+    const doc = { type: 'document', side: 'front', document_type: 'passport' };
+
+    // Glare over the code at the bottom, and the whole page a few hundred pixels wide far from the camera: refused now.
+    const glare = await phonePhoto(card, { rotate: 4, glare: { x: 0.5, y: 0.88, r: 0.22, strength: 1 }, seed: 3 });
+    const small = await phonePhoto(card, { fill: 0.45, size: 360, seed: 4 });
+    for (const bad of [glare, small]) {
+      const r = await upload(w, w.liveSecret, first.id, doc, bad);
+      expect([r.status, r.json.error?.code], JSON.stringify(r.json)).toEqual([422, 'DOCUMENT_UNREADABLE']);
+      expect(r.json.error.message).toMatch(/tilt it away from the light so the code at the bottom has no glare/);
+      expect(r.json.error.details.checks.document_read).toMatchObject({ passed: false });
+    }
+    let v = await get(w, first.id);
+    expect([v.status, v.attempts_remaining]).toEqual(['resubmission_requested', 4]);
+
+    // On a cluttered table, turned 12°, tilted 20° in perspective, a glare spot away from the code, JPEG 80.
+    const photo = await phonePhoto(card, { rotate: 12, tilt: 20, fill: 0.68, background: 'clutter', glare: { x: 0.8, y: 0.2, r: 0.12, strength: 0.8 }, quality: 80, seed: 5 });
+    const r = await upload(w, w.liveSecret, first.id, doc, photo);
+    expect(r.status, JSON.stringify(r.json)).toBe(201);
+    const [row] = await db().select().from(media).where(eq(media.id, r.json.data.id));
+    expect(row.readSealed).not.toBeNull();
+    expect(row.readSealed!.toString('latin1')).not.toContain('ERIKSSON'); // sealed, not plain JSON
+    expect(await openRead(db(), row)).toMatchObject({ source: 'mrz', mrz: { format: 'TD3', surname: 'ERIKSSON' } });
+
+    v = await submitAndDecide(w, first.id);
+    expect([v.status, v.reason, v.attempts_remaining]).toEqual(['approved', null, 3]);
+    expect(v.result).toMatchObject({ decision: 'pass', threshold: E, age: E + 5, age_source: 'document', document: { type: 'passport', source: 'mrz' }, face_match: { match: true } });
+  }, 180_000);
 
   it('a review workspace still refers the straddling selfie to a person (review)', async () => {
     const w = await makeWorkspace({ age_threshold: probe.estimated_age, webhook_url: rx.url });

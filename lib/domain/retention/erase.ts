@@ -95,6 +95,7 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
   // The erasure.
   await tx.execute(sql`delete from media_blobs where media_id in (select id from media where verification_id = any(${ids}))`);
   await tx.execute(sql`update media set analysis = null where verification_id = any(${ids}) and analysis is not null`);
+  await tx.execute(sql`update media set read_sealed = null where verification_id = any(${ids}) and read_sealed is not null`);
   const embeddings = new Set(Array.from(await tx.execute<{ verification_id: string }>(sql`delete from face_embeddings where verification_id = any(${ids}) returning verification_id`)).map((r) => r.verification_id));
   // The head-turn challenges' faces (issue #20): each frame's description (kept to spot frames replayed into
   // another verification) and the straight frame's, which the selfie was compared with.

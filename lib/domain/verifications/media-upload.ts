@@ -12,6 +12,7 @@ import { UPLOAD_STATUSES } from '../transitions/policy';
 import { analysisPool } from '../media/pool';
 import { checkDocument, checkFile, checkSelfie, throwIfFailed } from '../media/validate';
 import { mediaStore } from '../media/storage';
+import { carriesCode, formatOf, readCode, sealRead, type CodeRead } from '../documents/read';
 
 export type UploadMediaInput = Scope & {
   verificationId: string;
@@ -47,11 +48,22 @@ export async function uploadMedia(db: Db, input: UploadMediaInput) {
 
   let analysis;
   let checks;
+  let read: CodeRead | null = null;
   try {
-    const file = await checkFile(input.file);
+    const file = await checkFile(input.file, input.type);
     checks = file.checks;
     analysis = await analysisPool().analyze(input.file, input.type, { workspace: v.workspaceId, verification: v.id });
-    const { failed } = input.type === 'selfie' ? checkSelfie(analysis, checks) : checkDocument(analysis, checks, side!);
+    let { failed } = input.type === 'selfie' ? checkSelfie(analysis, checks) : checkDocument(analysis, checks, side!);
+    if (input.type === 'document' && carriesCode(documentType!, side!)) {
+      // The side carrying the MRZ or barcode is read now (docs/api.md "Document images"): a read whose check digits all
+      // hold proves the document is there and sharp, whatever the card-shape detector made of the background; without
+      // one the upload is refused at once, before any attempt is spent.
+      read = await readCode(analysis.stored, documentType!);
+      checks.document_read = { value: read ? { format: formatOf(read) } : null, threshold: 'check digits valid', passed: !!read };
+      failed = read ? failed.filter((c) => c !== 'DOCUMENT_NOT_FOUND' && c !== 'DOCUMENT_TOO_BLURRY') : ['DOCUMENT_UNREADABLE', ...failed.filter((c) => c !== 'DOCUMENT_NOT_FOUND' && c !== 'DOCUMENT_TOO_BLURRY')];
+      // A passport's data page must still show its portrait (the selfie is matched to it).
+      if (read && side === 'front' && checks.portrait && !checks.portrait.passed && !failed.includes('DOCUMENT_NOT_FOUND')) failed.push('DOCUMENT_NOT_FOUND');
+    }
     throwIfFailed(failed, checks);
   } catch (e) {
     if (e instanceof DomainError) {
@@ -74,6 +86,7 @@ export async function uploadMedia(db: Db, input: UploadMediaInput) {
     // Serialised with submit on the verification row: an upload either lands before a submit or is refused.
     const [locked] = await tx.select({ status: verifications.status }).from(verifications).where(eq(verifications.id, v.id)).for('update');
     if (!UPLOAD_STATUSES.has(locked.status)) throw invalidStatus(`Media cannot be uploaded in status ${locked.status}.`, { status: locked.status });
+    const readSealed = read ? await sealRead(tx, v.id, id, read) : null;
     const [m] = await tx
       .insert(media)
       .values({
@@ -88,6 +101,7 @@ export async function uploadMedia(db: Db, input: UploadMediaInput) {
         height: measured.height,
         analysis: { ...measured, checks },
         source: ctx.actor === 'capture' ? 'capture' : 'api',
+        readSealed,
       })
       .returning();
     await mediaStore.put(tx, id, stored);

@@ -2,7 +2,7 @@
  * Document flows (Age / document_verification and KYC): the document's portrait and its machine-readable data
  * (MRZ or AAMVA PDF417) read, and the document not expired.
  */
-import { mrzDate } from '../../documents/mrz';
+import { mrzDates } from '../../documents/mrz';
 import { decided, next, type Check, type DocumentRead } from './types';
 
 export type Person = { surname: string; givenNames: string; birthDate: string | null; expiryDate: string | null; documentNumber: string; issuingCountry: string; sex: string };
@@ -10,7 +10,7 @@ export type Person = { surname: string; givenNames: string; birthDate: string | 
 export function personOf(read: NonNullable<DocumentRead>, now: Date): Person {
   if (read.source === 'pdf417') return { ...read.aamva };
   const m = read.mrz;
-  return { surname: m.surname, givenNames: m.givenNames, birthDate: mrzDate(m.birthDate, 'birth', now), expiryDate: mrzDate(m.expiryDate, 'expiry', now), documentNumber: m.documentNumber, issuingCountry: m.issuingCountry, sex: m.sex };
+  return { surname: m.surname, givenNames: m.givenNames, ...mrzDates(m.birthDate, m.expiryDate, now), documentNumber: m.documentNumber, issuingCountry: m.issuingCountry, sex: m.sex };
 }
 
 const mask = (n: string) => (n.length <= 4 ? '•'.repeat(n.length) : '•'.repeat(n.length - 4) + n.slice(-4));
