@@ -1,5 +1,7 @@
 /**
- * The evaluation manifest: a CSV with the header `file,person,age,kind`. `file` is relative to the manifest;
+ * The evaluation manifest: a CSV with the header `file,person,age,kind` (and, optionally, `sex` and `group`: free
+ * labels of the person, such as a source's gender and ethnicity, empty when unknown; the age section reports its
+ * figures by each of them, evaluation/age-groups.ts). `file` is relative to the manifest;
  * `person` an identity label or empty (empty means unknown, not "a different person"); `age` in years or empty;
  * `kind` is `genuine` or the name of an attack (`screen`, `print`, `mask`, …). Quoted fields ("a,b", "say ""hi""")
  * are read as CSV does.
@@ -7,7 +9,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type ManifestRow = { file: string; path: string; person: string | null; age: number | null; kind: string };
+export type ManifestRow = {
+  file: string;
+  path: string;
+  person: string | null;
+  age: number | null;
+  kind: string;
+  /** the optional `sex` column's label (absent without the column, null when empty) */
+  sex?: string | null;
+  /** the optional `group` column's label (absent without the column, null when empty) */
+  group?: string | null;
+};
+
+/** The optional label columns, in the order the report gives them. */
+export const LABEL_COLUMNS = ['sex', 'group'] as const;
+export type LabelColumn = (typeof LABEL_COLUMNS)[number];
 
 export class ManifestError extends Error {}
 
@@ -44,6 +60,7 @@ export function parseManifest(text: string, folder: string): ManifestRow[] {
     return i;
   };
   const [fi, pi, ai, ki] = ['file', 'person', 'age', 'kind'].map(col);
+  const labelAt = LABEL_COLUMNS.map((c) => [c, header.indexOf(c)] as const).filter(([, i]) => i >= 0);
   const rows: ManifestRow[] = [];
   const seen = new Set<string>();
   for (const [n, line] of lines.slice(1).entries()) {
@@ -60,7 +77,13 @@ export function parseManifest(text: string, folder: string): ManifestRow[] {
     const kind = (f[ki] ?? '').trim().toLowerCase() || 'genuine';
     if (!/^[a-z0-9_-]+$/.test(kind)) throw new ManifestError(`${where}: kind "${kind}" must be genuine or an attack name (letters, digits, - and _)`);
     const person = (f[pi] ?? '').trim() || null;
-    rows.push({ file, path: path.join(folder, file), person, age, kind });
+    const labels: Partial<Record<LabelColumn, string | null>> = {};
+    for (const [c, i] of labelAt) {
+      const v = (f[i] ?? '').trim();
+      if (v.length > 64 || [...v].some((ch) => ch.charCodeAt(0) < 32)) throw new ManifestError(`${where}: ${c} "${v.slice(0, 20)}…" must be a label of at most 64 printable characters`);
+      labels[c] = v || null;
+    }
+    rows.push({ file, path: path.join(folder, file), person, age, kind, ...labels });
   }
   return rows;
 }
