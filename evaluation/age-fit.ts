@@ -22,31 +22,55 @@
  *
  * Everything here is pure (numbers in, numbers out) and unit-tested on made-up data.
  */
-import { ageInputs, rawAge, type AgeCalibration, type AgeFeatures } from '../lib/domain/faces/age';
+import { ageInputs, rawAge, sexInput, type AgeCalibration, type AgeFeatures } from '../lib/domain/faces/age';
 import { ageRangeOf, type AgeRanges } from '../lib/domain/thresholds/age-range';
 import { clopperPearsonUpper, rate, seeded } from './stats';
 
-export type Labelled = { truth: number; features: AgeFeatures; description?: number[] | null };
+/** A face of the set the fit learns from: its true age, the networks' readings, the description, and the set's own labels (sex, group; the fit's weights and the ranges' per-group cuts use them, the estimate never does). */
+export type Labelled = { truth: number; features: AgeFeatures; description?: number[] | null; sex?: string | null; group?: string | null };
 
 /** What a calibration is fitted from: the groups of network views, and whether the face description and the log scale are used. */
-export type AgeModelSpec = { groups: AgeCalibration['groups']; description?: boolean; scale?: 'years' | 'log'; ridge?: number };
+export type AgeModelSpec = {
+  groups: AgeCalibration['groups'];
+  description?: boolean;
+  scale?: 'years' | 'log';
+  ridge?: number;
+  /** the estimate's own reading of sex as an input (AgeCalibration.sex) */
+  sex?: boolean;
+  /** weight the faces so that every (sex, group) cell of the set's labels weighs alike (balanceWeights) */
+  balance?: boolean;
+};
 /** The committed model's shape, with the penalty chosen by nested cross-validation on calib (docs/accuracy.md). */
-export const specOf = (c: AgeCalibration): AgeModelSpec => ({ groups: c.groups, description: !!c.description, scale: c.scale ?? 'years', ridge: c.ridge ?? 1e-6 });
+export const specOf = (c: AgeCalibration): AgeModelSpec => ({ groups: c.groups, description: !!c.description, scale: c.scale ?? 'years', ridge: c.ridge ?? 1e-6, sex: !!c.sex, balance: !!c.balanced });
 const asSpec = (g: AgeModelSpec | AgeCalibration['groups']): AgeModelSpec => (Array.isArray(g) ? { groups: g } : g);
-export type FittedCalibration = Pick<AgeCalibration, 'groups' | 'intercept' | 'weights' | 'scale' | 'description' | 'ridge'>;
+export type FittedCalibration = Pick<AgeCalibration, 'groups' | 'intercept' | 'weights' | 'scale' | 'description' | 'ridge' | 'sex' | 'input_bounds' | 'output_bounds' | 'balanced'>;
+
+/**
+ * Weights that make every cell of the set's labels (each sex × group combination present) weigh alike, and the
+ * faces without labels as much as one cell: weight = n / (cells · faces of its cell), so the weights sum to n. A
+ * set without labels gets weight 1 everywhere.
+ */
+export function balanceWeights(points: readonly Pick<Labelled, 'sex' | 'group'>[]): number[] {
+  const cell = (p: Pick<Labelled, 'sex' | 'group'>) => `${p.sex ?? ''}|${p.group ?? ''}`;
+  const counts = new Map<string, number>();
+  for (const p of points) counts.set(cell(p), (counts.get(cell(p)) ?? 0) + 1);
+  return points.map((p) => points.length / (counts.size * counts.get(cell(p))!));
+}
 
 /** Least squares (with a tiny ridge, for collinear views) of y on [1, x]: the coefficients, intercept first. */
-export function leastSquares(xs: readonly number[][], ys: readonly number[], ridge = 1e-6): number[] {
+export function leastSquares(xs: readonly number[][], ys: readonly number[], ridge = 1e-6, weights?: readonly number[]): number[] {
   const k = xs[0].length + 1;
   const A = Array.from({ length: k }, () => new Array<number>(k + 1).fill(0));
   xs.forEach((x, n) => {
     const row = [1, ...x];
+    const w = weights ? weights[n] : 1;
     for (let i = 0; i < k; i++) {
-      for (let j = 0; j < k; j++) A[i][j] += row[i] * row[j];
-      A[i][k] += row[i] * ys[n];
+      for (let j = 0; j < k; j++) A[i][j] += w * row[i] * row[j];
+      A[i][k] += w * row[i] * ys[n];
     }
   });
-  for (let i = 1; i < k; i++) A[i][i] += ridge * xs.length;
+  const total = weights ? weights.reduce((a, b) => a + b, 0) : xs.length;
+  for (let i = 1; i < k; i++) A[i][i] += ridge * total;
   for (let c = 0; c < k; c++) {
     let p = c;
     for (let r = c + 1; r < k; r++) if (Math.abs(A[r][c]) > Math.abs(A[p][c])) p = r;
@@ -88,8 +112,9 @@ export function fitCalibration(points: readonly Labelled[], groupsOrSpec: AgeCal
   const descMean = new Array<number>(dim).fill(0);
   const withDesc = points.filter((p) => p.description?.length === dim);
   for (const p of withDesc) for (let j = 0; j < dim; j++) descMean[j] += p.description![j] / withDesc.length;
-  const rows = points.map((p, n) => [...nets[n], ...(p.description?.length === dim ? p.description.map((v, j) => v - descMean[j]) : descMean.map(() => 0))]);
-  const k = groups.length + dim;
+  const sexCols = (p: Labelled, n: number) => (spec.sex ? [sexInput(p.features), sexInput(p.features) * nets[n][0]] : []);
+  const rows = points.map((p, n) => [...nets[n], ...(p.description?.length === dim ? p.description.map((v, j) => v - descMean[j]) : descMean.map(() => 0)), ...sexCols(p, n)]);
+  const k = groups.length + dim + (spec.sex ? 2 : 0);
   const mu = new Array<number>(k).fill(0);
   const sd = new Array<number>(k).fill(0);
   for (const r of rows) for (let j = 0; j < k; j++) mu[j] += r[j] / rows.length;
@@ -99,17 +124,30 @@ export function fitCalibration(points: readonly Labelled[], groupsOrSpec: AgeCal
     rows.map((r) => r.map((v, j) => (v - mu[j]) / sd[j])),
     points.map((p) => (scale === 'log' ? Math.log(Math.max(1, p.truth)) : p.truth)),
     ridge,
+    spec.balance ? balanceWeights(points) : undefined,
   );
   const raw = w.slice(1).map((v, j) => v / sd[j]);
   const intercept = w[0] - raw.reduce((s, v, j) => s + v * mu[j], 0);
-  return {
+  const dw = raw.slice(groups.length, groups.length + dim);
+  // Where the fit saw faces: each input's range, and the description term's, on the set it was fitted on.
+  const input_bounds = groups.map((_, i) => [Math.min(...nets.map((x) => x[i])), Math.max(...nets.map((x) => x[i]))] as [number, number]);
+  const terms = rows.map((r) => dw.reduce((s, v, j) => s + v * r[groups.length + j], 0));
+  const fitted: FittedCalibration = {
     groups,
     intercept,
     weights: raw.slice(0, groups.length),
     scale,
-    description: dim ? { weights: raw.slice(groups.length), mean: descMean } : null,
+    description: dim ? { weights: dw, mean: descMean, bounds: [Math.min(...terms), Math.max(...terms)] } : null,
+    sex: spec.sex ? { weights: [raw[groups.length + dim], raw[groups.length + dim + 1]] } : null,
+    input_bounds,
+    output_bounds: null,
     ridge,
+    balanced: !!spec.balance,
   };
+  // …and the estimates it gives those faces, which bound every estimate it will make.
+  const own = applyCalibration(fitted, points);
+  fitted.output_bounds = [Math.min(...own), Math.max(...own)];
+  return fitted;
 }
 
 export const applyCalibration = (c: FittedCalibration, points: readonly Labelled[]) => points.map((p) => rawAge(p.features, p.description, c) ?? 1);
@@ -167,6 +205,15 @@ export type RangeOptions = {
    * Unset: no parametric lower cuts.
    */
   lowerPoolUnder?: number;
+  /**
+   * Fit each empirical cut for every label of the set's `sex` and `group` columns too, and keep the safest: a lower
+   * cut at least every label's (each label with at least `minGroup` people under the threshold; for a label with too
+   * few for its alpha quantile, its highest estimate), an upper cut at most every label's that has enough people for
+   * one. So the share of the people under a threshold who pass it holds in each group, not only over the set.
+   */
+  byGroup?: boolean;
+  /** the fewest people under (or at or over) a threshold a label needs to take part in byGroup's cuts (default 20) */
+  minGroup?: number;
 };
 export const DEFAULT_RANGE_OPTIONS: RangeOptions = {
   alpha: 0.01,
@@ -253,7 +300,16 @@ export function logistic(xs: readonly number[], ys: readonly boolean[], iteratio
  * cut only where there are enough at or over it for `beta` (1 / beta − 1); a threshold without one is decided with
  * the next one up (pass) or down (fail).
  */
-export function fitRanges(truth: readonly number[], estimates: readonly number[], o: RangeOptions = DEFAULT_RANGE_OPTIONS, fittedOn = ''): AgeRanges {
+export function fitRanges(truth: readonly number[], estimates: readonly number[], o: RangeOptions = DEFAULT_RANGE_OPTIONS, fittedOn = '', labels?: readonly Pick<Labelled, 'sex' | 'group'>[]): AgeRanges {
+  // The labels' index sets, for byGroup's cuts.
+  const labelSets: number[][] = [];
+  if (o.byGroup && labels) {
+    for (const column of ['sex', 'group'] as const) {
+      const values = [...new Set(labels.map((l) => l[column]).filter((v): v is string => !!v))];
+      for (const v of values) labelSets.push(labels.map((l, i) => (l[column] === v ? i : -1)).filter((i) => i >= 0));
+    }
+  }
+  const minGroup = o.minGroup ?? 20;
   const lower: [number, number][] = [];
   const upper: [number, number][] = [];
   const confidence: [number, number, number][] = [];
@@ -270,13 +326,29 @@ export function fitRanges(truth: readonly number[], estimates: readonly number[]
     // threshold with fewer would rest on one face, and a single outlier there would, through the monotone step
     // below, raise the cut of every threshold above it.
     const r = Math.ceil((under.length + 1) * (1 - o.alpha));
-    if (r < under.length && over.length > 0) lower.push([t, round2(under[r - 1] + o.margin)]);
+    if (r < under.length && over.length > 0) {
+      let cut = under[r - 1];
+      for (const idx of labelSets) {
+        const u = idx.filter((i) => truth[i] < t).map((i) => estimates[i]).sort((a, b) => a - b);
+        if (u.length < minGroup) continue;
+        cut = Math.max(cut, u[Math.min(u.length, Math.ceil((u.length + 1) * (1 - o.alpha))) - 1]);
+      }
+      lower.push([t, round2(cut + o.margin)]);
+    }
     // Too few people this young for an empirical cut: the parametric one, at the age of the oldest people under t.
     else if (r >= under.length && over.length > 0 && young && t - 1 < o.lowerPoolUnder!) lower.push([t, round2(young.a + young.b * (t - 1) + zAlpha * young.sd + o.margin)]);
     // …and a new person at or over t below the k-th smallest with probability ≤ k/(n+1). Here k = 1 is allowed: an
     // outlier lowers the cuts under it, which only fails fewer people.
     const k = Math.floor(o.beta * (over.length + 1));
-    if (k >= 1 && under.length > 0) upper.push([t, round2(over[k - 1] - upperMargin)]);
+    if (k >= 1 && under.length > 0) {
+      let cut = over[k - 1];
+      for (const idx of labelSets) {
+        const v = idx.filter((i) => truth[i] >= t).map((i) => estimates[i]).sort((a, b) => a - b);
+        const kg = Math.floor(o.beta * (v.length + 1));
+        if (v.length >= minGroup && kg >= 1) cut = Math.min(cut, v[kg - 1]);
+      }
+      upper.push([t, round2(cut - upperMargin)]);
+    }
     // Too few people this old for an empirical cut: the parametric one (the beta quantile of the estimates of people
     // aged exactly t; older people are estimated higher on average, so fewer of them fall under it).
     else if (k < 1 && under.length > 0 && old) upper.push([t, round2(old.a + old.b * t + zBeta * old.sd - upperMargin)]);
@@ -292,7 +364,7 @@ export function fitRanges(truth: readonly number[], estimates: readonly number[]
   const model = (m: typeof old) => m && { n: m.n, intercept: round2(m.a), slope: Math.round(m.b * 1e4) / 1e4, sd: round2(m.sd) };
   const lower_model = young && { under: o.lowerPoolUnder!, ...model(young)! };
   const upper_model = old && { from: o.upperPoolFrom!, ...model(old)! };
-  return { fitted_on: fittedOn, n: truth.length, alpha: o.alpha, beta: o.beta, margin: o.margin, upper_margin: upperMargin, lower_model, upper_model, lower, upper, confidence };
+  return { fitted_on: fittedOn, n: truth.length, alpha: o.alpha, beta: o.beta, margin: o.margin, upper_margin: upperMargin, ...(o.byGroup ? { by_group: labelSets.length > 0 } : {}), lower_model, upper_model, lower, upper, confidence };
 }
 
 /** One face's out-of-sample estimate and range. */
@@ -312,6 +384,8 @@ export function nestedCrossValidation(points: readonly Labelled[], groups: AgeCa
       train.map((p) => p.truth),
       crossValidatedEstimates(train, groups, k, seed + 1),
       o,
+      '',
+      train,
     );
     const c = fitCalibration(train, groups);
     const idx = points.map((_, i) => i).filter((i) => f[i] === fold);

@@ -25,6 +25,7 @@ import { AnalysisPool } from '../lib/domain/media/pool';
 import { readManifest } from './manifest';
 import { isCached, measureAll } from './measure';
 import { AGE_CALIBRATION, type AgeCalibration } from '../lib/domain/faces/age';
+import { AGE_RANGES } from '../lib/domain/thresholds/thresholds';
 import { AGE_VIEWS, type AgeView } from '../lib/domain/faces/age-views';
 import {
   crossValidatedEstimates,
@@ -44,16 +45,18 @@ import {
 } from './age-fit';
 
 const argv = process.argv.slice(2);
-const VALUED = ['--json', '--alpha', '--beta', '--margin', '--upper-margin', '--workers', '--description', '--scale', '--ridge'];
+const VALUED = ['--json', '--alpha', '--beta', '--margin', '--upper-margin', '--workers', '--description', '--scale', '--ridge', '--sex', '--balance', '--by-group'];
 const folder = argv.find((a, i) => !a.startsWith('--') && !VALUED.includes(argv[i - 1]));
-const usage = 'usage: npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 1] [--upper-margin 2] [--workers N] [--cached-only] [--description true|false] [--scale log|years] [--ridge X]\n';
+const usage = 'usage: npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 1] [--upper-margin 2] [--workers N] [--cached-only] [--description true|false] [--scale log|years] [--ridge X] [--sex true|false] [--balance true|false] [--by-group true|false]\n';
 const value = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
-if (!folder || !['true', 'false', undefined].includes(value('--description')) || !['log', 'years', undefined].includes(value('--scale')) || (value('--ridge') !== undefined && !(Number(value('--ridge')) >= 0))) {
+const bool = (name: string) => ['true', 'false', undefined].includes(value(name));
+if (!folder || !bool('--description') || !bool('--sex') || !bool('--balance') || !bool('--by-group') || !['log', 'years', undefined].includes(value('--scale')) || (value('--ridge') !== undefined && !(Number(value('--ridge')) >= 0))) {
   process.stderr.write(usage);
   process.exit(2);
 }
 const opt = (name: string, d: number) => (value(name) === undefined ? d : Number(value(name)));
-const options: RangeOptions = { ...DEFAULT_RANGE_OPTIONS, alpha: opt('--alpha', 0.01), beta: opt('--beta', 0.02), margin: opt('--margin', DEFAULT_RANGE_OPTIONS.margin), upperMargin: opt('--upper-margin', DEFAULT_RANGE_OPTIONS.upperMargin ?? DEFAULT_RANGE_OPTIONS.margin) };
+const flag = (name: string, d: boolean) => (value(name) === undefined ? d : value(name) === 'true');
+const options: RangeOptions = { ...DEFAULT_RANGE_OPTIONS, byGroup: flag('--by-group', !!AGE_RANGES.by_group), alpha: opt('--alpha', 0.01), beta: opt('--beta', 0.02), margin: opt('--margin', DEFAULT_RANGE_OPTIONS.margin), upperMargin: opt('--upper-margin', DEFAULT_RANGE_OPTIONS.upperMargin ?? DEFAULT_RANGE_OPTIONS.margin) };
 const jsonFile = value('--json') ?? null;
 const REPORT_AT = [18, 21, 25];
 
@@ -66,7 +69,7 @@ const pool = rows.every((r) => isCached(r, cacheDir)) ? null : new AnalysisPool(
 const records = await measureAll(rows, { analyze: (b, k) => pool!.analyze(b, k), cacheDir, concurrency: 4 });
 await pool?.close();
 const points: Labelled[] = measurable(
-  records.filter((r) => r.face?.age_features).map((r) => ({ truth: r.age!, features: r.face!.age_features!, description: r.face!.embedding })),
+  records.filter((r) => r.face?.age_features).map((r) => ({ truth: r.age!, features: r.face!.age_features!, description: r.face!.embedding, sex: r.sex ?? null, group: r.group ?? null })),
   AGE_CALIBRATION.groups,
 );
 
@@ -77,6 +80,8 @@ const chosen: AgeModelSpec = {
   description: value('--description') === undefined ? committed.description : value('--description') === 'true',
   scale: (value('--scale') as AgeModelSpec['scale']) ?? committed.scale,
   ridge: opt('--ridge', committed.ridge ?? 1e-6),
+  sex: flag('--sex', !!committed.sex),
+  balance: flag('--balance', !!committed.balance),
 };
 
 /**
@@ -139,8 +144,14 @@ out.calibration = {
   scale: fitted.scale,
   intercept: Math.round(fitted.intercept * 1e6) / 1e6,
   weights: fitted.weights.map((w) => Math.round(w * 1e6) / 1e6),
-  description: fitted.description ? { weights: fitted.description.weights.map((w) => Math.round(w * 1e6) / 1e6), mean: fitted.description.mean.map((m) => Math.round(m * 1e6) / 1e6) } : null,
+  description: fitted.description
+    ? { weights: fitted.description.weights.map((w) => Math.round(w * 1e6) / 1e6), mean: fitted.description.mean.map((m) => Math.round(m * 1e6) / 1e6), bounds: fitted.description.bounds!.map((b) => Math.round(b * 1e6) / 1e6) as [number, number] }
+    : null,
+  sex: fitted.sex ? { weights: fitted.sex.weights.map((w) => Math.round(w * 1e6) / 1e6) as [number, number] } : null,
+  input_bounds: fitted.input_bounds?.map((b) => b.map((v) => Math.round(v * 100) / 100) as [number, number]) ?? null,
+  output_bounds: fitted.output_bounds?.map((v) => Math.round(v * 100) / 100) as [number, number] | undefined ?? null,
   ridge: fitted.ridge,
+  balanced: fitted.balanced,
   cv_mae: Math.round((cv.reduce((s, e, i) => s + Math.abs(e - points[i].truth), 0) / cv.length) * 100) / 100,
 };
 out.ranges = fitRanges(
@@ -148,6 +159,7 @@ out.ranges = fitRanges(
   cv,
   options,
   fittedOn,
+  points,
 );
 
 const lines: string[] = [];

@@ -1,5 +1,7 @@
 /**
- * The evaluation manifest: a CSV with the header `file,person,age,kind`. `file` is relative to the manifest;
+ * The evaluation manifest: a CSV with the header `file,person,age,kind` (and, optionally, `sex` and `group`: free
+ * labels of the person, such as a source's gender and ethnicity, empty when unknown; the age section reports its
+ * figures by each of them, evaluation/age-groups.ts). `file` is relative to the manifest;
  * `person` an identity label or empty (empty means unknown, not "a different person"); `age` in years or empty;
  * `kind` is `genuine` or the name of an attack (`screen`, `print`, `mask`, …). Quoted fields ("a,b", "say ""hi""")
  * are read as CSV does.
@@ -18,11 +20,27 @@ export type DocumentFormat = 'TD1' | 'TD2' | 'TD3' | 'PDF417';
 /** The labels of a `document` row: what its machine-readable zone or barcode says. */
 export type DocumentLabel = { type: DocumentType; birthDate: string; expiryDate: string; format: DocumentFormat | null; checkDigits: 'valid' | 'invalid' };
 
-export type ManifestRow = { file: string; path: string; person: string | null; age: number | null; kind: string; document?: DocumentLabel };
-
 const DOCUMENT_TYPES: readonly string[] = ['passport', 'id_card', 'driving_licence'];
 const FORMATS: readonly string[] = ['TD1', 'TD2', 'TD3', 'PDF417'];
 const isoDate = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(v + 'T00:00:00Z').toISOString().slice(0, 10) === v;
+
+export type ManifestRow = {
+  file: string;
+  path: string;
+  person: string | null;
+  age: number | null;
+  kind: string;
+  /** `document` rows: their labels */
+  document?: DocumentLabel;
+  /** the optional `sex` column's label (absent without the column, null when empty) */
+  sex?: string | null;
+  /** the optional `group` column's label (absent without the column, null when empty) */
+  group?: string | null;
+};
+
+/** The optional label columns, in the order the report gives them. */
+export const LABEL_COLUMNS = ['sex', 'group'] as const;
+export type LabelColumn = (typeof LABEL_COLUMNS)[number];
 
 export class ManifestError extends Error {}
 
@@ -62,6 +80,7 @@ export function parseManifest(text: string, folder: string): ManifestRow[] {
   };
   const [fi, pi, ai, ki] = ['file', 'person', 'age', 'kind'].map(col);
   const [ti, bi, ei, mi, ci] = ['document_type', 'birth_date', 'expiry_date', 'format', 'check_digits'].map((h) => header.indexOf(h));
+  const labelAt = LABEL_COLUMNS.map((c) => [c, header.indexOf(c)] as const).filter(([, i]) => i >= 0);
   const rows: ManifestRow[] = [];
   const seen = new Set<string>();
   for (const [n, line] of lines.slice(1).entries()) {
@@ -82,7 +101,13 @@ export function parseManifest(text: string, folder: string): ManifestRow[] {
       rows.push({ file, path: path.join(folder, file), person, age, kind, document: documentLabel(f, { ti, bi, ei, mi, ci }, where) });
       continue;
     }
-    rows.push({ file, path: path.join(folder, file), person, age, kind });
+    const labels: Partial<Record<LabelColumn, string | null>> = {};
+    for (const [c, i] of labelAt) {
+      const v = (f[i] ?? '').trim();
+      if (v.length > 64 || [...v].some((ch) => ch.charCodeAt(0) < 32)) throw new ManifestError(`${where}: ${c} "${v.slice(0, 20)}…" must be a label of at most 64 printable characters`);
+      labels[c] = v || null;
+    }
+    rows.push({ file, path: path.join(folder, file), person, age, kind, ...labels });
   }
   return rows;
 }

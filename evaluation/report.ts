@@ -78,6 +78,8 @@ export function charts(s: Summary, scores: Scores): Chart[] {
 /** The summary, with the documents section when the set has document photos (evaluation/documents.ts). */
 type Report = Summary & { documents?: DocumentsSection | null };
 
+const groupRate = (r: { k: number; n: number; rate: number | null }) => (r.rate === null ? `– (0 of 0)` : `${(r.rate * 100).toFixed(1)} % (${r.k} of ${r.n})`);
+
 function html(s: Report, cs: Chart[]): string {
   const a = s.age;
   const fm = s.face_match;
@@ -103,6 +105,9 @@ function html(s: Report, cs: Chart[]): string {
 <tr><th>margin for a false-pass rate ≤ ${m.target}</th><td>${m.suggested === null ? `not suggested: ${esc(m.refused)}` : `${m.suggested} years below the estimate: under-age passed ${rateCell('false_pass_at_margin' in m ? m.false_pass_at_margin : null)}, 95 % upper bound ${'upper_bound_false_pass_95' in m ? m.upper_bound_false_pass_95 : '–'}; adults not passed ${rateCell('adults_not_passed_at_margin' in m ? m.adults_not_passed_at_margin : null)}`}</td></tr></table>
 <table><tr><th>threshold</th><th>at or over it: passed</th><th>referred</th><th>failed</th><th>under it: passed (one-sided 95 % Clopper-Pearson upper bound)</th><th>referred</th><th>failed</th></tr>${a.at_thresholds.map((t) => `<tr><td>${t.threshold}</td><td>${rateCell(t.over.passed)}</td><td>${rateCell(t.over.referred)}</td><td>${rateCell(t.over.failed)}</td><td>${rateCell(t.under.passed)} <span class="ci">upper bound ${t.under.passed_upper95 === null ? '–' : `${(t.under.passed_upper95 * 100).toFixed(1)} %`}</span></td><td>${rateCell(t.under.referred)}</td><td>${rateCell(t.under.failed)}</td></tr>`).join('')}</table>
 <table><tr><th>true age</th><th>n</th><th>MAE (95 % CI)</th><th>bias</th><th>range covers the true age</th><th>mean range width</th></tr>${a.by_band.map((b, i) => `<tr><td>${b.band}</td><td>${b.n}</td><td>${b.mae ?? '–'} <span class="ci">${b.mae_ci95 ? `(${b.mae_ci95.low}–${b.mae_ci95.high})` : ''}</span></td><td>${b.bias ?? '–'}</td><td>${pct(a.range.by_band[i]?.coverage)}</td><td>${a.range.by_band[i]?.mean_width ?? '–'}</td></tr>`).join('')}<tr><th>all</th><td>${a.n}</td><td>${a.mae ?? '–'}</td><td>${a.bias ?? '–'}</td><td>${rateCell(a.range.coverage)}</td><td>${a.range.mean_width ?? '–'} years</td></tr></table>
+${a.by_group.length ? `<h3>By group, at ${a.outcomes.threshold}</h3>
+<table><tr><th>column</th><th>label</th><th>${a.outcomes.threshold} or over: passed</th><th>under ${a.outcomes.threshold}: passed (one-sided 95 % upper bound)</th><th>MAE</th><th>bias</th></tr>${a.by_group.map((g) => `<tr><td>${esc(g.column)}</td><td>${esc(g.label)}</td><td>${groupRate(g.over.passed)}</td><td>${groupRate(g.under.passed)} <span class="ci">upper bound ${g.under.passed.upper95 === null ? '–' : `${(g.under.passed.upper95 * 100).toFixed(1)} %`}</span></td><td>${g.mae ?? '–'}</td><td>${g.bias ?? '–'}</td></tr>`).join('')}</table>
+<table><tr><th>column</th><th>lowest label's adults passed over the highest's</th><th>highest share of under-age people passed in a label</th></tr>${a.fairness.map((f) => `<tr><td>${esc(f.column)}</td><td>${f.lowest_to_highest_adults_passed ?? '–'}${f.lowest ? ` <span class="ci">(${esc(f.lowest)} / ${esc(f.highest ?? '')})</span>` : ''}</td><td>${f.max_minors_passed_rate === null ? '–' : `${(f.max_minors_passed_rate * 100).toFixed(1)} %`}</td></tr>`).join('')}</table>` : ''}
 ${fig('age-scatter')}${fig('age-mae-by-band')}${fig('age-outcomes')}
 <h2>Face match</h2>
 <table><tr><th></th><th>selfie against selfie</th>${doc ? '<th>selfie against a printed ID card</th>' : ''}</tr>

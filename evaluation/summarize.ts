@@ -13,6 +13,7 @@ import { AGE_CALIBRATION, estimateAge } from '../lib/domain/faces/age';
 import type { PhotoRecord } from './measure';
 import { ageRangeOf, type AgeRanges } from '../lib/domain/thresholds/age-range';
 import { AGE_BANDS, bandLabel, decisionsAt, rangeFigures, type Judged } from './age-fit';
+import { ageByGroup, ageFairness, type LabelledEstimate } from './age-groups';
 
 export { AGE_BANDS };
 import { bootstrap, describe, detCurve, matchRates, mean, minTrialsFor, rate, round, thresholdForFmr, type Interval, type Rate } from './stats';
@@ -78,7 +79,21 @@ function ageSection(records: PhotoRecord[], o: SummaryOptions) {
      */
     at_thresholds: REPORT_THRESHOLDS.map((th) => decisionsAt(judge(points), th)),
     range: rangeQuality(judge(points)),
+    ...ageGroupsSection(records, t),
   };
+}
+
+/**
+ * By the manifest's optional `sex` and `group` columns (evaluation/age-groups.ts), at the threshold `t`, each face
+ * decided by the production ranges: `by_group` rows and the `fairness` summary of each column (both empty without
+ * the columns).
+ */
+function ageGroupsSection(records: PhotoRecord[], t: number) {
+  const points: LabelledEstimate[] = records
+    .filter((r) => r.kind === 'genuine' && r.age !== null && ageEstimateOf(r) != null)
+    .map((r) => ({ truth: r.age!, estimate: ageEstimateOf(r)!, sex: r.sex ?? null, group: r.group ?? null }));
+  const by_group = ageByGroup(points, t, (e) => estimationResult(e, t).decision);
+  return { by_group, fairness: ageFairness(by_group) };
 }
 
 /** Each point with the production range of its estimate (lib/domain/thresholds/thresholds.ts, AGE_RANGES), or of `table`. */

@@ -27,6 +27,12 @@ export type AgeNetsOutput = {
   /** faceres's gender output read as Human reads it (src/face/faceres.ts), when its plain view ran */
   gender: 'female' | 'male' | null;
   gender_score: number | null;
+  /**
+   * faceres-deep's own reading of the face's sex: its gender output (the probability it gives "male", as Human reads
+   * faceres's), averaged over the faceres-deep views that ran; null when none did. An input of the age calibration
+   * (lib/domain/faces/age.ts), never a label anyone gave.
+   */
+  male: number | null;
 };
 
 export type AgeNets = { run: (faceCrop: Tensor3D, views: readonly AgeView[]) => Promise<AgeNetsOutput> };
@@ -79,7 +85,7 @@ export async function loadAgeNets(human: Human, views: readonly AgeView[]): Prom
 
   return {
     run: async (crop, wanted) => {
-      const out: AgeNetsOutput = { views: {}, gender: null, gender_score: null };
+      const out: AgeNetsOutput = { views: {}, gender: null, gender_score: null, male: null };
       for (const net of ['faceres', 'faceres_deep', 'gear'] as const) {
         const names = wanted.filter((v) => AGE_VIEWS[v].net === net);
         const model = graphs[net];
@@ -96,6 +102,10 @@ export async function loadAgeNets(human: Human, views: readonly AgeView[]): Prom
           } else {
             const probs = await outs.find((t) => t.shape[1] === 100)!.data();
             names.forEach((n, i) => (out.views[n] = expected(probs, 100, i, (j) => j)));
+            if (net === 'faceres_deep') {
+              const g = await outs.find((t) => t.shape[1] === 1)!.data();
+              out.male = names.reduce((sum, _, i) => sum + g[i], 0) / names.length;
+            }
             const plain = names.indexOf('faceres');
             if (net === 'faceres' && plain >= 0) {
               const g = (await outs.find((t) => t.shape[1] === 1)!.data())[plain];

@@ -35,6 +35,23 @@ describe('estimateAge', () => {
     expect(estimateAge(f, [100], log)).toBe(100);
   });
 
+  it('bounded where it was fitted: inputs, the description term and the estimate clamp to the fit set, so no face reaches the clamp of 100', () => {
+    const b: AgeCalibration = { ...c, scale: 'log', intercept: 1, weights: [0.02, 0.01], description: { weights: [0.3], mean: [0], bounds: [-0.5, 0.5] }, input_bounds: [[5, 60], [5, 60]] };
+    // A network reading of 90 counts as 60; a description term of 30 as 0.5.
+    expect(estimateAge({ faceres: 90, face_api: 60 }, [0], b)).toBe(Math.round(Math.exp(1 + 0.02 * 60 + 0.01 * 60) * 10) / 10);
+    expect(estimateAge({ faceres: 20, face_api: 20 }, [100], b)).toBe(Math.round(Math.exp(1 + 0.02 * 20 + 0.01 * 20 + 0.5) * 10) / 10);
+    // …and the estimate to the lowest and highest the fit gave its own faces.
+    expect(estimateAge({ faceres: 100, face_api: 100 }, [100], { ...b, output_bounds: [3, 20] })).toBe(20);
+    expect(estimateAge({ faceres: 0, face_api: 0 }, [-100], { ...b, output_bounds: [3, 20] })).toBe(3);
+    // The committed calibration: whatever the networks read and whatever the description, an old face (networks at
+    // 100, a description term at its highest) stays under the clamp, at the oldest estimate the fit set was given.
+    const top = AGE_CALIBRATION.output_bounds![1];
+    expect(top).toBeLessThan(100);
+    const extreme = AGE_CALIBRATION.description ? AGE_CALIBRATION.description.weights.map((w, j) => AGE_CALIBRATION.description!.mean[j] + Math.sign(w) * 10) : null;
+    expect(estimateAge({ faceres_deep_tight: 100, faceres_deep_tight_mirror: 100, face_api: 100, male: 0 }, extreme)).toBeLessThanOrEqual(top);
+    expect(estimateAge({ faceres_deep_tight: 100, faceres_deep_tight_mirror: 100, face_api: 100, male: 1 }, extreme)).toBeLessThan(100);
+  });
+
   it('the committed calibration runs views the networks have, and uses every view it runs', () => {
     const used = new Set(AGE_CALIBRATION.groups.flat());
     for (const v of AGE_CALIBRATION.views) expect(used.has(v)).toBe(true);

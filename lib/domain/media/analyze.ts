@@ -301,7 +301,7 @@ export async function analyze(models: FaceModels, input: { bytes: Uint8Array; ki
       // face crop, and face-api's on the aligned crop, combined by lib/domain/faces/age.ts.
       const ages = input.kind === 'selfie' && f.tensor ? await models.ages.run(f.tensor as unknown as Tensor3D, AGE_CALIBRATION.views) : null;
       const ageFeatures: AgeFeatures | null = ages
-        ? { ...Object.fromEntries(Object.entries(ages.views).map(([k, v]) => [k, round(v, 2)])), face_api: described ? round(described.faceApiAge, 2) : null }
+        ? { ...Object.fromEntries(Object.entries(ages.views).map(([k, v]) => [k, round(v, 2)])), face_api: described ? round(described.faceApiAge, 2) : null, male: ages.male === null ? null : round(ages.male, 4) }
         : null;
       const embedding = described ? described.embedding.map((v) => round(v, 6)) : null;
       between();

@@ -20,6 +20,8 @@ export type AgeRanges = {
   margin: number;
   /** years taken from the upper cuts */
   upper_margin?: number;
+  /** whether each cut was also fitted for every sex and group label of the set, the safest kept (evaluation/age-fit.ts, byGroup) */
+  by_group?: boolean;
   /** the parametric fit of the youngest people's estimates the lower cuts of thresholds too young for empirical ones come from */
   lower_model?: { under: number; n: number; intercept: number; slope: number; sd: number } | null;
   /** the parametric fit of the oldest people's estimates the upper cuts of thresholds too old for empirical ones come from */
