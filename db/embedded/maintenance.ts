@@ -44,7 +44,8 @@ export type TableState = {
 
 export type Action = 'analyze' | 'vacuum' | 'vacuum+analyze';
 export type Planned = { table: string; action: Action; reasons: string[] };
-export type Done = Planned & { ms: number };
+/** `ms`: the statement's own time (what requests waited for); `waitedMs`: how long it waited for a quiet moment first. */
+export type Done = Planned & { ms: number; waitedMs?: number };
 export type MaintenanceReport = { checked: number; done: Done[]; ms: number };
 
 const n = (v: unknown) => Number(v ?? 0);
@@ -111,7 +112,7 @@ export function statementOf(p: Planned): string {
  */
 export async function runMaintenance(
   query: Query,
-  opts: { startup?: boolean; dryRun?: boolean; run?: (statement: string) => Promise<void> } = {},
+  opts: { startup?: boolean; dryRun?: boolean; run?: (statement: string) => Promise<{ ms: number; waitedMs: number }> } = {},
 ): Promise<MaintenanceReport & { planned: Planned[] }> {
   const started = performance.now();
   const states = await readTableStates(query);
@@ -119,10 +120,12 @@ export async function runMaintenance(
   const done: Done[] = [];
   if (!opts.dryRun) {
     for (const p of planned) {
-      const t0 = performance.now();
-      if (opts.run) await opts.run(statementOf(p));
-      else await query(statementOf(p));
-      done.push({ ...p, ms: Math.round(performance.now() - t0) });
+      if (opts.run) done.push({ ...p, ...(await opts.run(statementOf(p))) });
+      else {
+        const t0 = performance.now();
+        await query(statementOf(p));
+        done.push({ ...p, ms: Math.round(performance.now() - t0) });
+      }
     }
   }
   return { checked: states.length, planned, done, ms: Math.round(performance.now() - started) };
@@ -131,7 +134,7 @@ export async function runMaintenance(
 /** The log line of a pass that did something. */
 export function describeReport(r: MaintenanceReport, when: string): string {
   const verb = { analyze: 'analysed', vacuum: 'vacuumed', 'vacuum+analyze': 'vacuumed and analysed' } as const;
-  return `open-verify: database maintenance (${when}): ${r.done.map((d) => `${verb[d.action]} ${d.table} (${d.reasons.join('; ')}; ${d.ms} ms)`).join(', ')}`;
+  return `open-verify: database maintenance (${when}): ${r.done.map((d) => `${verb[d.action]} ${d.table} (${d.reasons.join('; ')}; ${d.ms} ms${d.waitedMs ? ` after ${d.waitedMs} ms waiting for a quiet moment` : ''})`).join(', ')}`;
 }
 
 /**
@@ -161,9 +164,16 @@ export function scheduleMaintenance(
     const r = await runMaintenance(query, {
       startup,
       run: async (statement) => {
+        const t0 = performance.now();
         await quiet();
-        if (stopped) return;
-        await engine.exclusive(() => engine.db.exec(statement));
+        const waitedMs = Math.round(performance.now() - t0);
+        if (stopped) return { ms: 0, waitedMs };
+        // Timed inside the exclusive slot: the statement's own time, which is what requests wait for.
+        return engine.exclusive(async () => {
+          const t1 = performance.now();
+          await engine.db.exec(statement);
+          return { ms: Math.round(performance.now() - t1), waitedMs };
+        });
       },
     });
     if (r.done.length) log(describeReport(r, when));
