@@ -1,5 +1,5 @@
 /**
- * npm run bench:api [-- --db embedded|pg15] [--seconds N] [--connections N] [--runs N] [--metadata true]
+ * npm run bench:api [-- --db embedded|pg15] [--seconds N] [--connections N] [--runs N] [--metadata true] [--growth N]
  *
  * Requests/s and p50/p99 latency of a signed GET /v1/verifications/{id} and a signed create, against
  * the production build (rate limit raised), next to the same operations on a bare node:http server doing
@@ -8,11 +8,19 @@
  * `--runs` times (3), interleaved, and the medians are reported (docs/performance.md "API throughput").
  * Every process is separate: database, service, baseline, and this load generator. `API_FAST_PATH=0` in the
  * environment measures the service with /v1 served by Next.js (docs/configuration.md).
+ *
+ * Then the growth phase (issue 44; `--growth 0` skips it): in a workspace of its own, a signed GET of one verification
+ * (one run), `--growth` (30,000) signed creates in that workspace, and the same GET again: the requests/s after
+ * against before (target ≥ 0.8) and the p99 after (target < 100 ms), with what the database's statistics then say
+ * of `verifications` (docs/performance.md "A workspace that grows"). The embedded engine's process runs its
+ * maintenance as the launcher does (bench/embedded-db.ts) and prints its lines.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import { signJsonRequest } from '../lib/domain/auth/sign';
+import { sql } from 'drizzle-orm';
+import { connect } from '../db/client';
 import { arg, ensureBuild, prepare, startChild, startDatabase, startServer, stopAll, freePort, runBench } from './harness';
 
 const median = (xs: number[]) => {
@@ -29,6 +37,7 @@ const CONNECTIONS = Number(arg('connections', '50'));
  */
 const METADATA = arg('metadata', 'false') === 'true';
 const RUNS = Number(arg('runs', '3'));
+const GROWTH = Number(arg('growth', '30000'));
 
 /**
  * CPU time of a process (all its threads, user and system) in ms, from /proc: the work each request costs, which a
@@ -107,8 +116,42 @@ async function main() {
       console.log(`${String(i + 1).padStart(3)}  ${op.padEnd(9)}  ${side(s)}        ${side(b)}        ${(s.rps / b.rps).toFixed(2)}`);
     }
   }
+  if (GROWTH > 0) await growthPhase(db.url, targets.service);
   stopAll();
   await db.stop();
+}
+
+/** The growth phase: a signed GET before and after `GROWTH` creates in one workspace. */
+async function growthPhase(dbUrl: string, service: { url: string; pid: number }) {
+  const { createWorkspace } = await import('../lib/domain/workspaces');
+  const h = connect(dbUrl, { max: 1 });
+  const ws = await createWorkspace(h.db, { name: 'bench growth', settings: { rate_limit_per_minute: 1_000_000 } });
+  const apiKey = ws.workspace.apiKey;
+  const secret = ws.secretKeys.find((k) => k.mode === 'test')!.secret;
+  const body = JSON.stringify({ external_id: 'bench-growth' });
+  const sign = (method: string, p: string, b = '') => ({ 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, method, p, b) });
+  const created = await fetch(service.url + '/v1/verifications', { method: 'POST', body, headers: sign('POST', '/v1/verifications', body) }).then((r) => r.json());
+  const getPath = `/v1/verifications/${created.data.id}`;
+  const loadBefore = os.loadavg()[0];
+  const before = await load(service, 'GET', getPath, apiKey, secret);
+  const t0 = Date.now();
+  const grown = await autocannon({ url: service.url + '/v1/verifications', method: 'POST', headers: sign('POST', '/v1/verifications', body), body, connections: CONNECTIONS, amount: GROWTH });
+  const growthS = (Date.now() - t0) / 1000;
+  const after = await load(service, 'GET', getPath, apiKey, secret);
+  const [count] = await h.db.execute<{ n: number }>(sql`select count(*)::int as n from verifications where workspace_id = ${ws.workspace.id}`);
+  const [st] = await h.db.execute<{ reltuples: number; last_analyze: string | null; n_mod_since_analyze: number }>(
+    sql`select c.reltuples, greatest(s.last_analyze, s.last_autoanalyze) as last_analyze, s.n_mod_since_analyze from pg_class c join pg_stat_user_tables s on s.relid = c.oid where c.relname = 'verifications'`,
+  );
+  await h.close();
+  console.log(`
+growth phase  database=${DB}  one workspace: a signed GET for ${SECONDS}s, ${GROWTH} signed creates (${CONNECTIONS} connections), the same GET again  (load ${loadBefore.toFixed(1)} → ${os.loadavg()[0].toFixed(1)})`);
+  console.log(`creates: ${grown.requests.total} in ${growthS.toFixed(1)} s (${(grown.requests.total / growthS).toFixed(0)}/s, p99 ${grown.latency.p99} ms, non-2xx ${grown.non2xx}, errors ${grown.errors}); the workspace holds ${count.n} verifications`);
+  console.log(`verifications: planner's count ${Number(st.reltuples).toFixed(0)}, last analysed ${st.last_analyze ?? 'never'}, ${st.n_mod_since_analyze} rows changed since`);
+  console.log('GET              req/s    p50 ms   p99 ms   non-2xx  errors');
+  for (const [name, r] of [['before', before], ['after', after]] as const) {
+    console.log(`${name.padEnd(14)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)} ${String(r.non2xx).padStart(9)} ${String(r.errors).padStart(7)}`);
+  }
+  console.log(`after/before = ${(after.rps / before.rps).toFixed(2)} (target ≥ 0.8); p99 after ${after.p99} ms (target < 100 ms)`);
 }
 
 runBench(main);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { EnvError, parseEnv, resetEnvCache } from '../lib/core/env';
 import { resolveRuntime, RuntimeError } from '../db/runtime';
 import { serveBackupRequests } from '../db/embedded/backup';
+import { scheduleMaintenance } from '../db/embedded/maintenance';
 import { applyMigrations } from '../db/migrate';
 import { connect } from '../db/client';
 import { checkDatabase, checkEncryptionKeys } from '../db/check';
@@ -40,8 +41,8 @@ async function main() {
   const runtime = await resolveRuntime(env, { own: true });
   // `npm run ops -- backup` while the server runs: this process owns the engine, so it takes the copy.
   if (runtime.embedded) serveBackupRequests(path.resolve(env.DATA_DIR), runtime.embedded);
-  // Set once Next is spawned; stop() may run before that.
-  const proc: { child?: ReturnType<typeof spawn> } = {};
+  // Set once Next is spawned; stop() may run before that. `maintenance`: the embedded engine's, once migrated.
+  const proc: { child?: ReturnType<typeof spawn>; maintenance?: ReturnType<typeof scheduleMaintenance> } = {};
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
@@ -55,6 +56,7 @@ async function main() {
       await exited;
       clearTimeout(killer);
     }
+    await proc.maintenance?.stop();
     await runtime.release();
     process.exit(code);
   };
@@ -81,6 +83,12 @@ async function main() {
     }
     const seeded = await seedIfEmpty(h.db);
     await h.close();
+    if (runtime.embedded) {
+      // What autovacuum does on a server (db/embedded/maintenance.ts): a pass now, before any request (a data
+      // directory of an older version is analysed here), then every 10 s, each statement at a quiet moment.
+      proc.maintenance = scheduleMaintenance(runtime.embedded);
+      await proc.maintenance.startup;
+    }
     if (seeded) printDemo(env.BASE_URL, seeded);
   } catch (e) {
     console.error(e instanceof RuntimeError || e instanceof KeysUnreadableError || e instanceof AnalysisWorkerNotBuiltError ? e.message : e);

@@ -12,6 +12,8 @@ import path from 'node:path';
 import { EnvError, parseEnv, resetEnvCache, type Env } from '../lib/core/env';
 import { resolveRuntime, RuntimeError } from '../db/runtime';
 import { backupEmbedded, restoreEmbedded } from '../db/embedded/backup';
+import { runMaintenance } from '../db/embedded/maintenance';
+import { sql } from 'drizzle-orm';
 import { applyMigrations } from '../db/migrate';
 import { connect, type Db } from '../db/client';
 import { DomainError } from '../lib/core/errors';
@@ -396,6 +398,18 @@ const COMMANDS: Record<string, Command> = {
     summary: 'stop trusting a root (audited)',
     flags: { id: { type: 'string', required: true, value: 'ID', help: 'the trust anchor' } },
     run: async (db, f) => ({ removed: publicTrustAnchor(await removeTrustAnchor(db, { id: f.id, actor: 'operator' })) }),
+  }),
+  'db:maintain': command({
+    summary: 'the database maintenance now: ANALYZE and VACUUM the tables past their thresholds (the server runs it every 10 s on the embedded database)',
+    flags: {
+      'dry-run': { type: 'bool', help: 'print what is due, and do nothing' },
+      startup: { type: 'bool', help: "also analyse every table with data never analysed (the server's start-up pass)" },
+    },
+    run: async (db, f) => {
+      const r = await runMaintenance(async (text) => [...(await db.execute<Record<string, unknown>>(sql.raw(text)))], { dryRun: f['dry-run'] === true, startup: f.startup === true });
+      const item = (d: { table: string; action: string; reasons: string[]; ms?: number }) => ({ table: d.table, action: d.action, reasons: d.reasons, ...(d.ms !== undefined ? { ms: d.ms } : {}) });
+      return { maintenance: { tables: r.checked, ...(f['dry-run'] ? { due: r.planned.map(item) } : { done: r.done.map(item) }), ms: r.ms } };
+    },
   }),
   'webhook:list': command({
     summary: "a verification's webhook events, each with every attempt",

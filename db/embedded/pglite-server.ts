@@ -50,6 +50,13 @@ export type EmbeddedPostgres = {
   backup: (out: string) => Promise<number>;
   /** Client connections open now (the soak checks none leak). */
   connections: () => number;
+  /**
+   * Runs `work` on the engine between transactions, while every connection's next batch waits (what a backup and the
+   * maintenance do: ./maintenance.ts). Its result, once it has run.
+   */
+  exclusive: <T>(work: () => Promise<T>) => Promise<T>;
+  /** How long the engine has had nothing to do, in ms (0 while a batch runs, waits, or a transaction is open). */
+  idleMs: () => number;
 };
 
 const SCRAM_ITERATIONS = 4096;
@@ -135,8 +142,10 @@ export async function startEmbeddedPostgres(opts: {
   let owner: Conn | null = null; // connection holding an open transaction
   let running = false;
   const conns = new Set<Conn>();
-  /** Work on the engine itself (a backup), run when no connection holds a transaction. */
+  /** Work on the engine itself (a backup, the maintenance), run when no connection holds a transaction. */
   const maintenance: (() => Promise<void>)[] = [];
+  /** When the engine last finished a batch or a piece of work (for idleMs). */
+  let lastActive = Date.now();
 
   async function pump() {
     if (running) return;
@@ -169,7 +178,15 @@ export async function startEmbeddedPostgres(opts: {
       }
     } finally {
       running = false;
+      lastActive = Date.now();
     }
+  }
+
+  function exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      maintenance.push(() => work().then(resolve, reject));
+      void pump();
+    });
   }
 
   async function release(conn: Conn) {
@@ -305,6 +322,8 @@ export async function startEmbeddedPostgres(opts: {
     port,
     url: `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${host}:${port}/postgres`,
     connections: () => conns.size,
+    exclusive,
+    idleMs: () => (running || queue.length > 0 || owner ? 0 : Date.now() - lastActive),
     backup: (out) =>
       new Promise<number>((resolve, reject) => {
         maintenance.push(async () => {
