@@ -11,12 +11,9 @@
  * counts: each must come back unread (`invalid_check_digits`).
  */
 import { DomainError } from '../lib/core/errors';
-import { checkDocument, checkFile } from '../lib/domain/media/validate';
-import { readMrz } from '../lib/domain/documents/ocr';
-import { readPdf417 } from '../lib/domain/documents/barcode';
-import { parseAamva } from '../lib/domain/documents/aamva';
+import { checkFile } from '../lib/domain/media/validate';
+import { checkDocumentUpload, formatOf as readFormat } from '../lib/domain/documents/read';
 import { personOf } from '../lib/domain/pipeline/checks/document';
-import type { DocumentRead } from '../lib/domain/pipeline/decide';
 import type { Analysis } from '../lib/domain/media/types';
 import type { DocumentFormat, DocumentLabel, DocumentType, ManifestRow } from './manifest';
 import { quantile, round } from './stats';
@@ -30,44 +27,28 @@ export type AnalyzeDocument = (bytes: Uint8Array, kind: 'document') => Promise<A
 export const UNREADABLE = 'DOCUMENT_UNREADABLE';
 
 /**
- * Reads one document photo as the service does today: the upload's checks (file, then the analysis pool's
- * document measurements, `checkDocument` on the side that carries the code: a passport's data page, an ID card's
- * or licence's back), then the pipeline's read of the stored image (`readMrz` in the document box found at
- * upload, or the PDF417 barcode's AAMVA data), its dates as the pipeline turns them into ISO dates. A refused
- * upload answers `{ok: false, code}` with the upload's code; an accepted one from which nothing valid is read,
- * `DOCUMENT_UNREADABLE`. `ms` is the whole time, upload checks included.
+ * Reads one document photo exactly as an upload of the side that carries the code (a passport's data page, an ID
+ * card's or licence's back): the file checks, the analysis pool's document measurements, then the upload's own
+ * verdict (`checkDocumentUpload` in lib/domain/documents/read.ts: the MRZ or PDF417 read, which the pipeline then
+ * decides from), its dates as the pipeline turns them into ISO dates. A refused upload answers `{ok: false, code}`
+ * with the upload's code (`DOCUMENT_UNREADABLE` when nothing valid was read). `ms` is the whole time, upload checks
+ * included.
  */
 export async function readDocumentPhoto(image: Uint8Array, opts: { documentType: DocumentType; analyze: AnalyzeDocument; now?: Date }): Promise<DocumentReadResult> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
-  const now = opts.now ?? new Date();
-  let analysis: Analysis;
   try {
-    const { checks } = await checkFile(image);
-    analysis = await opts.analyze(image, 'document');
-    const side = opts.documentType === 'passport' ? 'front' : 'back';
-    const { failed } = checkDocument(analysis, checks, side);
-    if (failed.length > 0) return { ok: false, code: failed[0], ms: ms() };
+    const { checks } = await checkFile(image, 'document');
+    const analysis = await opts.analyze(image, 'document');
+    const { failed, read } = await checkDocumentUpload(analysis, checks, opts.documentType === 'passport' ? 'front' : 'back', opts.documentType);
+    if (failed.length > 0 || !read) return { ok: false, code: failed[0] ?? UNREADABLE, ms: ms() };
+    const person = personOf(read, opts.now ?? new Date());
+    if (!person.birthDate) return { ok: false, code: UNREADABLE, ms: ms() };
+    return { ok: true, format: readFormat(read), birthDate: person.birthDate, expiryDate: person.expiryDate, ms: ms() };
   } catch (e) {
     if (e instanceof DomainError) return { ok: false, code: e.code, ms: ms() };
     throw e;
   }
-  const stored = analysis.stored;
-  let read: DocumentRead = null;
-  if (opts.documentType === 'driving_licence') {
-    for (const text of await readPdf417(stored)) {
-      const aamva = parseAamva(text);
-      if (aamva) read = { source: 'pdf417', aamva };
-    }
-  } else {
-    const r = await readMrz(Buffer.from(stored), analysis.document?.box ?? null);
-    if (r.mrz) read = { source: 'mrz', mrz: r.mrz.data, corrected: r.mrz.corrected };
-  }
-  if (!read) return { ok: false, code: UNREADABLE, ms: ms() };
-  const person = personOf(read, now);
-  if (!person.birthDate) return { ok: false, code: UNREADABLE, ms: ms() };
-  const format: DocumentFormat = read.source === 'pdf417' ? 'PDF417' : read.mrz.format;
-  return { ok: true, format, birthDate: person.birthDate, expiryDate: person.expiryDate, ms: ms() };
 }
 
 export type DocumentOutcome = 'correct' | 'wrong' | 'unread' | 'expiry_wrong';

@@ -19,11 +19,9 @@ export const ERROR_MESSAGES = [
   'RATE_LIMIT', 'ANALYSIS_QUEUE_FULL', 'DATABASE_UNAVAILABLE', 'INVALID_STATUS', 'CONSENT_REQUIRED', 'MISSING_REQUIRED_MEDIA', 'NOT_FOUND',
   'network', 'generic',
 ] as const;
-type ErrorMessage = (typeof ERROR_MESSAGES)[number];
 
 /** Decision reasons a person can do something about (the others are not explained to them: docs/capture-page.md). */
 export const REASON_MESSAGES = ['selfie_quality', 'document_quality', 'liveness_failed', 'processing_error', 'max_attempts_exceeded', 'document_expired', 'document_required'] as const satisfies readonly ReasonCode[];
-type ReasonMessage = (typeof REASON_MESSAGES)[number];
 
 export const ADVICE_MESSAGES = ['noFace', 'multipleFaces', 'notCentred', 'tooFar', 'tooClose', 'tooDark', 'tooBright', 'blurry', 'ready'] as const satisfies readonly Advice[];
 

@@ -211,8 +211,6 @@ export const OPERATIONS = {
   }),
 } satisfies Record<string, Operation>;
 
-type OperationId = keyof typeof OPERATIONS;
-
 /** The codes an operation may answer with, all told. */
 export function errorsOf(op: Contract & { auth: string }): ErrorCode[] {
   return [...new Set([...EVERY_OPERATION_ERRORS, ...(op.auth === 'captureToken' ? [] : AUTH_ERRORS), ...op.errors])];

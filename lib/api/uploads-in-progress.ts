@@ -12,8 +12,6 @@
  */
 import { DomainError } from '../core/errors';
 
-type UploadBounds = { perKey: number; total: number };
-
 /**
  * Honest clients send one upload at a time per verification (the SDKs, the capture page); an integrator's backend
  * serving many users at once sends a few. 8 per API key and 2 per capture link leave room for that; 32 in all keep

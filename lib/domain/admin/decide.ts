@@ -19,7 +19,6 @@ export const decisionInput = z.discriminatedUnion('status', [
   z.object({ status: z.literal('declined'), reason: z.enum(DECLINE_REASONS, 'Choose a reason from the list.'), note: z.string().trim().max(2000).optional() }),
   z.object({ status: z.literal('resubmission_requested'), reason: z.enum(RESUBMIT_REASONS, 'Choose a reason from the list.'), note: z.string().trim().max(2000).optional() }),
 ]);
-type DecisionInput = z.input<typeof decisionInput>;
 
 export type DecidedBy = { actor: string; who: string; status: string | null; reason: string | null; at: Date };
 

@@ -35,7 +35,6 @@ export const searchFilters = z.object({
   to: z.preprocess(blankToUndefined, day.optional()),
   cursor: z.preprocess(blankToUndefined, z.string().max(200).optional()),
 });
-type SearchFilters = z.infer<typeof searchFilters>;
 
 export async function searchVerifications(db: DbOrTx, actor: Actor, raw: unknown, limit = SEARCH_PAGE) {
   const f = parseOrThrow(searchFilters, raw, 'The search has invalid fields.');

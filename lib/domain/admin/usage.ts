@@ -13,7 +13,6 @@ import { medianOf, usageDays } from '../usage/days';
 import type { Actor } from './access';
 
 export const USAGE_RANGES = [7, 30, 90] as const;
-type UsageRange = (typeof USAGE_RANGES)[number];
 
 export type DayRow = { day: string; live: number; test: number };
 export type DecisionRow = { mode: 'live' | 'test'; status: string; reason: string | null; count: number };

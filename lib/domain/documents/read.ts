@@ -8,7 +8,8 @@
  */
 import sharp from 'sharp';
 import { DomainError, type ErrorCode } from '../../core/errors';
-import { checkFile } from '../media/validate';
+import { checkDocument, checkFile, type Checks } from '../media/validate';
+import type { Analysis } from '../media/types';
 import { MAX_PIXELS } from '../media/analyze';
 import { parseAamva, type AamvaData } from './aamva';
 import { readPdf417 } from './barcode';
@@ -64,6 +65,29 @@ export async function readCode(oriented: Buffer, documentType?: DocumentType): P
 
 /** The side of a document that carries its machine-readable data: a passport's data page, an ID card's or licence's back. */
 export const carriesCode = (documentType: DocumentType, side: 'front' | 'back') => (documentType === 'passport' ? side === 'front' : side === 'back');
+
+/**
+ * The upload's verdict on a document photo already checked as a file and analysed (docs/api.md "Document images"):
+ * the side carrying the MRZ or barcode is read now, and a read whose check digits all hold proves the document is
+ * there and sharp, whatever the card-shape detector made of the background; without one the upload is refused at
+ * once (`DOCUMENT_UNREADABLE`), before any attempt is spent. A passport's data page must still show its portrait
+ * (the selfie is matched to it). The upload and the evaluator (evaluation/documents.ts) both decide here.
+ */
+export async function checkDocumentUpload(
+  analysis: Analysis,
+  checks: Checks,
+  side: 'front' | 'back',
+  documentType: DocumentType,
+): Promise<{ failed: ErrorCode[]; read: CodeRead | null }> {
+  const { failed } = checkDocument(analysis, checks, side);
+  if (!carriesCode(documentType, side)) return { failed, read: null };
+  const read = await readCode(analysis.stored, documentType);
+  checks.document_read = { value: read ? { format: formatOf(read) } : null, threshold: 'check digits valid', passed: !!read };
+  const rest: ErrorCode[] = failed.filter((c) => c !== 'DOCUMENT_NOT_FOUND' && c !== 'DOCUMENT_TOO_BLURRY');
+  if (!read) return { failed: ['DOCUMENT_UNREADABLE', ...rest], read };
+  if (side === 'front' && checks.portrait && !checks.portrait.passed) rest.push('DOCUMENT_NOT_FOUND');
+  return { failed: rest, read };
+}
 
 /**
  * One document photo, validated and read as an upload of the side carrying the code: refused (`ok: false`, the

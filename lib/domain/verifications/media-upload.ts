@@ -10,9 +10,9 @@ import { applyTransition } from '../transitions/state-machine';
 import { enqueueTransitionWebhook } from '../webhooks/outbox';
 import { UPLOAD_STATUSES } from '../transitions/policy';
 import { analysisPool } from '../media/pool';
-import { checkDocument, checkFile, checkSelfie, throwIfFailed } from '../media/validate';
+import { checkFile, checkSelfie, throwIfFailed } from '../media/validate';
 import { mediaStore } from '../media/storage';
-import { carriesCode, formatOf, readCode, sealRead, type CodeRead } from '../documents/read';
+import { checkDocumentUpload, sealRead, type CodeRead } from '../documents/read';
 
 export type UploadMediaInput = Scope & {
   verificationId: string;
@@ -53,17 +53,9 @@ export async function uploadMedia(db: Db, input: UploadMediaInput) {
     const file = await checkFile(input.file, input.type);
     checks = file.checks;
     analysis = await analysisPool().analyze(input.file, input.type, { workspace: v.workspaceId, verification: v.id });
-    let { failed } = input.type === 'selfie' ? checkSelfie(analysis, checks) : checkDocument(analysis, checks, side!);
-    if (input.type === 'document' && carriesCode(documentType!, side!)) {
-      // The side carrying the MRZ or barcode is read now (docs/api.md "Document images"): a read whose check digits all
-      // hold proves the document is there and sharp, whatever the card-shape detector made of the background; without
-      // one the upload is refused at once, before any attempt is spent.
-      read = await readCode(analysis.stored, documentType!);
-      checks.document_read = { value: read ? { format: formatOf(read) } : null, threshold: 'check digits valid', passed: !!read };
-      failed = read ? failed.filter((c) => c !== 'DOCUMENT_NOT_FOUND' && c !== 'DOCUMENT_TOO_BLURRY') : ['DOCUMENT_UNREADABLE', ...failed.filter((c) => c !== 'DOCUMENT_NOT_FOUND' && c !== 'DOCUMENT_TOO_BLURRY')];
-      // A passport's data page must still show its portrait (the selfie is matched to it).
-      if (read && side === 'front' && checks.portrait && !checks.portrait.passed && !failed.includes('DOCUMENT_NOT_FOUND')) failed.push('DOCUMENT_NOT_FOUND');
-    }
+    let failed;
+    if (input.type === 'selfie') ({ failed } = checkSelfie(analysis, checks));
+    else ({ failed, read } = await checkDocumentUpload(analysis, checks, side!, documentType!));
     throwIfFailed(failed, checks);
   } catch (e) {
     if (e instanceof DomainError) {

@@ -28,7 +28,6 @@ export const COSE_ECDSA = {
   [-36]: { name: 'ES512', hash: 'SHA-512', namedCurve: 'P-521' },
 } as const satisfies Record<number, { name: string; hash: string; namedCurve: string }>;
 export type CoseAlg = keyof typeof COSE_ECDSA;
-export const SUPPORTED_COSE_ALGS = Object.keys(COSE_ECDSA).map(Number) as CoseAlg[];
 
 const byName = (name: string) => (Object.entries(COSE_ECDSA) as [string, (typeof COSE_ECDSA)[CoseAlg]][]).find(([, a]) => a.name === name);
 

@@ -8,7 +8,7 @@
  *   transcript's handover is `["dcapi", SHA-256(CBOR([EncryptionInfo base64url, origin]))]`.
  */
 import { z } from 'zod';
-import { CoseKey, SessionTranscript, cborEncode, mdoc, mdocContext } from './mdoc';
+import { SessionTranscript, cborEncode, mdoc, mdocContext } from './mdoc';
 import type { WalletProtocol } from '../../core/observability/wallet-codes';
 
 export { WALLET_PROTOCOLS, type WalletProtocol } from '../../core/observability/wallet-codes';
@@ -154,6 +154,3 @@ export async function sessionTranscriptBytes(spec: Pick<RequestSpec, 'protocol' 
   const handover = (DcApiHandover as unknown as { fromDecodedStructure(h: Uint8Array): mdoc.QrHandover }).fromDecodedStructure(hash);
   return SessionTranscript.create({ handover }).encode();
 }
-
-/** For the test wallet and the docs: a COSE_Key of a JWK. */
-export const coseKeyOf = (jwk: JsonWebKey) => CoseKey.fromJwk(jwk as Record<string, unknown>);

@@ -16,7 +16,7 @@ import { DCQL_ID, MDL_DOCTYPE, MDL_NAMESPACE, RESPONSE_ENC, sessionTranscriptByt
 import { evaluateChain, issuerOf } from './x509';
 
 import type { WalletRefusalReason } from '../../core/observability/wallet-codes';
-export { WALLET_REFUSAL_REASONS, type WalletRefusalReason } from '../../core/observability/wallet-codes';
+export type { WalletRefusalReason } from '../../core/observability/wallet-codes';
 
 export class WalletRefusal extends Error {
   constructor(
