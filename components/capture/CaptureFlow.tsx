@@ -58,13 +58,15 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
   const [step, setStep] = useState<Step>(() => stepFor(props.initial));
   const [docType, setDocType] = useState<DocumentType>((props.initial.media.document_type as DocumentType) ?? 'id_card');
   const [previews, setPreviews] = useState<Partial<Record<Shot, string>>>({});
+  /** a digital ID wallet is being asked (WalletOffer): the embedding site's `wallet` step */
+  const [walletActive, setWalletActive] = useState(false);
   // The code of an error, not its words: a language switch shows it in the new language.
   const [errorCode, setErrorCode] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
   const firstRender = useRef(true);
   // docs/sdks.md "Embedding the flow": the steps and the outcome, told to the embedding site (nothing personal).
-  useEmbedEvents(props.embed, step, state.status, errorCode);
+  useEmbedEvents(props.embed, walletActive ? 'wallet' : step, state.status, errorCode);
 
   // Each new step moves focus to its heading, so keyboard and screen-reader users start there.
   useEffect(() => {
@@ -183,7 +185,7 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
             {qr}
           </>
         )}
-        {step === 'selfie' && <WalletOffer token={token} state={state} divider onDecided={walletDecided} />}
+        {step === 'selfie' && <WalletOffer token={token} state={state} divider onDecided={walletDecided} onActive={setWalletActive} />}
         {step === 'selfie' && state.active_liveness?.required && !state.active_liveness.done && <HeadTurnChallenge token={token} onDone={afterChallenge} />}
         {step === 'selfie' && !(state.active_liveness?.required && !state.active_liveness.done) && (
           <PhotoStep key="selfie" token={token} target={{ type: 'selfie' }} title={t('selfie.title')} intro={t('selfie.intro')} qr={qr} onUploaded={afterUpload('selfie')} />
@@ -199,7 +201,7 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
             <p>{t('stepUp.how')}</p>
             <p className="rounded-md bg-blue-50 p-3 text-blue-950">{t('stepUp.kept')}</p>
             {/* docs/wallet.md: a wallet's signed age claim decides instead of the document, where it is offered. */}
-            <WalletOffer token={token} state={state} intro="insteadOfDocument" onDecided={walletDecided} />
+            <WalletOffer token={token} state={state} intro="insteadOfDocument" onDecided={walletDecided} onActive={setWalletActive} />
             <button type="button" className="btn-primary w-full gap-2" onClick={() => setStep('docType')}>
               {t('stepUp.continue')}
               <Forward />
@@ -259,7 +261,7 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
             state={state}
             onRetry={retry}
             // A verification sent back for another try may be decided by a wallet instead of new photos.
-            walletOffer={<WalletOffer token={token} state={state} intro="stepUp" onDecided={walletDecided} />}
+            walletOffer={<WalletOffer token={token} state={state} intro="stepUp" onDecided={walletDecided} onActive={setWalletActive} />}
           />
         )}
       </main>

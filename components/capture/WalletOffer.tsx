@@ -6,7 +6,7 @@
  * browser without the API never shows the offer. Every way it can end has its own plain words, in the page's language
  * (messages/<locale>.json, `wallet.*`; docs/capture-page.md).
  */
-import { useState, useSyncExternalStore } from 'react';
+import { useEffect, useState, useSyncExternalStore } from 'react';
 import { useTranslations } from 'next-intl';
 import { call, type CaptureState } from './api';
 import type { WalletProblem as Problem } from './message-keys';
@@ -47,7 +47,15 @@ const REFUSALS: Record<string, Problem> = { untrusted_issuer: 'untrusted', claim
  * `intro`: the offer's words where it stands in for something else (new photos after a resubmission request, or the
  * document after a step-up); by default, beside the selfie.
  */
-export function WalletOffer(props: { token: string; state: CaptureState; intro?: 'stepUp' | 'insteadOfDocument'; divider?: boolean; onDecided: (s: CaptureState) => void }) {
+export function WalletOffer(props: {
+  token: string;
+  state: CaptureState;
+  intro?: 'stepUp' | 'insteadOfDocument';
+  divider?: boolean;
+  onDecided: (s: CaptureState) => void;
+  /** told when the wallet is asked (true) and when it is done asking (false): the embedding site's `wallet` step */
+  onActive?: (active: boolean) => void;
+}) {
   const { token } = props;
   const t = useTranslations();
   // The server renders no offer (it cannot know the browser); the browser's own answer after hydration. A stable
@@ -56,6 +64,8 @@ export function WalletOffer(props: { token: string; state: CaptureState; intro?:
   const protocols = protocolList ? protocolList.split(' ') : [];
   const [phase, setPhase] = useState<'idle' | 'wallet' | 'checking'>('idle');
   const [problem, setProblem] = useState<Problem | null>(null);
+  const { onActive } = props;
+  useEffect(() => onActive?.(phase !== 'idle'), [phase, onActive]);
 
   if (!props.state.wallet?.offer || protocols.length === 0) return null;
   const age = props.state.wallet.age;

@@ -4,7 +4,7 @@ import { embedStep, statusEvents } from './embed-events';
 
 describe('embed events', () => {
   it('names the steps consent, selfie, document and review; waiting and the result are none', () => {
-    expect(['consent', 'selfie', 'stepUp', 'docType', 'front', 'back', 'review', 'waiting', 'result'].map(embedStep)).toEqual(['consent', 'selfie', 'document', 'document', 'document', 'document', 'review', null, null]);
+    expect(['consent', 'selfie', 'stepUp', 'docType', 'front', 'back', 'wallet', 'review', 'waiting', 'result'].map(embedStep)).toEqual(['consent', 'selfie', 'document', 'document', 'document', 'document', 'wallet', 'review', null, null]);
   });
 
   it('a submission is submitted, then its decision completed, even when the decision came first', () => {

@@ -12,8 +12,8 @@ import { useEffect, useRef } from 'react';
 export type EmbedTarget = { origin: string; verificationId: string };
 
 export const EMBED_SOURCE = 'open-verify';
-/** A digital ID wallet's proof (docs/wallet.md) shows as `submitted` and `completed`; it has no step of its own. */
-export type EmbedStep = 'consent' | 'selfie' | 'document' | 'review';
+/** `wallet`: the person is proving their age with a digital ID wallet (docs/wallet.md), offered beside the selfie and the document. */
+export type EmbedStep = 'consent' | 'selfie' | 'document' | 'wallet' | 'review';
 export type EmbedEvent =
   | { type: 'loaded'; status: string }
   | { type: 'step'; step: EmbedStep }
@@ -27,7 +27,7 @@ const isDecided = (s: string | undefined): s is Decided => (DECIDED as readonly 
 
 /** The page's steps (CaptureFlow) as the events name them; waiting and result have none. */
 export function embedStep(step: string): EmbedStep | null {
-  if (step === 'consent' || step === 'selfie' || step === 'review') return step;
+  if (step === 'consent' || step === 'selfie' || step === 'wallet' || step === 'review') return step;
   if (step === 'stepUp' || step === 'docType' || step === 'front' || step === 'back') return 'document';
   return null;
 }

@@ -18,6 +18,7 @@ describe('acceptMessage', () => {
   it('accepts each event of the page, keeping its known fields only', () => {
     expect(accept(msg({ source: 'open-verify', type: 'loaded', verification_id: id, status: 'created' }))).toEqual({ type: 'loaded', verification_id: id, status: 'created' });
     expect(accept(msg({ source: 'open-verify', type: 'step', verification_id: id, step: 'selfie' }))).toEqual({ type: 'step', verification_id: id, step: 'selfie' });
+    expect(accept(msg({ source: 'open-verify', type: 'step', verification_id: id, step: 'wallet' }))).toEqual({ type: 'step', verification_id: id, step: 'wallet' });
     expect(accept(msg({ source: 'open-verify', type: 'submitted', verification_id: id }))).toEqual({ type: 'submitted', verification_id: id });
     expect(accept(msg({ source: 'open-verify', type: 'completed', verification_id: id, status: 'approved', name: 'Jane Doe', age: 31 }))).toEqual({ type: 'completed', verification_id: id, status: 'approved' });
     expect(accept(msg({ source: 'open-verify', type: 'error', verification_id: id, code: 'camera_unavailable' }))).toEqual({ type: 'error', verification_id: id, code: 'camera_unavailable' });

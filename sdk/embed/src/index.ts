@@ -9,7 +9,7 @@
  * API (GET /v1/verifications/{id}) or a signed webhook.
  */
 
-export type VerificationStep = 'consent' | 'selfie' | 'document' | 'review';
+export type VerificationStep = 'consent' | 'selfie' | 'document' | 'wallet' | 'review';
 export type DecidedStatus = 'approved' | 'declined' | 'review' | 'resubmission_requested';
 
 export type VerificationEvent =
@@ -56,7 +56,7 @@ const LABELS: Labels = {
   newTabButton: 'Continue in a new tab',
 };
 
-const STEPS = ['consent', 'selfie', 'document', 'review'];
+const STEPS = ['consent', 'selfie', 'document', 'wallet', 'review'];
 const DECIDED = ['approved', 'declined', 'review', 'resubmission_requested'];
 const TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
 
