@@ -57,7 +57,7 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
   const [state, setState] = useState(props.initial);
   const [step, setStep] = useState<Step>(() => stepFor(props.initial));
   const [docType, setDocType] = useState<DocumentType>((props.initial.media.document_type as DocumentType) ?? 'id_card');
-  const [previews, setPreviews] = useState<Partial<Record<Shot, string>>>({});
+  const [previews, setPreviews] = useState<Partial<Record<Shot, { url: string; mirrored: boolean }>>>({});
   /** a digital ID wallet is being asked (WalletOffer): the embedding site's `wallet` step */
   const [walletActive, setWalletActive] = useState(false);
   // The code of an error, not its words: a language switch shows it in the new language.
@@ -103,8 +103,8 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
 
   const afterChallenge = useCallback(() => void refresh(), [refresh]);
 
-  const afterUpload = (key: Shot) => async (preview: string) => {
-    setPreviews((p) => ({ ...p, [key]: preview }));
+  const afterUpload = (key: Shot) => async (url: string, mirrored: boolean) => {
+    setPreviews((p) => ({ ...p, [key]: { url, mirrored } }));
     const s = await refresh();
     if (s) setStep(stepFor(s));
   };
@@ -237,7 +237,7 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
               {(Object.keys(previews) as Shot[]).map((k) => (
                 <li key={k}>
                   {/* eslint-disable-next-line @next/next/no-img-element -- a local object URL */}
-                  <img src={previews[k]} alt={titles[k]} className="rounded-lg border border-neutral-300" />
+                  <img src={previews[k]!.url} alt={titles[k]} className={`rounded-lg border border-neutral-300 ${previews[k]!.mirrored ? '-scale-x-100' : ''}`} />
                 </li>
               ))}
             </ul>

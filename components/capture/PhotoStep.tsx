@@ -27,7 +27,7 @@ const IN_APP = /FBAN|FBAV|Instagram|Line\/|MicroMessenger|Snapchat|TikTok|; wv\)
 /** Consecutive passing frames before the capture button enables (steadiness). */
 const READY_FRAMES = 2;
 
-export function PhotoStep(props: { token: string; target: PhotoTarget; title: string; intro: string; qr: React.ReactNode; onUploaded: (preview: string) => void }) {
+export function PhotoStep(props: { token: string; target: PhotoTarget; title: string; intro: string; qr: React.ReactNode; onUploaded: (preview: string, mirrored: boolean) => void }) {
   const { token, target, onUploaded } = props;
   const t = useTranslations();
   const selfie = target.type === 'selfie';
@@ -108,7 +108,8 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
     if (a !== 'ready') setAutoArmed(true);
   }, []);
 
-  const upload = async (blob: Blob) => {
+  /** `mirrored`: the still was shown mirrored (a selfie from the camera), and its thumbnail later is too. */
+  const upload = async (blob: Blob, mirrored = false) => {
     setUploading(true);
     setError(null);
     const form = new FormData();
@@ -121,7 +122,7 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
     const r = await call(token, '/media', { method: 'POST', body: form });
     setUploading(false);
     if (r.ok) {
-      onUploaded(URL.createObjectURL(blob));
+      onUploaded(URL.createObjectURL(blob), mirrored);
       return true;
     }
     // Refused (DOCUMENT_UNREADABLE, …): the advice, and the camera again at once (a refused photo spends no attempt).
@@ -156,7 +157,7 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
             <button type="button" className="btn-secondary flex-1" disabled={uploading} onClick={() => setPreview(null)}>
               {t('camera.retake')}
             </button>
-            <button type="button" className="btn-primary flex-1" disabled={uploading} onClick={() => upload(preview.blob)}>
+            <button type="button" className="btn-primary flex-1" disabled={uploading} onClick={() => upload(preview.blob, preview.mirrored)}>
               {t('camera.usePhoto')}
             </button>
           </div>
