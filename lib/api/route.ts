@@ -139,7 +139,7 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
     // An upload's failed signature, counted before its body: kept unless the signature is proven or the upload is
     // refused before its body (signature-failures.ts).
     let reservation: CountedFailure | undefined;
-    let bodyStarted = false;
+    let keepCount = false; // the upload's counted failure stays (its body was begun)
     try {
       const db = getDb();
       // docs/api.md: a GET carries no body. One sent anyway (chunked, or with a length) is refused, not ignored.
@@ -188,7 +188,7 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
             fields: { body: ['The Content-Type has no valid boundary parameter.'] },
           });
         }
-        bodyStarted = true;
+        keepCount = true;
         form = await readMultipart(req, contentType!, MEDIA_FORM_LIMITS, MULTIPART_BODY_LIMIT);
       } else if (!rawBody) {
         try {
@@ -266,17 +266,23 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
       if (result.headers) Object.assign(headers, result.headers);
       return { status: result.status ?? 200, headers, text };
     } catch (err) {
+      // An upload refused for what its body says (malformed, too large, the wrong type), its signature unproven, was
+      // sent whole and at pace: no failed signature. Refused for its time or cut short, it stays counted.
+      if (reservation && err instanceof DomainError && REFUSED_FOR_CONTENT.has(err.code)) keepCount = false;
       return errorAnswer(err, requestId, headers);
     } finally {
       await form?.dispose();
       serverTicket?.release();
       ticket?.release();
-      // Refused before its body: no failure. Otherwise (a wrong signature, a body abandoned, too slow or refused)
-      // the upload's count stays.
-      if (reservation && !bodyStarted) await releaseSignatureAttempt(getDb(), reservation).catch(() => {});
+      // Refused before its body, or for its content: no failure. Otherwise (a wrong signature, a body abandoned or
+      // too slow) the upload's count stays.
+      if (reservation && !keepCount) await releaseSignatureAttempt(getDb(), reservation).catch(() => {});
     }
   }
 }
+
+/** The refusals of an upload's body for what it contains, which give its counted failure back (serve(), above). */
+const REFUSED_FOR_CONTENT: ReadonlySet<string> = new Set(['VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE']);
 
 /** Whether the request says it has a body (a length above 0, or chunked). */
 function mayHaveBody(req: ApiRequest): boolean {

@@ -12,7 +12,8 @@
  * is checked first and counted only when it is wrong, so a correctly signed request is never refused by these
  * bounds. An upload's signature needs its whole body: its failure is counted before the body is read (a
  * reservation, `reserveSignatureAttempt`), given back when the signature is proven or the upload is refused
- * before its body, and kept otherwise: a wrong signature, a body abandoned, cut off as too slow or refused.
+ * before its body or for what its body holds (lib/api/route.ts), and kept otherwise: a wrong signature, a body
+ * abandoned or cut off as too slow.
  */
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';

@@ -196,4 +196,15 @@ describe('what a known public key can make the server do', () => {
     const otherKey = await call(getConsent, { path: '/v1/consent', apiKey: other.apiKey, signature: 'e'.repeat(64), headers: { [CLIENT_ADDRESS_HEADER]: from } });
     expect(otherKey.json.error.code).toBe('INVALID_SIGNATURE');
   });
+  it(`an upload refused for what its body holds gives its counted failure back: ${MAX_FAILURES + 2} malformed uploads from one address are each 422, and a wrong signature after them is still 401`, async () => {
+    const from = '10.6.0.1';
+    for (let i = 0; i < MAX_FAILURES + 2; i++) {
+      const b = heldBody();
+      b.finish(); // a truncated multipart body, sent whole at once: 422, its signature never checked
+      const r = await upload(from, b.stream);
+      expect([i, r.status, (await r.json()).error.code]).toEqual([i, 422, 'VALIDATION_ERROR']);
+    }
+    const wrong = await call(getConsent, { path: '/v1/consent', apiKey: w.apiKey, signature: 'e'.repeat(64), headers: { [CLIENT_ADDRESS_HEADER]: from } });
+    expect([wrong.status, wrong.json.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
+  });
 });

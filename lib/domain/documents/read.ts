@@ -14,7 +14,7 @@ import { MAX_PIXELS } from '../media/analyze';
 import { parseAamva, type AamvaData } from './aamva';
 import { readPdf417 } from './barcode';
 import { mrzDates, type MrzData } from './mrz';
-import { readMrzPhoto } from './ocr';
+import { readMrz, readMrzPhoto } from './ocr';
 import type { DbOrTx } from '@/db/client';
 import { ensureDataKey } from '../personal-data/data-keys';
 import { AAD, dataKeyRows, keyOpener, openText, sealText } from '../personal-data/personal';
@@ -49,16 +49,20 @@ export function datesOf(r: CodeRead, now: Date): { birthDate: string | null; exp
 
 /**
  * The machine-readable data of an oriented image (EXIF orientation applied). A licence is read by its barcode first;
- * a passport or ID card by its MRZ. Without a type, both are tried.
+ * a passport or ID card by its MRZ. Without a type, both are tried. `box`: where the upload's card-shape detector
+ * found the document, when it did: the MRZ is then read first in the lower part of that box (`readMrz`: a flat,
+ * upright document, its name fields placed cell by cell), and only if that gives no valid read is the zone looked
+ * for anywhere in the photo, at any angle (`readMrzPhoto`).
  */
-export async function readCode(oriented: Buffer, documentType?: DocumentType): Promise<CodeRead | null> {
+export async function readCode(oriented: Buffer, documentType?: DocumentType, box?: number[] | null): Promise<CodeRead | null> {
   if (documentType === 'driving_licence' || !documentType) {
     for (const text of await readPdf417(oriented)) {
       const aamva = parseAamva(text);
       if (aamva) return { source: 'pdf417', aamva };
     }
   }
-  const r = await readMrzPhoto(oriented);
+  const inBox = box ? await readMrz(oriented, box) : null;
+  const r = inBox?.mrz ? inBox : await readMrzPhoto(oriented);
   if (r.mrz) return { source: 'mrz', mrz: r.mrz.data, corrected: r.mrz.corrected };
   return null;
 }
@@ -81,7 +85,7 @@ export async function checkDocumentUpload(
 ): Promise<{ failed: ErrorCode[]; read: CodeRead | null }> {
   const { failed } = checkDocument(analysis, checks, side);
   if (!carriesCode(documentType, side)) return { failed, read: null };
-  const read = await readCode(analysis.stored, documentType);
+  const read = await readCode(analysis.stored, documentType, analysis.document?.box);
   checks.document_read = { value: read ? { format: formatOf(read) } : null, threshold: 'check digits valid', passed: !!read };
   const rest: ErrorCode[] = failed.filter((c) => c !== 'DOCUMENT_NOT_FOUND' && c !== 'DOCUMENT_TOO_BLURRY');
   if (!read) return { failed: ['DOCUMENT_UNREADABLE', ...rest], read };

@@ -174,7 +174,8 @@ async function readDocument(deps: PipelineDeps, get: (k: string) => MediaRow | u
     if (!read) {
       const bytes = coded === front ? frontBytes : await mediaStore.get(db, coded.id);
       if (!bytes) throw new Error('submitted document back bytes missing');
-      read = await readCode(bytes, type);
+      const box = coded === front ? frontAnalysis?.document?.box : (await currentAnalysis(db, coded, bytes))?.document?.box;
+      read = await readCode(bytes, type, box);
     }
   }
   return { type, portrait: frontAnalysis?.faces?.[0] ?? null, read };

@@ -204,12 +204,14 @@ describe('Age / document_verification and KYC (live)', () => {
   });
 
   it('an upload without a kept read (made before reads were kept) is read by the pipeline', async () => {
+    // A workspace of its own: the test above sends the same selfie (the same picture again is liveness_failed).
+    const own = await makeWorkspace({ check_method: 'document_verification' });
     const selfie = face('sample1-2');
-    const id = await consentedVerification(w, w.liveSecret);
-    await uploadAll(w, id, { selfie, front: ['passport', await I.renderDocument('passport', 'front', selfie)] });
+    const id = await consentedVerification(own, own.liveSecret);
+    await uploadAll(own, id, { selfie, front: ['passport', await I.renderDocument('passport', 'front', selfie)] });
     await db().update(media).set({ readSealed: null }).where(eq(media.verificationId, id));
-    const v = await submitAndRun(w, id);
-    expect([v.status, v.result.age]).toEqual(['approved', 52]);
+    const v = await submitAndRun(own, id);
+    expect([v.status, v.reason, v.result?.age], JSON.stringify(v.result)).toEqual(['approved', null, 52]);
   });
 
   it('an expired document is declined (document_expired)', async () => {
