@@ -23,7 +23,7 @@ export type DocumentReadResult = { ok: true; format: DocumentFormat; birthDate: 
 
 export type AnalyzeDocument = (bytes: Uint8Array, kind: 'document') => Promise<Analysis>;
 
-/** The code of a photo the upload accepted but from which nothing valid was read. */
+/** The code of a photo from which nothing valid was read: the upload refuses it (422, docs/api.md "Document images"). */
 export const UNREADABLE = 'DOCUMENT_UNREADABLE';
 
 /**
@@ -111,13 +111,13 @@ export function documentsSection(records: DocumentRecord[]) {
     for (const r of rs) if (!r.result.ok) codes[r.result.code] = (codes[r.result.code] ?? 0) + 1;
     return Object.fromEntries(Object.entries(codes).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
   };
-  const accepted = valid.filter((r) => r.result.ok || r.result.code === UNREADABLE).length;
+  const accepted = valid.filter((r) => r.result.ok).length;
   return {
     ...figures(valid),
     by_format: formats.map((format) => ({ format, ...figures(valid.filter((r) => formatOf(r) === format)) })),
     ms: { p50: ms.length ? Math.round(quantile(ms, 0.5)) : null, p95: ms.length ? Math.round(quantile(ms, 0.95)) : null },
-    /** the upload's answer: accepted (read or not), or refused by the code the API would answer */
-    upload: { accepted: kn(accepted, valid.length), refused_by_code: refused(valid.filter((r) => !r.result.ok && r.result.code !== UNREADABLE)) },
+    /** the upload's answer: accepted (and read), or refused by the code the API would answer (DOCUMENT_UNREADABLE included) */
+    upload: { accepted: kn(accepted, valid.length), refused_by_code: refused(valid.filter((r) => !r.result.ok)) },
     /** every reason a photo came back unread, the upload's codes and DOCUMENT_UNREADABLE */
     unread_by_code: refused(valid),
     /** specimens whose printed check digits are wrong: each must come back unread */

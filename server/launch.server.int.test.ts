@@ -80,8 +80,8 @@ describe('launcher: npm start on the embedded database', () => {
     const cases: [string, string, Record<string, string>, string | undefined, number, string][] = [
       ['GET', '/v1/nothing/here', h, undefined, 404, 'NOT_FOUND'],
       ['DELETE', '/v1/verifications', h, undefined, 405, 'METHOD_NOT_ALLOWED'],
-      // Next drops a GET's body before the handler, so a signature over one cannot match.
-      ['GET', '/v1/consent', { ...h, 'x-hmac-signature': signJsonRequest(secret, 'GET', '/v1/consent', '{}'), 'content-type': 'application/json', 'content-length': '2' }, '{}', 401, 'INVALID_SIGNATURE'],
+      // docs/api.md: a GET carries no body; one sent anyway is refused, signed or not.
+      ['GET', '/v1/consent', { ...h, 'x-hmac-signature': signJsonRequest(secret, 'GET', '/v1/consent', '{}'), 'content-type': 'application/json', 'content-length': '2' }, '{}', 400, 'BAD_REQUEST'],
       ['POST', '/v1/verifications', { ...h, 'content-type': 'application/json', 'x-hmac-signature': signJsonRequest(secret, 'POST', '/v1/verifications', '{bad') }, '{bad', 422, 'VALIDATION_ERROR'],
       ['POST', '/v1/verifications', { ...h, 'content-type': 'application/json', 'x-hmac-signature': 'a'.repeat(64) }, 'x'.repeat(1024 * 1024), 413, 'PAYLOAD_TOO_LARGE'],
       ['POST', '/v1/verifications', { ...h, 'content-type': 'text/plain', 'x-hmac-signature': signJsonRequest(secret, 'POST', '/v1/verifications', 'hi') }, 'hi', 415, 'UNSUPPORTED_MEDIA_TYPE'],
