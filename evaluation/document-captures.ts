@@ -8,18 +8,9 @@
  */
 import crypto from 'node:crypto';
 import sharp from 'sharp';
+import { seeded } from './stats';
 
-/** A small, fast, seedable generator (mulberry32); `seedOf` turns any text into its seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Any text as a seed of stats.ts' `seeded` generator (mulberry32). */
 export const seedOf = (text: string) => crypto.createHash('sha256').update(text).digest().readUInt32LE(0);
 
 export type Surface = 'dark_wood' | 'grey_cloth' | 'dark_desk_clutter' | 'light_wood';
@@ -276,7 +267,7 @@ function apply(h: number[], x: number, y: number): [number, number] {
 
 /** The capture number `index` of an image: its parameters are drawn from `seed`, the source's name and `index`. */
 export async function makeCapture(image: Uint8Array, opts: { seed: string; name: string; index: number } & CaptureOptions): Promise<{ bytes: Buffer; params: CaptureParams }> {
-  const r = rng(seedOf(`${opts.seed}\0${opts.name}\0${opts.index}`));
+  const r = seeded(seedOf(`${opts.seed}\0${opts.name}\0${opts.index}`));
   const params = drawParams(r, opts);
   return { bytes: await renderCapture(image, params, r), params };
 }

@@ -14,7 +14,8 @@ import { analysisPool } from '../lib/domain/media/pool';
 import * as I from '../test/helpers/images';
 import { ManifestError, parseManifest, readManifest } from './manifest';
 import { documentsHtml, documentsSection, measureDocuments, outcomeOf, UNREADABLE, type DocumentRecord } from './documents';
-import { drawParams, homography, makeCapture, projectCorners, rng, seedOf } from './document-captures';
+import { drawParams, homography, makeCapture, projectCorners, seedOf } from './document-captures';
+import { seeded as rng } from './stats';
 import { makeCaptures } from './make-document-captures';
 
 const run = promisify(execFile);
