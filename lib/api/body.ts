@@ -116,11 +116,41 @@ export async function streamBody(req: ApiRequest, limit: number, onChunk: (chunk
       await onChunk(next.value);
     }
   } catch (e) {
-    if (!slow) void discardRest(reader);
+    if (!slow) discardLater(req, reader);
     throw e;
   } finally {
     pace.stop();
   }
+}
+
+/** Bodies refused mid-way whose rest is still to be read and dropped, by request (`discardRefusedBody`). */
+const refusedBodies = new WeakMap<object, () => void>();
+
+/** How long a refused body's rest waits for its answer before it is read and dropped anyway. */
+const DISCARD_FALLBACK_MS = 1000;
+
+/**
+ * The rest of a body refused mid-way is read and dropped once the answer is ready (the route calls
+ * `discardRefusedBody` last), not while the refusal is still being recorded: read at once, a fast client's whole
+ * body would be pulled in before its answer. A request whose route never calls it is drained after a second.
+ */
+function discardLater(req: ApiRequest, reader: ReadableStreamDefaultReader<Uint8Array>) {
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    clearTimeout(fallback);
+    refusedBodies.delete(req);
+    void discardRest(reader);
+  };
+  const fallback = setTimeout(start, DISCARD_FALLBACK_MS);
+  fallback.unref?.();
+  refusedBodies.set(req, start);
+}
+
+/** Reads and drops the rest of `req`'s body if it was refused mid-way (see `discardLater`); otherwise nothing. */
+export function discardRefusedBody(req: ApiRequest) {
+  refusedBodies.get(req)?.();
 }
 
 /** How much of a body refused mid-way is still read and dropped, at most (`discardRest`). */

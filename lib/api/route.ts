@@ -27,7 +27,7 @@ import { peekRateLimit, rateLimitError, takeRateLimit, type RateLimitState } fro
 import { DomainError, parseOrThrow, validationError } from '../core/errors';
 import { assertStorableText } from '../core/input-text';
 import { errorAnswer, errorResponse, JSON_HEADERS, toResponse, type Answer } from './respond';
-import { isJsonContentType, JSON_BODY_LIMIT, parseJsonBody, readBodyLimited, type ApiRequest } from './body';
+import { discardRefusedBody, isJsonContentType, JSON_BODY_LIMIT, parseJsonBody, readBodyLimited, type ApiRequest } from './body';
 import { stringifyJson } from '../core/json-raw';
 import { clientAddressOf } from '../domain/auth/client-address';
 import { multipartBoundary, readMultipart, type ParsedForm } from './multipart';
@@ -277,6 +277,8 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
       // Refused before its body, or for its content: no failure. Otherwise (a wrong signature, a body abandoned or
       // too slow) the upload's count stays.
       if (reservation && !keepCount) await releaseSignatureAttempt(getDb(), reservation).catch(() => {});
+      // The answer is ready: what the client still sends of a body refused mid-way is read and dropped now.
+      discardRefusedBody(req);
     }
   }
 }
