@@ -238,7 +238,7 @@ async function main() {
     if (m?.type === 'memory') process.send?.({ type: 'memory', ...process.memoryUsage() });
   });
 
-  server.listen(e.PORT, () => console.log(`✓ Ready on http://localhost:${e.PORT} (${dev ? 'development' : 'production'})`));
+  server.listen(e.PORT, () => console.log(`✓ Ready on ${e.BASE_URL}, port ${e.PORT} (${dev ? 'development' : 'production'})`));
 }
 
 main().catch((err) => {

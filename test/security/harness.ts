@@ -34,10 +34,14 @@ export type Service = {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type JsonValue = any;
 
-export async function startService(extra: Record<string, string> = {}, dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-sec-'))): Promise<Service> {
+/** `extra`: environment added to the server's, or made from its port (a BASE_URL naming it). */
+export async function startService(
+  extra: Record<string, string> | ((port: number) => Record<string, string>) = {},
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-sec-')),
+): Promise<Service> {
   ensureBuild();
   const port = await freePort();
-  const env = { ...extra };
+  const env = { ...(typeof extra === 'function' ? extra(port) : extra) };
   const svc: Service = {
     server: await start(dataDir, port, env),
     port,

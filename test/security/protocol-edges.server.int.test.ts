@@ -1,7 +1,9 @@
 /**
  * What a client can send that no path serves (issue 40, items 4 and 5; SECURITY.md "What the suites prove"),
  * against the production build: each a 4xx in the error envelope, never a 500, and no uncaught exception in the
- * server's log; and /readyz, which tells anyone the status alone and an operator (METRICS_TOKEN) each check.
+ * server's log; /readyz, which tells anyone the status alone and an operator (METRICS_TOKEN) each check; and the
+ * absolute URLs the server writes, each on BASE_URL's origin (here a loopback address, which Next.js's request
+ * object renames `localhost`) whatever the Host header says (issue 40, item 6).
  */
 import net from 'node:net';
 import crypto from 'node:crypto';
@@ -45,7 +47,7 @@ describe('requests no path serves, and /readyz, against the production build', (
   let svc: Service;
   const token = crypto.randomBytes(16).toString('hex');
   beforeAll(async () => {
-    svc = await startService({ METRICS_TOKEN: token });
+    svc = await startService((port) => ({ METRICS_TOKEN: token, BASE_URL: `http://127.0.0.1:${port}` }));
   }, 180_000);
   afterAll(() => svc?.cleanup());
 
@@ -102,5 +104,22 @@ describe('requests no path serves, and /readyz, against the production build', (
     expect(operator.status).toBe(200);
     expect(Object.keys(operator.json.data.checks).sort()).toEqual(['analysis_workers', 'database', 'draining', 'migrations']);
     expect(typeof operator.json.data.checks.database.ms).toBe('number');
+  });
+
+  it('every absolute URL Auth.js writes is on BASE_URL’s origin (127.0.0.1 here), whatever the Host header names', async () => {
+    const origin = `http://127.0.0.1:${svc.port}`;
+    const urlsIn = (text: string) => [...decodeURIComponent(text).matchAll(/https?:\/\/[^/"'\s;&?]+/g)].map((m) => m[0]);
+    for (const host of [`127.0.0.1:${svc.port}`, `localhost:${svc.port}`, 'evil.example']) {
+      const headers = { host, 'x-forwarded-host': 'forwarded.example', 'x-forwarded-proto': 'https' };
+      const providers = await raw(svc.server.base, 'GET', '/api/auth/providers', headers);
+      expect([host, providers.status]).toEqual([host, 200]);
+      expect([host, providers.json.ticket.signinUrl, providers.json.ticket.callbackUrl]).toEqual([host, `${origin}/api/auth/signin/ticket`, `${origin}/api/auth/callback/ticket`]);
+      const signIn = await raw(svc.server.base, 'GET', '/api/auth/signin', headers);
+      expect([host, signIn.status]).toEqual([host, 302]);
+      const written = [signIn.headers.location, String(signIn.headers['set-cookie'] ?? '')].join(' ');
+      expect([host, urlsIn(written)]).toEqual([host, [origin, origin]]);
+      const refused = await raw(svc.server.base, 'GET', '/api/auth/signin/ticket', headers);
+      expect([host, refused.status, urlsIn(refused.headers.location ?? '')]).toEqual([host, 302, [origin]]);
+    }
   });
 });

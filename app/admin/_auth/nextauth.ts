@@ -8,6 +8,7 @@
  * when AUTH_OIDC_* are set, `oidc`, a generic OpenID Connect provider for single sign-on, which signs in
  * existing admins only (matched by verified email).
  */
+import { Auth } from '@auth/core';
 import NextAuth, { type NextAuthConfig } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import { headers } from 'next/headers';
@@ -110,4 +111,20 @@ function config(): NextAuthConfig {
   };
 }
 
-export const { handlers, auth, signIn, signOut } = NextAuth(() => config());
+export const { auth, signIn, signOut } = NextAuth(() => config());
+
+/**
+ * Auth.js's endpoints (/api/auth/*: providers, sign-in and callbacks, session, sign-out) answered for a request
+ * whose URL is on BASE_URL's origin, so every URL they write (redirects, callback URLs, the callback-url cookie)
+ * is on the address the browser uses. next-auth's own handlers pass Next.js's request on, whose URL names a loopback
+ * address (127.0.0.1, [::1]) `localhost`: with BASE_URL http://127.0.0.1:3000 they redirected to localhost:3000,
+ * where the browser holds none of the session's cookies. The path and query are the request's; the origin is
+ * BASE_URL's, never the Host header's.
+ */
+export function authEndpoint(req: Request & { nextUrl?: URL }): Promise<Response> {
+  const target = req.nextUrl ?? new URL(req.url);
+  const url = new URL(target.pathname + target.search, env().BASE_URL);
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  const init: RequestInit & { duplex?: 'half' } = { method: req.method, headers: req.headers, body: hasBody ? req.body : undefined, duplex: 'half' };
+  return Auth(new Request(url, init), config());
+}

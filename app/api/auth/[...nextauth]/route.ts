@@ -1,4 +1,5 @@
-import { handlers } from '@/app/admin/_auth/nextauth';
+import { authEndpoint } from '@/app/admin/_auth/nextauth';
 
 // GET, POST /api/auth/* – Auth.js: single sign-on redirects and callbacks, session, sign-out (app/admin/_auth/nextauth.ts)
-export const { GET, POST } = handlers;
+export const GET = authEndpoint;
+export const POST = authEndpoint;
