@@ -2,6 +2,6 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './db/schema/index.ts',
-  out: './db/migrations',
+  schema: './lib/db/schema/index.ts',
+  out: './lib/db/migrations',
 });

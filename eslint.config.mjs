@@ -4,8 +4,8 @@ import nextTs from 'eslint-config-next/typescript';
 /**
  * The layers (docs/architecture.md "Layers"): an import runs down this list, never up.
  *   lib/core    errors, ids, env, log, crypto primitives, observability, i18n: imports nothing of ours above it
- *   db/         schema, client, migrations, the embedded engine: imports lib/core only
- *   lib/domain  the capabilities (below, in tiers): lib/core, db/ and capabilities on a lower tier
+ *   lib/db      schema, client, migrations, the embedded engine: imports lib/core only
+ *   lib/domain  the capabilities (below, in tiers): lib/core, lib/db and capabilities on a lower tier
  *   lib/api     the HTTP layer of /v1 (route registry, schemas, dispatch)
  *   app/, components/, inngest/, server/, bench/, evaluation/, test/, e2e/: anything below them
  */
@@ -37,7 +37,7 @@ const capabilityZones = CAPABILITY_TIERS.flatMap((tier, i) =>
 );
 
 const layers = {
-  files: ['lib/**/*.{ts,tsx}', 'db/**/*.ts'],
+  files: ['lib/**/*.{ts,tsx}'],
   // A co-located test may use the helpers in test/ and whatever it exercises.
   ignores: ['**/*.test.ts'],
   rules: {
@@ -45,9 +45,9 @@ const layers = {
       'error',
       {
         zones: [
-          { target: './lib/core', from: ['./lib/domain', './lib/api', './db', ...OUTSIDE_LIB], message: 'lib/core imports nothing above it (docs/architecture.md "Layers").' },
-          { target: './db', from: ['./lib/domain', './lib/api', ...OUTSIDE_LIB], message: 'db/ imports lib/core only (docs/architecture.md "Layers").' },
-          { target: './lib/domain', from: ['./lib/api', ...OUTSIDE_LIB], message: 'lib/domain imports lib/core, db/ and lower capabilities only (docs/architecture.md "Layers").' },
+          { target: './lib/core', from: ['./lib/domain', './lib/api', './lib/db', ...OUTSIDE_LIB], message: 'lib/core imports nothing above it (docs/architecture.md "Layers").' },
+          { target: './lib/db', from: ['./lib/domain', './lib/api', ...OUTSIDE_LIB], message: 'lib/db imports lib/core only (docs/architecture.md "Layers").' },
+          { target: './lib/domain', from: ['./lib/api', ...OUTSIDE_LIB], message: 'lib/domain imports lib/core, lib/db and lower capabilities only (docs/architecture.md "Layers").' },
           { target: './lib/api', from: OUTSIDE_LIB, message: 'lib/ imports nothing from app/, components/, server/, bench/, evaluation/, test/ or e2e/ (docs/architecture.md "Layers").' },
           ...capabilityZones,
         ],
@@ -57,15 +57,15 @@ const layers = {
 };
 
 /**
- * lib/ and db/ know no web framework: no Next.js, no Auth.js, no React. Sessions, cookies, headers and redirects
+ * lib/ knows no web framework: no Next.js, no Auth.js, no React. Sessions, cookies, headers and redirects
  * live in app/ (the admin area's sign-in glue: app/admin/_auth), which calls lib/ with plain values.
  */
 const noFramework = {
-  files: ['lib/**/*.{ts,tsx}', 'db/**/*.ts'],
+  files: ['lib/**/*.{ts,tsx}'],
   ignores: ['**/*.test.ts'],
   rules: {
     'no-restricted-imports': ['error', {
-      patterns: [{ group: ['next', 'next/*', 'next-auth', 'next-auth/*', '@auth/*', 'react', 'react/*', 'react-dom', 'react-dom/*'], message: 'lib/ and db/ import no web framework: that glue lives in app/ (docs/architecture.md "Layers").' }],
+      patterns: [{ group: ['next', 'next/*', 'next-auth', 'next-auth/*', '@auth/*', 'react', 'react/*', 'react-dom', 'react-dom/*'], message: 'lib/ imports no web framework: that glue lives in app/ (docs/architecture.md "Layers").' }],
     }],
   },
 };
@@ -84,12 +84,12 @@ const config = [
         paths: [{ name: 'drizzle-orm', message: 'Admin pages read and write through lib/domain/admin, never the tables directly.' }],
         patterns: [
           { group: ['drizzle-orm/*'], message: 'Admin pages read and write through lib/domain/admin, never the tables directly.' },
-          { group: ['@/db/schema', '@/db/schema/*', '**/db/schema', '**/db/schema/*'], message: 'Admin pages read and write through lib/domain/admin, never the tables directly.' },
+          { group: ['@/lib/db/schema', '@/lib/db/schema/*', '**/db/schema', '**/db/schema/*'], message: 'Admin pages read and write through lib/domain/admin, never the tables directly.' },
         ],
       }],
     },
   },
-  { ignores: ['.next/**', 'node_modules/**', '.data/**', '.test-data/**', 'db/migrations/**', 'next-env.d.ts', 'components/capture/face-detector/*.generated.js', 'lib/domain/media/analysis-worker.generated.mjs', '.cache/**', 'sdk/embed/dist/**'] },
+  { ignores: ['.next/**', 'node_modules/**', '.data/**', '.test-data/**', 'lib/db/migrations/**', 'next-env.d.ts', 'components/capture/face-detector/*.generated.js', 'lib/domain/media/analysis-worker.generated.mjs', '.cache/**', 'sdk/embed/dist/**'] },
 ];
 
 export default config;

@@ -9,7 +9,7 @@ export async function register() {
   const { analysisPool } = await import('./lib/domain/media/pool');
   analysisPool();
   const { onShutdown } = await import('./lib/core/lifecycle');
-  const { getDb, getDbHandle } = await import('./db/client');
+  const { getDb, getDbHandle } = await import('./lib/db/client');
   // At shutdown (server/serve.ts), after the runner's jobs and the workers' images: the pool closes last.
   onShutdown('database', 'database-pool', () => getDbHandle().close());
   const { env, inngestEnabled } = await import('./lib/core/env');

@@ -18,7 +18,7 @@ import { NextResponse, type NextRequest } from 'next/server';
 import { env } from './lib/core/env';
 import { CAPTURE_PATH_HEADER } from './i18n/capture-header';
 import { crossSiteProblem } from './lib/api/same-origin';
-import { getDb } from './db/client';
+import { getDb } from './lib/db/client';
 import { frameAncestors } from './lib/core/embed-origins';
 import { embedOriginsForToken } from './lib/domain/capture/embed';
 import { log } from './lib/core/log';

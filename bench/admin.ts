@@ -14,8 +14,8 @@
 import sharp from 'sharp';
 import { sql } from 'drizzle-orm';
 import { encode } from 'next-auth/jwt';
-import { connect, type Db } from '../db/client';
-import { media, verifications } from '../db/schema';
+import { connect, type Db } from '../lib/db/client';
+import { media, verifications } from '../lib/db/schema';
 import { arg, ensureBuild, percentile, prepare, runBench, startService, stopAll } from './harness';
 import { startPg15 } from '../test/helpers/pg15';
 

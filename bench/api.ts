@@ -20,7 +20,7 @@ import os from 'node:os';
 import autocannon from 'autocannon';
 import { signJsonRequest } from '../lib/domain/auth/sign';
 import { sql } from 'drizzle-orm';
-import { connect } from '../db/client';
+import { connect } from '../lib/db/client';
 import { arg, ensureBuild, prepare, startChild, startDatabase, startServer, stopAll, freePort, runBench } from './harness';
 
 const median = (xs: number[]) => {

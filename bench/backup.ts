@@ -22,7 +22,7 @@ import postgres from 'postgres';
 import sharp from 'sharp';
 import { arg, prepare, root, runBench } from './harness';
 import { seed } from './retention';
-import { startEmbeddedPostgres } from '../db/embedded/pglite-server';
+import { startEmbeddedPostgres } from '../lib/db/embedded/pglite-server';
 import { startPg15 } from '../test/helpers/pg15';
 import { peakResidentBytes, resetPeakResident } from '../test/helpers/memory';
 import { aesGcmEncrypt } from '../lib/core/crypto/secretbox';

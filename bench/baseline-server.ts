@@ -10,11 +10,11 @@
  *    create: the body parsed and validated by the same schema, then `createVerification` (the verification, its
  *    audit row and its metric, in one transaction, with the same prepared statements);
  *  - the answer as the same JSON with the same rate-limit headers.
- * Same pool (db/client.ts, DATABASE_POOL_SIZE), same SQL. What it leaves out is what the ratio measures: the
+ * Same pool (lib/db/client.ts, DATABASE_POOL_SIZE), same SQL. What it leaves out is what the ratio measures: the
  * framework between the socket and that work (routing, the web Request/Response, the route wrapper).
  */
 import http from 'node:http';
-import { getDb } from '../db/client';
+import { getDb } from '../lib/db/client';
 import { identify, verifySignature, actorOf, REQUEST_TIMESTAMP_HEADER } from '../lib/domain/auth/authenticate';
 import { canonicalJson } from '../lib/domain/auth/canonical';
 import { takeRateLimit } from '../lib/domain/ratelimit';

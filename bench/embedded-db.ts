@@ -1,6 +1,6 @@
 /** The embedded engine in a process of its own (so the load generator does not share its event loop), with its maintenance as the launcher runs it. */
-import { startEmbeddedPostgres } from '../db/embedded/pglite-server';
-import { scheduleMaintenance } from '../db/embedded/maintenance';
+import { startEmbeddedPostgres } from '../lib/db/embedded/pglite-server';
+import { scheduleMaintenance } from '../lib/db/embedded/maintenance';
 
 const pg = await startEmbeddedPostgres({ dataDir: process.argv[2] });
 // The launcher's maintenance (server/launch.ts), its log lines on stderr (stdout carries this process's answers).

@@ -9,7 +9,7 @@
  * `--reserve` (ANALYSIS_RESERVE_WORKERS, a server each; by default without and with the reserve worker).
  */
 import os from 'node:os';
-import { connect } from '../db/client';
+import { connect } from '../lib/db/client';
 import { signJsonRequest, signMultipartRequest } from '../lib/domain/auth/sign';
 import { selfie1280 } from '../test/helpers/images';
 import { arg, ensureBuild, percentile, prepare, startDatabase, startServer, stopAll, runBench } from './harness';

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { applyMigrations } from '../db/migrate';
-import { connect } from '../db/client';
+import { applyMigrations } from '../lib/db/migrate';
+import { connect } from '../lib/db/client';
 import { startPg15 } from '../test/helpers/pg15';
 import { ensureBuild as buildIfMissing, freePort } from '../test/helpers/server';
 

@@ -13,8 +13,8 @@
 import os from 'node:os';
 import sharp from 'sharp';
 import { eq } from 'drizzle-orm';
-import { connect } from '../db/client';
-import { verifications } from '../db/schema';
+import { connect } from '../lib/db/client';
+import { verifications } from '../lib/db/schema';
 import { loadFaceModels } from '../lib/domain/faces/models';
 import { analyze } from '../lib/domain/media/analyze';
 import { apiClient } from '../test/helpers/api-client';

@@ -24,9 +24,9 @@ import postgres from 'postgres';
 import { signJsonRequest } from '../lib/domain/auth/sign';
 import { arg, ensureBuild, prepare, runBench, startService, stopAll } from './harness';
 import { startPg15 } from '../test/helpers/pg15';
-import { connect } from '../db/client';
+import { connect } from '../lib/db/client';
 import { sweepRetention, SWEEP_PACE } from '../lib/domain/retention/sweep';
-import { EMBEDDING_DIMENSIONS } from '../db/schema';
+import { EMBEDDING_DIMENSIONS } from '../lib/db/schema';
 
 const DUE = Number(arg('due', '100000'));
 const RATE = Number(arg('rate', '100'));

@@ -7,8 +7,8 @@
  */
 import { eq } from 'drizzle-orm';
 import { resetEnvCache } from '../lib/core/env';
-import { connect } from '../db/client';
-import { verifications } from '../db/schema';
+import { connect } from '../lib/db/client';
+import { verifications } from '../lib/db/schema';
 import { selfSignedCert, startReceiver } from '../test/helpers/https-receiver';
 import { arg, percentile, prepare, runBench, startDatabase } from './harness';
 
@@ -29,7 +29,7 @@ async function main() {
   const { enqueueTransitionWebhook } = await import('../lib/domain/webhooks/outbox');
   const { deliverDueWebhooks } = await import('../lib/domain/webhooks/deliver');
   const { startLocalRunner } = await import('../lib/domain/jobs/local-runner');
-  const { workspaces } = await import('../db/schema');
+  const { workspaces } = await import('../lib/db/schema');
   const [ws] = await h.db.select().from(workspaces).where(eq(workspaces.name, 'bench'));
 
   /** A verification waiting in review, and the admin decision that fires its webhook. */

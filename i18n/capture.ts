@@ -6,7 +6,7 @@
  */
 import { cache } from 'react';
 import { cookies, headers } from 'next/headers';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { verificationByToken } from '@/lib/domain/capture/auth';
 import { chooseLocale, type LocaleSource } from '@/lib/core/i18n/negotiate';
 import { DEFAULT_LOCALE, LANG_COOKIE, LANG_PARAM, type Locale } from '@/lib/core/i18n/locales';

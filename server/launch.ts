@@ -7,12 +7,12 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError, parseEnv, resetEnvCache } from '../lib/core/env';
-import { resolveRuntime, RuntimeError } from '../db/runtime';
-import { serveBackupRequests } from '../db/embedded/backup';
-import { scheduleMaintenance } from '../db/embedded/maintenance';
-import { applyMigrations } from '../db/migrate';
-import { connect } from '../db/client';
-import { checkDatabase, checkEncryptionKeys } from '../db/check';
+import { resolveRuntime, RuntimeError } from '../lib/db/runtime';
+import { serveBackupRequests } from '../lib/db/embedded/backup';
+import { scheduleMaintenance } from '../lib/db/embedded/maintenance';
+import { applyMigrations } from '../lib/db/migrate';
+import { connect } from '../lib/db/client';
+import { checkDatabase, checkEncryptionKeys } from '../lib/db/check';
 import { seedIfEmpty } from './seed';
 import { webhookTargetsLine } from '../lib/domain/webhooks/ssrf';
 import { releaseOrphanedLeases } from '../lib/domain/jobs/recover';
@@ -24,7 +24,7 @@ const mode = process.argv[2] === 'start' ? 'start' : 'dev';
 
 async function main() {
   // Every file this process and its children (the server, the embedded engine) create: the owner's only
-  // (SECURITY.md, "File modes"). The engine's own files are clamped too (db/embedded/owner-only-fs.ts).
+  // (SECURITY.md, "File modes"). The engine's own files are clamped too (lib/db/embedded/owner-only-fs.ts).
   process.umask(0o077);
   let env;
   try {
@@ -84,7 +84,7 @@ async function main() {
     const seeded = await seedIfEmpty(h.db);
     await h.close();
     if (runtime.embedded) {
-      // What autovacuum does on a server (db/embedded/maintenance.ts): a pass now, before any request (a data
+      // What autovacuum does on a server (lib/db/embedded/maintenance.ts): a pass now, before any request (a data
       // directory of an older version is analysed here), then every 10 s, each statement at a quiet moment.
       proc.maintenance = scheduleMaintenance(runtime.embedded);
       await proc.maintenance.startup;

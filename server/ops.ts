@@ -10,12 +10,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError, parseEnv, resetEnvCache, type Env } from '../lib/core/env';
-import { resolveRuntime, RuntimeError } from '../db/runtime';
-import { backupEmbedded, restoreEmbedded } from '../db/embedded/backup';
-import { runMaintenance } from '../db/embedded/maintenance';
+import { resolveRuntime, RuntimeError } from '../lib/db/runtime';
+import { backupEmbedded, restoreEmbedded } from '../lib/db/embedded/backup';
+import { runMaintenance } from '../lib/db/embedded/maintenance';
 import { sql } from 'drizzle-orm';
-import { applyMigrations } from '../db/migrate';
-import { connect, type Db } from '../db/client';
+import { applyMigrations } from '../lib/db/migrate';
+import { connect, type Db } from '../lib/db/client';
 import { DomainError } from '../lib/core/errors';
 import { createWorkspace, getWorkspaceOrThrow, publicWorkspace, updateWorkspaceSettings, type SettingsPatch } from '../lib/domain/workspaces';
 import { activateSecretKey, createSecretKey, deleteSecretKey, listSecretKeys } from '../lib/domain/auth/keys';

@@ -37,7 +37,7 @@ import type { ErrorCode } from '../lib/core/errors';
 import { httpObserver } from '../lib/core/observability/http';
 import { onShutdown } from '../lib/core/lifecycle';
 import { v1Dispatcher } from '../lib/api/node-dispatch';
-import { getDbHandle } from '../db/client';
+import { getDbHandle } from '../lib/db/client';
 import nextConfig from '../next.config';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -118,7 +118,7 @@ async function main() {
   await startTracingIfAsked();
   const observe = httpObserver(root);
   const fastPath = !dev && e.API_FAST_PATH === '1';
-  // The database pool made by this server's own copy of db/client.ts, before Next.js starts and its instrumentation
+  // The database pool made by this server's own copy of lib/db/client.ts, before Next.js starts and its instrumentation
   // takes the pool on globalThis: the route files the fast path loads build their queries with this copy's drizzle,
   // and a pool made by the copy Next.js bundles mixed the two in every query, at a cost per row (docs/performance.md
   // "API throughput").

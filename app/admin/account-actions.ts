@@ -3,7 +3,7 @@
 import { revalidatePath } from 'next/cache';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireSession } from '@/app/admin/_auth/current';
 import { beginTotpEnrolment, confirmTotpEnrolment, disableTotp, regenerateRecoveryCodes } from '@/lib/domain/admin/auth/two-factor';
 import { changeOwnPassword, signOutEverywhere } from '@/lib/domain/admin/users';

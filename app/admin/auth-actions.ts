@@ -3,7 +3,7 @@
 import { redirect } from 'next/navigation';
 import { AuthError } from 'next-auth';
 import { z } from 'zod';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { currentSession, safeNext } from '@/app/admin/_auth/current';
 import { requestClient, signIn, signOut } from '@/app/admin/_auth/nextauth';
 import { passwordStep, secondFactorStep } from '@/lib/domain/admin/auth/sign-in';

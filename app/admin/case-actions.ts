@@ -2,7 +2,7 @@
 /** Server actions of the case view: decide, and add to or remove from the blocklist (zod, then lib/domain/admin). */
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { blockCase, unblock } from '@/lib/domain/admin/blocklist';
 import { decideCase } from '@/lib/domain/admin/decide';
 import { eraseCase } from '@/lib/domain/admin/erase';

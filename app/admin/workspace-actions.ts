@@ -5,7 +5,7 @@
  */
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { publishConsentAs } from '@/lib/domain/admin/consent';
 import { changeRoleAs, inviteMember, removeMemberAs, revokeInvite } from '@/lib/domain/admin/members';
 import { redeliverAllFailedAs, redeliverAs, sendTestEventAs, setWebhookUrlAs } from '@/lib/domain/admin/webhooks';

@@ -7,8 +7,8 @@
  * `Authorization: Bearer <METRICS_TOKEN>`, as for /metrics; anyone else gets the status alone.
  */
 import { sql } from 'drizzle-orm';
-import journal from '@/db/migrations/meta/_journal.json';
-import { getDb } from '@/db/client';
+import journal from '@/lib/db/migrations/meta/_journal.json';
+import { getDb } from '@/lib/db/client';
 import { DomainError } from '../../lib/core/errors';
 import { isDraining } from '../../lib/core/lifecycle';
 import { analysisPool } from '../../lib/domain/media/pool';

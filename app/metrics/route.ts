@@ -1,4 +1,4 @@
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { env } from '@/lib/core/env';
 import { methodNotAllowed } from '@/lib/api/route';
 import { metricsEndpoint } from '@/app/metrics/scrape';

@@ -5,7 +5,7 @@
  * (the outbox's backlog and age) read now, in one cheap statement over the due indexes.
  */
 import { sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Db } from '@/lib/db/client';
 import { env } from '../../lib/core/env';
 import { hexEqual, sha256Hex } from '../../lib/core/crypto/hash';
 import { log } from '../../lib/core/log';

@@ -13,7 +13,7 @@ import { advise, call } from './api';
 import { loadFaceDetector } from './face-check';
 import { SELFIE } from '@/lib/domain/media/thresholds';
 import { STRAIGHT_MAX, TURN_MIN, turnOf } from '@/lib/domain/media/pose';
-import type { ChallengeStep } from '@/db/schema/liveness-challenge';
+import type { ChallengeStep } from '@/lib/db/schema/liveness-challenge';
 
 type Challenge = { id: string; nonce: string; steps: ChallengeStep[]; expires_at: string };
 type Phase = 'intro' | 'running' | 'checking' | 'timeout' | 'failed';

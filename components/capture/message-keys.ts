@@ -4,7 +4,7 @@
  * fails on any family the source builds keys of that is not listed here (docs/capture-page.md "Adding a message").
  */
 import type { useTranslations } from 'next-intl';
-import { CHALLENGE_STEPS } from '@/db/schema/liveness-challenge';
+import { CHALLENGE_STEPS } from '@/lib/db/schema/liveness-challenge';
 import type { Advice } from './face-check';
 import type { ReasonCode } from '@/lib/domain/transitions/reasons';
 import type { DocumentAdvice } from './document-guide/find-document';

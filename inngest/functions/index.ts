@@ -5,7 +5,7 @@
  * Every body is idempotent (rows claimed with SKIP LOCKED or conditional updates), so Inngest's own retries
  * and the safety-net crons can never decide or deliver twice.
  */
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { JOBS } from '@/lib/domain/jobs';
 import { parsePayload, runJob, type JobContext, type JobDefinition } from '@/lib/domain/jobs/job';
 import { inngest } from '../../lib/domain/events/inngest-client';

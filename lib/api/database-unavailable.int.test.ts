@@ -1,6 +1,6 @@
 /** A database out of reach is a 503 with Retry-After in the error envelope, not a 500. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, getDbHandle, setDbHandle, type DbHandle } from '@/db/client';
+import { connect, getDbHandle, setDbHandle, type DbHandle } from '@/lib/db/client';
 import { GET as getConsent } from '@/app/v1/consent/route';
 import { GET as captureState } from '@/app/api/capture/[token]/route';
 import { call } from '@/test/helpers/http';

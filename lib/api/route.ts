@@ -15,11 +15,11 @@
  *      try/catch.
  */
 import type { z } from 'zod';
-import { getDb, type Db } from '@/db/client';
+import { getDb, type Db } from '@/lib/db/client';
 import { newId } from '../core/ids';
 import { withLogContext } from '../core/log';
 import { identify, REQUEST_TIMESTAMP_HEADER, verifySignature, type AuthResult, type PendingSignature } from '../domain/auth/authenticate';
-import type { VerificationRow } from '@/db/schema';
+import type { VerificationRow } from '@/lib/db/schema';
 import { authenticateCapture, captureRateKey, CAPTURE_RATE_LIMIT_PER_MINUTE } from '../domain/capture/auth';
 import { canonicalJson, canonicalMultipartFromHashes, requestTarget } from '../domain/auth/canonical';
 import { LIMITS } from '../domain/media/thresholds';

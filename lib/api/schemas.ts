@@ -4,7 +4,7 @@
  * Objects are strict: a field the code sends but the contract does not name fails the tests.
  */
 import { z } from 'zod';
-import { VERIFICATION_STATUSES } from '@/db/schema';
+import { VERIFICATION_STATUSES } from '@/lib/db/schema';
 import { ERROR_CODES } from '../core/errors';
 import { LOCALES } from '../core/i18n/locales';
 import { REASON_CODES, REASONS } from '../domain/transitions/reasons';

@@ -16,8 +16,8 @@
  * abandoned or cut off as too slow.
  */
 import { sql } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
-import { apiSignatureFailures } from '@/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
+import { apiSignatureFailures } from '@/lib/db/schema';
 import { DomainError } from '../core/errors';
 import { metrics } from '../core/observability/metrics';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import type { Db } from '../../lib/db/client';
 import { createWorkspace } from '@/lib/domain/workspaces';
 import { getActiveConsent, publishConsent } from '@/lib/domain/consent';
 import { LOCALES, type Locale } from '@/lib/core/i18n/locales';

@@ -1,7 +1,7 @@
 /** The admin area's test world: admins with roles and signed-in sessions, and cases waiting for review. */
 import { eq } from 'drizzle-orm';
-import { getDb, type Db } from '@/db/client';
-import { media, verifications, type WorkspaceRole } from '@/db/schema';
+import { getDb, type Db } from '@/lib/db/client';
+import { media, verifications, type WorkspaceRole } from '@/lib/db/schema';
 import { createAdmin, setMembership } from '@/lib/domain/admin/users';
 import { createSession, loadSession, redeemTicket } from '@/lib/domain/admin/auth/sessions';
 import type { Actor } from '@/lib/domain/admin/access';

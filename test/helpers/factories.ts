@@ -1,5 +1,5 @@
 /** Tests make their own world: a workspace with keys per test, random ids, no shared fixtures. */
-import { getDb, type DbOrTx } from '@/db/client';
+import { getDb, type DbOrTx } from '@/lib/db/client';
 import { createWorkspace, type SettingsPatch } from '@/lib/domain/workspaces';
 import { getActiveConsent, publishConsent } from '@/lib/domain/consent';
 import { DEFAULT_CONSENT_TEXTS } from '@/server/seed';

@@ -6,8 +6,8 @@
 import type { TestProject } from 'vitest/node';
 import { randomBytes } from 'node:crypto';
 import { provisionOrExit } from '@/test/setup/provision.mjs';
-import { startEmbeddedPostgres } from '@/db/embedded/pglite-server';
-import { applyMigrations } from '@/db/migrate';
+import { startEmbeddedPostgres } from '@/lib/db/embedded/pglite-server';
+import { applyMigrations } from '@/lib/db/migrate';
 import { clearTestLogs } from './test-logs';
 import { root } from './server';
 import { buildAnalysisWorker } from '@/server/build-analysis-worker.mjs';

@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
-import { MIGRATIONS_DIR } from '@/db/migrate';
-import { connect, type DbHandle } from '@/db/client';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '@/db/embedded/pglite-server';
+import { MIGRATIONS_DIR } from '@/lib/db/migrate';
+import { connect, type DbHandle } from '@/lib/db/client';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '@/lib/db/embedded/pglite-server';
 
 /**
  * An embedded database for the calling describe block (started before its tests, stopped after them); `open()`

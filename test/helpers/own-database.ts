@@ -4,9 +4,9 @@
  * what every other file would see (a key rotation) or need a real multi-connection server.
  */
 import { afterAll, beforeAll } from 'vitest';
-import { connect, getDbHandle, setDbHandle, type DbHandle } from '@/db/client';
-import { applyMigrations } from '@/db/migrate';
-import { startEmbeddedPostgres } from '@/db/embedded/pglite-server';
+import { connect, getDbHandle, setDbHandle, type DbHandle } from '@/lib/db/client';
+import { applyMigrations } from '@/lib/db/migrate';
+import { startEmbeddedPostgres } from '@/lib/db/embedded/pglite-server';
 import { ensureConsent } from './factories';
 import { startPg15 } from './pg15';
 

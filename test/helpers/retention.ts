@@ -6,8 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { EMBEDDING_DIMENSIONS, faceEmbeddings, media, verifications } from '@/db/schema';
+import type { Db } from '@/lib/db/client';
+import { EMBEDDING_DIMENSIONS, faceEmbeddings, media, verifications } from '@/lib/db/schema';
 import { createVerification } from '@/lib/domain/verifications/create';
 import { applyTransition } from '@/lib/domain/transitions/state-machine';
 import { enqueueTransitionWebhook } from '@/lib/domain/webhooks/outbox';

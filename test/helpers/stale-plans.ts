@@ -5,9 +5,9 @@
  * with a custom plan (its values known) and with the generic plan (what a prepared statement settles on).
  */
 import { and, eq, Placeholder, sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { verifications } from '@/db/schema';
-import { hot } from '@/db/hot-queries';
+import type { Db } from '@/lib/db/client';
+import { verifications } from '@/lib/db/schema';
+import { hot } from '@/lib/db/hot-queries';
 import { expect, it } from 'vitest';
 import { getVerification } from '@/lib/domain/verifications/get';
 import { makeWorkspace } from './factories';
@@ -23,7 +23,7 @@ function scansOfVerifications(node: PlanNode, out: string[] = []): string[] {
 }
 
 /**
- * The statements by id of the request path, with values to explain them with: the GET's read (db/hot-queries.ts),
+ * The statements by id of the request path, with values to explain them with: the GET's read (lib/db/hot-queries.ts),
  * the status change's conditional update (lib/domain/transitions/state-machine.ts).
  */
 export function statementsById(db: Db, id: string, workspaceId: string) {
@@ -85,7 +85,7 @@ export async function growWithoutAnalysis(db: Db, workspaceId: string, rows: num
 }
 
 /**
- * The suite of db/hot-queries.int.test.ts (PGlite) and db/hot-queries.pg15.int.test.ts (PostgreSQL 15): a workspace
+ * The suite of lib/db/hot-queries.int.test.ts (PGlite) and lib/db/hot-queries.pg15.int.test.ts (PostgreSQL 15): a workspace
  * grows by 10,000 verifications that the statistics do not know of, and every read or write by id still takes the
  * primary key; the read still answers only within its workspace and mode.
  */

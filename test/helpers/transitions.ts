@@ -1,5 +1,5 @@
 /** A status change as the service's callers make it (docs/architecture.md "No hidden work"). */
-import type { DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/lib/db/client';
 import { applyTransition } from '@/lib/domain/transitions/state-machine';
 import { enqueueTransitionWebhook } from '@/lib/domain/webhooks/outbox';
 

@@ -28,7 +28,7 @@ describe('the formatter', () => {
   it('ignores the docs and the migrations, and formats the code', async () => {
     const ignored = async (rel: string) => (await prettier.getFileInfo(path.join(root, rel), { ignorePath: path.join(root, '.prettierignore') })).ignored;
     expect(await ignored('docs/api.md')).toBe(true);
-    expect(await ignored('db/migrations/0000_init.sql')).toBe(true);
+    expect(await ignored('lib/db/migrations/0000_init.sql')).toBe(true);
     expect(await ignored('lib/api/route.ts')).toBe(false);
     expect(await ignored('components/admin/Shell.tsx')).toBe(false);
   });

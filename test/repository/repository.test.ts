@@ -39,7 +39,7 @@ describe('the checks, on crafted input', () => {
 
   it('allows paths inside the repository and the labelled photo sets', () => {
     expect(outsideReferences('server/ops-cli.test.ts', "path.resolve(import.meta.dirname, '../docs/cli.md')")).toEqual([]);
-    expect(outsideReferences('lib/a/b.ts', "import { x } from '../../db/client';")).toEqual([]);
+    expect(outsideReferences('lib/a/b.ts', "import { x } from '../../lib/db/client';")).toEqual([]);
     expect(outsideReferences('README.md', 'npm run evaluate -- ../shared/eval/dev and ../shared/eval/calib')).toEqual([]);
     expect(outsideReferences('docs/accuracy.md', '`../shared/eval/calib`')).toEqual([]);
   });

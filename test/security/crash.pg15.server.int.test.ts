@@ -211,7 +211,7 @@ describe('crashes and faults on PostgreSQL 15', () => {
       const reconnectSeconds = (Date.now() - back) / 1000;
       console.log(`PostgreSQL restarted under load: requests served again ${reconnectSeconds.toFixed(1)} s after it was back; answers: ${JSON.stringify(seen)}; the GETs since it was back: ${tries.join(', ')}`);
       // postgres.js's own back-off had grown to ~20 s during the outage (requests hung, then were served 9-17 s
-      // after the database was back); it is capped at 1 s now (db/client.ts).
+      // after the database was back); it is capped at 1 s now (lib/db/client.ts).
       expect(reconnectSeconds, `the GETs since it was back: ${tries.join(', ')}; answers during the load: ${JSON.stringify(seen)}`).toBeLessThan(6);
       await new Promise((r) => setTimeout(r, 3000));
       stop = true;

@@ -7,7 +7,7 @@
 import { cache } from 'react';
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import type { Actor } from '@/lib/domain/admin/access';
 import { safeNext } from '@/lib/domain/admin/auth/throttle';
 import { loadSession, type LoadedSession } from '@/lib/domain/admin/auth/sessions';

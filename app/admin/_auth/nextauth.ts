@@ -12,7 +12,7 @@ import { Auth } from '@auth/core';
 import NextAuth, { type NextAuthConfig } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import { headers } from 'next/headers';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { env, pinAuthUrl } from '@/lib/core/env';
 import { log } from '@/lib/core/log';
 import { redeemTicket, sessionLimits } from '@/lib/domain/admin/auth/sessions';

@@ -8,7 +8,7 @@ import type { Metadata } from 'next';
 import QRCode from 'qrcode';
 import { NextIntlClientProvider } from 'next-intl';
 import { getLocale, getMessages, getTranslations } from 'next-intl/server';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { captureState } from '@/lib/domain/capture/state';
 import { captureUrl } from '@/lib/domain/verifications/serialize';
 import { EMBED_PARAM, embedTarget } from '@/lib/domain/capture/embed';

@@ -1,4 +1,4 @@
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { getConsentText } from '../../domain/consent';
 import { notFound } from '../../core/errors';
 import { isLocale, type Locale } from '../../core/i18n/locales';

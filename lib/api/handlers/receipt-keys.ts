@@ -1,4 +1,4 @@
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { newId } from '../../core/ids';
 import { errorResponse } from '../respond';
 import { receiptKeys } from '../../domain/retention/receipts';

@@ -1,7 +1,7 @@
 /**
  * Whether a key ring reads a database: every key id its values are wrapped under (the data keys' `kek_id`, the
  * `v1.<key id>.…` of SEALED_COLUMNS) must be in the ring, and a value from before key ids must open under one of
- * its keys. Asked before a restore writes anything (db/embedded/backup.ts) and before the server serves
+ * its keys. Asked before a restore writes anything (lib/db/embedded/backup.ts) and before the server serves
  * (server/launch.ts): a server without the key would otherwise answer every signed request with a 500.
  * docs/deploy.md, "Backing up and restoring".
  *

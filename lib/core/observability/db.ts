@@ -1,6 +1,6 @@
 /**
  * Database spans (OpenTelemetry database semantic conventions): postgres.js has no instrumentation of its own, so
- * the database client (db/client.ts) hands every statement drizzle sends through here. Inside a trace, a statement
+ * the database client (lib/db/client.ts) hands every statement drizzle sends through here. Inside a trace, a statement
  * gets a CLIENT span from when it is run (awaited) to its answer: `db.system.name`, `db.query.text` (the statement
  * as drizzle wrote it: parameters are `$1`, `$2`, never their values), `db.operation.name`, the table where
  * the statement names one, the server and the database. Outside a trace (a runner's poll finding nothing) no

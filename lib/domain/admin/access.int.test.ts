@@ -5,8 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { auditLog, faceEmbeddings, EMBEDDING_DIMENSIONS } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { auditLog, faceEmbeddings, EMBEDDING_DIMENSIONS } from '@/lib/db/schema';
 import { makeWorkspace } from '@/test/helpers/factories';
 import { makeAdmin, makeReviewCase } from '@/test/helpers/admin-factories';
 import type { DomainError } from '../../core/errors';

@@ -5,7 +5,7 @@
  * workspace A that a case of workspace B exists).
  */
 import { inArray, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import type { WorkspaceRole } from '@/db/schema';
+import type { WorkspaceRole } from '@/lib/db/schema';
 import { notFound } from '../../core/errors';
 
 export type Membership = { workspaceId: string; workspaceName: string; role: WorkspaceRole | 'operator' };

@@ -5,8 +5,8 @@
  */
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { adminUsers, auditLog } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { adminUsers, auditLog } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { parseOrThrow } from '../../core/errors';
 import { inScope, scopeFor, type Actor } from './access';
 import { afterCursor, cursorTime, decodeCursor, pageOf } from './cursor';

@@ -1,7 +1,7 @@
 /** The blocklist in the admin area: lib/domain/blocklist's operations behind the membership checks. */
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { adminUsers, blocklistEntries, verifications, workspaces } from '@/db/schema';
-import type { Db, DbOrTx } from '@/db/client';
+import { adminUsers, blocklistEntries, verifications, workspaces } from '@/lib/db/schema';
+import type { Db, DbOrTx } from '@/lib/db/client';
 import { addToBlocklist, removeFromBlocklist } from '../blocklist';
 import { notFound } from '../../core/errors';
 import { UUID_RE } from '../../core/ids';

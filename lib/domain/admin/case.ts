@@ -6,8 +6,8 @@
  */
 import { receiptOf } from '../retention/receipts';
 import { and, asc, desc, eq, inArray } from 'drizzle-orm';
-import { adminUsers, auditLog, blocklistEntries, consentRecords, media, pipelineJobs, verifications, workspaces } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { adminUsers, auditLog, blocklistEntries, consentRecords, media, pipelineJobs, verifications, workspaces } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { notFound } from '../../core/errors';
 import { UUID_RE } from '../../core/ids';
 import { attemptsRemaining, submittedMedia } from '../transitions/policy';

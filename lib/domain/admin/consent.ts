@@ -1,5 +1,5 @@
 /** The consent text in the admin area (issue 15): global, so operators only; publishing is `consent:publish`'s operation. */
-import type { DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/lib/db/client';
 import { listConsentVersions, publishConsent } from '../consent';
 import { actorId, assertOperator, type Actor } from './access';
 

@@ -6,8 +6,8 @@
  */
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { adminUsers, auditLog, verifications } from '@/db/schema';
-import type { Db, DbOrTx } from '@/db/client';
+import { adminUsers, auditLog, verifications } from '@/lib/db/schema';
+import type { Db, DbOrTx } from '@/lib/db/client';
 import { DomainError, notFound, parseOrThrow } from '../../core/errors';
 import { UUID_RE } from '../../core/ids';
 import { DECLINE_REASONS, RESUBMIT_REASONS } from '../transitions/reasons';

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { auditLog, mediaBlobs } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { auditLog, mediaBlobs } from '@/lib/db/schema';
 import { makeWorkspace } from '@/test/helpers/factories';
 import { makeAdmin, makeReviewCase, statusOf } from '@/test/helpers/admin-factories';
 import { receiptKeys, verifyReceipt } from '../retention/receipts';

@@ -3,8 +3,8 @@
  * actor of the receipt and the audit entry (`admin:<id>`). Owners and operators only.
  */
 import { eq } from 'drizzle-orm';
-import { verifications } from '@/db/schema';
-import type { Db } from '@/db/client';
+import { verifications } from '@/lib/db/schema';
+import type { Db } from '@/lib/db/client';
 import { notFound } from '../../core/errors';
 import { UUID_RE } from '../../core/ids';
 import { eraseVerificationData } from '../retention/request';

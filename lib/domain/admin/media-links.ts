@@ -7,8 +7,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { media, verifications } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { media, verifications } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { audit } from '../audit/audit';
 import { notFound } from '../../core/errors';
 import { mediaStore } from '../media/storage';

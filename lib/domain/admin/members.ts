@@ -7,8 +7,8 @@
  */
 import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import { z } from 'zod';
-import { adminInvites, adminUsers, WORKSPACE_ROLES, workspaceMembers, workspaces, type WorkspaceRole } from '@/db/schema';
-import type { Db, DbOrTx } from '@/db/client';
+import { adminInvites, adminUsers, WORKSPACE_ROLES, workspaceMembers, workspaces, type WorkspaceRole } from '@/lib/db/schema';
+import type { Db, DbOrTx } from '@/lib/db/client';
 import { audit } from '../audit/audit';
 import { sha256Hex } from '../../core/crypto/hash';
 import { env } from '../../core/env';

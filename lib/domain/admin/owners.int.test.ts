@@ -8,8 +8,8 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
 import { SMTPServer } from 'smtp-server';
-import { getDb } from '@/db/client';
-import { auditLog, secretKeys, verifications, webhookAttempts, webhookEvents } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { auditLog, secretKeys, verifications, webhookAttempts, webhookEvents } from '@/lib/db/schema';
 import { makeWorkspace } from '@/test/helpers/factories';
 import { makeAdmin, makeReviewCase } from '@/test/helpers/admin-factories';
 import { selfSignedCert, startReceiver } from '@/test/helpers/https-receiver';
@@ -118,7 +118,7 @@ describe('owners run their workspace', () => {
     it('a test event: signed with the active key like a real one, marked X-Webhook-Test', async () => {
       const w = await makeWorkspace();
       const owner = await makeAdmin({ workspaces: [[w.workspace.id, 'owner']] });
-      await getDb().update((await import('@/db/schema')).workspaces).set({ webhookUrl: receiver.url }).where(eq((await import('@/db/schema')).workspaces.id, w.workspace.id));
+      await getDb().update((await import('@/lib/db/schema')).workspaces).set({ webhookUrl: receiver.url }).where(eq((await import('@/lib/db/schema')).workspaces.id, w.workspace.id));
       const r = await sendTestEventAs(getDb(), owner, w.workspace.id, { ca: tls.cert, allowPrivate: true });
       expect([r.outcome, r.statusCode]).toEqual(['delivered', 200]);
       const got = receiver.received.find((x) => x.headers['x-webhook-id'] === r.id)!;

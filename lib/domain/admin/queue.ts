@@ -3,8 +3,8 @@
  * workspace and mode, oldest first (by when they entered review), with counts per tab.
  */
 import { and, asc, count, desc, eq, ne, sql } from 'drizzle-orm';
-import { verifications, workspaces } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { verifications, workspaces } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { inScope, scopeFor, type Actor } from './access';
 import { afterCursor, cursorTime, pageOf, type Cursor } from './cursor';
 

@@ -5,8 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { auditLog, verifications, webhookEvents } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { auditLog, verifications, webhookEvents } from '@/lib/db/schema';
 import { makeWorkspace } from '@/test/helpers/factories';
 import { makeAdmin, makeReviewCase, statusOf } from '@/test/helpers/admin-factories';
 import { DomainError } from '../../core/errors';

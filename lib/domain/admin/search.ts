@@ -1,12 +1,12 @@
 /**
  * Search over every verification the actor may read: by id or external_id, status, mode, creation
  * date range and workspace, newest first, with keyset pagination on (created_at, id). Indexes in
- * db/schema/verifications.ts; measured by npm run bench:admin.
+ * lib/db/schema/verifications.ts; measured by npm run bench:admin.
  */
 import { and, desc, eq, gte, lt, or } from 'drizzle-orm';
 import { z } from 'zod';
-import { VERIFICATION_STATUSES, verifications, workspaces } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { VERIFICATION_STATUSES, verifications, workspaces } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { parseOrThrow } from '../../core/errors';
 import { UUID_RE } from '../../core/ids';
 import { DAY_MS } from '../../core/time';

@@ -6,7 +6,7 @@
  * The median is over submit-to-decision times to the tenth of a second (what the CSV shows).
  */
 import { sql } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/lib/db/client';
 import { managedWorkspace } from './workspaces';
 import { DAY_MS as DAY, utcDay } from '../../core/time';
 import { medianOf, usageDays } from '../usage/days';

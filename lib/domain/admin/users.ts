@@ -5,8 +5,8 @@
  */
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { adminUsers, WORKSPACE_ROLES, workspaceMembers, workspaces, type WorkspaceRole } from '@/db/schema';
-import type { Db, DbOrTx } from '@/db/client';
+import { adminUsers, WORKSPACE_ROLES, workspaceMembers, workspaces, type WorkspaceRole } from '@/lib/db/schema';
+import type { Db, DbOrTx } from '@/lib/db/client';
 import { DomainError, notFound, parseOrThrow } from '../../core/errors';
 import { hashPassword, verifyPassword } from '../../core/crypto/hash';
 import { newId } from '../../core/ids';

@@ -4,8 +4,8 @@
  * operator CLI adds and removes them.
  */
 import { asc, eq, inArray, isNull, or } from 'drizzle-orm';
-import { walletTrustAnchors, workspaces } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { walletTrustAnchors, workspaces } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { notFound } from '../../core/errors';
 import { workspacesFor, type Actor } from './access';
 import { DAY_MS } from '../../core/time';

@@ -4,8 +4,8 @@
  * redelivery. Owners of the workspace and operators ('webhooks.manage').
  */
 import { and, desc, eq, inArray, type SQL } from 'drizzle-orm';
-import { webhookAttempts, webhookEvents, verifications } from '@/db/schema';
-import type { Db, DbOrTx } from '@/db/client';
+import { webhookAttempts, webhookEvents, verifications } from '@/lib/db/schema';
+import type { Db, DbOrTx } from '@/lib/db/client';
 import { audit } from '../audit/audit';
 import { notFound } from '../../core/errors';
 import { redeliverFailedWebhooks, redeliverWebhook, sendTestWebhook } from '../webhooks/deliver';

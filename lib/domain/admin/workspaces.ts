@@ -4,8 +4,8 @@
  * NOT_FOUND. Writes call the same operations as the CLI (lib/domain/workspaces, lib/domain/auth/keys), audited with the admin.
  */
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { secretKeys, workspaceMembers, workspaces } from '@/db/schema';
-import type { Db, DbOrTx } from '@/db/client';
+import { secretKeys, workspaceMembers, workspaces } from '@/lib/db/schema';
+import type { Db, DbOrTx } from '@/lib/db/client';
 import { audit } from '../audit/audit';
 import { activateSecretKey, createSecretKey, deleteSecretKey, listSecretKeys, MAX_SECRET_KEYS, secretKeyWorkspace, type Mode } from '../auth/keys';
 import { notFound } from '../../core/errors';

@@ -1,6 +1,6 @@
-import type { DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/lib/db/client';
 import { newId } from '../../core/ids';
-import { hot } from '@/db/hot-queries';
+import { hot } from '@/lib/db/hot-queries';
 import { DataKeyDestroyedError, ensureDataKey } from '../personal-data/data-keys';
 import { AAD, PERSONAL_AUDIT_FIELDS, sealText } from '../personal-data/personal';
 

@@ -3,14 +3,14 @@
  * The workspace is named by X-API-Key; any non-deleted secret key of it may sign; the key that
  * validates sets the mode. Comparison is constant time over the canonical request bytes.
  */
-import type { DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/lib/db/client';
 import { DomainError } from '../../core/errors';
 import { hexEqual, hmacSha256Hex } from '../../core/crypto/hash';
 import { recordKeyUse, revealSecret, type Mode } from './keys';
 import { log } from '../../core/log';
-import { hot } from '@/db/hot-queries';
+import { hot } from '@/lib/db/hot-queries';
 
-import type { Workspace } from '@/db/schema';
+import type { Workspace } from '@/lib/db/schema';
 export type { Workspace };
 
 export type AuthResult = {

@@ -5,7 +5,7 @@ import { POST as create } from '@/app/v1/verifications/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { GET as getConsent } from '@/app/v1/consent/route';
 import { sql } from 'drizzle-orm';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { activateSecretKey, createSecretKey, deleteSecretKey, listSecretKeys } from './keys';
 import { updateWorkspaceSettings } from '@/lib/domain/workspaces';
 import { call } from '@/test/helpers/http';

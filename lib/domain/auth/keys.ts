@@ -1,7 +1,7 @@
 /** Secret keys: format, generation, encryption at rest, and the per-workspace limit. */
 import { and, asc, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import { secretKeys } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { secretKeys } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { DomainError, notFound } from '../../core/errors';
 import { openWithKek, sealWithKek } from '../../core/crypto/secretbox';
 import { newId, randomAlnum } from '../../core/ids';

@@ -5,8 +5,8 @@
  * Entries are a deliberate record of their own: they outlive the verification's media.
  */
 import { and, desc, eq } from 'drizzle-orm';
-import { blocklistEntries, faceEmbeddings, media, verifications } from '@/db/schema';
-import type { Db, DbOrTx } from '@/db/client';
+import { blocklistEntries, faceEmbeddings, media, verifications } from '@/lib/db/schema';
+import type { Db, DbOrTx } from '@/lib/db/client';
 import { DomainError, notFound, validationError } from '../../core/errors';
 import { newId } from '../../core/ids';
 import { audit } from '../audit/audit';

@@ -8,11 +8,11 @@
  * The rate limit is keyed by the verification.
  */
 import { eq } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
-import { verifications, workspaces } from '@/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
+import { verifications, workspaces } from '@/lib/db/schema';
 import { DomainError } from '../../core/errors';
 import type { AuthResult } from '../auth/authenticate';
-import type { VerificationRow } from '@/db/schema';
+import type { VerificationRow } from '@/lib/db/schema';
 import { sha256Hex } from '../../core/crypto/hash';
 import { openWithKek, sealWithKek } from '../../core/crypto/secretbox';
 import { randomToken } from '../../core/ids';

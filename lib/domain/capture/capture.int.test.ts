@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { verifications } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { verifications } from '@/lib/db/schema';
 import { GET as stateRoute } from '@/app/api/capture/[token]/route';
 import { POST as consentRoute } from '@/app/api/capture/[token]/consent/route';
 import { POST as mediaRoute } from '@/app/api/capture/[token]/media/route';

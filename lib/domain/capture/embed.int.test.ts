@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { NextRequest } from 'next/server';
-import { getDb } from '@/db/client';
-import { auditLog } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { auditLog } from '@/lib/db/schema';
 import { POST as createRoute } from '@/app/v1/verifications/route';
 import { proxy } from '@/proxy';
 import { call } from '@/test/helpers/http';

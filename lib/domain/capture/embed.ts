@@ -5,8 +5,8 @@
  * origin the embed SDK named in the link's `embed` parameter, and only when that origin is one of them.
  */
 import { eq } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
-import { verifications, workspaces } from '@/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
+import { verifications, workspaces } from '@/lib/db/schema';
 import { embedOriginsFor } from '../../core/embed-origins';
 import { CAPTURE_TOKEN_RE, captureTokenHash } from './auth';
 

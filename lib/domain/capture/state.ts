@@ -3,8 +3,8 @@
  * evidence behind it. Read by the page itself (app/verify/[token]) and by its GET endpoint.
  */
 import { desc, eq } from 'drizzle-orm';
-import { media, workspaces, type VerificationRow } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { media, workspaces, type VerificationRow } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { getActiveConsent, getConsentRecord, localesOf } from '../consent';
 import { attemptsExhausted, attemptsRemaining, missingMedia, needsDocument, WALLET_PROOF_STATUSES } from '../transitions/policy';
 import { latestChallenge } from '../liveness/challenge';

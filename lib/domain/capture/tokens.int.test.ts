@@ -6,8 +6,8 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
-import { getDb } from '@/db/client';
-import { MIGRATIONS_DIR } from '@/db/migrate';
+import { getDb } from '@/lib/db/client';
+import { MIGRATIONS_DIR } from '@/lib/db/migrate';
 import { databaseBefore } from '@/test/helpers/migrations';
 import { POST as create } from '@/app/v1/verifications/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';

@@ -4,9 +4,9 @@
  * version and the hash of the text the person read, in whichever language, and records that language.
  */
 import { and, asc, desc, eq, inArray } from 'drizzle-orm';
-import { consentRecords, consentTexts, consentVersions, verifications, type VerificationStatus } from '@/db/schema';
+import { consentRecords, consentTexts, consentVersions, verifications, type VerificationStatus } from '@/lib/db/schema';
 import { UPLOAD_STATUSES } from '../transitions/policy';
-import type { DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/lib/db/client';
 import { DomainError, notFound } from '../../core/errors';
 import { sha256Hex } from '../../core/crypto/hash';
 import { env } from '../../core/env';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
-import { MIGRATIONS_DIR } from '@/db/migrate';
+import { MIGRATIONS_DIR } from '@/lib/db/migrate';
 import { databaseBefore } from '@/test/helpers/migrations';
 import { getActiveConsent, publicConsentVersion } from '.';
 

@@ -15,7 +15,7 @@ import { parseAamva, type AamvaData } from './aamva';
 import { readPdf417 } from './barcode';
 import { mrzDates, type MrzData } from './mrz';
 import { readMrz, readMrzPhoto } from './ocr';
-import type { DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/lib/db/client';
 import { ensureDataKey } from '../personal-data/data-keys';
 import { AAD, dataKeyRows, keyOpener, openText, sealText } from '../personal-data/personal';
 

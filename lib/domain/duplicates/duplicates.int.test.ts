@@ -1,8 +1,8 @@
 /** docs/api.md "Duplicates" rules on the search itself, over stored faces (real Postgres, pgvector). */
 import { describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { EMBEDDING_DIMENSIONS, faceEmbeddings, verifications } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { EMBEDDING_DIMENSIONS, faceEmbeddings, verifications } from '@/lib/db/schema';
 import { makeWorkspace } from '@/test/helpers/factories';
 import { randomToken, uuidv7 } from '@/lib/core/ids';
 import { FIRST_DEPTH, findDuplicates, PAGE_DEPTH, searchStrategy, tuneSearch } from '.';

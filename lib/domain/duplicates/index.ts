@@ -5,8 +5,8 @@
  * duplicate_count counts every matching account, at most 10 listed.
  */
 import { inArray, sql } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
-import { faceEmbeddings, verifications } from '@/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
+import { faceEmbeddings, verifications } from '@/lib/db/schema';
 
 export type DuplicateCheck = {
   checked: boolean;
@@ -28,7 +28,7 @@ export const SEARCH_DEPTH = 1000;
 
 export const vectorLiteral = (v: ArrayLike<number>) => `[${Array.from(v, (x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
 
-/** The index's build parameters (db/schema/faces.ts, migration 0006). */
+/** The index's build parameters (lib/db/schema/faces.ts, migration 0006). */
 export const HNSW_BUILD = 'm=32, ef_construction=128';
 /**
  * HNSW search settings for this transaction: the candidate list as deep as the first pass (pgvector's

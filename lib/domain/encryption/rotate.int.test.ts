@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { dataKeys, media, mediaBlobs, secretKeys, verifications } from '@/db/schema';
+import { dataKeys, media, mediaBlobs, secretKeys, verifications } from '@/lib/db/schema';
 import { revealCaptureToken } from '@/lib/domain/capture/auth';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { resetEnvCache } from '@/lib/core/env';

@@ -9,7 +9,7 @@
  * photos and personal fields (their data keys in that backup are wrapped by the destroyed key).
  */
 import { sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Db } from '@/lib/db/client';
 import { keyRing } from '../../core/crypto/keyring';
 import { openWithKek, sealWithKek, unwrapWithKek, wrapWithKek } from '../../core/crypto/secretbox';
 import { SEALED_COLUMNS, type SealedColumn } from '../../core/crypto/sealed-columns';

@@ -1,13 +1,13 @@
 /**
  * The events that start background work, with their payloads, and the one way to send them. Domain code
  * sends an event right after the transaction that wrote the work commits (`announce`, through
- * db/after-commit.ts): a pipeline job row, a webhook event row. The rows are the record; the event only says
+ * lib/db/after-commit.ts): a pipeline job row, a webhook event row. The rows are the record; the event only says
  * "start now". Where it goes: Inngest when it is configured, else the in-process runner of this process
  * (lib/domain/jobs/local-runner.ts), else nowhere — a process without a runner (the CLI) leaves the work to the
  * server, which finds it in the tables.
  */
 import { z } from 'zod';
-import { afterCommit } from '@/db/after-commit';
+import { afterCommit } from '@/lib/db/after-commit';
 import { inngestEnabled } from '../../core/env';
 import { log } from '../../core/log';
 

@@ -8,10 +8,10 @@
  * the in-process runner sets a timer (lost on restart, when the due-work sweep finds the row instead).
  */
 import type { z } from 'zod';
-import type { Db } from '@/db/client';
+import type { Db } from '@/lib/db/client';
 import type { DeliverDeps } from '../webhooks/deliver';
 import type { PipelineDeps } from '../pipeline';
-import { outsideTransactions } from '@/db/after-commit';
+import { outsideTransactions } from '@/lib/db/after-commit';
 import { withLogContext } from '../../core/log';
 import { metrics, secondsSince } from '../../core/observability/metrics';
 import { outsideTrace } from '../../core/observability/tracing';

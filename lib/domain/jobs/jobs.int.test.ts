@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InngestTestEngine } from '@inngest/test';
 import { eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { erasureReceipts, pipelineJobs, usageDays, usageRollups, verifications, webhookAttempts, webhookEvents } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { erasureReceipts, pipelineJobs, usageDays, usageRollups, verifications, webhookAttempts, webhookEvents } from '@/lib/db/schema';
 import { inngestFunction } from '@/inngest/functions';
 import { resetEnvCache } from '@/lib/core/env';
 import { makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';

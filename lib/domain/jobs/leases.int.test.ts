@@ -4,8 +4,8 @@
  */
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getDb } from '@/db/client';
-import { pipelineJobs, webhookEvents } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { pipelineJobs, webhookEvents } from '@/lib/db/schema';
 import { makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
 import { consentedVerification, submit, upload } from '@/test/helpers/upload';
 import * as I from '@/test/helpers/images';

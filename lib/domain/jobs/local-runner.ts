@@ -10,7 +10,7 @@
  * Every handler claims its rows (SKIP LOCKED, conditional updates), so several servers on one database
  * never do the same work twice.
  */
-import type { Db } from '@/db/client';
+import type { Db } from '@/lib/db/client';
 import { log } from '../../core/log';
 import { setLocalTransport, type EventName } from '../events/events';
 import { cronIntervalMs, parsePayload, runJob, type JobContext, type JobDefinition } from './job';

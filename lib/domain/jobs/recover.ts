@@ -7,8 +7,8 @@
  * (processJob in lib/domain/pipeline), so a dead runner's work is taken over within one lease.
  */
 import { eq, isNotNull } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
-import { pipelineJobs, webhookEvents } from '@/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
+import { pipelineJobs, webhookEvents } from '@/lib/db/schema';
 
 export async function releaseOrphanedLeases(db: DbOrTx): Promise<{ jobs: number; webhooks: number }> {
   // A running job whose lease has passed is due again (claimJob); its tries count the interrupted run.

@@ -10,8 +10,8 @@
  */
 import crypto from 'node:crypto';
 import { and, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '@/db/client';
-import { livenessChallenges, livenessFrames, type verifications } from '@/db/schema';
+import type { Db, DbOrTx } from '@/lib/db/client';
+import { livenessChallenges, livenessFrames, type verifications } from '@/lib/db/schema';
 import { DomainError } from '../../core/errors';
 import { vectorLiteral } from '../duplicates';
 import { randomToken } from '../../core/ids';
@@ -19,7 +19,7 @@ import type { Analysis } from '../media/types';
 import { SELFIE } from '../media/thresholds';
 import { cosine } from '../faces/similarity';
 import { CHALLENGE_POSE_SIMILARITY, CHALLENGE_REPLAY_SIMILARITY } from '../thresholds/thresholds';
-import type { ChallengeFailure, ChallengeFrame, ChallengeOutcome, ChallengeStep } from '../../../db/schema/liveness-challenge';
+import type { ChallengeFailure, ChallengeFrame, ChallengeOutcome, ChallengeStep } from '../../db/schema/liveness-challenge';
 import { poseOf, TURN_MIN } from '../media/pose';
 
 /** From the nonce to the frames: the page needs a few seconds per pose. */

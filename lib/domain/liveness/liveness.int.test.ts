@@ -6,8 +6,8 @@
  */
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getDb } from '@/db/client';
-import { auditLog, livenessChallenges } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { auditLog, livenessChallenges } from '@/lib/db/schema';
 import { GET as stateRoute } from '@/app/api/capture/[token]/route';
 import { POST as consentRoute } from '@/app/api/capture/[token]/consent/route';
 import { POST as mediaRoute } from '@/app/api/capture/[token]/media/route';
@@ -26,7 +26,7 @@ import { analysisPool } from '../media/pool';
 import { runDueJobs } from '../pipeline';
 import { MOIRE_SCORE_THRESHOLD, REPLAY_SCORE_THRESHOLD } from '../thresholds/thresholds';
 import { completeChallenge, CHALLENGE_TTL_MS } from './challenge';
-import type { ChallengeStep } from '../../../db/schema/liveness-challenge';
+import type { ChallengeStep } from '../../db/schema/liveness-challenge';
 
 const db = () => getDb();
 const run = () => runDueJobs({ db: db(), retryDelayMs: () => 0 }, 50);

@@ -4,8 +4,8 @@
  * saved back, so the pipeline never compares faces across two models.
  */
 import { eq } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
-import { media } from '@/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
+import { media } from '@/lib/db/schema';
 import { analysisPool } from './pool';
 import type { Analysis } from './types';
 import { ANALYSIS_VERSION } from './version';

@@ -5,8 +5,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
-import { getDb } from '@/db/client';
-import { auditLog, media, mediaBlobs, verifications } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { auditLog, media, mediaBlobs, verifications } from '@/lib/db/schema';
 import { POST as create } from '@/app/v1/verifications/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { call, type JsonBody } from '@/test/helpers/http';
@@ -16,7 +16,7 @@ import * as I from '@/test/helpers/images';
 import { mediaStore } from './storage';
 import { analysisPool } from './pool';
 import { ANALYSIS_VERSION } from './version';
-import { EMBEDDING_DIMENSIONS } from '@/db/schema';
+import { EMBEDDING_DIMENSIONS } from '@/lib/db/schema';
 
 describe('media upload', () => {
   let w: TestWorkspace;

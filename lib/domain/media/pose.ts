@@ -4,7 +4,7 @@
  * eye distances, in the camera's own (not mirrored) image: positive when the nose is to the image's right, which
  * is the person turning to *their* left. No imports: the capture page bundles this file.
  */
-import type { ChallengeStep } from '../../../db/schema/liveness-challenge';
+import type { ChallengeStep } from '../../db/schema/liveness-challenge';
 
 /** Beyond this the head is turned; within STRAIGHT_MAX it looks straight at the camera. Between: neither. */
 export const TURN_MIN = 0.12;

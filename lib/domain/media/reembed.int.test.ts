@@ -7,8 +7,8 @@
 import { captureTokenHash } from '@/lib/domain/capture/auth';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getDb } from '@/db/client';
-import { blocklistEntries, faceEmbeddings, LEGACY_EMBEDDING_DIMENSIONS, media, verifications } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { blocklistEntries, faceEmbeddings, LEGACY_EMBEDDING_DIMENSIONS, media, verifications } from '@/lib/db/schema';
 import { makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
 import { consentedVerification, upload } from '@/test/helpers/upload';
 import * as I from '@/test/helpers/images';

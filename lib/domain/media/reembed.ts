@@ -6,8 +6,8 @@
  * Idempotent and safe to interrupt: each row is updated on its own, only while its embedding is still null.
  */
 import { and, desc, eq, isNull, isNotNull } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { blocklistEntries, faceEmbeddings, media } from '@/db/schema';
+import type { Db } from '@/lib/db/client';
+import { blocklistEntries, faceEmbeddings, media } from '@/lib/db/schema';
 import { mediaStore } from './storage';
 import type { Analysis } from './types';
 

@@ -6,8 +6,8 @@
  * under a data key by lib/domain/retention/upgrade.ts.
  */
 import { eq, sql } from 'drizzle-orm';
-import { mediaBlobs } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { mediaBlobs } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { aesGcmDecrypt, aesGcmEncrypt } from '../../core/crypto/secretbox';
 import { keyRing, KeyUnavailableError } from '../../core/crypto/keyring';
 import { DataKeyDestroyedError, ensureDataKey, unwrapDataKey, type DataKeyRow } from '../personal-data/data-keys';

@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { eq } from 'drizzle-orm';
-import { dataKeys } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { dataKeys } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { unwrapWithKek, wrapWithKek } from '../../core/crypto/secretbox';
 
 export type DataKeyRow = { verificationId: string; kekId: string; wrapped: Buffer };

@@ -10,8 +10,8 @@
  * Reads open them in memory; once the key is gone they read as erased (null).
  */
 import { inArray } from 'drizzle-orm';
-import { dataKeys, type VerificationRow } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { dataKeys, type VerificationRow } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { aesGcmDecrypt, aesGcmEncrypt } from '../../core/crypto/secretbox';
 import { DataKeyDestroyedError, unwrapDataKey, type DataKeyRow } from './data-keys';
 import { mergeResult, resultAad } from './result-fields';

@@ -5,7 +5,7 @@
  * encrypted under the verification's data key (`result_sealed`) when the result is written, merged back when it
  * is read, and gone with the data key when the verification's data is erased, while the decision stays.
  */
-import type { DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/lib/db/client';
 import { aesGcmEncrypt } from '../../core/crypto/secretbox';
 import { ensureDataKey } from './data-keys';
 

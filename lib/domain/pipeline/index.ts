@@ -9,8 +9,8 @@
  * `processing_error` (resubmission, safe to retry), or `max_attempts_exceeded` after the 5th attempt.
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { media, pipelineJobs, verifications, workspaces } from '@/db/schema';
+import type { Db } from '@/lib/db/client';
+import { media, pipelineJobs, verifications, workspaces } from '@/lib/db/schema';
 import { audit } from '../audit/audit';
 import { dropQueryParams, log, scrubText } from '../../core/log';
 import { env } from '../../core/env';

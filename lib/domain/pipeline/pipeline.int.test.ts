@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { media, mediaBlobs, pipelineJobs, webhookEvents } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { media, mediaBlobs, pipelineJobs, webhookEvents } from '@/lib/db/schema';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { call } from '@/test/helpers/http';
 import { makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';

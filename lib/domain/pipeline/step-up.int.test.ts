@@ -12,8 +12,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { asc, eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { media, verifications, webhookEvents } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { media, verifications, webhookEvents } from '@/lib/db/schema';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { resetEnvCache } from '@/lib/core/env';
 import { call } from '@/test/helpers/http';

@@ -3,7 +3,7 @@
  * migrations) so it holds across every server process on the database.
  */
 import { sql } from 'drizzle-orm';
-import type { DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/lib/db/client';
 import { DomainError } from '../../core/errors';
 import { metrics } from '../../core/observability/metrics';
 

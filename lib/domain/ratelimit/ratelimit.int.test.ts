@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GET as getConsent } from '@/app/v1/consent/route';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { takeRateLimit } from '.';
 import { call } from '@/test/helpers/http';
 import { ensureConsent, makeWorkspace } from '@/test/helpers/factories';

@@ -20,10 +20,10 @@
  * signed receipt (receipts.ts) and an audit entry, in the same transaction as the erasure itself.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import type { VerificationRow } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import type { VerificationRow } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { env } from '../../core/env';
-import { afterCommit } from '@/db/after-commit';
+import { afterCommit } from '@/lib/db/after-commit';
 import { metrics } from '../../core/observability/metrics';
 import { newId } from '../../core/ids';
 import { unwrapDataKey, type DataKeyRow } from '../personal-data/data-keys';

@@ -5,8 +5,8 @@
  * personal fields decrypted, the face embedding as numbers. Every export is audited.
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import { auditLog, blocklistEntries, consentRecords, dataKeys, faceEmbeddings, livenessChallenges, livenessFrames, media, pipelineJobs, verifications, webhookAttempts, webhookEvents, workspaces } from '@/db/schema';
-import type { Db } from '@/db/client';
+import { auditLog, blocklistEntries, consentRecords, dataKeys, faceEmbeddings, livenessChallenges, livenessFrames, media, pipelineJobs, verifications, webhookAttempts, webhookEvents, workspaces } from '@/lib/db/schema';
+import type { Db } from '@/lib/db/client';
 import { notFound } from '../../core/errors';
 import { UUID_RE } from '../../core/ids';
 import { audit } from '../audit/audit';

@@ -13,8 +13,8 @@
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';
-import { erasureReceipts, signingKeys } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { erasureReceipts, signingKeys } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { env } from '../../core/env';
 import { openWithKek, sealWithKek } from '../../core/crypto/secretbox';
 

@@ -4,8 +4,8 @@
  * progress becomes `abandoned`. Idempotent: asking again returns the receipt of the erasure already made.
  */
 import { and, eq } from 'drizzle-orm';
-import { verifications, type VerificationRow } from '@/db/schema';
-import type { Db } from '@/db/client';
+import { verifications, type VerificationRow } from '@/lib/db/schema';
+import type { Db } from '@/lib/db/client';
 import { DomainError, notFound } from '../../core/errors';
 import { UUID_RE } from '../../core/ids';
 import type { Scope } from '../verifications/get';

@@ -5,8 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, inArray } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { auditLog, blocklistEntries, dataKeys, livenessChallenges, livenessFrames, erasureReceipts, faceEmbeddings, media, mediaBlobs, pipelineJobs, verifications, webhookAttempts, webhookEvents } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { auditLog, blocklistEntries, dataKeys, livenessChallenges, livenessFrames, erasureReceipts, faceEmbeddings, media, mediaBlobs, pipelineJobs, verifications, webhookAttempts, webhookEvents } from '@/lib/db/schema';
 import { DELETE as eraseRoute, GET as eraseRouteGet } from '@/app/v1/verifications/[id]/data/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { GET as receiptKeysRoute } from '@/app/receipt-keys/route';

@@ -12,8 +12,8 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, inArray, sql } from 'drizzle-orm';
-import { connect } from '@/db/client';
-import { auditLog, erasureReceipts, media, verifications } from '@/db/schema';
+import { connect } from '@/lib/db/client';
+import { auditLog, erasureReceipts, media, verifications } from '@/lib/db/schema';
 import { ownDatabase } from '@/test/helpers/own-database';
 import { PG15_BIN } from '@/test/setup/provision.mjs';
 import { makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';

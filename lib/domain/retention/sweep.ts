@@ -10,8 +10,8 @@
  * Then it moves data written before data keys existed under one (upgrade.ts), a batch at a time.
  */
 import { and, asc, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
-import { verifications, workspaces } from '@/db/schema';
-import type { Db, DbOrTx } from '@/db/client';
+import { verifications, workspaces } from '@/lib/db/schema';
+import type { Db, DbOrTx } from '@/lib/db/client';
 import { eraseLocked, type ErasureTarget } from './erase';
 import { DAY_MS } from '../../core/time';
 import { MAX_RETENTION_DAYS, WAITING_STATUSES } from './policy';

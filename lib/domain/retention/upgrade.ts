@@ -14,7 +14,7 @@
  * reuses the space (docs/privacy.md, "Upgrading").
  */
 import { sql, type SQL } from 'drizzle-orm';
-import type { Db, DbOrTx } from '@/db/client';
+import type { Db, DbOrTx } from '@/lib/db/client';
 import { ensureDataKey } from '../personal-data/data-keys';
 import { openMedia, sealMediaBytes } from '../media/storage';
 import { redactWebhookBody } from '../webhooks/payload';

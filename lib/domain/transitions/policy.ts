@@ -3,7 +3,7 @@
  * submission needs, how many attempts it has, and in which statuses each action is allowed (read off the
  * state machine's table, so the two cannot disagree).
  */
-import type { VerificationStatus } from '@/db/schema';
+import type { VerificationStatus } from '@/lib/db/schema';
 import type { DeclineReason, ResubmitReason } from './reasons';
 import { TRANSITIONS, type Trigger } from './state-machine';
 

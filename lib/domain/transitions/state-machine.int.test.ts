@@ -1,8 +1,8 @@
 /** The transition table of docs/api.md "Statuses and transitions", applied by one function that refuses every other move. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { VERIFICATION_STATUSES, verifications, type VerificationStatus } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { VERIFICATION_STATUSES, verifications, type VerificationStatus } from '@/lib/db/schema';
 import { applyTransition, findTransition, TERMINAL, TRANSITIONS, type Trigger } from './state-machine';
 import { createVerification } from '../verifications/create';
 import { makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';

@@ -7,11 +7,11 @@
  * reader of the caller sees it (docs/architecture.md "No hidden work").
  */
 import { and, eq } from 'drizzle-orm';
-import { verifications, type VerificationRow, type VerificationStatus } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { verifications, type VerificationRow, type VerificationStatus } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { DomainError, notFound } from '../../core/errors';
 import { sealResult } from '../personal-data/result-fields';
-import { afterCommit } from '@/db/after-commit';
+import { afterCommit } from '@/lib/db/after-commit';
 import { metrics } from '../../core/observability/metrics';
 
 export type Trigger =

@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { usageDays, usageRollups } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { usageDays, usageRollups } from '@/lib/db/schema';
 import { makeWorkspace } from '@/test/helpers/factories';
 import { makeAdmin } from '@/test/helpers/admin-factories';
 import { usageFor } from '@/lib/domain/admin/usage';

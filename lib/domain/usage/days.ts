@@ -11,8 +11,8 @@
  * rolled up is read entirely live (correct, only slower).
  */
 import { and, eq, gte, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '@/db/client';
-import { usageDays as usageDaysTable, usageRollups, workspaces } from '@/db/schema';
+import type { Db, DbOrTx } from '@/lib/db/client';
+import { usageDays as usageDaysTable, usageRollups, workspaces } from '@/lib/db/schema';
 import { DAY_MS, utcDay } from '../../core/time';
 
 /** How long after midnight (UTC) a day is rolled up. */

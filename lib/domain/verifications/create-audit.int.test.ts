@@ -1,8 +1,8 @@
 /** A created verification and its audit entry land together, in one statement (no partial write). */
 import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { getDb } from '@/db/client';
-import { auditLog } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { auditLog } from '@/lib/db/schema';
 import { POST as create } from '@/app/v1/verifications/route';
 import { call } from '@/test/helpers/http';
 import { makeWorkspace } from '@/test/helpers/factories';

@@ -1,13 +1,13 @@
 /** Creating a verification: the integrator's first call (POST /v1/verifications). */
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { dataKeys, verifications, type VerificationRow, type Workspace } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { dataKeys, verifications, type VerificationRow, type Workspace } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { DomainError, validationError } from '../../core/errors';
 import { newId, uuidv7 } from '../../core/ids';
 import { newCaptureToken } from '../capture/auth';
-import { hot } from '@/db/hot-queries';
-import { afterCommit } from '@/db/after-commit';
+import { hot } from '@/lib/db/hot-queries';
+import { afterCommit } from '@/lib/db/after-commit';
 import { metrics } from '../../core/observability/metrics';
 import type { Mode } from '../auth/keys';
 import { supportedLocale } from '../../core/i18n/schema';
@@ -122,7 +122,7 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
     idempotencyKey: key,
     idempotencyHash: key ? input.idempotency!.bodyHash : null,
   };
-  // The row and its audit entry in one statement (db/hot-queries.ts).
+  // The row and its audit entry in one statement (lib/db/hot-queries.ts).
   const inserted = await hot(db, 'insertVerification').execute({
     ...values,
     kekId: wrapped?.kekId ?? null,

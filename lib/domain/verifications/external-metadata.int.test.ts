@@ -1,8 +1,8 @@
 /** docs/api.md: external_metadata is "returned unchanged": key order and number precision, in responses and webhooks. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { webhookEvents } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { webhookEvents } from '@/lib/db/schema';
 import { POST as create } from '@/app/v1/verifications/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { call } from '@/test/helpers/http';

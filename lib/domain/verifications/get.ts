@@ -1,8 +1,8 @@
 /** Reading one verification within a workspace and mode. */
-import type { DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/lib/db/client';
 import { notFound } from '../../core/errors';
 import { UUID_RE } from '../../core/ids';
-import { hot } from '@/db/hot-queries';
+import { hot } from '@/lib/db/hot-queries';
 import type { Mode } from '../auth/keys';
 import { openVerificationWith } from '../personal-data/personal';
 

@@ -1,8 +1,8 @@
 /** GET /v1/verifications (extension, docs/api.md "Reconciliation"): filters, cursor pages, scope, errors, index. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { verifications } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { verifications } from '@/lib/db/schema';
 import { GET as list, POST as create } from '@/app/v1/verifications/route';
 import { call } from '@/test/helpers/http';
 import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';

@@ -6,8 +6,8 @@
  */
 import { and, asc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { consentRecords, VERIFICATION_STATUSES, verifications, type VerificationRow, type VerificationStatus } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { consentRecords, VERIFICATION_STATUSES, verifications, type VerificationRow, type VerificationStatus } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { validationError } from '../../core/errors';
 import { UUID_RE } from '../../core/ids';
 import { openVerifications } from '../personal-data/personal';

@@ -1,7 +1,7 @@
 /** Uploading media: validate an image, store it encrypted, and move the verification on. */
 import { eq } from 'drizzle-orm';
-import { media, verifications } from '@/db/schema';
-import type { Db } from '@/db/client';
+import { media, verifications } from '@/lib/db/schema';
+import type { Db } from '@/lib/db/client';
 import { DomainError, invalidStatus } from '../../core/errors';
 import { newId } from '../../core/ids';
 import { audit } from '../audit/audit';

@@ -6,8 +6,8 @@
  */
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { verifications } from '@/db/schema';
-import type { Db } from '@/db/client';
+import { verifications } from '@/lib/db/schema';
+import type { Db } from '@/lib/db/client';
 import { DomainError, notFound, parseOrThrow } from '../../core/errors';
 import { audit } from '../audit/audit';
 import { applyTransition } from '../transitions/state-machine';

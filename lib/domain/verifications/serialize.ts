@@ -1,5 +1,5 @@
 /** The API's representation of a verification (GET /v1/verifications/{id}). */
-import type { VerificationRow } from '@/db/schema';
+import type { VerificationRow } from '@/lib/db/schema';
 import type { ConsentRecord } from '../consent';
 import { consentFields } from '../consent';
 import { env } from '../../core/env';

@@ -1,8 +1,8 @@
 /** docs/api.md "Media and submit", "Required media", "Attempts". */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { faceEmbeddings, pipelineJobs, verifications, webhookEvents } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { faceEmbeddings, pipelineJobs, verifications, webhookEvents } from '@/lib/db/schema';
 import { POST as create } from '@/app/v1/verifications/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { call } from '@/test/helpers/http';

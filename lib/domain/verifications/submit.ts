@@ -1,7 +1,7 @@
 /** Submitting a verification: check the required media, spend an attempt, hand it to the pipeline. */
 import { desc, eq } from 'drizzle-orm';
-import { media, pipelineJobs, verifications, workspaces, type VerificationRow } from '@/db/schema';
-import type { Db, DbOrTx } from '@/db/client';
+import { media, pipelineJobs, verifications, workspaces, type VerificationRow } from '@/lib/db/schema';
+import type { Db, DbOrTx } from '@/lib/db/client';
 import { checkDuplicates, NOT_CHECKED, rememberFace, type DuplicateCheck } from '../duplicates';
 import { ANALYSIS_VERSION } from '../media/version';
 import type { Analysis } from '../media/types';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, inArray, lte } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { verifications, webhookEvents, type VerificationStatus } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { verifications, webhookEvents, type VerificationStatus } from '@/lib/db/schema';
 import { makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
 import { createVerification } from './create';
 import { INACTIVITY_MS, sweepTimers } from './timers';

@@ -5,8 +5,8 @@
  * 7-day window is tested in milliseconds; safe to run on several servers at once.
  */
 import { and, asc, eq, lte } from 'drizzle-orm';
-import { verifications, type VerificationStatus } from '@/db/schema';
-import type { Db } from '@/db/client';
+import { verifications, type VerificationStatus } from '@/lib/db/schema';
+import type { Db } from '@/lib/db/client';
 import { DomainError } from '../../core/errors';
 import { applyTransition, type Trigger } from '../transitions/state-machine';
 import { enqueueTransitionWebhook } from '../webhooks/outbox';

@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { walletRequests, workspaces, type VerificationRow, type WalletRequestRow } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { walletRequests, workspaces, type VerificationRow, type WalletRequestRow } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { DomainError, invalidStatus, validationError } from '../../core/errors';
 import { newId } from '../../core/ids';
 import { audit } from '../audit/audit';

@@ -11,8 +11,8 @@
  * key and erased with them.
  */
 import { and, eq, isNull } from 'drizzle-orm';
-import { verifications, walletRequests, workspaces } from '@/db/schema';
-import type { Db } from '@/db/client';
+import { verifications, walletRequests, workspaces } from '@/lib/db/schema';
+import type { Db } from '@/lib/db/client';
 import { DomainError, notFound } from '../../core/errors';
 import { audit } from '../audit/audit';
 import { log } from '../../core/log';

@@ -1,8 +1,8 @@
 /** The trust list: what may be added as an IACA root, per scope, audited; and who sees it in the admin area. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { auditLog } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { auditLog } from '@/lib/db/schema';
 import { makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
 import { makeAdmin } from '@/test/helpers/admin-factories';
 import { makeIaca, makeSigner } from '@/test/helpers/wallet';

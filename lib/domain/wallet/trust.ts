@@ -4,8 +4,8 @@
  * by default. A root is read and checked when it is added (./x509.ts `readIacaPem`), and every change is audited.
  */
 import { and, asc, eq, isNull, or } from 'drizzle-orm';
-import { walletTrustAnchors, type WalletTrustAnchorRow } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { walletTrustAnchors, type WalletTrustAnchorRow } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { DomainError, notFound } from '../../core/errors';
 import { newId } from '../../core/ids';
 import { audit } from '../audit/audit';

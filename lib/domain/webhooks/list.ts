@@ -1,6 +1,6 @@
 import { asc, eq, inArray } from 'drizzle-orm';
-import { webhookAttempts, webhookEvents } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { webhookAttempts, webhookEvents } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { AAD, dataKeyRows, keyOpener, openText } from '../personal-data/personal';
 
 type EventRow = typeof webhookEvents.$inferSelect;

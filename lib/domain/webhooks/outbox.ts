@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
-import { dataKeys, webhookEvents } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { dataKeys, webhookEvents } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { newId } from '../../core/ids';
-import type { VerificationRow } from '@/db/schema';
+import type { VerificationRow } from '@/lib/db/schema';
 import { buildWebhookBody, redactWebhookBody } from './payload';
 import { announce } from '../events/events';
 import { DataKeyDestroyedError, ensureDataKey, unwrapDataKey } from '../personal-data/data-keys';

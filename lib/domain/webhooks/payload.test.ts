@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildWebhookBody, redactWebhookBody, sanitizeDeviceSignals } from './payload';
-import type { VerificationRow } from '@/db/schema';
+import type { VerificationRow } from '@/lib/db/schema';
 
 describe('device_signals sanitizer', () => {
   const provider = {

@@ -2,7 +2,7 @@
  * The webhook payload of docs/webhooks.md "The request": keys in the table's order, serialised once as canonical
  * JSON (JSON.stringify leaves slashes and non-ASCII characters unescaped, adds no whitespace).
  */
-import type { VerificationRow } from '@/db/schema';
+import type { VerificationRow } from '@/lib/db/schema';
 import { RawJson, stringifyJson } from '../../core/json-raw';
 
 type DuplicateCheck = {

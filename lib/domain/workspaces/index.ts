@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { ESTIMATION_FALLBACKS, workspaces } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { ESTIMATION_FALLBACKS, workspaces } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { notFound, parseOrThrow } from '../../core/errors';
 import { newId, randomAlnum } from '../../core/ids';
 import { createSecretKey, type CreatedKey } from '../auth/keys';
@@ -10,7 +10,7 @@ import { webhookUrlProblem } from '../webhooks/ssrf';
 import { MAX_RETENTION_DAYS } from '../retention/policy';
 import { embedOriginProblem, MAX_EMBED_ORIGINS } from '../../core/embed-origins';
 
-import type { Workspace } from '@/db/schema';
+import type { Workspace } from '@/lib/db/schema';
 export type { Workspace };
 
 export const workspaceInput = z.strictObject({

@@ -1,7 +1,7 @@
 /** /admin/account – the admin's own security: second factor, password, sessions, sign out everywhere. */
 import type { Metadata } from 'next';
 import QRCode from 'qrcode';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireSession } from '@/app/admin/_auth/current';
 import { listOpenSessions } from '@/lib/domain/admin/auth/sessions';
 import { pendingTotp, recoveryCodesLeft } from '@/lib/domain/admin/auth/two-factor';

@@ -1,7 +1,7 @@
 /** /admin/audit – the audit log of the workspaces the admin owns (operators: everything), filtered and paged. */
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { workspacesFor } from '@/lib/domain/admin/access';
 import { AUDIT_ACTIONS, searchAudit } from '@/lib/domain/admin/audit-log';

@@ -1,6 +1,6 @@
 /** /admin/blocklist – the faces blocked in the admin's workspaces; owners and operators remove entries. */
 import type { Metadata } from 'next';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { listBlocklistFor } from '@/lib/domain/admin/blocklist';
 import { dateTime } from '@/components/admin/format';

@@ -1,6 +1,6 @@
 /** /admin/consent – operators: the active consent text (global), its history, and publishing a new version. */
 import type { Metadata } from 'next';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { consentHistory } from '@/lib/domain/admin/consent';
 import { consentTextUrl, localesOf, type ConsentVersion } from '@/lib/domain/consent';

@@ -1,7 +1,7 @@
 /** /admin/queue – cases waiting for a person, per workspace, live and test apart, oldest first. */
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { decodeCursor } from '@/lib/domain/admin/cursor';
 import { openingMode, queueCounts, reviewQueue } from '@/lib/domain/admin/queue';

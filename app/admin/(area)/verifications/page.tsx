@@ -1,6 +1,6 @@
 /** /admin/verifications – search every verification the admin may read; newest first, a page at a time. */
 import type { Metadata } from 'next';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { searchVerifications, VERIFICATION_STATUSES } from '@/lib/domain/admin/search';
 import { STATUS_LABELS } from '@/lib/domain/admin/evidence';

@@ -1,6 +1,6 @@
 /** /admin/wallet-trust – the IACA roots digital ID wallet proofs are checked against (docs/wallet.md "Trust lists"). */
 import type { Metadata } from 'next';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { EXPIRY_WARNING_DAYS, trustAnchorsFor } from '@/lib/domain/admin/wallet-trust';
 import { dateTime } from '@/components/admin/format';

@@ -1,7 +1,7 @@
 /** /admin/workspaces – the workspaces an owner runs (operators: every one, and a form to create one). */
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { listManagedWorkspaces } from '@/lib/domain/admin/workspaces';
 import { dateTime } from '@/components/admin/format';

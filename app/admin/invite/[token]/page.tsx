@@ -1,6 +1,6 @@
 /** /admin/invite/{token} – an invitation to a workspace, opened from the link an owner sent (works once, until it expires). */
 import type { Metadata } from 'next';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { openInvite } from '@/lib/domain/admin/members';
 import { AcceptInviteForm } from '@/components/admin/InviteForm';
 import { SignInFrame } from '@/components/admin/SignInFrame';

@@ -1,5 +1,5 @@
 /** GET /admin/media/{token} – a case photo, decrypted for this admin session only (lib/domain/admin/media-links.ts). */
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { currentSession } from '@/app/admin/_auth/current';
 import { openMedia } from '@/lib/domain/admin/media-links';
 import { DomainError } from '@/lib/core/errors';

@@ -6,8 +6,8 @@
  * cookies they hold. Password, role and membership changes revoke in the same transaction.
  */
 import { and, asc, eq, gt, isNull, ne, sql } from 'drizzle-orm';
-import { adminSessions, adminUsers, workspaceMembers, workspaces } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { adminSessions, adminUsers, workspaceMembers, workspaces } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { sha256Hex } from '../../../core/crypto/hash';
 import { env } from '../../../core/env';
 import { newId, randomToken } from '../../../core/ids';

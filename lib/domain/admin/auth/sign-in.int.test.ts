@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { getDb } from '@/db/client';
-import { adminSessions, adminUsers } from '@/db/schema';
+import { getDb } from '@/lib/db/client';
+import { adminSessions, adminUsers } from '@/lib/db/schema';
 import { makeWorkspace } from '@/test/helpers/factories';
 import { ADMIN_PASSWORD, makeAdmin } from '@/test/helpers/admin-factories';
 import { resetEnvCache } from '../../../core/env';

@@ -6,8 +6,8 @@
  */
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import { z } from 'zod';
-import { adminRecoveryCodes, adminSessions, adminUsers } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { adminRecoveryCodes, adminSessions, adminUsers } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { audit } from '../../audit/audit';
 import { sha256Hex } from '../../../core/crypto/hash';
 import { openWithKek } from '../../../core/crypto/secretbox';

@@ -8,8 +8,8 @@
  * key is refused before the password is even checked.
  */
 import { inArray, sql } from 'drizzle-orm';
-import { adminSignInThrottle } from '@/db/schema';
-import type { DbOrTx } from '@/db/client';
+import { adminSignInThrottle } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
 import { metrics } from '../../../core/observability/metrics';
 
 export const THROTTLE = {

@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { adminRecoveryCodes, adminUsers } from '@/db/schema';
-import type { Db, DbOrTx } from '@/db/client';
+import { adminRecoveryCodes, adminUsers } from '@/lib/db/schema';
+import type { Db, DbOrTx } from '@/lib/db/client';
 import { audit } from '../../audit/audit';
 import { sha256Hex } from '../../../core/crypto/hash';
 import { openWithKek, sealWithKek } from '../../../core/crypto/secretbox';

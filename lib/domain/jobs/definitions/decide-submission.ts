@@ -5,8 +5,8 @@
  * (its lease ran out).
  */
 import { and, eq, inArray } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { pipelineJobs } from '@/db/schema';
+import type { Db } from '@/lib/db/client';
+import { pipelineJobs } from '@/lib/db/schema';
 import { processSubmission, runDueJobs } from '../../pipeline';
 import { defineJob } from '../job';
 

@@ -6,7 +6,7 @@
 import type { FaceMeasure } from '../../media/types';
 import type { AamvaData } from '../../documents/aamva';
 import type { MrzData } from '../../documents/mrz';
-import type { ChallengeOutcome } from '../../../../db/schema/liveness-challenge';
+import type { ChallengeOutcome } from '../../../db/schema/liveness-challenge';
 import type { DeclineReason, ReasonCode, ResubmitReason } from '../../transitions/reasons';
 
 export type Outcome = 'approve' | 'decline' | 'resubmit' | 'review';

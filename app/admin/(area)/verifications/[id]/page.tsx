@@ -5,7 +5,7 @@
  */
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { auditCaseView, loadCase, type CaseView } from '@/lib/domain/admin/case';
 import { num, pipelineFacts, resultFacts, STATUS_LABELS, uploadFacts } from '@/lib/domain/admin/evidence';

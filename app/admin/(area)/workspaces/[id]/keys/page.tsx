@@ -3,7 +3,7 @@
  * active); create (the secret shown once), activate, delete (never the active key); and a signed request to try.
  */
 import type { Metadata } from 'next';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { keysFor } from '@/lib/domain/admin/workspaces';
 import { env } from '@/lib/core/env';

@@ -3,7 +3,7 @@
  * SMTP is configured), change a role, remove someone (their sessions end at once). The last owner stays.
  */
 import type { Metadata } from 'next';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { membersFor } from '@/lib/domain/admin/members';
 import { dateTime } from '@/components/admin/format';

@@ -1,6 +1,6 @@
 /** /admin/workspaces/{id}/settings – the workspace's settings, the CLI's schema (lib/domain/workspaces settingsPatch); every change audited before and after. */
 import type { Metadata } from 'next';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { settingsFor } from '@/lib/domain/admin/workspaces';
 import { Card } from '@/components/admin/ui';

@@ -1,6 +1,6 @@
 /** /admin/workspaces/{id}/usage – verifications per day and month, decisions by status and reason, approval rate and median time to decide; CSV. */
 import type { Metadata } from 'next';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { USAGE_RANGES, usageFor } from '@/lib/domain/admin/usage';
 import { STATUS_LABELS } from '@/lib/domain/admin/evidence';

@@ -4,7 +4,7 @@
  * newest first, failures alone on their tab; send one or every failed event again.
  */
 import type { Metadata } from 'next';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { deliveryLog } from '@/lib/domain/admin/webhooks';
 import { dateTime, shortId } from '@/components/admin/format';

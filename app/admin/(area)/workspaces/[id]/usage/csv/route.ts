@@ -1,5 +1,5 @@
 /** GET /admin/workspaces/{id}/usage/csv – the usage page's figures as CSV (same checks as the page: owners and operators). */
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/db/client';
 import { currentSession } from '@/app/admin/_auth/current';
 import { usageCsv, usageFor } from '@/lib/domain/admin/usage';
 import { DomainError } from '@/lib/core/errors';

@@ -1,4 +1,4 @@
-/** The thresholds of the embedded database's maintenance (db/embedded/maintenance.ts): PostgreSQL's autovacuum defaults. */
+/** The thresholds of the embedded database's maintenance (lib/db/embedded/maintenance.ts): PostgreSQL's autovacuum defaults. */
 import { describe, expect, it } from 'vitest';
 import { planMaintenance, statementOf, type TableState } from './maintenance';
 

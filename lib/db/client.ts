@@ -1,9 +1,9 @@
 import postgres from 'postgres';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import * as schema from './schema';
-import { env } from '../lib/core/env';
+import { env } from '../core/env';
 import { transactionScope } from './after-commit';
-import { dbServer, traceQuery, type DbServer } from '../lib/core/observability/db';
+import { dbServer, traceQuery, type DbServer } from '../core/observability/db';
 
 export type Db = PostgresJsDatabase<typeof schema>;
 /** A database handle or an open transaction: domain operations accept either, so callers compose them. */

@@ -3,8 +3,8 @@
  * only when first used (building a drizzle query costs more CPU than the round trip on a busy server).
  */
 import { and, desc, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
-import { auditLog, consentRecords, dataKeys, secretKeys, verifications, workspaces } from '@/db/schema';
-import type { Db, DbOrTx } from '@/db/client';
+import { auditLog, consentRecords, dataKeys, secretKeys, verifications, workspaces } from '@/lib/db/schema';
+import type { Db, DbOrTx } from '@/lib/db/client';
 
 const BUILDERS = {
     /** The workspace named by an API key with its non-deleted keys: one row per key (or one with nulls). */
@@ -27,7 +27,7 @@ const BUILDERS = {
      * (it has a LIMIT), and its workspace and mode are checked on that one row: offered `workspace_id = ? and mode
      * = ?` beside the id, a planner whose statistics are stale (a table that grew since its last analysis) has
      * read it through a composite index of (workspace_id, mode, ...) instead, filtering out the workspace's whole
-     * history (db/hot-queries.int.test.ts and its PostgreSQL 15 twin check the plan).
+     * history (lib/db/hot-queries.int.test.ts and its PostgreSQL 15 twin check the plan).
      */
     verificationWithConsent: (db: Db) => {
       const byId = db.select().from(verifications).where(eq(verifications.id, sql.placeholder('id'))).limit(1).as('v');

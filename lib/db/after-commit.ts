@@ -3,7 +3,7 @@
  * event) are written inside it, and the event that tells a runner about them is sent after it (jobs'
  * `sendEvent`), so a runner never looks for a row that is not yet visible and a rolled-back transaction
  * announces nothing. The database client runs every outermost transaction in a scope of its own
- * (db/client.ts); callbacks registered inside it run after COMMIT, in order, and are dropped on ROLLBACK.
+ * (lib/db/client.ts); callbacks registered inside it run after COMMIT, in order, and are dropped on ROLLBACK.
  * Outside a transaction a callback runs at once. A callback that fails is logged by its owner: the rows are
  * in Postgres and the runners' safety nets find them anyway.
  */
@@ -11,7 +11,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 type Callback = () => Promise<void> | void;
 // On globalThis, like the pool it serves (docs/architecture.md "State of the process"): Next.js bundles the route
-// handlers apart from instrumentation.ts, whose copy of db/client.ts opens the transactions. With a scope per
+// handlers apart from instrumentation.ts, whose copy of lib/db/client.ts opens the transactions. With a scope per
 // bundle, a route's afterCommit() saw no transaction and ran at once, inside it, and the in-process runner's job
 // it started inherited that transaction's scope: the job's own transactions took it for an outer one and their
 // callbacks (the decision's webhook event, its metrics) were queued on a list already flushed, and lost.

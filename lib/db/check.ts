@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { RuntimeError } from './runtime';
-import { checkKeyRing, KeysUnreadableError } from '../lib/core/crypto/key-check';
-import type { KeyRing } from '../lib/core/crypto/keyring';
+import { checkKeyRing, KeysUnreadableError } from '../core/crypto/key-check';
+import type { KeyRing } from '../core/crypto/keyring';
 
 /** Fails with a clear message when the database is unreachable or lacks pgvector. */
 export async function checkDatabase(url: string): Promise<void> {

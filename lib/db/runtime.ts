@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Env } from '../lib/core/env';
+import type { Env } from '../core/env';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded/pglite-server';
 
 export type Runtime = {

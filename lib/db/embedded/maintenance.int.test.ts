@@ -1,5 +1,5 @@
 /**
- * The embedded engine's maintenance (db/embedded/maintenance.ts, issue 44): what autovacuum does on a server, run by
+ * The embedded engine's maintenance (lib/db/embedded/maintenance.ts, issue 44): what autovacuum does on a server, run by
  * the process that owns the engine, at start-up and then periodically; and `npm run ops -- db:maintain`.
  */
 import fs from 'node:fs';
@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { connect, type Db, type DbHandle } from '@/db/client';
-import { applyMigrations } from '@/db/migrate';
+import { connect, type Db, type DbHandle } from '@/lib/db/client';
+import { applyMigrations } from '@/lib/db/migrate';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './pglite-server';
 import { scheduleMaintenance, type MaintenanceReport } from './maintenance';
 import { createVerification } from '@/lib/domain/verifications/create';

@@ -1,5 +1,5 @@
 /**
- * The embedded backup file, both ways, without a server: a backup written from disk (db/embedded/archive.ts)
+ * The embedded backup file, both ways, without a server: a backup written from disk (lib/db/embedded/archive.ts)
  * and one in the format backups had before (PGlite's dumpDataDir) both restore, their key ids checked; a restore
  * whose key ring would not read the backup, and a file that is not a backup, are refused and leave nothing behind;
  * the archive is written and read as a stream, its memory not growing with its size. The server-level journey:
@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connect } from '@/db/client';
-import { applyMigrations } from '@/db/migrate';
+import { connect } from '@/lib/db/client';
+import { applyMigrations } from '@/lib/db/migrate';
 import { env } from '@/lib/core/env';
 import { keyRing, newKeyBase64 } from '@/lib/core/crypto/keyring';
 import { KeysUnreadableError } from '@/lib/core/crypto/key-check';

@@ -20,9 +20,9 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { runningServer, RuntimeError, secureDataDir } from '../runtime';
 import type { EmbeddedPostgres } from './pglite-server';
 import { readArchive, writeArchive } from './archive';
-import type { Env } from '../../lib/core/env';
-import { previousKeyFile, readKeyFiles, startupKeyRing, writeKeyFiles } from '../../lib/core/crypto/keyring';
-import { checkKeyRing, KeysUnreadableError } from '../../lib/core/crypto/key-check';
+import type { Env } from '../../core/env';
+import { previousKeyFile, readKeyFiles, startupKeyRing, writeKeyFiles } from '../../core/crypto/keyring';
+import { checkKeyRing, KeysUnreadableError } from '../../core/crypto/key-check';
 import { OwnerOnlyNodeFS } from './owner-only-fs';
 
 const requestFile = (dataDir: string) => path.join(dataDir, 'backup-request.json');
