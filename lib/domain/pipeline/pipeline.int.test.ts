@@ -67,20 +67,15 @@ describe('Age / estimation (live)', () => {
     lenient = await makeWorkspace({ age_threshold: 5 });
   });
 
-  it('submitted → approved: pass with estimated_age, age_range, confidence (docs/api.md)', async () => {
-    // Grace Hopper at 77: her range's lower end far over 18 (the fitted table, AGE_RANGES). The estimate is fitted
-    // on the logarithm of the age for the decisions at 18-25, and is loose for the old (calib's people aged 65 or
-    // over: 15 years off on average; docs/accuracy.md): this black-and-white portrait reads 100, the clamp. So it is
-    // only asked to be clearly an old person's.
+  it('submitted → approved: pass with estimated_age, age_range, confidence (docs/api.md); Grace Hopper at 77 reads 95, range 80-100 (the old read high; no longer the clamp)', async () => {
+    // The estimate is fitted on the logarithm of the age for the decisions at 18-25 and is loose for the old
+    // (calib's people aged 65 or over: 15 years off on average; docs/accuracy.md). This black-and-white portrait read
+    // 100, the clamp, until the estimate's output was bounded by what the calibration saw; it reads 95 now (95.4
+    // before rounding: the analysis is deterministic). A change to the model or its fit changes this figure, knowingly.
     const v = await verify(await makeWorkspace(), { selfie: face('grace_hopper') });
     expect(v.status).toBe('approved');
     expect(v.reason).toBeNull();
-    expect(v.result).toMatchObject({ decision: 'pass', threshold: 18 });
-    expect(v.result.estimated_age).toBeGreaterThanOrEqual(60);
-    expect(v.result.age_range.min).toBeGreaterThanOrEqual(18);
-    expect(v.result.age_range.max).toBeGreaterThanOrEqual(v.result.estimated_age);
-    expect(v.result.confidence).toBeGreaterThan(0.9);
-    expect(v.result.confidence).toBeLessThanOrEqual(1);
+    expect(v.result).toMatchObject({ decision: 'pass', threshold: 18, age_source: 'estimation', estimated_age: 95, age_range: { min: 80, max: 100 }, confidence: 1 });
     expect(v.duplicate_check).toEqual({ checked: true, duplicate_count: 0, duplicates: [] });
     expect(await events(v.id)).toHaveLength(1);
   });
