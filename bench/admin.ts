@@ -16,11 +16,12 @@ import { sql } from 'drizzle-orm';
 import { encode } from 'next-auth/jwt';
 import { connect, type Db } from '../lib/db/client';
 import { media, verifications } from '../lib/db/schema';
-import { arg, ensureBuild, percentile, prepare, runBench, startService, stopAll } from './harness';
+import { benchFlags, ensureBuild, percentile, prepare, runBench, startService, stopAll } from './harness';
 import { startPg15 } from '../test/helpers/pg15';
 
-const N = Number(arg('verifications', '100000'));
-const RUNS = Number(arg('n', '200'));
+const flags = benchFlags({ verifications: '100000', n: '200' });
+const N = Number(flags.verifications);
+const RUNS = Number(flags.n);
 const WORKSPACES = [0.4, 0.25, 0.15, 0.1, 0.1];
 const CASES_WITH_PHOTOS = 50;
 

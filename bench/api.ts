@@ -21,23 +21,24 @@ import autocannon from 'autocannon';
 import { signJsonRequest } from '../lib/domain/auth/sign';
 import { sql } from 'drizzle-orm';
 import { connect } from '../lib/db/client';
-import { arg, ensureBuild, prepare, startChild, startDatabase, startServer, stopAll, freePort, runBench } from './harness';
+import { benchFlags, ensureBuild, prepare, startChild, startDatabase, startServer, stopAll, freePort, runBench } from './harness';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const DB = arg('db', 'embedded');
-const SECONDS = Number(arg('seconds', '10'));
-const CONNECTIONS = Number(arg('connections', '50'));
+const flags = benchFlags({ db: 'embedded', seconds: '10', connections: '50', metadata: 'false', runs: '3', growth: '30000' });
+const DB = flags.db;
+const SECONDS = Number(flags.seconds);
+const CONNECTIONS = Number(flags.connections);
 /**
  * With external_metadata in the create (and so on the verification read): it is sealed under a data key made at
  * the create, and opened at every read (docs/privacy.md). The baseline does the same (it calls the service's own create and read).
  */
-const METADATA = arg('metadata', 'false') === 'true';
-const RUNS = Number(arg('runs', '3'));
-const GROWTH = Number(arg('growth', '30000'));
+const METADATA = flags.metadata === 'true';
+const RUNS = Number(flags.runs);
+const GROWTH = Number(flags.growth);
 
 /**
  * CPU time of a process (all its threads, user and system) in ms, from /proc: the work each request costs, which a

@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import sharp from 'sharp';
-import { arg, prepare, root, runBench } from './harness';
+import { benchFlags, prepare, root, runBench } from './harness';
 import { seed } from './retention';
 import { startEmbeddedPostgres } from '../lib/db/embedded/pglite-server';
 import { startPg15 } from '../test/helpers/pg15';
@@ -30,9 +30,10 @@ import { unwrapDataKey } from '../lib/domain/personal-data/data-keys';
 import * as I from '../test/helpers/images';
 import { PG15_BIN } from '../test/setup/provision.mjs';
 
-const N = Number(arg('verifications', '10000'));
-const PHOTO = arg('photo', 'real');
-const SKIP = arg('skip', '');
+const flags = benchFlags({ verifications: '10000', photo: 'real', skip: '' });
+const N = Number(flags.verifications);
+const PHOTO = flags.photo;
+const SKIP = flags.skip;
 const tsx = path.join(root, 'node_modules/.bin/tsx');
 
 const loadavg = () => os.loadavg().map((x) => x.toFixed(1)).join(' ');

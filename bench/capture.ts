@@ -21,14 +21,16 @@ import { apiClient } from '../test/helpers/api-client';
 import { cameraFrame } from '../test/helpers/images';
 import { ensureBuild, freePort, opsCli, start, stop } from '../test/helpers/server';
 import { writeY4m } from '../test/helpers/y4m';
-import { arg, percentile } from './harness';
+import { percentile } from './harness';
+import { cliFlags } from '../lib/core/cli-flags';
 import { createTranslator } from 'next-intl';
 import { isLocale, LOCALES } from '../lib/core/i18n/locales';
 
-const RUNS = Number(arg('runs', '5'));
+const flags = cliFlags({ runs: '5', debug: '', lang: 'en', files: '' });
+const RUNS = Number(flags.runs);
 /** --debug yes: print the page's console and errors (a face detector that fails shows up here). */
-const DEBUG = arg('debug', '') === 'yes';
-const LANG = arg('lang', 'en');
+const DEBUG = flags.debug === 'yes';
+const LANG = flags.lang;
 
 async function main() {
   if (!isLocale(LANG)) throw new Error(`--lang is one of ${LOCALES.join(', ')}`);
@@ -124,7 +126,7 @@ async function main() {
   const fromStep = runs.map((r) => r.fromStep);
   const fromNav = runs.map((r) => r.fromNav);
   console.log(`first face check            from entering the selfie step p50 ${(percentile(fromStep, 50) / 1000).toFixed(2)} s, max ${(Math.max(...fromStep) / 1000).toFixed(2)} s;   from navigation p50 ${(percentile(fromNav, 50) / 1000).toFixed(2)} s   (target < 3 s)`);
-  if (arg('files', '') === 'yes') for (const f of r0.files) console.log('  ' + f);
+  if (flags.files === 'yes') for (const f of r0.files) console.log('  ' + f);
 }
 
 main().then(

@@ -25,16 +25,12 @@ import { outcomeOf, readDocumentPhoto, type DocumentReadResult } from '../evalua
 import { makeCapture } from '../evaluation/document-captures';
 import { quantile } from '../evaluation/stats';
 import { personOf } from '../lib/domain/pipeline/checks/document';
+import { cliFlags } from '../lib/core/cli-flags';
 
-const argv = process.argv.slice(2);
-const flag = (name: string) => argv.includes(`--${name}`);
-const value = (name: string, dflt: string) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] ? argv[i + 1] : dflt;
-};
-const folder = argv.find((a, i) => !a.startsWith('--') && argv[i - 1] !== '--n') ?? null;
-const N = Number(value('n', '30'));
-const readerOnly = flag('reader-only');
+const flags = cliFlags({ n: '30', 'reader-only': false }, { words: 1 });
+const folder = flags.words[0] ?? null;
+const N = Number(flags.n);
+const readerOnly = flags['reader-only'];
 if (!Number.isInteger(N) || N < 1) throw new Error('--n needs a whole number');
 
 type Photo = { file: string; bytes: Buffer; label: DocumentLabel };

@@ -12,12 +12,13 @@ import os from 'node:os';
 import { connect } from '../lib/db/client';
 import { signJsonRequest, signMultipartRequest } from '../lib/domain/auth/sign';
 import { selfie1280 } from '../test/helpers/images';
-import { arg, ensureBuild, percentile, prepare, startDatabase, startServer, stopAll, runBench } from './harness';
+import { benchFlags, ensureBuild, percentile, prepare, startDatabase, startServer, stopAll, runBench } from './harness';
 
-const DB = arg('db', 'embedded');
-const UPLOADS = Number(arg('uploads', '20'));
-const FLOODERS = Number(arg('flooders', '6'));
-const RESERVES = arg('reserve', '0,1').split(',').map(Number);
+const flags = benchFlags({ db: 'embedded', uploads: '20', flooders: '6', reserve: '0,1' });
+const DB = flags.db;
+const UPLOADS = Number(flags.uploads);
+const FLOODERS = Number(flags.flooders);
+const RESERVES = flags.reserve.split(',').map(Number);
 
 async function main() {
   ensureBuild();

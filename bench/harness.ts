@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { applyMigrations } from '../lib/db/migrate';
+import { cliFlags, type Flags } from '../lib/core/cli-flags';
 import { connect } from '../lib/db/client';
 import { startPg15 } from '../test/helpers/pg15';
 import { ensureBuild as buildIfMissing, freePort } from '../test/helpers/server';
@@ -15,10 +16,19 @@ export { freePort };
 export const root = path.resolve(import.meta.dirname, '..');
 const children: ChildProcess[] = [];
 
-export const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
+/** The harness's own flag, which every benchmark that calls prepare() takes: the server's DATABASE_POOL_SIZE. */
+const HARNESS_FLAGS = { pool: '10' };
+let harnessFlags: Flags<typeof HARNESS_FLAGS> = HARNESS_FLAGS;
+
+/**
+ * A benchmark's flags, declared with their defaults, and the harness's (`--pool`): lib/core/cli-flags.ts (an unknown
+ * flag ends the run with the known ones listed). `argv: []` gives the defaults (a benchmark imported by another).
+ */
+export function benchFlags<const F extends Record<string, string>>(spec: F, opts: { argv?: string[] } = {}): Flags<F> {
+  const flags = cliFlags({ ...HARNESS_FLAGS, ...spec }, opts);
+  harnessFlags = { pool: String(flags.pool) };
+  return flags;
+}
 
 export function startChild(cmd: string, args: string[], env: NodeJS.ProcessEnv, readyOn: RegExp, ipc = false): Promise<{ proc: ChildProcess; line: string }> {
   const proc = spawn(cmd, args, { cwd: root, env, stdio: ipc ? ['ignore', 'pipe', 'inherit', 'ipc'] : ['ignore', 'pipe', 'inherit'] });
@@ -64,7 +74,7 @@ export async function prepare(dbUrl: string, settings: Record<string, unknown> =
   const consent = await ensureConsent(h.db);
   await h.close();
   const env: NodeJS.ProcessEnv = {
-    DATABASE_POOL_SIZE: arg('pool', '10'),
+    DATABASE_POOL_SIZE: harnessFlags.pool,
     ...process.env,
     DATABASE_URL: dbUrl,
     ENCRYPTION_KEY: encryptionKey,

@@ -10,11 +10,12 @@
 import os from 'node:os';
 import { signJsonRequest, signMultipartRequest } from '../lib/domain/auth/sign';
 import { selfie1280 } from '../test/helpers/images';
-import { arg, ensureBuild, percentile, prepare, rssMb, startDatabase, startServer, stopAll, runBench } from './harness';
+import { benchFlags, ensureBuild, percentile, prepare, rssMb, startDatabase, startServer, stopAll, runBench } from './harness';
 
-const DB = arg('db', 'embedded');
-const UPLOADS = Number(arg('uploads', '30'));
-const SECONDS = Number(arg('seconds', '20'));
+const flags = benchFlags({ db: 'embedded', uploads: '30', seconds: '20' });
+const DB = flags.db;
+const UPLOADS = Number(flags.uploads);
+const SECONDS = Number(flags.seconds);
 
 async function main() {
   ensureBuild();

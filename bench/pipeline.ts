@@ -21,11 +21,12 @@ import { apiClient } from '../test/helpers/api-client';
 import * as F from '../test/helpers/face-set';
 import * as I from '../test/helpers/images';
 import { updateWorkspaceSettings } from '../lib/domain/workspaces';
-import { arg, ensureBuild, percentile, prepare, runBench, startDatabase, startService, stopAll } from './harness';
+import { benchFlags, ensureBuild, percentile, prepare, runBench, startDatabase, startService, stopAll } from './harness';
 
-const DB = arg('db', 'embedded');
-const RUNS = Number(arg('runs', '20'));
-const PART = arg('part', 'all'); // flows | analysis | all
+const flags = benchFlags({ db: 'embedded', runs: '20', part: 'all' });
+const DB = flags.db;
+const RUNS = Number(flags.runs);
+const PART = flags.part; // flows | analysis | all
 const ms = (x: number) => `${x.toFixed(0).padStart(5)} ms`;
 
 /** A different capture each run (crop offset, exposure), so no run is "the same picture as another". */

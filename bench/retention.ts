@@ -22,17 +22,20 @@ import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { signJsonRequest } from '../lib/domain/auth/sign';
-import { arg, ensureBuild, prepare, runBench, startService, stopAll } from './harness';
+import { benchFlags, ensureBuild, prepare, runBench, startService, stopAll } from './harness';
 import { startPg15 } from '../test/helpers/pg15';
 import { connect } from '../lib/db/client';
 import { sweepRetention, SWEEP_PACE } from '../lib/domain/retention/sweep';
 import { EMBEDDING_DIMENSIONS } from '../lib/db/schema';
 
-const DUE = Number(arg('due', '100000'));
-const RATE = Number(arg('rate', '100'));
-const SECONDS = Number(arg('seconds', '15'));
-const ROUNDS = Number(arg('rounds', '5'));
-const HNSW = arg('hnsw', 'yes') !== 'no';
+// Its flags are read only when it is the benchmark run: bench/backup.ts imports seed() and has flags of its own.
+const MAIN = process.argv[1] !== undefined && path.resolve(process.argv[1]) === path.resolve(import.meta.filename);
+const flags = benchFlags({ due: '100000', rate: '100', seconds: '15', rounds: '5', hnsw: 'yes' }, { argv: MAIN ? undefined : [] });
+const DUE = Number(flags.due);
+const RATE = Number(flags.rate);
+const SECONDS = Number(flags.seconds);
+const ROUNDS = Number(flags.rounds);
+const HNSW = flags.hnsw !== 'no';
 const BLOB_BYTES = 8 * 1024;
 
 type Lat = { p50: number; p99: number; rps: number; non2xx: number; errors: number };
@@ -200,4 +203,4 @@ async function main() {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) runBench(main);
+if (MAIN) runBench(main);

@@ -21,12 +21,13 @@ import { signJsonRequest, signMultipartRequest } from '../lib/domain/auth/sign';
 import { selfSignedCert, startReceiver } from '../test/helpers/https-receiver';
 import { astronaut, selfie1280 } from '../test/helpers/images';
 import { startPg15 } from '../test/helpers/pg15';
-import { arg, ensureBuild, prepare, root, rssMb, runBench, startServer, stopAll } from './harness';
+import { benchFlags, ensureBuild, prepare, root, rssMb, runBench, startServer, stopAll } from './harness';
 
-const MINUTES = Number(arg('minutes', '10'));
-const DB = arg('db', 'embedded');
-const JOURNEYS_PER_MINUTE = Number(arg('journeys-per-minute', '40'));
-const GETS_PER_SECOND = Number(arg('gets-per-second', '5'));
+const flags = benchFlags({ minutes: '10', db: 'embedded', 'journeys-per-minute': '40', 'gets-per-second': '5' });
+const MINUTES = Number(flags.minutes);
+const DB = flags.db;
+const JOURNEYS_PER_MINUTE = Number(flags['journeys-per-minute']);
+const GETS_PER_SECOND = Number(flags['gets-per-second']);
 
 /** Least-squares slope of y over x. */
 function slope(points: [number, number][]): number {

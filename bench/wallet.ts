@@ -12,12 +12,9 @@ import { performance } from 'node:perf_hooks';
 import { annexCEncryptionInfo, newEncryptionKey, requestData, WALLET_PROTOCOLS, type RequestSpec, type WalletProtocol } from '../lib/domain/wallet/protocol';
 import { verifyWalletResponse } from '../lib/domain/wallet/verify';
 import { testIssuer, walletRespond } from '../test/helpers/wallet';
+import { cliFlags } from '../lib/core/cli-flags';
 
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
-const N = Number(arg('n', '200'));
+const N = Number(cliFlags({ n: '200' }).n);
 const ORIGIN = 'https://shop.example';
 
 async function spec(protocol: WalletProtocol, i: number): Promise<RequestSpec> {

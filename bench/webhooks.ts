@@ -10,11 +10,12 @@ import { resetEnvCache } from '../lib/core/env';
 import { connect } from '../lib/db/client';
 import { verifications } from '../lib/db/schema';
 import { selfSignedCert, startReceiver } from '../test/helpers/https-receiver';
-import { arg, percentile, prepare, runBench, startDatabase } from './harness';
+import { benchFlags, percentile, prepare, runBench, startDatabase } from './harness';
 
-const DB = arg('db', 'embedded');
-const EVENTS = Number(arg('events', '400'));
-const DECISIONS = Number(arg('decisions', '100'));
+const flags = benchFlags({ db: 'embedded', events: '400', decisions: '100' });
+const DB = flags.db;
+const EVENTS = Number(flags.events);
+const DECISIONS = Number(flags.decisions);
 
 async function main() {
   process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = '1';

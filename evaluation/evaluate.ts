@@ -27,6 +27,7 @@ import { measureAll } from './measure';
 import { scoresOf, summarize } from './summarize';
 import { writeReport } from './report';
 import { documentsLine, documentsSection, measureDocuments } from './documents';
+import { parseFlags, UsageError } from '../lib/core/cli-flags';
 
 type Args = { folder: string; out: string; json: string | null; cache: string | null; workers: number; ageThreshold: number; targetFmr: number; falsePass: number; documents: boolean };
 
@@ -36,30 +37,32 @@ function usage(message: string): never {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { folder: '', out: 'evaluation-report', json: null, cache: path.join('.cache', 'evaluate'), workers: Math.max(1, os.availableParallelism()), ageThreshold: 18, targetFmr: 0.001, falsePass: 0, documents: false };
-  const num = (v: string, name: string, min: number, max: number) => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < min || n > max) usage(`${name} needs a number from ${min} to ${max}`);
+  const spec = { out: 'evaluation-report', json: '', cache: path.join('.cache', 'evaluate'), 'no-cache': false, workers: String(Math.max(1, os.availableParallelism())), 'age-threshold': '18', 'target-fmr': '0.001', 'false-pass-rate': '0', documents: false };
+  let parsed: ReturnType<typeof parseFlags<typeof spec>>;
+  try {
+    parsed = parseFlags(spec, argv, 1);
+  } catch (e) {
+    if (e instanceof UsageError) usage(e.message);
+    throw e;
+  }
+  const { flags, words } = parsed;
+  const num = (name: keyof typeof flags, min: number, max: number) => {
+    const n = Number(flags[name]);
+    if (!Number.isFinite(n) || n < min || n > max) usage(`--${name} needs a number from ${min} to ${max}`);
     return n;
   };
-  const value = (i: number, what: string) => argv[i + 1] ?? usage(`${argv[i]} needs ${what}`);
-  for (let i = 0; i < argv.length; i++) {
-    const k = argv[i];
-    if (k === '--no-cache') a.cache = null;
-    else if (k === '--documents') a.documents = true;
-    else if (k === '--out') a.out = value(i++, 'a folder');
-    else if (k === '--json') a.json = value(i++, 'a file');
-    else if (k === '--cache') a.cache = value(i++, 'a folder');
-    else if (k === '--workers') a.workers = num(value(i++, 'a number'), k, 1, 16);
-    else if (k === '--age-threshold') a.ageThreshold = num(value(i++, 'a number'), k, 1, 99);
-    else if (k === '--target-fmr') a.targetFmr = num(value(i++, 'a number'), k, 1e-9, 0.5);
-    else if (k === '--false-pass-rate') a.falsePass = num(value(i++, 'a number'), k, 0, 0.5);
-    else if (k.startsWith('--')) usage(`unknown option ${k}`);
-    else if (!a.folder) a.folder = k;
-    else usage(`one folder only (got ${a.folder} and ${k})`);
-  }
-  if (!a.folder) usage('no folder given');
-  return a;
+  if (!words[0]) usage('no folder given');
+  return {
+    folder: words[0],
+    out: flags.out,
+    json: flags.json || null,
+    cache: flags['no-cache'] ? null : flags.cache,
+    workers: num('workers', 1, 16),
+    ageThreshold: num('age-threshold', 1, 99),
+    targetFmr: num('target-fmr', 1e-9, 0.5),
+    falsePass: num('false-pass-rate', 0, 0.5),
+    documents: flags.documents,
+  };
 }
 
 function progress(done: number, total: number, cached: number, started: number) {

@@ -43,19 +43,28 @@ import {
   type Labelled,
   type RangeOptions,
 } from './age-fit';
+import { parseFlags, UsageError } from '../lib/core/cli-flags';
 
-const argv = process.argv.slice(2);
-const VALUED = ['--json', '--alpha', '--beta', '--margin', '--upper-margin', '--workers', '--description', '--scale', '--ridge', '--sex', '--balance', '--by-group'];
-const folder = argv.find((a, i) => !a.startsWith('--') && !VALUED.includes(argv[i - 1]));
 const usage = 'usage: npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 1] [--upper-margin 2] [--workers N] [--cached-only] [--description true|false] [--scale log|years] [--ridge X] [--sex true|false] [--balance true|false] [--by-group true|false]\n';
-const value = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
-const bool = (name: string) => ['true', 'false', undefined].includes(value(name));
+// The valued flags default to '' (not given: the committed fit's choice); --write and --cached-only are switches.
+const VALUED = { json: '', alpha: '', beta: '', margin: '', 'upper-margin': '', workers: '', description: '', scale: '', ridge: '', sex: '', balance: '', 'by-group': '' };
+let parsed: ReturnType<typeof parseFlags<typeof VALUED & { write: boolean; 'cached-only': boolean }>>;
+try {
+  parsed = parseFlags({ ...VALUED, write: false, 'cached-only': false }, process.argv.slice(2), 1);
+} catch (e) {
+  if (!(e instanceof UsageError)) throw e;
+  process.stderr.write(`${e.message}\n${usage}`);
+  process.exit(2);
+}
+const folder = parsed.words[0];
+const value = (name: `--${keyof typeof VALUED}`) => parsed.flags[name.slice(2) as keyof typeof VALUED] || undefined;
+const bool = (name: Parameters<typeof value>[0]) => ['true', 'false', undefined].includes(value(name));
 if (!folder || !bool('--description') || !bool('--sex') || !bool('--balance') || !bool('--by-group') || !['log', 'years', undefined].includes(value('--scale')) || (value('--ridge') !== undefined && !(Number(value('--ridge')) >= 0))) {
   process.stderr.write(usage);
   process.exit(2);
 }
-const opt = (name: string, d: number) => (value(name) === undefined ? d : Number(value(name)));
-const flag = (name: string, d: boolean) => (value(name) === undefined ? d : value(name) === 'true');
+const opt = (name: Parameters<typeof value>[0], d: number) => (value(name) === undefined ? d : Number(value(name)));
+const flag = (name: Parameters<typeof value>[0], d: boolean) => (value(name) === undefined ? d : value(name) === 'true');
 const options: RangeOptions = { ...DEFAULT_RANGE_OPTIONS, byGroup: flag('--by-group', !!AGE_RANGES.by_group), alpha: opt('--alpha', 0.01), beta: opt('--beta', 0.02), margin: opt('--margin', DEFAULT_RANGE_OPTIONS.margin), upperMargin: opt('--upper-margin', DEFAULT_RANGE_OPTIONS.upperMargin ?? DEFAULT_RANGE_OPTIONS.margin) };
 const jsonFile = value('--json') ?? null;
 const REPORT_AT = [18, 21, 25];
@@ -63,7 +72,7 @@ const REPORT_AT = [18, 21, 25];
 
 const cacheDir = path.join('.cache', 'evaluate');
 const labelled = readManifest(path.resolve(folder)).filter((r) => r.age !== null && r.kind === 'genuine');
-const rows = argv.includes('--cached-only') ? labelled.filter((r) => isCached(r, cacheDir)) : labelled;
+const rows = parsed.flags['cached-only'] ? labelled.filter((r) => isCached(r, cacheDir)) : labelled;
 // No analysis worker is started when the cache holds every photo.
 const pool = rows.every((r) => isCached(r, cacheDir)) ? null : new AnalysisPool(opt('--workers', Math.max(1, os.availableParallelism())));
 const records = await measureAll(rows, { analyze: (b, k) => pool!.analyze(b, k), cacheDir, concurrency: 4 });
@@ -186,7 +195,7 @@ lines.push('  ' + ts.map((t) => `${t}: ${out.ranges!.lower.find((r) => r[0] === 
 console.log(lines.join('\n'));
 
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(out, null, 1) + '\n');
-if (argv.includes('--write')) {
+if (parsed.flags.write) {
   const root = path.resolve(import.meta.dirname, '..');
   fs.writeFileSync(path.join(root, 'lib', 'domain', 'faces', 'age-calibration.json'), JSON.stringify(out.calibration, null, 1) + '\n');
   // One row of the table a line, so a refit reads as a diff.

@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { csvFields } from './manifest';
+import { cliFlags } from '../lib/core/cli-flags';
 
 const SEX = ['male', 'female'];
 const GROUP = ['White', 'Black', 'Asian', 'Indian', 'Other'];
@@ -38,7 +39,8 @@ export function labelManifest(text: string): string {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
-  const [from, to] = process.argv.slice(2);
+  const { words } = cliFlags({}, { words: 2 });
+  const [from, to] = words;
   if (!from || !to) {
     process.stderr.write('usage: npx tsx evaluation/label-utkface.ts <folder> <out-folder>\n');
     process.exit(2);

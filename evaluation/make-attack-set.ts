@@ -13,8 +13,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AnalysisPool } from '../lib/domain/media/pool';
 import * as F from '../test/helpers/face-set';
+import { cliFlags } from '../lib/core/cli-flags';
 
-const dir = process.argv[2];
+const dir = cliFlags({}, { words: 1 }).words[0];
 if (!dir) throw new Error('usage: npm run make:attack-set -- <dir>');
 fs.mkdirSync(dir, { recursive: true });
 const pool = new AnalysisPool(2);

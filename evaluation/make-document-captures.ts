@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { csvFields } from './manifest';
 import { makeCapture } from './document-captures';
+import { parseFlags, UsageError } from '../lib/core/cli-flags';
 
 type Args = { folder: string; out: string; per: number; seed: string; maxTilt: number };
 
@@ -21,18 +22,15 @@ function usage(message: string): never {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { folder: '', out: '', per: 2, seed: 'open-verify', maxTilt: 30 };
-  for (let i = 0; i < argv.length; i++) {
-    const k = argv[i];
-    const v = () => argv[++i] ?? usage(`${k} needs a value`);
-    if (k === '--out') a.out = v();
-    else if (k === '--per') a.per = Number(v());
-    else if (k === '--seed') a.seed = v();
-    else if (k === '--max-tilt') a.maxTilt = Number(v());
-    else if (k.startsWith('--')) usage(`unknown option ${k}`);
-    else if (!a.folder) a.folder = k;
-    else usage(`one folder only (got ${a.folder} and ${k})`);
+  let parsed: ReturnType<typeof parseFlags<{ out: string; per: string; seed: string; 'max-tilt': string }>>;
+  try {
+    parsed = parseFlags({ out: '', per: '2', seed: 'open-verify', 'max-tilt': '30' }, argv, 1);
+  } catch (e) {
+    if (e instanceof UsageError) usage(e.message);
+    throw e;
   }
+  const { flags, words } = parsed;
+  const a: Args = { folder: words[0] ?? '', out: flags.out, per: Number(flags.per), seed: flags.seed, maxTilt: Number(flags['max-tilt']) };
   if (!a.folder || !a.out) usage('a folder and --out are needed');
   if (!Number.isInteger(a.per) || a.per < 1 || a.per > 50) usage('--per needs a whole number from 1 to 50');
   if (!Number.isFinite(a.maxTilt) || a.maxTilt < 0 || a.maxTilt > 45) usage('--max-tilt needs degrees from 0 to 45');

@@ -2,8 +2,7 @@
 /** The section links, marking the current one (the path is known in the browser only). */
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-/** A link of the admin area's navigation (Shell builds the list for the signed-in admin). */
-export type NavItem = { href: string; label: string };
+import type { NavItem } from '@/lib/domain/admin/nav';
 
 export function NavLinks(props: { items: NavItem[] }) {
   const path = usePathname();

@@ -1,34 +1,16 @@
 /**
  * The admin area's frame: a header with the product, the signed-in admin and sign-out, and the sections.
- * On a phone the sections scroll sideways under the header; nothing is hidden at 320 px. Owners also see
- * their workspaces' pages, operators those and the consent text.
+ * On a phone the sections scroll sideways under the header; nothing is hidden at 320 px. The sections, and who
+ * sees each, are ADMIN_NAV (lib/domain/admin/nav.ts).
  */
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import type { Actor } from '@/lib/domain/admin/access';
-import { workspacesFor } from '@/lib/domain/admin/access';
-import { NavLinks, type NavItem } from './NavLinks';
+import { navFor } from '@/lib/domain/admin/nav';
+import { NavLinks } from './NavLinks';
 
-export type { NavItem } from './NavLinks';
-
-export function navFor(actor: Actor): NavItem[] {
-  const items: NavItem[] = [
-    { href: '/admin/queue', label: 'Review queue' },
-    { href: '/admin/verifications', label: 'Verifications' },
-    { href: '/admin/blocklist', label: 'Blocklist' },
-  ];
-  if (workspacesFor(actor, 'audit.read').length > 0) items.push({ href: '/admin/audit', label: 'Audit log' });
-  // Issue 15: owners run their workspaces; operators every one, and the global consent text.
-  if (actor.isOperator || workspacesFor(actor, 'workspace.read').length > 0) items.push({ href: '/admin/workspaces', label: 'Workspaces' });
-  if (actor.isOperator) items.push({ href: '/admin/consent', label: 'Consent' });
-  // docs/wallet.md "Trust lists": operators manage it; owners see what their workspaces trust.
-  if (actor.isOperator || workspacesFor(actor, 'workspace.read').length > 0) items.push({ href: '/admin/wallet-trust', label: 'Wallet trust' });
-  items.push({ href: '/admin/account', label: 'Account' });
-  return items;
-}
-
-export function Shell(props: { actor: Actor; children: ReactNode; signOut: () => Promise<void>; nav?: NavItem[] }) {
-  const nav = props.nav ?? navFor(props.actor);
+export function Shell(props: { actor: Actor; children: ReactNode; signOut: () => Promise<void>; enrolling?: boolean }) {
+  const nav = navFor(props.actor, { enrolling: props.enrolling });
   return (
     <div className="min-h-screen bg-neutral-50">
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-blue-900">

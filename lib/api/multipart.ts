@@ -1,17 +1,9 @@
 /**
  * multipart/form-data for the media endpoints, read as it streams. The parsing is @fastify/busboy's (RFC 7578
- * over RFC 2046); around it sit our limits and the spooling:
- *  - each file goes, as it arrives, through a SHA-256 and into a temporary file, never whole into memory: the
- *    canonical string of the signature needs the files' hashes, so the body must be read before the signature
- *    can be checked, and a request whose signature then fails must have cost a few kilobytes of memory, not
- *    its 10 MiB (docs/api.md "Media and submit");
- *  - the temporary file is created owner-only (0600) and unlinked the moment it is opened: it has no name on
- *    disk while it is written and read, and whatever happens to the process (a refusal, a crash, kill -9) the
- *    kernel frees it with the last descriptor. A file is read back into memory only by a handler, after the
- *    request was authenticated;
- *  - refusals come as early as the stream allows: more than `maxParts` parts, a field over `maxFieldBytes`, a
- *    file over `maxFileBytes` (413), a name given twice, a field that is not UTF-8, a body that ends before its
- *    closing boundary.
+ * over RFC 2046); around it sit our limits and the spooling: each file goes, as it arrives, through a SHA-256 into
+ * an owner-only temporary file unlinked the moment it is opened, never whole into memory; refusals come as early
+ * as the stream allows (`maxParts`, `maxFieldBytes`, `maxFileBytes`, a name given twice, a field not UTF-8, a
+ * body cut short). Why, in full: docs/architecture.md "Notes behind the code".
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';

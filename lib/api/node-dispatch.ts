@@ -1,19 +1,10 @@
 /**
- * /v1 on node:http, without Next.js between the socket and the route registry (docs/architecture.md "How a /v1
- * request is served"), and the capture page's API (/api/capture/…) likewise. The custom server (server/serve.ts)
- * hands each request under /v1 or /api/capture here first: the path is
- * matched to its route file by the app router's own table (lib/core/observability/routes.ts, the table that labels the
- * metrics), and the file's exported handler for the method serves it: an `apiRoute` through its second entry
- * (API_ANSWER) with a light request over node's, its answer written straight to node's response; any other with a
- * web `Request` (the body streamed, never buffered here), its `Response` streamed back. The route files are the same ones Next.js serves
- * (`apiRoute(OPERATIONS.x)`, `methodNotAllowed`, the catch-all `notFoundRoute`, `/v1/openapi.json`), so which
- * operation answers which path and method cannot differ. Whatever the route files do not export themselves
- * (HEAD, OPTIONS, another method), a path Next.js would redirect (a trailing or doubled slash) and `/v1` alone
- * are left to Next.js, as is everything when API_FAST_PATH=0.
- *
- * This code runs in the custom server's copy of lib/, Next.js's bundles in theirs: what both must share (the
- * database pool, the job transport, the after-commit scope, the metrics, the failed-signature and upload counters,
- * the analysis pool) lives on globalThis (docs/architecture.md "State of the process").
+ * /v1 on node:http, without Next.js between the socket and the route registry, and the capture page's API
+ * (/api/capture/…) likewise (docs/architecture.md "How a /v1 request is served"). The path is matched to its route
+ * file by the app router's own table (lib/core/observability/routes.ts) and the file's exported handler for the
+ * method serves it, so which operation answers which path and method cannot differ from Next.js's. What the
+ * route files do not export themselves is left to Next.js, as is everything when API_FAST_PATH=0. State both
+ * copies of lib/ must share lives on globalThis (docs/architecture.md "State of the process").
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';

@@ -1,19 +1,10 @@
 /**
- * Failed signatures (docs/api.md "Authentication", SECURITY.md "Failed signatures and uploads"). The public key
- * is no secret (every webhook carries it as X-Auth-Client), so anyone can send requests that name it; what they
- * cannot do is sign them. Such requests never spend the workspace's rate limit (lib/api/route.ts takes it only
- * once the signature is proven); they have their own bounds, per key and address (`MAX_FAILURES`, 10 a minute)
- * and per key (`MAX_KEY_FAILURES`, 100 a minute), counted in Postgres so that every server process sees one
- * count.
- *
- * Counted atomically: one `insert … on conflict do update … returning` statement adds a failure to both counts
- * and returns them, so N concurrent wrong signatures get exactly the first 10 answered 401 and the rest 429,
- * whatever their timing. A request whose signature can be checked cheaply (no body, or JSON of at most 64 KiB)
- * is checked first and counted only when it is wrong, so a correctly signed request is never refused by these
- * bounds. An upload's signature needs its whole body: its failure is counted before the body is read (a
- * reservation, `reserveSignatureAttempt`), given back when the signature is proven or the upload is refused
- * before its body or for what its body holds (lib/api/route.ts), and kept otherwise: a wrong signature, a body
- * abandoned or cut off as too slow.
+ * Failed signatures (docs/api.md "Authentication", SECURITY.md "Failed signatures and uploads"). Requests that name
+ * a public key but cannot sign never spend the workspace's rate limit; they have their own bounds, per key and
+ * address (`MAX_FAILURES`, 10 a minute) and per key (`MAX_KEY_FAILURES`, 100 a minute), counted atomically in
+ * Postgres (one `insert … on conflict do update … returning`) so that every server process sees one count. An
+ * upload's failure is reserved before its body is read (`reserveSignatureAttempt`) and given back when the
+ * signature is proven. How, in full: docs/architecture.md "Notes behind the code".
  */
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';

@@ -6,7 +6,7 @@ import { signOutAction } from '../auth-actions';
 export default async function AreaLayout({ children }: { children: React.ReactNode }) {
   const s = await requireSession({ allowEnrol: true });
   return (
-    <Shell actor={s.actor} signOut={signOutAction} nav={s.stage === 'enrol' ? [{ href: '/admin/account', label: 'Account' }] : undefined}>
+    <Shell actor={s.actor} signOut={signOutAction} enrolling={s.stage === 'enrol'}>
       {children}
     </Shell>
   );

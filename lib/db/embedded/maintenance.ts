@@ -1,21 +1,10 @@
 /**
  * What autovacuum does on a PostgreSQL server, for the embedded engine, which runs neither autovacuum nor
- * autoanalyze (PGlite is one backend, with no background workers): ANALYZE a table once enough of it changed since
- * its last analysis, VACUUM it once dead rows pile up (the rate-limit buckets, leases and the outbox are updated in
- * place all day) or once many rows were added (so index-only scans can skip the table). With PostgreSQL's own
- * default thresholds:
- *
- * - analyse when the rows changed since the last analysis exceed 50 + 10 % of the table (autovacuum_analyze_*);
- * - vacuum when the dead rows exceed 50 + 20 % of it (autovacuum_vacuum_*), or the rows inserted since the last
- *   vacuum exceed 1,000 + 20 % of it (autovacuum_vacuum_insert_*);
- * - at start-up, also analyse every table that holds data and was never analysed since the statistics began (a
- *   data directory made by a version without this, or statistics lost with a crash, which discards them).
- *
- * The counts are the engine's own (pg_stat_user_tables: PGlite keeps them as PostgreSQL does). The launcher runs a
- * pass at start-up, before the server takes requests, then every `intervalMs` (scheduleMaintenance): each statement
- * waits for a quiet moment (no request for `quietMs`), or runs anyway once it waited `maxWaitMs`, between two
- * transactions, one table at a time, so requests wait at most one statement. `npm run ops -- db:maintain` runs
- * the same pass by hand (server/ops.ts), on any Postgres. docs/deploy.md "Maintenance of the embedded database".
+ * autoanalyze (PGlite is one backend, with no background workers): ANALYZE a table once enough of it changed,
+ * VACUUM it once dead rows or new rows pile up, with PostgreSQL's own default thresholds, from the engine's own
+ * counts (pg_stat_user_tables). A pass runs at start-up, then every `intervalMs` (scheduleMaintenance), one
+ * statement at a time in a quiet moment, so requests wait at most one statement. The thresholds and the timing:
+ * docs/architecture.md "Notes behind the code"; docs/deploy.md "Maintenance of the embedded database".
  */
 import type { EmbeddedPostgres } from './pglite-server';
 

@@ -1,19 +1,10 @@
 /**
  * Serves one PGlite database over the Postgres wire protocol on a loopback port, so the app speaks
- * to it with postgres.js exactly as it would to a real server.
- *
- * Why not PGLiteSocketServer's multiplexer: it forwards one protocol message at a time, so with two
- * client connections the Parse/Bind/Execute messages of different queries interleave on PGlite's single
- * backend (the unnamed portal of one is executed for the other). Here every connection's messages are
- * forwarded in whole batches ending at Sync or a simple Query, and the backend stays reserved for one
- * connection while it holds an open transaction or is inside an extended-protocol sequence it flushed
- * half-way (postgres.js sends Parse/Describe/Flush, waits, then Bind/Execute/Sync).
- *
- * Authentication: PGlite itself accepts anyone, so this server does it, before a connection's startup
- * message reaches the engine: SCRAM-SHA-256 (RFC 5802/7677, as PostgreSQL does it) against one user and a
- * password generated at start (or given), so no other local process can read or change the data by
- * connecting to the loopback port. Only the URL carries the password (the launcher keeps it in an
- * owner-only DATA_DIR/server.json).
+ * to it with postgres.js exactly as it would to a real server. Every connection's messages are forwarded in whole
+ * batches ending at Sync or a simple Query, and the one backend stays reserved for a connection inside a
+ * transaction or an unfinished extended-protocol sequence. It authenticates with SCRAM-SHA-256 against one user and
+ * a password made at start, which only the URL carries. Why not PGLiteSocketServer, and the details:
+ * docs/architecture.md "Notes behind the code".
  */
 import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';

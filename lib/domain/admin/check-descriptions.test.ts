@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { checkDocument, checkFile, checkSelfie, type Checks } from '../media/validate';
 import type { Analysis, FaceMeasure } from '../media/types';
 import { checksFor, type Evidence } from '../pipeline/decide';
+import { PIPELINE_CHECKS } from '../pipeline/checks/list';
 import { AGE_RANGES } from '../thresholds/thresholds';
 import { NO_DESCRIPTION, pipelineFacts, uploadFact } from './evidence';
 
@@ -78,11 +79,17 @@ function evidenceVariants(): Evidence[] {
 
 /** What every check of every flow measures, over every variant: each check runs as decide() runs it, after the earlier ones continued. */
 function pipelineCheckKeys(): Set<string> {
-  const keys = new Set<string>();
+  return new Set([...measuredBy().values()].flatMap((k) => [...k]));
+}
+
+/** The same, by check: the keys each check measured. */
+function measuredBy(): Map<string, Set<string>> {
+  const keys = new Map<string, Set<string>>();
   for (const ev of evidenceVariants()) {
     for (const check of checksFor(ev)) {
       const r = check.run(ev, now);
-      for (const k of Object.keys(r.measured)) keys.add(k);
+      if (!keys.has(check.name)) keys.set(check.name, new Set());
+      for (const k of Object.keys(r.measured)) keys.get(check.name)!.add(k);
       if (r.status === 'decided') break;
     }
   }
@@ -96,6 +103,14 @@ describe('every check in the case view has its description', () => {
     expect(keys.size).toBeGreaterThanOrEqual(12);
     const missing = [...keys].filter((k) => uploadFact(k, { value: 1, threshold: 1, passed: true }).meaning === NO_DESCRIPTION);
     expect(missing).toEqual([]);
+  });
+
+  it("each measurement of each pipeline check is in its check's row of PIPELINE_CHECKS (the order the case view shows)", () => {
+    const outside = [...measuredBy()].flatMap(([name, keys]) => {
+      const row: readonly string[] = PIPELINE_CHECKS.find((c) => c.id === name)?.measures ?? [];
+      return [...keys].filter((k) => !row.includes(k)).map((k) => `${name}: ${k}`);
+    });
+    expect(outside).toEqual([]);
   });
 
   it('each measurement of each pipeline check', () => {

@@ -5,6 +5,7 @@
  */
 import { LIVENESS_FLOOR, MOIRE_SCORE_THRESHOLD, REPLAY_SCORE_THRESHOLD, SAME_CAPTURE_SIMILARITY } from '../thresholds/thresholds';
 import { utcDay } from '../../core/time';
+import { MEASURED_ORDER } from '../pipeline/checks/list';
 
 export type Fact = { key: string; label: string; value: string; threshold?: string; passed?: boolean | null; meaning: string };
 
@@ -47,9 +48,8 @@ export const NO_DESCRIPTION = 'A check this page has no description for yet; its
 
 type StoredCheck = { value: unknown; threshold?: unknown; passed?: boolean };
 
-/** The order checks run in (lib/domain/media/validate.ts, lib/domain/pipeline/decide.ts); JSONB does not keep key order. Unknown ones last. */
+/** The order checks run in (lib/domain/media/validate.ts; the pipeline's: MEASURED_ORDER); JSONB does not keep key order. Unknown ones last. */
 const UPLOAD_ORDER = ['file_type', 'file_size', 'dimensions', 'decoded_size', 'brightness', 'sharpness', 'face_count', 'face_size', 'face_in_frame', 'occlusion', 'document_present', 'document_sharpness', 'portrait'];
-const PIPELINE_ORDER = ['selfie', 'replay_score', 'moire_score', 'signal', 'blocklist_similarity', 'blocklist_entry', 'liveness', 'active_liveness', 'review_required', 'same_capture_similarity', 'model_age', 'step_up', 'age', 'document', 'face_match', 'error'];
 export const inOrder = <T>(entries: [string, T][], order: string[]) =>
   [...entries].sort(([a], [b]) => (order.indexOf(a) < 0 ? order.length : order.indexOf(a)) - (order.indexOf(b) < 0 ? order.length : order.indexOf(b)));
 
@@ -104,7 +104,7 @@ export function pipelineFacts(checks: Record<string, unknown>, ws: { duplicateTh
   const replayThreshold = recorded('replay_threshold', REPLAY_SCORE_THRESHOLD);
   const moireThreshold = recorded('moire_threshold', MOIRE_SCORE_THRESHOLD);
   const livenessFloor = recorded('liveness_floor', LIVENESS_FLOOR);
-  for (const [key, raw] of inOrder(Object.entries(checks), PIPELINE_ORDER)) {
+  for (const [key, raw] of inOrder(Object.entries(checks), MEASURED_ORDER)) {
     const n = typeof raw === 'number' ? raw : null;
     switch (key) {
       case 'replay_threshold':

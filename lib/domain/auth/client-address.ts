@@ -1,18 +1,11 @@
 /**
  * Who is on the other end of a request, and which forwarded headers to believe (SECURITY.md, "Client addresses
  * and forwarded headers"). One answer for the whole service: the API's count of wrong signatures and its rate
- * limits (lib/api/signature-failures.ts), the admin sign-in throttle and the admin session list all read it.
- *
- * By default no forwarded header is believed: the client is the address of the connection. Only a connection
- * from a reverse proxy the operator names in TRUSTED_PROXIES (addresses or CIDR ranges) has its
- * X-Forwarded-For / -Host / -Proto kept; the client is then the nearest address in X-Forwarded-For that is not
- * itself a trusted proxy (walking from the right, as each proxy appends the address it saw). From anyone else
- * those headers are removed before Next.js or Auth.js read them, so a client cannot choose its own address (the
- * sign-in throttle's key, the failed-signature count's) or host.
- *
- * The service's HTTP server (server/serve.ts) decides this per connection and puts the client's address in
- * CLIENT_ADDRESS_HEADER, replacing whatever a client sent; readers take it from there only when that server says
- * it set its headers (like the request-target, lib/domain/auth/canonical.ts).
+ * limits, the admin sign-in throttle and the admin session list all read it. By default no forwarded header is
+ * believed; only a connection from a proxy named in TRUSTED_PROXIES has its X-Forwarded-* kept. The service's
+ * HTTP server (server/serve.ts) decides this per connection and puts the address in CLIENT_ADDRESS_HEADER;
+ * readers trust that header only when that server says it set it. In full: docs/architecture.md "Notes behind
+ * the code".
  */
 import ipaddr from 'ipaddr.js';
 import { serverHeadersTrusted } from './canonical';

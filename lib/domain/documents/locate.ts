@@ -1,17 +1,10 @@
 /**
  * Finding the machine-readable zone in a photo and rectifying it, in plain JavaScript on sharp's raw pixels (no
  * OpenCV): wherever the document lies in the frame, at any quarter turn, tilted in perspective, on a busy surface.
- *
- * 1. The dark print stands out by a black-hat (closing minus image) with a square kernel, so text at any angle does;
- *    its gradient, thresholded (Otsu), marks text pixels.
- * 2. A closing with a kernel about one character wide joins the characters of a line and the lines of the zone into
- *    one blob; the MRZ is the long, straight, evenly filled blob (2 or 3 lines of 30 to 44 characters).
- * 3. Each candidate blob's axis comes from its second moments; its top and bottom edges are fitted as two lines
- *    along that axis (a keystone, not only a rotation), and the quadrilateral between them is warped to a straight
- *    band at a size the OCR reads well: small photos are upscaled here.
- *
- * The OCR (lib/domain/documents/ocr.ts) reads the bands; only check-digit-valid reads count, so trying a candidate
- * that is not the MRZ costs time, never a wrong date.
+ * Text pixels, joined into blobs; the MRZ is the long, straight, evenly filled one, warped to a straight band
+ * (the three steps: docs/architecture.md "Notes behind the code"). The OCR (lib/domain/documents/ocr.ts) reads
+ * the bands; only check-digit-valid reads count, so trying a candidate that is not the MRZ costs time, never a
+ * wrong date.
  */
 
 export type Grey = { data: Uint8Array; width: number; height: number };

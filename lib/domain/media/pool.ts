@@ -2,26 +2,11 @@
  * A pool of worker threads for image analysis, sized to the machine, each loading Human once. Keeps
  * the CPU-heavy work (decode, face models, pixel statistics) off the request event loop.
  *
- * Its queue is bounded and fair (issue #19): work waits in one queue per verification (a capture link, or
- * the /v1 uploads of one verification), grouped by workspace, and a free worker takes the next job from the
- * workspace served least recently, then from its verification served least recently. So one end user uploading as fast as their
- * link allows, or one workspace flooding its API, delays only itself: every other workspace's next upload is
- * at most one job per busy workspace away. Each queue is bounded (per verification, per workspace, in all);
- * past a bound the upload is refused at once with 503 ANALYSIS_QUEUE_FULL and a Retry-After estimated from
- * the measured job time, instead of holding another 10 MiB in memory.
- *
- * A job cannot be interrupted, so a fair queue still makes another workspace wait for the job running (up to
- * a whole analysis: it measured 2.2 s for a 0.8 s selfie while one capture link flooded). Reserve workers close
- * that gap: they take only jobs of a workspace that has nothing being analysed, so while one workspace keeps the
- * ordinary workers busy, another's upload starts at once (npm run bench:fairness). They idle otherwise. And no
- * workspace holds more workers at once than there are ordinary ones: one whose job went to a reserve worker (the
- * ordinary ones were busy with another's) does not also take the next free ordinary worker, which stays for the
- * others. And no more than the ordinary workers' count analyse at once: while a reserve worker runs above it, an
- * ordinary worker that frees waits for it rather than start the flooding workspace's next job beside it, and one
- * whose job is running yields to it at that job's next step (a shared flag the worker sleeps on between steps), so
- * the other workspace's analysis has a core to itself. Only a workspace that is pressing (more of its jobs waiting,
- * or an upload refused for a full queue just now: lib/domain/media/pressure.ts) yields, and the reserve worker never
- * takes its jobs (docs/performance.md "Fairness between workspaces under a flood").
+ * Its queue is bounded and fair: one queue per verification, grouped by workspace, served least recently
+ * first, so one flooding workspace delays only itself; past a bound an upload is refused at once with 503
+ * ANALYSIS_QUEUE_FULL. Reserve workers take only jobs of a workspace with nothing being analysed. Why, and how
+ * the workers yield: docs/architecture.md "Notes behind the code", docs/performance.md "Fairness between
+ * workspaces under a flood".
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';

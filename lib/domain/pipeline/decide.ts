@@ -1,7 +1,7 @@
 /**
  * The decision of one submission from its evidence: a pure function over the checks in ./checks, each in its own
- * module returning its verdict and what it measured. Order (docs/accuracy.md "How a decision is made: the
- * pipeline"): usable selfie →
+ * module returning its verdict and what it measured, run in the order of PIPELINE_CHECKS (./checks/list.ts;
+ * docs/accuracy.md "How a decision is made: the pipeline"): usable selfie →
  * presentation attack → blocklist → liveness (passive, and the head-turn challenge where required) → the
  * flow's own checks (age estimate, or its step-up to a document; or document read, then expiry, face match and
  * the age on the document).
@@ -13,6 +13,7 @@ import { faceMatchAndDocumentAge } from './checks/face-match';
 import { liveness } from './checks/liveness';
 import { presentationAttack } from './checks/presentation-attack';
 import { ageEstimateOrStepUp } from './checks/step-up';
+import { PIPELINE_CHECKS, type PipelineCheckId } from './checks/list';
 import type { Check, Evidence, Outcome } from './checks/types';
 import type { ReasonCode } from '../transitions/reasons';
 import { usableSelfie } from './checks/usable-selfie';
@@ -28,10 +29,19 @@ export type Decision = {
   checks: Record<string, unknown>;
 };
 
-const COMMON: Check[] = [usableSelfie, presentationAttack, blocklist, liveness];
-// The age estimate, or (estimation_fallback = document) the step-up to a document when it cannot decide.
-const ESTIMATION: Check[] = [...COMMON, ageEstimateOrStepUp];
-const DOCUMENT: Check[] = [...COMMON, documentRead, faceMatchAndDocumentAge];
+/** The module of each row of PIPELINE_CHECKS (./checks/list.ts). The age estimate runs with its step-up to a document (estimation_fallback = document) when it cannot decide. */
+const MODULES: Record<PipelineCheckId, Check> = {
+  usable_selfie: usableSelfie,
+  presentation_attack: presentationAttack,
+  blocklist,
+  liveness,
+  age_estimate: ageEstimateOrStepUp,
+  document: documentRead,
+  face_match: faceMatchAndDocumentAge,
+};
+const listFor = (path: 'estimation' | 'document'): Check[] => PIPELINE_CHECKS.filter((c) => c.path === 'common' || c.path === path).map((c) => MODULES[c.id]);
+const ESTIMATION = listFor('estimation');
+const DOCUMENT = listFor('document');
 
 type Route = Pick<Evidence, 'flow' | 'checkMethod' | 'stepUp'>;
 

@@ -25,6 +25,7 @@ import { enqueueTransitionWebhook } from '../webhooks/outbox';
 import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted, needsDocument, STEP_UP_REASON } from '../transitions/policy';
 import { blocklistMatch, closestOtherCapture, findDuplicates, NOT_CHECKED, rememberFace, tuneSearch, type DuplicateCheck } from '../duplicates';
 import { decide, type Decision, type DocumentRead, type Evidence } from './decide';
+import { PROCESSING_ERROR_KEY } from './checks/list';
 import { metrics, secondsSince } from '../../core/observability/metrics';
 import { inJobSpan, inSpan } from '../../core/observability/tracing';
 
@@ -263,7 +264,7 @@ async function evaluate(deps: PipelineDeps, job: Job, v: VerificationRow, ws: Wo
         .where(and(eq(pipelineJobs.id, job.id), eq(pipelineJobs.tries, job.tries)));
       return 'retrying';
     }
-    return { decision: { outcome: 'resubmit', reason: 'processing_error', result: null, checks: { error: message } }, duplicateCheck: g?.duplicateCheck ?? NOT_CHECKED, selfie: g?.selfie ?? null };
+    return { decision: { outcome: 'resubmit', reason: 'processing_error', result: null, checks: { [PROCESSING_ERROR_KEY]: message } }, duplicateCheck: g?.duplicateCheck ?? NOT_CHECKED, selfie: g?.selfie ?? null };
   }
 }
 

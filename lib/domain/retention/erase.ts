@@ -1,23 +1,12 @@
 /**
  * Erasing a verification's data: the one function behind the retention sweep, DELETE /v1/verifications/{id}/data,
  * the CLI and the admin area. For verifications the caller has locked, in its transaction, set-based (a batch is
- * a dozen statements whatever its size):
- *
- * erased — every photo's bytes; every photo's analysis (measurements, face embedding); the selfie's row in the
- *   duplicate search; the data key (so every copy of a ciphertext made under it, in a backup or anywhere, is
- *   noise); the personal fields of the result (names, date of birth, sex, document number, expiry, issuing
- *   country: whatever is not on the decision's allowlist, lib/domain/personal-data/result-fields.ts); external_metadata;
- *   external_metadata and device_signals in the stored webhook bodies (a retry sends the redacted body) and the
- *   receivers' stored answers; admins' notes about the person in the audit trail (under the data key, so they
- *   go with it); pending pipeline work. Everything personal was written under the data key
- *   (lib/domain/personal-data/personal.ts), so destroying the key is what erases it everywhere a copy went.
- * kept — the verification's id, external_id, mode, flow, status, reason, timestamps, attempts, the decision part
- *   of its result, its duplicate check (ids and scores of other accounts), its consent record, its audit trail,
- *   the media rows' type, side, size and dimensions, and blocklist entries made from its face (a deliberate,
- *   separate record an admin removes).
- *
- * A case still in progress becomes `abandoned` (its webhook fires, with data_erased_at). Each erasure writes a
- * signed receipt (receipts.ts) and an audit entry, in the same transaction as the erasure itself.
+ * a dozen statements whatever its size). Everything personal was written under the data key
+ * (lib/domain/personal-data/personal.ts), so destroying the key is what erases it everywhere a copy went; the
+ * decision, its audit trail and consent record are kept. The full list of what goes and what stays:
+ * docs/architecture.md "Notes behind the code", docs/privacy.md.
+ * A case still in progress becomes `abandoned`. Each erasure writes a signed receipt (receipts.ts) and an audit
+ * entry, in the same transaction as the erasure itself.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { VerificationRow } from '@/lib/db/schema';

@@ -1,17 +1,10 @@
 /**
  * Data written by an earlier version with personal fields outside a data key, moved under one in the background
- * (the retention sweep runs this after each erasure pass; `encryption:rotate` runs it to the end):
- * - media bytes sealed directly by ENCRYPTION_KEY (`media_blobs.sealed_by = 'encryption_key'`, the column's
- *   default, so rows a server of the earlier version writes during a rolling deploy are found too) are
- *   re-encrypted under their verification's data key;
- * - results holding personal fields in the clear get them sealed (lib/domain/personal-data/result-fields.ts);
- * - external_metadata in the clear, webhook bodies carrying it (or device_signals), receivers' answers and
- *   admins' notes in the audit trail are sealed under the data key (lib/domain/personal-data/personal.ts), their clear
- *   copies emptied.
- * What belongs to a verification whose data was erased is dropped instead. Each batch locks its rows (SKIP
- * LOCKED) and walks them in id order, so it runs beside the service and on several servers at once, and always
- * ends. The clear copies leave the tables at once; their old row versions leave the database files as PostgreSQL
- * reuses the space (docs/privacy.md, "Upgrading").
+ * (the retention sweep runs this after each erasure pass; `encryption:rotate` runs it to the end): media bytes,
+ * results, external_metadata, webhook bodies, receivers' answers and admins' notes. What belongs to an erased
+ * verification is dropped instead. Each batch locks its rows (SKIP LOCKED) and walks them in id order, so it
+ * runs beside the service and on several servers at once, and always ends. What moves, row by row:
+ * docs/architecture.md "Notes behind the code"; docs/privacy.md "Upgrading".
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/lib/db/client';

@@ -3,18 +3,9 @@
  * address written in the URL and for every address a name resolves to, and it is applied again to the
  * address the socket actually connects to (lib/domain/webhooks/deliver.ts), so neither DNS nor a spelling of an IP
  * literal can reach loopback, private, link-local, CGNAT, multicast or reserved space.
- *
- * The table is ipaddr.js's classification (IANA's special-purpose registries): an IPv4 address must be
- * `unicast`; an IPv6 one must be `unicast` inside 2000::/3. IPv4-mapped (::ffff:a.b.c.d) and NAT64
- * (64:ff9b::/96, used by DNS64 networks) addresses are judged as the IPv4 address they carry; every other
- * transition form (IPv4-compatible ::a.b.c.d, 6to4, Teredo, SIIT, the local-use NAT64 prefix) is refused.
- * WEBHOOK_ALLOW_PRIVATE_TARGETS=1 lifts the address rule (local demos, tests), never the https rule.
- *
- * One exception to https, for developing (docs/webhooks.md "A receiver on your own machine"): on a server whose
- * BASE_URL is http:// on a loopback host (`npm run dev`, a local `npm start`), a URL of plain http:// to
- * localhost, 127.0.0.0/8 or [::1] is accepted, and test-mode events are delivered to it (the connection checked
- * to reach loopback); live-mode events never are. The operator CLI and the server decide from the same
- * environment (BASE_URL, WEBHOOK_ALLOW_PRIVATE_TARGETS), read by the same functions below.
+ * WEBHOOK_ALLOW_PRIVATE_TARGETS=1 lifts the address rule (local demos, tests), never the https rule; the one
+ * exception to https is a loopback receiver of test-mode events on a loopback http:// BASE_URL. The table and the
+ * exception in full: docs/architecture.md "Notes behind the code", docs/webhooks.md.
  */
 import ipaddr from 'ipaddr.js';
 import { env } from '../../core/env';

@@ -8,6 +8,7 @@ import type { AamvaData } from '../../documents/aamva';
 import type { MrzData } from '../../documents/mrz';
 import type { ChallengeOutcome } from '../../../db/schema/liveness-challenge';
 import type { DeclineReason, ReasonCode, ResubmitReason } from '../../transitions/reasons';
+import type { PipelineCheckId } from './list';
 
 export type Outcome = 'approve' | 'decline' | 'resubmit' | 'review';
 
@@ -45,7 +46,8 @@ export type CheckResult =
   | { status: 'continue'; measured: Measured }
   | { status: 'decided'; outcome: Outcome; reason: ReasonCode | null; result: Record<string, unknown> | null; measured: Measured };
 
-export type Check = { name: string; run: (ev: Evidence, now: Date) => CheckResult };
+/** `name` is the check's row of PIPELINE_CHECKS (./list.ts): a check missing there does not compile. */
+export type Check = { name: PipelineCheckId; run: (ev: Evidence, now: Date) => CheckResult };
 
 export const next = (measured: Measured = {}): CheckResult => ({ status: 'continue', measured });
 /** The reason a decision of this outcome may carry: a decline's or a resubmission's (lib/domain/transitions/reasons.ts). */
