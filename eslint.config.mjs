@@ -9,7 +9,19 @@ import nextTs from 'eslint-config-next/typescript';
  *   lib/api     the HTTP layer of /v1 (route registry, schemas, dispatch)
  *   app/, components/, inngest/, server/, bench/, evaluation/, test/, e2e/: anything below them
  */
-const OUTSIDE_LIB = ['./app', './components', './inngest', './server', './bench', './evaluation', './test', './e2e', './i18n', './proxy.ts', './instrumentation.ts'];
+const OUTSIDE_LIB = [
+  './app',
+  './components',
+  './inngest',
+  './server',
+  './bench',
+  './evaluation',
+  './test',
+  './e2e',
+  './i18n',
+  './proxy.ts',
+  './instrumentation.ts',
+];
 
 /**
  * The domain capabilities in tiers: a capability imports only capabilities on a lower line, never one on its own
@@ -31,7 +43,10 @@ const CAPABILITY_TIERS = [
 const capabilityZones = CAPABILITY_TIERS.flatMap((tier, i) =>
   tier.map((cap) => ({
     target: `./lib/domain/${cap}`,
-    from: CAPABILITY_TIERS.slice(i).flat().filter((other) => other !== cap).map((other) => `./lib/domain/${other}`),
+    from: CAPABILITY_TIERS.slice(i)
+      .flat()
+      .filter((other) => other !== cap)
+      .map((other) => `./lib/domain/${other}`),
     message: `lib/domain/${cap} (tier ${i + 1}) imports capabilities of a lower tier only (eslint.config.mjs CAPABILITY_TIERS, docs/architecture.md "Layers").`,
   })),
 );
@@ -45,10 +60,27 @@ const layers = {
       'error',
       {
         zones: [
-          { target: './lib/core', from: ['./lib/domain', './lib/api', './lib/db', ...OUTSIDE_LIB], message: 'lib/core imports nothing above it (docs/architecture.md "Layers").' },
-          { target: './lib/db', from: ['./lib/domain', './lib/api', ...OUTSIDE_LIB], message: 'lib/db imports lib/core only (docs/architecture.md "Layers").' },
-          { target: './lib/domain', from: ['./lib/api', ...OUTSIDE_LIB], message: 'lib/domain imports lib/core, lib/db and lower capabilities only (docs/architecture.md "Layers").' },
-          { target: './lib/api', from: OUTSIDE_LIB, message: 'lib/ imports nothing from app/, components/, server/, bench/, evaluation/, test/ or e2e/ (docs/architecture.md "Layers").' },
+          {
+            target: './lib/core',
+            from: ['./lib/domain', './lib/api', './lib/db', ...OUTSIDE_LIB],
+            message: 'lib/core imports nothing above it (docs/architecture.md "Layers").',
+          },
+          {
+            target: './lib/db',
+            from: ['./lib/domain', './lib/api', ...OUTSIDE_LIB],
+            message: 'lib/db imports lib/core only (docs/architecture.md "Layers").',
+          },
+          {
+            target: './lib/domain',
+            from: ['./lib/api', ...OUTSIDE_LIB],
+            message: 'lib/domain imports lib/core, lib/db and lower capabilities only (docs/architecture.md "Layers").',
+          },
+          {
+            target: './lib/api',
+            from: OUTSIDE_LIB,
+            message:
+              'lib/ imports nothing from app/, components/, server/, bench/, evaluation/, test/ or e2e/ (docs/architecture.md "Layers").',
+          },
           ...capabilityZones,
         ],
       },
@@ -64,9 +96,27 @@ const noFramework = {
   files: ['lib/**/*.{ts,tsx}'],
   ignores: ['**/*.test.ts'],
   rules: {
-    'no-restricted-imports': ['error', {
-      patterns: [{ group: ['next', 'next/*', 'next-auth', 'next-auth/*', '@auth/*', 'react', 'react/*', 'react-dom', 'react-dom/*'], message: 'lib/ imports no web framework: that glue lives in app/ (docs/architecture.md "Layers").' }],
-    }],
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            group: [
+              'next',
+              'next/*',
+              'next-auth',
+              'next-auth/*',
+              '@auth/*',
+              'react',
+              'react/*',
+              'react-dom',
+              'react-dom/*',
+            ],
+            message: 'lib/ imports no web framework: that glue lives in app/ (docs/architecture.md "Layers").',
+          },
+        ],
+      },
+    ],
   },
 };
 
@@ -80,16 +130,43 @@ const config = [
   {
     files: ['app/admin/**', 'components/admin/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'drizzle-orm', message: 'Admin pages read and write through lib/domain/admin, never the tables directly.' }],
-        patterns: [
-          { group: ['drizzle-orm/*'], message: 'Admin pages read and write through lib/domain/admin, never the tables directly.' },
-          { group: ['@/lib/db/schema', '@/lib/db/schema/*', '**/db/schema', '**/db/schema/*'], message: 'Admin pages read and write through lib/domain/admin, never the tables directly.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'drizzle-orm',
+              message: 'Admin pages read and write through lib/domain/admin, never the tables directly.',
+            },
+          ],
+          patterns: [
+            {
+              group: ['drizzle-orm/*'],
+              message: 'Admin pages read and write through lib/domain/admin, never the tables directly.',
+            },
+            {
+              group: ['@/lib/db/schema', '@/lib/db/schema/*', '**/db/schema', '**/db/schema/*'],
+              message: 'Admin pages read and write through lib/domain/admin, never the tables directly.',
+            },
+          ],
+        },
+      ],
     },
   },
-  { ignores: ['.next/**', 'node_modules/**', '.data/**', '.test-data/**', 'lib/db/migrations/**', 'next-env.d.ts', 'components/capture/face-detector/*.generated.js', 'lib/domain/media/analysis-worker.generated.mjs', '.cache/**', 'sdk/embed/dist/**'] },
+  {
+    ignores: [
+      '.next/**',
+      'node_modules/**',
+      '.data/**',
+      '.test-data/**',
+      'lib/db/migrations/**',
+      'next-env.d.ts',
+      'components/capture/face-detector/*.generated.js',
+      'lib/domain/media/analysis-worker.generated.mjs',
+      '.cache/**',
+      'sdk/embed/dist/**',
+    ],
+  },
 ];
 
 export default config;

@@ -6,7 +6,15 @@ import { sameOriginHosts } from './lib/api/same-origin';
 const nextConfig: NextConfig = {
   // The database driver and the embedded engine are Node libraries: load them, do not bundle them. The metrics
   // client and the tracing API too: one copy per process, the one the custom server (server/serve.ts) loads.
-  serverExternalPackages: ['postgres', '@electric-sql/pglite', 'tesseract.js', 'zxing-wasm', 'pino', 'prom-client', '@opentelemetry/api'],
+  serverExternalPackages: [
+    'postgres',
+    '@electric-sql/pglite',
+    'tesseract.js',
+    'zxing-wasm',
+    'pino',
+    'prom-client',
+    '@opentelemetry/api',
+  ],
   poweredByHeader: false,
   reactStrictMode: true,
   experimental: {

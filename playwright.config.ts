@@ -13,8 +13,14 @@ import { BROWSER_FONTCONFIG_FILE, chromiumPath } from './test/setup/provision.mj
 export const CHROMIUM_ENV = { ...process.env, FONTCONFIG_FILE: BROWSER_FONTCONFIG_FILE };
 
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 export default defineConfig({

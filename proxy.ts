@@ -67,7 +67,9 @@ async function embedOrigins(pathname: string): Promise<string[]> {
   try {
     return await embedOriginsForToken(getDb(), m[1]);
   } catch (e) {
-    log.warn('capture page: embed origins not read; the page refuses every frame', { err: e instanceof Error ? e.message : String(e) });
+    log.warn('capture page: embed origins not read; the page refuses every frame', {
+      err: e instanceof Error ? e.message : String(e),
+    });
     return [];
   }
 }
@@ -77,7 +79,11 @@ export async function proxy(request: NextRequest) {
   if (forged) {
     return new NextResponse(`Forbidden: ${forged}\n`, {
       status: 403,
-      headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
+      headers: {
+        'content-type': 'text/plain; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      },
     });
   }
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64');
@@ -95,7 +101,12 @@ export async function proxy(request: NextRequest) {
   else requestHeaders.set(CAPTURE_PATH_HEADER, request.nextUrl.pathname + request.nextUrl.search);
   const res = NextResponse.next({ request: { headers: requestHeaders } });
   res.headers.set('content-security-policy', csp);
-  res.headers.set('permissions-policy', admin ? 'camera=(), microphone=(), geolocation=(), payment=(), usb=()' : 'camera=(self), microphone=(), geolocation=(), payment=(), usb=()');
+  res.headers.set(
+    'permissions-policy',
+    admin
+      ? 'camera=(), microphone=(), geolocation=(), payment=(), usb=()'
+      : 'camera=(self), microphone=(), geolocation=(), payment=(), usb=()',
+  );
   res.headers.set('referrer-policy', 'no-referrer');
   res.headers.set('x-content-type-options', 'nosniff');
   // A page its workspace lets some origins frame has frame-ancestors only (X-Frame-Options cannot name them).

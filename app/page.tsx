@@ -18,7 +18,11 @@ export default function Home() {
         </li>
       </ul>
       <p className="mt-6 text-neutral-700">
-        The whole API: <a className="underline" href="/docs/api">reference</a> (from{' '}
+        The whole API:{' '}
+        <a className="underline" href="/docs/api">
+          reference
+        </a>{' '}
+        (from{' '}
         <a className="underline" href="/v1/openapi.json">
           <code className="font-mono">/v1/openapi.json</code>
         </a>

@@ -82,12 +82,33 @@ async function photos(db: Db) {
   const { newId } = await import('../lib/core/ids');
   const I = await import('../test/helpers/images');
   const stored = (img: Buffer) => sharp(img).rotate().jpeg({ quality: 90 }).toBuffer();
-  const files = [await stored(await I.selfie1280()), await stored(await I.renderDocument('id_card', 'front')), await stored(await I.renderDocument('id_card', 'back'))];
-  const cases = await db.select({ id: verifications.id }).from(verifications).where(sql`status = 'review' and mode = 'live'`).limit(CASES_WITH_PHOTOS);
+  const files = [
+    await stored(await I.selfie1280()),
+    await stored(await I.renderDocument('id_card', 'front')),
+    await stored(await I.renderDocument('id_card', 'back')),
+  ];
+  const cases = await db
+    .select({ id: verifications.id })
+    .from(verifications)
+    .where(sql`status = 'review' and mode = 'live'`)
+    .limit(CASES_WITH_PHOTOS);
   for (const c of cases) {
     for (const [i, kind] of (['selfie', 'front', 'back'] as const).entries()) {
       const id = newId('med');
-      await db.insert(media).values({ id, verificationId: c.id, type: kind === 'selfie' ? 'selfie' : 'document', side: kind === 'selfie' ? null : kind, documentType: kind === 'selfie' ? null : 'id_card', contentType: 'image/jpeg', byteSize: files[i].length, width: 1280, height: 960, analysis: { checks: { file_type: { value: 'jpeg', passed: true } } } });
+      await db
+        .insert(media)
+        .values({
+          id,
+          verificationId: c.id,
+          type: kind === 'selfie' ? 'selfie' : 'document',
+          side: kind === 'selfie' ? null : kind,
+          documentType: kind === 'selfie' ? null : 'id_card',
+          contentType: 'image/jpeg',
+          byteSize: files[i].length,
+          width: 1280,
+          height: 960,
+          analysis: { checks: { file_type: { value: 'jpeg', passed: true } } },
+        });
       await mediaStore.put(db, id, files[i]);
     }
   }
@@ -95,7 +116,12 @@ async function photos(db: Db) {
 }
 
 /** The same reads without HTTP or rendering: the lib/domain/admin operations the pages call, on the same database. */
-async function libTimings(db: Db, sessions: { operator: string; reviewer: string; owner: string }, ids: string[], caseIds: string[]) {
+async function libTimings(
+  db: Db,
+  sessions: { operator: string; reviewer: string; owner: string },
+  ids: string[],
+  caseIds: string[],
+) {
   const { loadSession } = await import('../lib/domain/admin/auth/sessions');
   const { reviewQueue, queueCounts } = await import('../lib/domain/admin/queue');
   const { searchVerifications } = await import('../lib/domain/admin/search');
@@ -108,19 +134,43 @@ async function libTimings(db: Db, sessions: { operator: string; reviewer: string
   const own = (await loadSession(db, sessions.owner, new Date()))!.actor;
   const runs: [string, () => Promise<unknown>][] = [
     ['session + actor (every page)', () => loadSession(db, sessions.reviewer, new Date())],
-    ['queue + counts, one workspace (reviewer)', () => Promise.all([queueCounts(db, rev), reviewQueue(db, rev, { workspaceId: ids[0], mode: 'live' })])],
-    ['queue + counts, all workspaces (operator)', () => Promise.all([queueCounts(db, op), reviewQueue(db, op, { mode: 'live' })])],
+    [
+      'queue + counts, one workspace (reviewer)',
+      () => Promise.all([queueCounts(db, rev), reviewQueue(db, rev, { workspaceId: ids[0], mode: 'live' })]),
+    ],
+    [
+      'queue + counts, all workspaces (operator)',
+      () => Promise.all([queueCounts(db, op), reviewQueue(db, op, { mode: 'live' })]),
+    ],
     ['search, everything (operator)', () => searchVerifications(db, op, {})],
     ['search, two workspaces (reviewer)', () => searchVerifications(db, rev, {})],
-    ['search, status declined, live (operator)', () => searchVerifications(db, op, { status: 'declined', mode: 'live' })],
+    [
+      'search, status declined, live (operator)',
+      () => searchVerifications(db, op, { status: 'declined', mode: 'live' }),
+    ],
     ['search, by external_id (reviewer)', () => searchVerifications(db, rev, { q: 'user-4242' })],
-    ['case, everything but the photo bytes (operator)', () => loadCase(db, op, caseIds[Math.floor(Math.random() * caseIds.length)])],
+    [
+      'case, everything but the photo bytes (operator)',
+      () => loadCase(db, op, caseIds[Math.floor(Math.random() * caseIds.length)]),
+    ],
     ['usage, 30 days (owner of the largest workspace)', () => usageFor(db, own, ids[0], { days: 30 })],
     ['usage, 90 days (owner)', () => usageFor(db, own, ids[0], { days: 90 })],
     // What usageFor reads for a workspace never rolled up: twelve months of creations, 90 days of decisions, all live.
-    ['usage days, 90 days, never rolled up (all live)', () => aggregateDays(db, ids[0], { start: new Date(Date.now() - 365 * 864e5), end: new Date(), endInclusive: true, detailFrom: new Date(Date.now() - 90 * 864e5) })],
+    [
+      'usage days, 90 days, never rolled up (all live)',
+      () =>
+        aggregateDays(db, ids[0], {
+          start: new Date(Date.now() - 365 * 864e5),
+          end: new Date(),
+          endInclusive: true,
+          detailFrom: new Date(Date.now() - 90 * 864e5),
+        }),
+    ],
     ['delivery log, all events, page 1 (owner)', () => deliveryLog(db, own, { workspaceId: ids[0] })],
-    ['delivery log, failed only, page 1 (owner)', () => deliveryLog(db, own, { workspaceId: ids[0], failedOnly: true })],
+    [
+      'delivery log, failed only, page 1 (owner)',
+      () => deliveryLog(db, own, { workspaceId: ids[0], failedOnly: true }),
+    ],
   ];
   const out: [string, number[]][] = [];
   for (const [name, fn] of runs) {
@@ -135,7 +185,14 @@ async function libTimings(db: Db, sessions: { operator: string; reviewer: string
 async function cookieFor(db: Db, userId: string) {
   const { createSession, redeemTicket } = await import('../lib/domain/admin/auth/sessions');
   const { authSecret } = await import('../lib/domain/admin/auth/secret');
-  const s = await createSession(db, { userId, method: 'password', stage: 'full', ip: '127.0.0.1', userAgent: 'bench', now: new Date() });
+  const s = await createSession(db, {
+    userId,
+    method: 'password',
+    stage: 'full',
+    ip: '127.0.0.1',
+    userAgent: 'bench',
+    now: new Date(),
+  });
   await redeemTicket(db, s.ticket, new Date());
   const token = await encode({ token: { sid: s.id }, secret: authSecret(), salt: 'authjs.session-token' });
   return { cookie: `authjs.session-token=${token}`, sessionId: s.id };
@@ -164,26 +221,47 @@ async function main() {
     const db = h.db;
     const { createWorkspace } = await import('../lib/domain/workspaces');
     const ids = [base.workspaceId];
-    for (let i = 1; i < WORKSPACES.length; i++) ids.push((await createWorkspace(db, { name: `bench ${i + 1}` })).workspace.id);
+    for (let i = 1; i < WORKSPACES.length; i++)
+      ids.push((await createWorkspace(db, { name: `bench ${i + 1}` })).workspace.id);
     console.log(`seeded in ${((await seed(db, ids)) / 1000).toFixed(1)} s`);
     {
       // The usage page's daily roll-up, as the server's usage-rollup job does it on its first run (the whole history).
       const { rollUpUsage } = await import('../lib/domain/usage/days');
       const t = Date.now();
       const r = await rollUpUsage(db);
-      console.log(`usage roll-up of the whole history: ${r.workspaces} workspaces, ${r.days} workspace-days, ${((Date.now() - t) / 1000).toFixed(1)} s`);
+      console.log(
+        `usage roll-up of the whole history: ${r.workspaces} workspaces, ${r.days} workspace-days, ${((Date.now() - t) / 1000).toFixed(1)} s`,
+      );
     }
     const p = await photos(db);
-    console.log(`photos on ${p.cases.length} live review cases: ${p.bytes.map((b) => `${Math.round(b / 1024)} KiB`).join(', ')}`);
+    console.log(
+      `photos on ${p.cases.length} live review cases: ${p.bytes.map((b) => `${Math.round(b / 1024)} KiB`).join(', ')}`,
+    );
     const { createAdmin } = await import('../lib/domain/admin/users');
     const op = await createAdmin(db, { email: 'op@bench.local', password: 'bench bench bench', operator: true });
     const rev = await createAdmin(db, { email: 'rev@bench.local', password: 'bench bench bench' });
     const { setMembership } = await import('../lib/domain/admin/users');
-    for (const w of ids.slice(0, 2)) await setMembership(db, { email: 'rev@bench.local', workspaceId: w, role: 'reviewer', actor: 'operator' });
-    const owner = await createAdmin(db, { email: 'own@bench.local', password: 'bench bench bench', workspaceId: ids[0], role: 'owner' });
-    const signedIn = { operator: await cookieFor(db, op.id), reviewer: await cookieFor(db, rev.id), owner: await cookieFor(db, owner.id) };
-    const who = { operator: signedIn.operator.cookie, reviewer: signedIn.reviewer.cookie, owner: signedIn.owner.cookie };
-    const counts = (await db.execute<{ status: string; n: number }>(sql`select status, count(*)::int as n from verifications group by status order by n desc`)) as unknown as { status: string; n: number }[];
+    for (const w of ids.slice(0, 2))
+      await setMembership(db, { email: 'rev@bench.local', workspaceId: w, role: 'reviewer', actor: 'operator' });
+    const owner = await createAdmin(db, {
+      email: 'own@bench.local',
+      password: 'bench bench bench',
+      workspaceId: ids[0],
+      role: 'owner',
+    });
+    const signedIn = {
+      operator: await cookieFor(db, op.id),
+      reviewer: await cookieFor(db, rev.id),
+      owner: await cookieFor(db, owner.id),
+    };
+    const who = {
+      operator: signedIn.operator.cookie,
+      reviewer: signedIn.reviewer.cookie,
+      owner: signedIn.owner.cookie,
+    };
+    const counts = (await db.execute<{ status: string; n: number }>(
+      sql`select status, count(*)::int as n from verifications group by status order by n desc`,
+    )) as unknown as { status: string; n: number }[];
     console.log(`statuses: ${counts.map((c) => `${c.status} ${c.n}`).join(', ')}`);
     const url = await startService(base.env);
 
@@ -195,7 +273,11 @@ async function main() {
       ['search, everything, newest first (operator)', '/admin/verifications', 'operator'],
       ['search, two workspaces (reviewer)', '/admin/verifications', 'reviewer'],
       ['search, status declined, live (operator)', '/admin/verifications?status=declined&mode=live', 'operator'],
-      ['search, status review, one workspace (reviewer)', `/admin/verifications?status=review&workspace=${ids[1]}`, 'reviewer'],
+      [
+        'search, status review, one workspace (reviewer)',
+        `/admin/verifications?status=review&workspace=${ids[1]}`,
+        'reviewer',
+      ],
       ['search, by external_id (operator)', `/admin/verifications?q=${oneExternal}`, 'operator'],
       ['search, by external_id (reviewer)', `/admin/verifications?q=${oneExternal}`, 'reviewer'],
       ['usage, 30 days (owner)', `/admin/workspaces/${ids[0]}/usage`, 'owner'],
@@ -203,13 +285,18 @@ async function main() {
       ['usage CSV, 90 days (owner)', `/admin/workspaces/${ids[0]}/usage/csv?days=90`, 'owner'],
       ['delivery log, all events (owner)', `/admin/workspaces/${ids[0]}/webhooks`, 'owner'],
       ['delivery log, failed only (owner)', `/admin/workspaces/${ids[0]}/webhooks?failed=1`, 'owner'],
-      ['search, 7-day range (operator)', `/admin/verifications?from=${new Date(Date.now() - 30 * 864e5).toISOString().slice(0, 10)}&to=${new Date(Date.now() - 23 * 864e5).toISOString().slice(0, 10)}`, 'operator'],
+      [
+        'search, 7-day range (operator)',
+        `/admin/verifications?from=${new Date(Date.now() - 30 * 864e5).toISOString().slice(0, 10)}&to=${new Date(Date.now() - 23 * 864e5).toISOString().slice(0, 10)}`,
+        'operator',
+      ],
     ];
     // Round robin over the pages, so that whatever else the machine does falls on all of them alike.
     const results: [string, number[]][] = pages.map(([name]) => [name, []]);
     for (let i = 0; i < 10; i++) for (const [, path, as] of pages) await get(url + path, who[as]);
     for (let i = 0; i < RUNS; i++) {
-      for (const [k, [, path, as]] of pages.entries()) results[k][1].push(await time(async () => void (await get(url + path, who[as]))));
+      for (const [k, [, path, as]] of pages.entries())
+        results[k][1].push(await time(async () => void (await get(url + path, who[as]))));
     }
     // Five pages deep: follow the "Older results" cursor.
     {
@@ -238,11 +325,13 @@ async function main() {
         const tPage = performance.now() - t;
         const srcs = [...new Set([...html.matchAll(/src="(\/admin\/media\/[^"]+)"/g)].map((m) => m[1]))];
         if (srcs.length !== 3) throw new Error(`expected 3 photos, found ${srcs.length}`);
-        await Promise.all(srcs.map(async (s) => {
-          const r = await fetch(url + s, { headers: { cookie: who.operator } });
-          if (r.status !== 200) throw new Error(`photo ${r.status}`);
-          await r.arrayBuffer();
-        }));
+        await Promise.all(
+          srcs.map(async (s) => {
+            const r = await fetch(url + s, { headers: { cookie: who.operator } });
+            if (r.status !== 200) throw new Error(`photo ${r.status}`);
+            await r.arrayBuffer();
+          }),
+        );
         if (i >= 10) {
           xs.push(performance.now() - t);
           pageOnly.push(tPage);
@@ -251,15 +340,41 @@ async function main() {
       results.push(['case view, page only (operator)', pageOnly]);
       results.push(['case view with its three photos (operator)', xs]);
     }
-    const lib = await libTimings(db, { operator: signedIn.operator.sessionId, reviewer: signedIn.reviewer.sessionId, owner: signedIn.owner.sessionId }, ids, p.cases);
+    const lib = await libTimings(
+      db,
+      { operator: signedIn.operator.sessionId, reviewer: signedIn.reviewer.sessionId, owner: signedIn.owner.sessionId },
+      ids,
+      p.cases,
+    );
     console.log(`\nServer-side reads (lib/domain/admin, in this process, same database), ${RUNS} each, ms:`);
-    for (const [name, xs] of lib) console.log(`  ${name.padEnd(48)} p50 ${percentile(xs, 50).toFixed(1).padStart(6)}  p95 ${percentile(xs, 95).toFixed(1).padStart(6)}  max ${Math.max(...xs).toFixed(1).padStart(6)}`);
-    console.log(`\nThrough HTTP (production build: session, queries, rendering), ${RUNS} requests each (after 10 warm-up), one at a time; ms from request to last byte:`);
+    for (const [name, xs] of lib)
+      console.log(
+        `  ${name.padEnd(48)} p50 ${percentile(xs, 50).toFixed(1).padStart(6)}  p95 ${percentile(xs, 95).toFixed(1).padStart(6)}  max ${Math.max(
+          ...xs,
+        )
+          .toFixed(1)
+          .padStart(6)}`,
+      );
+    console.log(
+      `\nThrough HTTP (production build: session, queries, rendering), ${RUNS} requests each (after 10 warm-up), one at a time; ms from request to last byte:`,
+    );
     for (const [name, xs] of results) {
       // Issue 14's targets: queue and search 200 ms, a case with its photos 500 ms; issue 15's: the owners' pages 300 ms.
-      const target = name.startsWith('case view with') ? 500 : name.startsWith('case view') ? null : /^(usage|delivery log)/.test(name) ? 300 : 200;
+      const target = name.startsWith('case view with')
+        ? 500
+        : name.startsWith('case view')
+          ? null
+          : /^(usage|delivery log)/.test(name)
+            ? 300
+            : 200;
       const p95 = percentile(xs, 95);
-      console.log(`  ${name.padEnd(48)} p50 ${percentile(xs, 50).toFixed(1).padStart(6)}  p95 ${p95.toFixed(1).padStart(6)}  max ${Math.max(...xs).toFixed(1).padStart(6)}${target ? `  (target p95 < ${target}: ${p95 < target ? 'met' : 'NOT met'})` : ''}`);
+      console.log(
+        `  ${name.padEnd(48)} p50 ${percentile(xs, 50).toFixed(1).padStart(6)}  p95 ${p95.toFixed(1).padStart(6)}  max ${Math.max(
+          ...xs,
+        )
+          .toFixed(1)
+          .padStart(6)}${target ? `  (target p95 < ${target}: ${p95 < target ? 'met' : 'NOT met'})` : ''}`,
+      );
     }
     await h.close();
   } finally {

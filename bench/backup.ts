@@ -36,7 +36,11 @@ const PHOTO = flags.photo;
 const SKIP = flags.skip;
 const tsx = path.join(root, 'node_modules/.bin/tsx');
 
-const loadavg = () => os.loadavg().map((x) => x.toFixed(1)).join(' ');
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 function timed<T>(f: () => T): { value: T; ms: number } {
@@ -53,7 +57,10 @@ async function timedAsync<T>(f: () => Promise<T>): Promise<{ value: T; ms: numbe
 /** The stored form of a selfie (lib/domain/media/analyze.ts: rotated, JPEG q90), or random bytes of the size asked. */
 async function photo(): Promise<Buffer> {
   if (PHOTO !== 'real') return Buffer.alloc(Number(PHOTO) * 1024, 7);
-  return sharp(await I.selfie1280()).rotate().jpeg({ quality: 90, mozjpeg: false }).toBuffer();
+  return sharp(await I.selfie1280())
+    .rotate()
+    .jpeg({ quality: 90, mozjpeg: false })
+    .toBuffer();
 }
 
 /** The seeded rows (bench-retention's), then each photo blob replaced by the real photo under its verification's data key. */
@@ -70,7 +77,14 @@ async function seedWithPhotos(url: string, bytes: Buffer) {
         select m.id as media_id, m.verification_id, k.kek_id, k.wrapped from media m join data_keys k using (verification_id)
         where m.id > ${last} order by m.id limit 100`;
       if (!rows.length) break;
-      const blobs = rows.map((r) => ({ id: r.media_id, c: aesGcmEncrypt(bytes, `media:${r.media_id}`, unwrapDataKey({ verificationId: r.verification_id, kekId: r.kek_id, wrapped: r.wrapped })).toString('base64') }));
+      const blobs = rows.map((r) => ({
+        id: r.media_id,
+        c: aesGcmEncrypt(
+          bytes,
+          `media:${r.media_id}`,
+          unwrapDataKey({ verificationId: r.verification_id, kekId: r.kek_id, wrapped: r.wrapped }),
+        ).toString('base64'),
+      }));
       await sql`update media_blobs b set ciphertext = decode(x.c, 'base64') from json_to_recordset(${JSON.stringify(blobs)}::text::json) as x(id text, c text) where b.media_id = x.id`;
       await sql`update media set byte_size = ${bytes.length} where id in ${sql(rows.map((r) => r.media_id))}`;
       done += rows.length;
@@ -93,8 +107,18 @@ async function seedWithPhotos(url: string, bytes: Buffer) {
 function measured(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv } = {}) {
   const report = path.join(os.tmpdir(), `ov-bench-time-${process.pid}-${Math.random().toString(36).slice(2)}`);
   try {
-    const r = timed(() => execFileSync('/usr/bin/time', ['-f', '%M', '-o', report, cmd, ...args], { cwd: root, env: opts.env ?? process.env, maxBuffer: 16 << 20 }).toString());
-    return { stdout: r.value, ms: r.ms, peakBytes: Number(fs.readFileSync(report, 'utf8').trim().split('\n').pop()) * 1024 };
+    const r = timed(() =>
+      execFileSync('/usr/bin/time', ['-f', '%M', '-o', report, cmd, ...args], {
+        cwd: root,
+        env: opts.env ?? process.env,
+        maxBuffer: 16 << 20,
+      }).toString(),
+    );
+    return {
+      stdout: r.value,
+      ms: r.ms,
+      peakBytes: Number(fs.readFileSync(report, 'utf8').trim().split('\n').pop()) * 1024,
+    };
   } finally {
     fs.rmSync(report, { force: true });
   }
@@ -109,7 +133,6 @@ function cli(dataDir: string, ...args: string[]) {
   const r = measured(tsx, ['server/ops.ts', ...args, '--json'], { env });
   return { out: JSON.parse(r.stdout), ms: r.ms, peakBytes: r.peakBytes };
 }
-
 
 async function embedded(bytes: Buffer) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-bench-backup-'));
@@ -149,10 +172,21 @@ async function embedded(bytes: Buffer) {
     await engine.stop();
 
     const target = path.join(dir, 'restored');
-    const restore = cli(target, 'restore', '--from', path.join(dir, 'offline.tar.gz'), '--encryption-key-file', keyFile);
+    const restore = cli(
+      target,
+      'restore',
+      '--from',
+      path.join(dir, 'offline.tar.gz'),
+      '--encryption-key-file',
+      keyFile,
+    );
     return {
       databaseBytes,
-      dataDirBytes: Number(execFileSync('du', ['-sb', path.join(dataDir, 'db')]).toString().split('\t')[0]),
+      dataDirBytes: Number(
+        execFileSync('du', ['-sb', path.join(dataDir, 'db')])
+          .toString()
+          .split('\t')[0],
+      ),
       backupBytes: offline.out.backup.bytes as number,
       offlineMs: offline.ms,
       offlinePeak: offline.peakBytes,
@@ -184,11 +218,28 @@ async function pg15(bytes: Buffer) {
     const { databaseBytes } = await seedWithPhotos(urlOf('live'), bytes);
     const dump = path.join(dir, 'open-verify.dump');
     const dumped = measured(`${PG15_BIN}/pg_dump`, ['--format=custom', '--dbname', urlOf('live'), '--file', dump]);
-    const restored = measured(`${PG15_BIN}/pg_restore`, ['--no-owner', '--exit-on-error', '--dbname', urlOf('restored'), dump]);
+    const restored = measured(`${PG15_BIN}/pg_restore`, [
+      '--no-owner',
+      '--exit-on-error',
+      '--dbname',
+      urlOf('restored'),
+      dump,
+    ]);
     const check = postgres(urlOf('restored'), { max: 1, onnotice: () => {} });
-    const [{ v, b }] = await check<{ v: number; b: number }[]>`select (select count(*) from verifications)::int as v, (select count(*) from media_blobs)::int as b`;
+    const [{ v, b }] = await check<
+      { v: number; b: number }[]
+    >`select (select count(*) from verifications)::int as v, (select count(*) from media_blobs)::int as b`;
     await check.end();
-    return { databaseBytes, dumpBytes: fs.statSync(dump).size, dumpMs: dumped.ms, dumpPeak: dumped.peakBytes, restoreMs: restored.ms, restorePeak: restored.peakBytes, verifications: v, blobs: b };
+    return {
+      databaseBytes,
+      dumpBytes: fs.statSync(dump).size,
+      dumpMs: dumped.ms,
+      dumpPeak: dumped.peakBytes,
+      restoreMs: restored.ms,
+      restorePeak: restored.peakBytes,
+      verifications: v,
+      blobs: b,
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
     await pg.stop();
@@ -197,14 +248,22 @@ async function pg15(bytes: Buffer) {
 
 async function main() {
   const bytes = await photo();
-  console.log(`bench:backup  ${N} verifications, one ${(bytes.length / 1024).toFixed(0)} KiB photo each (${os.cpus().length} cores, load ${loadavg()})`);
+  console.log(
+    `bench:backup  ${N} verifications, one ${(bytes.length / 1024).toFixed(0)} KiB photo each (${os.cpus().length} cores, load ${loadavg()})`,
+  );
   if (!SKIP.includes('embedded')) {
     console.log('embedded (PGlite):');
     const e = await embedded(bytes);
     console.log(`  database ${mb(e.databaseBytes)} (data directory ${mb(e.dataDirBytes)})`);
-    console.log(`  ops backup, server stopped: ${mb(e.backupBytes)} in ${secs(e.offlineMs)}, peak memory ${mb(e.offlinePeak)} (the CLI's start alone: ${secs(e.cliStartMs)}, ${mb(e.cliStartPeak)})`);
-    console.log(`  online backup by the serving engine: ${mb(e.onlineBytes)} in ${secs(e.onlineMs)}; the longest wait of a query meanwhile ${secs(e.longestQueryMs)}; the serving process's peak memory ${mb(e.onlinePeak)} (${mb(e.onlineRssBefore)} before)`);
-    console.log(`  ops restore (unpack apart, key check, move into place): ${secs(e.restoreMs)}, peak memory ${mb(e.restorePeak)}: ${e.restored.verifications} verifications, ${e.restored.media} media`);
+    console.log(
+      `  ops backup, server stopped: ${mb(e.backupBytes)} in ${secs(e.offlineMs)}, peak memory ${mb(e.offlinePeak)} (the CLI's start alone: ${secs(e.cliStartMs)}, ${mb(e.cliStartPeak)})`,
+    );
+    console.log(
+      `  online backup by the serving engine: ${mb(e.onlineBytes)} in ${secs(e.onlineMs)}; the longest wait of a query meanwhile ${secs(e.longestQueryMs)}; the serving process's peak memory ${mb(e.onlinePeak)} (${mb(e.onlineRssBefore)} before)`,
+    );
+    console.log(
+      `  ops restore (unpack apart, key check, move into place): ${secs(e.restoreMs)}, peak memory ${mb(e.restorePeak)}: ${e.restored.verifications} verifications, ${e.restored.media} media`,
+    );
     console.log(`  load average now ${loadavg()}`);
   }
   if (!SKIP.includes('pg15')) {
@@ -212,7 +271,9 @@ async function main() {
     const p = await pg15(bytes);
     console.log(`  database ${mb(p.databaseBytes)}`);
     console.log(`  pg_dump --format=custom: ${mb(p.dumpBytes)} in ${secs(p.dumpMs)}, peak memory ${mb(p.dumpPeak)}`);
-    console.log(`  pg_restore into a fresh database: ${secs(p.restoreMs)}, peak memory ${mb(p.restorePeak)}: ${p.verifications} verifications, ${p.blobs} photos`);
+    console.log(
+      `  pg_restore into a fresh database: ${secs(p.restoreMs)}, peak memory ${mb(p.restorePeak)}: ${p.verifications} verifications, ${p.blobs} photos`,
+    );
     console.log(`  load average now ${loadavg()}`);
   }
 }

@@ -41,10 +41,24 @@ const header = (req: http.IncomingMessage, name: string) => {
 const server = http.createServer(async (req, res) => {
   const requestId = newId('req');
   try {
-    const who = await identify(db, { apiKey: header(req, 'x-api-key'), signature: header(req, 'x-hmac-signature'), timestamp: header(req, REQUEST_TIMESTAMP_HEADER) });
+    const who = await identify(db, {
+      apiKey: header(req, 'x-api-key'),
+      signature: header(req, 'x-hmac-signature'),
+      timestamp: header(req, REQUEST_TIMESTAMP_HEADER),
+    });
     if (!('pending' in who)) return send(res, 401, { error: { code: 'INVALID_SIGNATURE', request_id: requestId } });
-    const limit = await takeRateLimit(db, `ws:${who.pending.workspace.id}`, who.pending.workspace.rateLimitPerMinute, Date.now());
-    const headers = { 'x-request-id': requestId, 'x-ratelimit-limit': String(limit.limit), 'x-ratelimit-remaining': String(limit.remaining), 'x-ratelimit-reset': String(limit.resetAt) };
+    const limit = await takeRateLimit(
+      db,
+      `ws:${who.pending.workspace.id}`,
+      who.pending.workspace.rateLimitPerMinute,
+      Date.now(),
+    );
+    const headers = {
+      'x-request-id': requestId,
+      'x-ratelimit-limit': String(limit.limit),
+      'x-ratelimit-remaining': String(limit.remaining),
+      'x-ratelimit-reset': String(limit.resetAt),
+    };
     if (!limit.allowed) return send(res, 429, { error: { code: 'RATE_LIMIT', request_id: requestId } }, headers);
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -52,7 +66,11 @@ const server = http.createServer(async (req, res) => {
     const auth = verifySignature(who.pending, canonicalJson(req.method!, req.url!, rawBody));
     if (req.method === 'GET') {
       const id = req.url!.split('/').pop()!;
-      const { verification, consent } = await getVerification(db, { workspaceId: auth.workspace.id, mode: auth.mode, id });
+      const { verification, consent } = await getVerification(db, {
+        workspaceId: auth.workspace.id,
+        mode: auth.mode,
+        id,
+      });
       return send(res, 200, { data: serializeVerification(verification, consent) }, headers);
     }
     const fields = parseOrThrow(createVerificationBody, rawBody.byteLength ? parseJsonBody(rawBody) : {});

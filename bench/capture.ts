@@ -34,7 +34,10 @@ const LANG = flags.lang;
 
 async function main() {
   if (!isLocale(LANG)) throw new Error(`--lang is one of ${LOCALES.join(', ')}`);
-  const t = createTranslator({ locale: LANG, messages: JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, `../messages/${LANG}.json`), 'utf8')) });
+  const t = createTranslator({
+    locale: LANG,
+    messages: JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, `../messages/${LANG}.json`), 'utf8')),
+  });
   provisionOrExit(['chromium', 'photos']);
   ensureBuild(true);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-bench-capture-'));
@@ -45,14 +48,33 @@ async function main() {
   const ops = opsCli(path.join(dir, 'data'), port);
   const ws = ops('workspace:create', '--name', 'bench capture');
   ops('workspace:settings', '--workspace', ws.workspace.id, '--rate-limit-per-minute', '100000');
-  const api = apiClient(server.base, ws.workspace.api_key, ws.secret_keys.find((k: { mode: string }) => k.mode === 'test').secret);
+  const api = apiClient(
+    server.base,
+    ws.workspace.api_key,
+    ws.secret_keys.find((k: { mode: string }) => k.mode === 'test').secret,
+  );
 
   const browser = await chromium.launch({
     executablePath: chromiumPath(),
-    args: [...CHROMIUM_ARGS, '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${y4m}`],
+    args: [
+      ...CHROMIUM_ARGS,
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-video-capture=${y4m}`,
+    ],
   });
   const version = browser.version();
-  type Run = { html: number; loadJs: number; cameraJs: number; fallbackJs: number; models: number; wasm: number; fromStep: number; fromNav: number; files: string[] };
+  type Run = {
+    html: number;
+    loadJs: number;
+    cameraJs: number;
+    fallbackJs: number;
+    models: number;
+    wasm: number;
+    fromStep: number;
+    fromNav: number;
+    files: string[];
+  };
   const runs: Run[] = [];
   try {
     for (let i = 0; i < RUNS; i++) {
@@ -65,12 +87,25 @@ async function main() {
       const url = (await api.json('POST', '/v1/verifications', JSON.stringify({ locale: LANG }))).data.url as string;
       let phase: 'load' | 'camera' | 'fallback' = 'load';
       const pending: Promise<void>[] = [];
-      const run: Run = { html: 0, loadJs: 0, cameraJs: 0, fallbackJs: 0, models: 0, wasm: 0, fromStep: 0, fromNav: 0, files: [] };
+      const run: Run = {
+        html: 0,
+        loadJs: 0,
+        cameraJs: 0,
+        fallbackJs: 0,
+        models: 0,
+        wasm: 0,
+        fromStep: 0,
+        fromNav: 0,
+        files: [],
+      };
       page.on('response', (r: Response) => {
         const at = phase;
         pending.push(
           (async () => {
-            const sizes = await r.request().sizes().catch(() => null);
+            const sizes = await r
+              .request()
+              .sizes()
+              .catch(() => null);
             const bytes = sizes?.responseBodySize ?? 0;
             const p = new URL(r.url()).pathname;
             if (p.startsWith('/human/models/')) run.models += bytes;
@@ -93,10 +128,14 @@ async function main() {
       const step = performance.now();
       await page.getByRole('button', { name: t('consent.accept') }).click();
       // The first face check has run when the advice leaves its "loading" state.
-      await page.waitForFunction(() => {
-        const a = document.querySelector('[data-testid="advice"]')?.getAttribute('data-advice');
-        return a && a !== 'loading';
-      }, undefined, { timeout: 60_000 });
+      await page.waitForFunction(
+        () => {
+          const a = document.querySelector('[data-testid="advice"]')?.getAttribute('data-advice');
+          return a && a !== 'loading';
+        },
+        undefined,
+        { timeout: 60_000 },
+      );
       const done = performance.now();
       run.fromStep = done - step;
       run.fromNav = done - nav;
@@ -118,14 +157,20 @@ async function main() {
   }
   const kb = (b: number) => `${(b / 1024).toFixed(0)} KB`;
   const r0 = runs[0];
-  console.log(`\nbench:capture  headless Chromium ${version}, ${os.availableParallelism()} cores, fresh context per run (n=${runs.length}), page in ${LANG}`);
-  console.log(`JavaScript (gzip as sent)   at page load ${kb(r0.loadJs)}   + camera step (Human, tfjs) ${kb(r0.cameraJs)}   = ${kb(r0.loadJs + r0.cameraJs)}   (target < 250 KB)`);
+  console.log(
+    `\nbench:capture  headless Chromium ${version}, ${os.availableParallelism()} cores, fresh context per run (n=${runs.length}), page in ${LANG}`,
+  );
+  console.log(
+    `JavaScript (gzip as sent)   at page load ${kb(r0.loadJs)}   + camera step (Human, tfjs) ${kb(r0.cameraJs)}   = ${kb(r0.loadJs + r0.cameraJs)}   (target < 250 KB)`,
+  );
   console.log(`                            upload fallback, only when shown: + ${kb(r0.fallbackJs)}`);
   console.log(`page HTML (gzip as sent)    ${kb(r0.html)}, with the messages of ${LANG} only`);
   console.log(`downloads besides           face model ${kb(r0.models)}   tfjs wasm ${kb(r0.wasm)}`);
   const fromStep = runs.map((r) => r.fromStep);
   const fromNav = runs.map((r) => r.fromNav);
-  console.log(`first face check            from entering the selfie step p50 ${(percentile(fromStep, 50) / 1000).toFixed(2)} s, max ${(Math.max(...fromStep) / 1000).toFixed(2)} s;   from navigation p50 ${(percentile(fromNav, 50) / 1000).toFixed(2)} s   (target < 3 s)`);
+  console.log(
+    `first face check            from entering the selfie step p50 ${(percentile(fromStep, 50) / 1000).toFixed(2)} s, max ${(Math.max(...fromStep) / 1000).toFixed(2)} s;   from navigation p50 ${(percentile(fromNav, 50) / 1000).toFixed(2)} s   (target < 3 s)`,
+  );
   if (flags.files === 'yes') for (const f of r0.files) console.log('  ' + f);
 }
 

@@ -48,7 +48,11 @@ async function syntheticPhones(): Promise<Photo[]> {
     const doc = await renderDocument(type, side);
     for (let i = 0; i < 2; i++) {
       const { bytes } = await makeCapture(doc, { seed: 'bench', name: type, index: i });
-      out.push({ file: `${type}-cap${i + 1}.jpg`, bytes, label: { type, birthDate: who.birthDate, expiryDate: who.expiryDate, format, checkDigits: 'valid' } });
+      out.push({
+        file: `${type}-cap${i + 1}.jpg`,
+        bytes,
+        label: { type, birthDate: who.birthDate, expiryDate: who.expiryDate, format, checkDigits: 'valid' },
+      });
     }
   }
   return out;
@@ -67,7 +71,11 @@ async function readerAlone(p: Photo): Promise<DocumentReadResult> {
   }
 }
 
-async function readerAloneOn(bytes: Buffer, type: DocumentLabel['type'], ms: () => number): Promise<DocumentReadResult> {
+async function readerAloneOn(
+  bytes: Buffer,
+  type: DocumentLabel['type'],
+  ms: () => number,
+): Promise<DocumentReadResult> {
   if (type === 'driving_licence') {
     for (const text of await readPdf417(bytes)) {
       const a = parseAamva(text);
@@ -92,7 +100,10 @@ async function main() {
   // The analysis worker loads its models before the clock starts; the first read starts the OCR worker.
   const pool = readerOnly ? null : new AnalysisPool(1);
   await pool?.ready();
-  const read = (p: Photo) => (pool ? readDocumentPhoto(p.bytes, { documentType: p.label.type, analyze: (b, k) => pool.analyze(b, k) }) : readerAlone(p));
+  const read = (p: Photo) =>
+    pool
+      ? readDocumentPhoto(p.bytes, { documentType: p.label.type, analyze: (b, k) => pool.analyze(b, k) })
+      : readerAlone(p);
 
   const warm = await read(photos[0]);
   const times: number[] = [];
@@ -103,19 +114,26 @@ async function main() {
     times.push(r.ms);
     if (i < photos.length) {
       // A specimen whose printed check digits are wrong counts apart: it must come back unread.
-      const o = p.label.checkDigits === 'invalid' ? `check digits wrong and ${r.ok ? 'read (must not be)' : 'unread'}` : outcomeOf(p.label, r);
+      const o =
+        p.label.checkDigits === 'invalid'
+          ? `check digits wrong and ${r.ok ? 'read (must not be)' : 'unread'}`
+          : outcomeOf(p.label, r);
       outcomes[o] = (outcomes[o] ?? 0) + 1;
     }
   }
   await pool?.close();
   await stopOcr();
   const q = (p: number) => Math.round(quantile(times, p));
-  const set = folder ? `${photos.length} document photos of ${path.basename(path.resolve(folder))}` : `${photos.length} phone-like captures of synthetic documents (passport, ID card back, licence back)`;
+  const set = folder
+    ? `${photos.length} document photos of ${path.basename(path.resolve(folder))}`
+    : `${photos.length} phone-like captures of synthetic documents (passport, ID card back, licence back)`;
   process.stdout.write(
     `bench:documents${readerOnly ? ' --reader-only' : ''}: ${set}, ${os.availableParallelism()} cores, load ${os.loadavg()[0].toFixed(2)}\n` +
       `one read (${readerOnly ? 'the reader alone' : 'upload checks and the read'}), ${N} reads one at a time: p50 ${q(0.5)} ms, p95 ${q(0.95)} ms, max ${Math.max(...times)} ms\n` +
       `warm-up (the first read, which starts the OCR worker): ${warm.ms} ms, not counted\n` +
-      `outcomes of the first pass over the photos: ${Object.entries(outcomes).map(([k, v]) => `${k} ${v}`).join(', ')}\n`,
+      `outcomes of the first pass over the photos: ${Object.entries(outcomes)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}\n`,
   );
 }
 

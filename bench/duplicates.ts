@@ -46,7 +46,17 @@ import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import { connect, type Db } from '../lib/db/client';
 import { applyMigrations } from '../lib/db/migrate';
-import { EF_SEARCH, findDuplicates, FIRST_DEPTH, HNSW_BUILD, rememberFace, searchStrategy, tuneSearch, vectorLiteral, type Strategy } from '../lib/domain/duplicates';
+import {
+  EF_SEARCH,
+  findDuplicates,
+  FIRST_DEPTH,
+  HNSW_BUILD,
+  rememberFace,
+  searchStrategy,
+  tuneSearch,
+  vectorLiteral,
+  type Strategy,
+} from '../lib/domain/duplicates';
 import { readManifest } from '../evaluation/manifest';
 import { measureAll } from '../evaluation/measure';
 import { loadFaceModels, type FaceModels } from '../lib/domain/faces/models';
@@ -56,7 +66,17 @@ import { startPg15 } from '../test/helpers/pg15';
 import { percentile, root, runBench } from './harness';
 import { cliFlags } from '../lib/core/cli-flags';
 
-const flags = cliFlags({ faces: '100000', queries: '200', ef: String(EF_SEARCH), hnsw: HNSW_BUILD.replace(/ /g, ''), layout: 'one,mixed', dev: path.join('..', 'shared', 'eval', 'dev'), 'shared-buffers': '3GB', 'maintenance-work-mem': '3GB', seed: '28' });
+const flags = cliFlags({
+  faces: '100000',
+  queries: '200',
+  ef: String(EF_SEARCH),
+  hnsw: HNSW_BUILD.replace(/ /g, ''),
+  layout: 'one,mixed',
+  dev: path.join('..', 'shared', 'eval', 'dev'),
+  'shared-buffers': '3GB',
+  'maintenance-work-mem': '3GB',
+  seed: '28',
+});
 const FACES = Number(flags.faces);
 const QUERIES = Number(flags.queries);
 const EFS = flags.ef.split(',').map(Number);
@@ -86,7 +106,8 @@ const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => {
 };
 
 async function realFaces(): Promise<Real[]> {
-  if (!fs.existsSync(path.join(DEV, 'manifest.csv'))) throw new Error(`no manifest.csv in ${DEV}: give the labelled dev set with --dev`);
+  if (!fs.existsSync(path.join(DEV, 'manifest.csv')))
+    throw new Error(`no manifest.csv in ${DEV}: give the labelled dev set with --dev`);
   const rows = readManifest(DEV);
   let models: Promise<FaceModels> | null = null;
   const started = Date.now();
@@ -95,7 +116,10 @@ async function realFaces(): Promise<Real[]> {
     cacheDir: path.join(root, '.cache', 'evaluate'),
     concurrency: 1,
     onProgress: (done, total, cached) => {
-      if (done % 50 === 0 || done === total) process.stderr.write(`  real embeddings: ${done}/${total} (${cached} cached) ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+      if (done % 50 === 0 || done === total)
+        process.stderr.write(
+          `  real embeddings: ${done}/${total} (${cached} cached) ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+        );
     },
   });
   return records.filter((r) => r.face?.embedding).map((r) => ({ person: r.person, e: unit(r.face!.embedding!) }));
@@ -107,7 +131,8 @@ function realPairs(faces: Real[]) {
   const genuine: number[] = [];
   const impostor: number[] = [];
   for (let i = 0; i < labelled.length; i++)
-    for (let j = i + 1; j < labelled.length; j++) (labelled[i].person === labelled[j].person ? genuine : impostor).push(dot(labelled[i].e, labelled[j].e));
+    for (let j = i + 1; j < labelled.length; j++)
+      (labelled[i].person === labelled[j].person ? genuine : impostor).push(dot(labelled[i].e, labelled[j].e));
   return { genuine, impostor };
 }
 
@@ -126,9 +151,17 @@ function rng(seed: number) {
   const gauss = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
   return { next, gauss, int: (n: number) => Math.floor(next() * n) };
 }
-const seedOf = (...xs: number[]) => xs.reduce((h, x) => Math.imul(h ^ (x + 0x9e3779b9), 0x85ebca6b) >>> 0, SEED * 2654435761);
+const seedOf = (...xs: number[]) =>
+  xs.reduce((h, x) => Math.imul(h ^ (x + 0x9e3779b9), 0x85ebca6b) >>> 0, SEED * 2654435761);
 
-type Model = { mu: Float64Array; dirs: Float64Array[]; residuals: Float64Array[]; norms: number[]; alpha: number; beta: number };
+type Model = {
+  mu: Float64Array;
+  dirs: Float64Array[];
+  residuals: Float64Array[];
+  norms: number[];
+  alpha: number;
+  beta: number;
+};
 
 function fitModel(faces: Real[]) {
   const d = faces[0].e.length;
@@ -146,7 +179,14 @@ function fitModel(faces: Real[]) {
     for (const e of photos) residuals.push(Float64Array.from(e, (x, k) => (x - c[k]) * unbias));
   }
   for (const f of faces) if (!f.person) dirs.push(Float64Array.from(f.e, (x, k) => x - mu[k]));
-  return { mu, dirs, residuals, norms: residuals.map((x) => Math.sqrt(dot(x, x))), people: byPerson.size, single: faces.filter((f) => !f.person).length };
+  return {
+    mu,
+    dirs,
+    residuals,
+    norms: residuals.map((x) => Math.sqrt(dot(x, x))),
+    people: byPerson.size,
+    single: faces.filter((f) => !f.person).length,
+  };
 }
 
 function person(m: Model, p: number): Float64Array {
@@ -203,15 +243,17 @@ function calibrate(base: Omit<Model, 'alpha' | 'beta'>, real: { genuine: number[
     return g.reduce((a, x, k) => a + (x - target.g[k]) ** 2, 0) + i.reduce((a, x, k) => a + (x - target.i[k]) ** 2, 0);
   };
   let best = { alpha: 1, beta: 1, l: Infinity };
-  for (let alpha = 0.4; alpha <= 2.0001; alpha += 0.1) for (let beta = 0.4; beta <= 2.0001; beta += 0.1) {
-    const l = loss(alpha, beta);
-    if (l < best.l) best = { alpha, beta, l };
-  }
+  for (let alpha = 0.4; alpha <= 2.0001; alpha += 0.1)
+    for (let beta = 0.4; beta <= 2.0001; beta += 0.1) {
+      const l = loss(alpha, beta);
+      if (l < best.l) best = { alpha, beta, l };
+    }
   const fine = best;
-  for (let alpha = fine.alpha - 0.1; alpha <= fine.alpha + 0.1001; alpha += 0.02) for (let beta = fine.beta - 0.1; beta <= fine.beta + 0.1001; beta += 0.02) {
-    const l = loss(alpha, beta);
-    if (l < best.l) best = { alpha, beta, l };
-  }
+  for (let alpha = fine.alpha - 0.1; alpha <= fine.alpha + 0.1001; alpha += 0.02)
+    for (let beta = fine.beta - 0.1; beta <= fine.beta + 0.1001; beta += 0.02) {
+      const l = loss(alpha, beta);
+      if (l < best.l) best = { alpha, beta, l };
+    }
   return best;
 }
 
@@ -295,12 +337,21 @@ async function copyRows(raw: postgres.Sql, statement: string, lines: () => Gener
 async function main() {
   const t0 = Date.now();
   const load0 = os.loadavg();
-  process.stderr.write(`bench:duplicates: ${FACES} faces, layouts ${LAYOUTS.join(', ')}, ef_search ${EFS.join(', ')}, HNSW ${HNSW}\n`);
+  process.stderr.write(
+    `bench:duplicates: ${FACES} faces, layouts ${LAYOUTS.join(', ')}, ef_search ${EFS.join(', ')}, HNSW ${HNSW}\n`,
+  );
   const real = await realFaces();
   const realDist = realPairs(real);
   const base = fitModel(real);
   const fit = calibrate({ mu: base.mu, dirs: base.dirs, residuals: base.residuals, norms: base.norms }, realDist);
-  const model: Model = { mu: base.mu, dirs: base.dirs, residuals: base.residuals, norms: base.norms, alpha: fit.alpha, beta: fit.beta };
+  const model: Model = {
+    mu: base.mu,
+    dirs: base.dirs,
+    residuals: base.residuals,
+    norms: base.norms,
+    alpha: fit.alpha,
+    beta: fit.beta,
+  };
   const synth = synthPairs(model, 20000, 2e9);
   const th = DEFAULT_DUPLICATE_THRESHOLD;
   const above = (xs: number[]) => xs.filter((x) => x >= th).length / xs.length;
@@ -309,18 +360,32 @@ async function main() {
     lines.push(s);
     process.stderr.write(s + '\n');
   };
-  say(`\nbench:duplicates  ${FACES.toLocaleString('en')} faces on PostgreSQL 15 + pgvector, HNSW ${HNSW}, shared_buffers ${SHARED_BUFFERS}, maintenance_work_mem ${MAINTENANCE_WORK_MEM}`);
+  say(
+    `\nbench:duplicates  ${FACES.toLocaleString('en')} faces on PostgreSQL 15 + pgvector, HNSW ${HNSW}, shared_buffers ${SHARED_BUFFERS}, maintenance_work_mem ${MAINTENANCE_WORK_MEM}`,
+  );
   say(`load average at start ${load0.map((l) => l.toFixed(1)).join(' ')} on ${os.availableParallelism()} cores`);
-  say(`\nthe faces: generated from ${real.length} real embeddings of the dev set (${base.people} people with several photos, ${base.single} single faces): ${base.dirs.length} identity directions, ${base.residuals.length} residuals; fitted α ${fit.alpha.toFixed(2)}, β ${fit.beta.toFixed(2)}`);
+  say(
+    `\nthe faces: generated from ${real.length} real embeddings of the dev set (${base.people} people with several photos, ${base.single} single faces): ${base.dirs.length} identity directions, ${base.residuals.length} residuals; fitted α ${fit.alpha.toFixed(2)}, β ${fit.beta.toFixed(2)}`,
+  );
   say(`  cosine quantiles         ${QS.map((q) => `p${q}`.padStart(6)).join('')}   ≥ ${th} (threshold)`);
-  const row = (name: string, xs: number[]) => say(`  ${name.padEnd(24)} ${quantiles(xs).map((x) => x.toFixed(3).padStart(6)).join('')}   ${(above(xs) * 100).toFixed(2)} %  (n=${xs.length})`);
+  const row = (name: string, xs: number[]) =>
+    say(
+      `  ${name.padEnd(24)} ${quantiles(xs)
+        .map((x) => x.toFixed(3).padStart(6))
+        .join('')}   ${(above(xs) * 100).toFixed(2)} %  (n=${xs.length})`,
+    );
   row('real genuine', realDist.genuine);
   row('generated genuine', synth.genuine);
   row('real impostor', realDist.impostor);
   row('generated impostor', synth.impostor);
 
   const pop = population(FACES);
-  const pg = await startPg15({ shared_buffers: SHARED_BUFFERS, maintenance_work_mem: MAINTENANCE_WORK_MEM, max_parallel_maintenance_workers: '1', work_mem: '64MB' });
+  const pg = await startPg15({
+    shared_buffers: SHARED_BUFFERS,
+    maintenance_work_mem: MAINTENANCE_WORK_MEM,
+    max_parallel_maintenance_workers: '1',
+    work_mem: '64MB',
+  });
   const notices: string[] = [];
   const rawSql = postgres(pg.url, { max: 2, onnotice: (n) => notices.push(n.message) });
   try {
@@ -351,20 +416,29 @@ async function main() {
     };
     await rawSql`drop index if exists face_embeddings_hnsw_idx`;
     const tLoad = performance.now();
-    await copyRows(rawSql, `copy verifications (id, workspace_id, mode, flow, capture_token_hash, status, completed_at) from stdin`, function* () {
-      for (let p = 0; p < pop.people; p++) {
-        const n = Math.min(facesOf(p), FACES - pop.start[p]);
-        for (let k = 0; k < n; k++) yield `${vid(p, k)}\t${first.ws[p]}\tlive\tage\ttok_${p}_${k}\tapproved\t2026-01-01T00:00:00Z\n`;
-      }
-    });
+    await copyRows(
+      rawSql,
+      `copy verifications (id, workspace_id, mode, flow, capture_token_hash, status, completed_at) from stdin`,
+      function* () {
+        for (let p = 0; p < pop.people; p++) {
+          const n = Math.min(facesOf(p), FACES - pop.start[p]);
+          for (let k = 0; k < n; k++)
+            yield `${vid(p, k)}\t${first.ws[p]}\tlive\tage\ttok_${p}_${k}\tapproved\t2026-01-01T00:00:00Z\n`;
+        }
+      },
+    );
     const tVer = performance.now();
-    await copyRows(rawSql, `copy face_embeddings (verification_id, workspace_id, mode, external_id, account, embedding) from stdin`, () =>
-      faces((p, k, e) => `${vid(p, k)}\t${first.ws[p]}\tlive\t\\N\t${vid(p, k)}\t${literal(e)}\n`),
+    await copyRows(
+      rawSql,
+      `copy face_embeddings (verification_id, workspace_id, mode, external_id, account, embedding) from stdin`,
+      () => faces((p, k, e) => `${vid(p, k)}\t${first.ws[p]}\tlive\t\\N\t${vid(p, k)}\t${literal(e)}\n`),
     );
     const tFaces = performance.now();
     await rawSql`analyze verifications`;
     await rawSql`analyze face_embeddings`;
-    say(`\nload (COPY, no HNSW index yet): ${FACES.toLocaleString('en')} verifications in ${((tVer - tLoad) / 1000).toFixed(0)} s, then their faces in ${((tFaces - tVer) / 1000).toFixed(0)} s: ${Math.round(FACES / ((tFaces - tLoad) / 1000)).toLocaleString('en')} faces/s with their verifications (the faces generated in this process as they are sent)`);
+    say(
+      `\nload (COPY, no HNSW index yet): ${FACES.toLocaleString('en')} verifications in ${((tVer - tLoad) / 1000).toFixed(0)} s, then their faces in ${((tFaces - tVer) / 1000).toFixed(0)} s: ${Math.round(FACES / ((tFaces - tLoad) / 1000)).toLocaleString('en')} faces/s with their verifications (the faces generated in this process as they are sent)`,
+    );
 
     for (const [li, L] of layouts.entries()) {
       if (li > 0) {
@@ -372,7 +446,8 @@ async function main() {
         await rawSql`drop index if exists face_embeddings_hnsw_idx`;
         await rawSql`create temporary table move (id text primary key, ws text not null)`;
         await copyRows(rawSql, `copy move (id, ws) from stdin`, function* () {
-          for (let p = 0; p < pop.people; p++) for (let k = 0; k < Math.min(facesOf(p), FACES - pop.start[p]); k++) yield `${vid(p, k)}\t${L.ws[p]}\n`;
+          for (let p = 0; p < pop.people; p++)
+            for (let k = 0; k < Math.min(facesOf(p), FACES - pop.start[p]); k++) yield `${vid(p, k)}\t${L.ws[p]}\n`;
         });
         await rawSql`update face_embeddings fe set workspace_id = m.ws from move m where m.id = fe.verification_id`;
         await rawSql`drop table move`;
@@ -381,13 +456,18 @@ async function main() {
       }
       notices.length = 0;
       const tb = performance.now();
-      await rawSql.unsafe(`create index face_embeddings_hnsw_idx on face_embeddings using hnsw (embedding vector_cosine_ops) with (${HNSW})`);
+      await rawSql.unsafe(
+        `create index face_embeddings_hnsw_idx on face_embeddings using hnsw (embedding vector_cosine_ops) with (${HNSW})`,
+      );
       const build = (performance.now() - tb) / 1000;
       await rawSql`analyze face_embeddings`;
-      const [sz] = await rawSql`select pg_relation_size('face_embeddings_hnsw_idx')::float8 as idx, pg_table_size('face_embeddings')::float8 as tbl`;
+      const [sz] =
+        await rawSql`select pg_relation_size('face_embeddings_hnsw_idx')::float8 as idx, pg_table_size('face_embeddings')::float8 as tbl`;
       const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MB`;
       const spill = notices.find((n) => /maintenance_work_mem/.test(n));
-      say(`\n[${L.layout.name}] index build ${build.toFixed(0)} s (${(FACES / build).toFixed(0)} faces/s), index ${mb(sz.idx)}, table ${mb(sz.tbl)}; maintenance_work_mem ${MAINTENANCE_WORK_MEM}, 1 parallel worker: ${spill ? `the graph did not fit: "${spill}"` : 'the graph fitted in memory'}; load average now ${os.loadavg()[0].toFixed(1)}`);
+      say(
+        `\n[${L.layout.name}] index build ${build.toFixed(0)} s (${(FACES / build).toFixed(0)} faces/s), index ${mb(sz.idx)}, table ${mb(sz.tbl)}; maintenance_work_mem ${MAINTENANCE_WORK_MEM}, 1 parallel worker: ${spill ? `the graph did not fit: "${spill}"` : 'the graph fitted in memory'}; load average now ${os.loadavg()[0].toFixed(1)}`,
+      );
 
       if (li === 0) {
         // Production inserts: one decision, one face, one transaction, into the indexed table.
@@ -398,17 +478,23 @@ async function main() {
           const e = Array.from(photo(model, person(model, p), p, 0));
           const t = performance.now();
           await db.transaction(async (tx) => {
-            await tx.execute(sql`insert into verifications (id, workspace_id, mode, flow, capture_token_hash, status) values (${vid(p, 0)}, ${wsId}, 'live', 'age', ${'tok_' + p}, 'submitted')`);
+            await tx.execute(
+              sql`insert into verifications (id, workspace_id, mode, flow, capture_token_hash, status) values (${vid(p, 0)}, ${wsId}, 'live', 'age', ${'tok_' + p}, 'submitted')`,
+            );
             await rememberFace(tx, { id: vid(p, 0), workspaceId: wsId, mode: 'live', externalId: null }, e, new Date());
           });
           times.push(performance.now() - t);
         }
         const total = times.reduce((a, b) => a + b, 0) / 1000;
-        say(`  inserts into the indexed table (a verification and its face, one transaction each, n=${times.length}): ${(times.length / total).toFixed(0)} faces/s, p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms`);
+        say(
+          `  inserts into the indexed table (a verification and its face, one transaction each, n=${times.length}): ${(times.length / total).toFixed(0)} faces/s, p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms`,
+        );
       }
 
       for (const c of L.layout.classes) {
-        const wsIds = [...L.members.keys()].filter((w) => w.startsWith(`ws_${L.key === 'one' ? 'one' : 'mx'}_${L.layout.classes.indexOf(c)}_`));
+        const wsIds = [...L.members.keys()].filter((w) =>
+          w.startsWith(`ws_${L.key === 'one' ? 'one' : 'mx'}_${L.layout.classes.indexOf(c)}_`),
+        );
         const n = L.layout.classes.length === 1 ? QUERIES : Math.max(20, Math.round(QUERIES / 2));
         const qs = Array.from({ length: n + 10 }, (_, q) => {
           const r = rng(seedOf(q, 4, L.layout.classes.indexOf(c)));
@@ -424,9 +510,24 @@ async function main() {
         for (const q of qs) {
           const r = await db.transaction(async (tx) => {
             const t = performance.now();
-            const dups = await findDuplicates(tx, { workspaceId: q.w, mode: 'live', verificationId: 'none', externalId: null, embedding: q.e, threshold: th }, 'exact');
+            const dups = await findDuplicates(
+              tx,
+              {
+                workspaceId: q.w,
+                mode: 'live',
+                verificationId: 'none',
+                externalId: null,
+                embedding: q.e,
+                threshold: th,
+              },
+              'exact',
+            );
             const ms = performance.now() - t;
-            return { knn: await nearest(tx, q.w, q.e, 'exact'), dups: new Set(dups.duplicates.map((d) => d.verification_id)), ms };
+            return {
+              knn: await nearest(tx, q.w, q.e, 'exact'),
+              dups: new Set(dups.duplicates.map((d) => d.verification_id)),
+              ms,
+            };
           });
           exact.push(r);
         }
@@ -436,12 +537,24 @@ async function main() {
           db.transaction(async (tx) => {
             await tuneSearch(tx, EFS[0]);
             const q = vectorLiteral(qs[0].e);
-            const order = strategy === 'index' ? sql`fe.embedding <=> ${q}::vector` : sql`(fe.embedding <=> ${q}::vector) + 0`;
-            const rows = await tx.execute<{ 'QUERY PLAN': string }>(sql`explain select verification_id from face_embeddings fe where fe.workspace_id = ${qs[0].w} and fe.mode = 'live' and fe.verification_id <> 'none' and fe.embedding is not null order by ${order} limit ${FIRST_DEPTH}`);
-            return Array.from(rows).map((x) => x['QUERY PLAN']).find((l) => /Index Scan|Seq Scan|Bitmap Index/.test(l))?.trim().replace(/^->\s*/, '').replace(/\s+\(cost.*$/, '') ?? '?';
+            const order =
+              strategy === 'index' ? sql`fe.embedding <=> ${q}::vector` : sql`(fe.embedding <=> ${q}::vector) + 0`;
+            const rows = await tx.execute<{ 'QUERY PLAN': string }>(
+              sql`explain select verification_id from face_embeddings fe where fe.workspace_id = ${qs[0].w} and fe.mode = 'live' and fe.verification_id <> 'none' and fe.embedding is not null order by ${order} limit ${FIRST_DEPTH}`,
+            );
+            return (
+              Array.from(rows)
+                .map((x) => x['QUERY PLAN'])
+                .find((l) => /Index Scan|Seq Scan|Bitmap Index/.test(l))
+                ?.trim()
+                .replace(/^->\s*/, '')
+                .replace(/\s+\(cost.*$/, '') ?? '?'
+            );
           });
         const size = `${Math.round((c.share / c.count) * FACES).toLocaleString('en')} faces, ${c.label} of all; ${wsIds.length} such`;
-        say(`  workspace of ${size}: exact (every face of the workspace read and sorted: ${await planOf('exact')}) p50 ${percentile(exactMs, 50).toFixed(1)} ms, p99 ${percentile(exactMs, 99).toFixed(1)} ms; the search uses ${production === 'index' ? 'the HNSW index' : 'the exact scan'} here`);
+        say(
+          `  workspace of ${size}: exact (every face of the workspace read and sorted: ${await planOf('exact')}) p50 ${percentile(exactMs, 50).toFixed(1)} ms, p99 ${percentile(exactMs, 99).toFixed(1)} ms; the search uses ${production === 'index' ? 'the HNSW index' : 'the exact scan'} here`,
+        );
         // The HNSW index at each ef_search (what the search does here when it uses the index; for a workspace
         // it scans exactly, what the index would have given).
         for (const ef of EFS) {
@@ -458,7 +571,14 @@ async function main() {
           let dupHit = 0;
           let withDups = 0;
           for (const [i, q] of qs.entries()) {
-            const input = { workspaceId: q.w, mode: 'live' as const, verificationId: 'none', externalId: null, embedding: q.e, threshold: th };
+            const input = {
+              workspaceId: q.w,
+              mode: 'live' as const,
+              verificationId: 'none',
+              externalId: null,
+              embedding: q.e,
+              threshold: th,
+            };
             const t = performance.now();
             const got = await db.transaction((tx) => findDuplicates(tx, { ...input, efSearch: ef }, 'index'));
             const took = performance.now() - t;
@@ -484,7 +604,8 @@ async function main() {
           say(
             `    HNSW ef_search ${String(ef).padStart(3)}${ef === EF_SEARCH ? ' (production)' : ''}: n=${lat.length}  p50 ${percentile(lat, 50).toFixed(1)} ms  p99 ${percentile(lat, 99).toFixed(1)} ms  recall@10 ${(knnHit / wantTotal).toFixed(3)}  duplicate list ${dupWant ? (dupHit / dupWant).toFixed(3) : '–'} (${withDups} of ${lat.length} queries have duplicates)  plan: ${await planOf('index')}`,
           );
-          const ms = (xs: number[]) => (xs.length ? `p50 ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms` : '–');
+          const ms = (xs: number[]) =>
+            xs.length ? `p50 ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms` : '–';
           say(
             `      duplicate count per query: p50 ${percentile(counts, 50)}, p90 ${percentile(counts, 90)}; ${deep.length} of ${lat.length} read further pages (the first ${FIRST_DEPTH} nearest all matches): ${ms(deep)}; the others: ${ms(shallow)}; the 10 nearest alone (the graph walk): ${ms(knnMs)}`,
           );
@@ -494,10 +615,21 @@ async function main() {
           const lat: number[] = [];
           for (const [i, q] of qs.entries()) {
             const t = performance.now();
-            await db.transaction((tx) => findDuplicates(tx, { workspaceId: q.w, mode: 'live', verificationId: 'none', externalId: null, embedding: q.e, threshold: th }));
+            await db.transaction((tx) =>
+              findDuplicates(tx, {
+                workspaceId: q.w,
+                mode: 'live',
+                verificationId: 'none',
+                externalId: null,
+                embedding: q.e,
+                threshold: th,
+              }),
+            );
             if (i >= 10) lat.push(performance.now() - t);
           }
-          say(`    the search as it runs (exact here): p50 ${percentile(lat, 50).toFixed(1)} ms  p99 ${percentile(lat, 99).toFixed(1)} ms  recall@10 1.000`);
+          say(
+            `    the search as it runs (exact here): p50 ${percentile(lat, 50).toFixed(1)} ms  p99 ${percentile(lat, 99).toFixed(1)} ms  recall@10 1.000`,
+          );
         }
       }
     }
@@ -506,12 +638,22 @@ async function main() {
     await rawSql.end();
     await pg.stop();
   }
-  say(`\ntargets within one workspace: p50 < 10 ms, recall@10 ≥ 0.98.  Wall time ${((Date.now() - t0) / 60000).toFixed(1)} min; load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  say(
+    `\ntargets within one workspace: p50 < 10 ms, recall@10 ≥ 0.98.  Wall time ${((Date.now() - t0) / 60000).toFixed(1)} min; load average at the end ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   console.log(lines.join('\n'));
 }
 
 /** The 10 nearest faces of the search's first page (FIRST_DEPTH deep, as findDuplicates reads it), by distance. */
-async function nearest(tx: Parameters<Parameters<Db['transaction']>[0]>[0], workspaceId: string, e: number[], strategy: Strategy) {
+async function nearest(
+  tx: Parameters<Parameters<Db['transaction']>[0]>[0],
+  workspaceId: string,
+  e: number[],
+  strategy: Strategy,
+) {
   const q = vectorLiteral(e);
   const order = strategy === 'index' ? sql`fe.embedding <=> ${q}::vector` : sql`(fe.embedding <=> ${q}::vector) + 0`;
   const rows = await tx.execute<{ verification_id: string; d: number }>(sql`

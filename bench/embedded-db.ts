@@ -7,7 +7,11 @@ const pg = await startEmbeddedPostgres({ dataDir: process.argv[2] });
 const maintenance = scheduleMaintenance(pg, { log: (line) => process.stderr.write(line + '\n') });
 await maintenance.startup;
 process.stdout.write(JSON.stringify({ url: pg.url }) + '\n');
-const stop = () => void maintenance.stop().then(() => pg.stop()).then(() => process.exit(0));
+const stop = () =>
+  void maintenance
+    .stop()
+    .then(() => pg.stop())
+    .then(() => process.exit(0));
 process.on('SIGTERM', stop);
 // With an IPC channel (bench:soak): how many client connections are open.
 process.on('message', (m: { type?: string }) => {

@@ -24,7 +24,9 @@ async function main() {
   ensureBuild();
   const rows: string[] = [];
   for (const reserve of RESERVES) rows.push(await measure(reserve));
-  console.log(`\nbench:fairness  database=${DB}  1280x720 JPEG selfie  ${os.availableParallelism()} cores  load ${os.loadavg()[0].toFixed(1)}  workspace B one upload at a time (n=${UPLOADS}), A's capture link flooded by ${FLOODERS} loops`);
+  console.log(
+    `\nbench:fairness  database=${DB}  1280x720 JPEG selfie  ${os.availableParallelism()} cores  load ${os.loadavg()[0].toFixed(1)}  workspace B one upload at a time (n=${UPLOADS}), A's capture link flooded by ${FLOODERS} loops`,
+  );
   console.log(rows.join('\n'));
 }
 
@@ -42,7 +44,15 @@ async function measure(reserve: number): Promise<string> {
   const photo = await selfie1280();
 
   const json = async (w: { apiKey: string; secret: string }, method: string, path: string, body = '') => {
-    const r = await fetch(base + path, { method, body: body || undefined, headers: { 'content-type': 'application/json', 'x-api-key': w.apiKey, 'x-hmac-signature': signJsonRequest(w.secret, method, path, body) } });
+    const r = await fetch(base + path, {
+      method,
+      body: body || undefined,
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': w.apiKey,
+        'x-hmac-signature': signJsonRequest(w.secret, method, path, body),
+      },
+    });
     return { status: r.status, body: await r.json() };
   };
   const consentBody = JSON.stringify({ consent_version_id: a.consent.id, text_sha256: a.consent.sha });
@@ -59,16 +69,28 @@ async function measure(reserve: number): Promise<string> {
   const bUpload = async () => {
     const path = `/v1/verifications/${bId}/media`;
     const t = performance.now();
-    const r = await fetch(base + path, { method: 'POST', body: form(), headers: { 'x-api-key': b.apiKey, 'x-hmac-signature': signMultipartRequest(b.secret, 'POST', path, [['type', 'selfie']], [photo]) } });
+    const r = await fetch(base + path, {
+      method: 'POST',
+      body: form(),
+      headers: {
+        'x-api-key': b.apiKey,
+        'x-hmac-signature': signMultipartRequest(b.secret, 'POST', path, [['type', 'selfie']], [photo]),
+      },
+    });
     await r.arrayBuffer();
     if (r.status !== 201) throw new Error(`B's upload answered ${r.status}`);
     return performance.now() - t;
   };
 
   // A: one capture link, consented through the page's own endpoint.
-  const aUrl = (await json({ apiKey: a.apiKey, secret: a.secret }, 'POST', '/v1/verifications', '{}')).body.data.url as string;
+  const aUrl = (await json({ apiKey: a.apiKey, secret: a.secret }, 'POST', '/v1/verifications', '{}')).body.data
+    .url as string;
   const token = new URL(aUrl).pathname.split('/').pop()!;
-  await fetch(`${base}/api/capture/${token}/consent`, { method: 'POST', body: consentBody, headers: { 'content-type': 'application/json' } });
+  await fetch(`${base}/api/capture/${token}/consent`, {
+    method: 'POST',
+    body: consentBody,
+    headers: { 'content-type': 'application/json' },
+  });
 
   for (let i = 0; i < 4; i++) await bUpload(); // warm-up: workers load their models
   const idle: number[] = [];

@@ -30,8 +30,18 @@ export function benchFlags<const F extends Record<string, string>>(spec: F, opts
   return flags;
 }
 
-export function startChild(cmd: string, args: string[], env: NodeJS.ProcessEnv, readyOn: RegExp, ipc = false): Promise<{ proc: ChildProcess; line: string }> {
-  const proc = spawn(cmd, args, { cwd: root, env, stdio: ipc ? ['ignore', 'pipe', 'inherit', 'ipc'] : ['ignore', 'pipe', 'inherit'] });
+export function startChild(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  readyOn: RegExp,
+  ipc = false,
+): Promise<{ proc: ChildProcess; line: string }> {
+  const proc = spawn(cmd, args, {
+    cwd: root,
+    env,
+    stdio: ipc ? ['ignore', 'pipe', 'inherit', 'ipc'] : ['ignore', 'pipe', 'inherit'],
+  });
   children.push(proc);
   return new Promise((resolve, reject) => {
     let buf = '';
@@ -50,7 +60,12 @@ export const ensureBuild = () => buildIfMissing(true);
 export async function startDatabase(kind: string): Promise<{ url: string; stop: () => Promise<void> }> {
   if (kind === 'pg15') return startPg15();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-bench-'));
-  const { proc, line } = await startChild(path.join(root, 'node_modules/.bin/tsx'), ['bench/embedded-db.ts', path.join(dir, 'db')], process.env, /"url"/);
+  const { proc, line } = await startChild(
+    path.join(root, 'node_modules/.bin/tsx'),
+    ['bench/embedded-db.ts', path.join(dir, 'db')],
+    process.env,
+    /"url"/,
+  );
   return {
     url: JSON.parse(line).url,
     stop: async () => {
@@ -61,7 +76,11 @@ export async function startDatabase(kind: string): Promise<{ url: string; stop: 
 }
 
 /** Migrates, creates a workspace with the rate limit raised, and returns its credentials and the env. */
-export async function prepare(dbUrl: string, settings: Record<string, unknown> = {}, workspace: { check_method?: 'estimation' | 'document_verification'; flow?: 'age' | 'kyc' } = {}) {
+export async function prepare(
+  dbUrl: string,
+  settings: Record<string, unknown> = {},
+  workspace: { check_method?: 'estimation' | 'document_verification'; flow?: 'age' | 'kyc' } = {},
+) {
   const encryptionKey = randomBytes(32).toString('base64');
   process.env.ENCRYPTION_KEY = encryptionKey;
   process.env.BASE_URL = 'http://bench.local';
@@ -70,7 +89,11 @@ export async function prepare(dbUrl: string, settings: Record<string, unknown> =
   const h = connect(dbUrl, { max: 2 });
   const { createWorkspace } = await import('../lib/domain/workspaces');
   const { ensureConsent } = await import('../test/helpers/factories');
-  const ws = await createWorkspace(h.db, { name: 'bench', ...workspace, settings: { rate_limit_per_minute: 1_000_000, ...settings } });
+  const ws = await createWorkspace(h.db, {
+    name: 'bench',
+    ...workspace,
+    settings: { rate_limit_per_minute: 1_000_000, ...settings },
+  });
   const consent = await ensureConsent(h.db);
   await h.close();
   const env: NodeJS.ProcessEnv = {
@@ -84,7 +107,14 @@ export async function prepare(dbUrl: string, settings: Record<string, unknown> =
     NEXT_TELEMETRY_DISABLED: '1',
   };
   const secretOf = (mode: 'test' | 'live') => ws.secretKeys.find((k) => k.mode === mode)!.secret;
-  return { apiKey: ws.workspace.apiKey, secret: secretOf('test'), liveSecret: secretOf('live'), workspaceId: ws.workspace.id, consent: { id: consent.id, sha: consent.textSha256 }, env };
+  return {
+    apiKey: ws.workspace.apiKey,
+    secret: secretOf('test'),
+    liveSecret: secretOf('live'),
+    workspaceId: ws.workspace.id,
+    consent: { id: consent.id, sha: consent.textSha256 },
+    env,
+  };
 }
 
 /**
@@ -92,9 +122,23 @@ export async function prepare(dbUrl: string, settings: Record<string, unknown> =
  * with an IPC channel through which `memory()` reads its process.memoryUsage(). BENCH_SERVICE_FLAGS in the environment
  * adds node flags to it (`--cpu-prof --cpu-prof-dir=DIR` to profile it: docs/performance.md "API throughput").
  */
-export async function startServer(env: NodeJS.ProcessEnv): Promise<{ base: string; proc: ChildProcess; memory: () => Promise<NodeJS.MemoryUsage> }> {
+export async function startServer(
+  env: NodeJS.ProcessEnv,
+): Promise<{ base: string; proc: ChildProcess; memory: () => Promise<NodeJS.MemoryUsage> }> {
   const port = await freePort();
-  const { proc } = await startChild(process.execPath, [...(process.env.BENCH_SERVICE_FLAGS ? process.env.BENCH_SERVICE_FLAGS.split(' ') : []), '--import', 'tsx', path.join(root, 'server/serve.ts'), 'start'], { ...env, NODE_ENV: 'production', PORT: String(port) }, /Ready/, true);
+  const { proc } = await startChild(
+    process.execPath,
+    [
+      ...(process.env.BENCH_SERVICE_FLAGS ? process.env.BENCH_SERVICE_FLAGS.split(' ') : []),
+      '--import',
+      'tsx',
+      path.join(root, 'server/serve.ts'),
+      'start',
+    ],
+    { ...env, NODE_ENV: 'production', PORT: String(port) },
+    /Ready/,
+    true,
+  );
   const memory = () =>
     new Promise<NodeJS.MemoryUsage>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error('no memory answer')), 10_000);

@@ -10,7 +10,17 @@
 import os from 'node:os';
 import { signJsonRequest, signMultipartRequest } from '../lib/domain/auth/sign';
 import { selfie1280 } from '../test/helpers/images';
-import { benchFlags, ensureBuild, percentile, prepare, rssMb, startDatabase, startServer, stopAll, runBench } from './harness';
+import {
+  benchFlags,
+  ensureBuild,
+  percentile,
+  prepare,
+  rssMb,
+  startDatabase,
+  startServer,
+  stopAll,
+  runBench,
+} from './harness';
 
 const flags = benchFlags({ db: 'embedded', uploads: '30', seconds: '20' });
 const DB = flags.db;
@@ -26,13 +36,25 @@ async function main() {
   const photo = await selfie1280();
 
   const json = async (method: string, path: string, body = '') => {
-    const r = await fetch(base + path, { method, body: body || undefined, headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, method, path, body) } });
+    const r = await fetch(base + path, {
+      method,
+      body: body || undefined,
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': apiKey,
+        'x-hmac-signature': signJsonRequest(secret, method, path, body),
+      },
+    });
     return { status: r.status, body: await r.json() };
   };
   const newVerification = async () => {
     const { body } = await json('POST', '/v1/verifications', '{}');
     const id = body.data.id as string;
-    await json('POST', `/v1/verifications/${id}/consent`, JSON.stringify({ consent_version_id: consent.id, text_sha256: consent.sha }));
+    await json(
+      'POST',
+      `/v1/verifications/${id}/consent`,
+      JSON.stringify({ consent_version_id: consent.id, text_sha256: consent.sha }),
+    );
     return id;
   };
   const upload = async (id: string) => {
@@ -41,7 +63,14 @@ async function main() {
     form.append('type', 'selfie');
     form.append('file', new Blob([photo as BlobPart], { type: 'image/jpeg' }), 'selfie.jpg');
     const t = performance.now();
-    const r = await fetch(base + path, { method: 'POST', body: form, headers: { 'x-api-key': apiKey, 'x-hmac-signature': signMultipartRequest(secret, 'POST', path, [['type', 'selfie']], [photo]) } });
+    const r = await fetch(base + path, {
+      method: 'POST',
+      body: form,
+      headers: {
+        'x-api-key': apiKey,
+        'x-hmac-signature': signMultipartRequest(secret, 'POST', path, [['type', 'selfie']], [photo]),
+      },
+    });
     await r.arrayBuffer();
     if (r.status !== 201) throw new Error(`upload answered ${r.status}`);
     return performance.now() - t;
@@ -67,7 +96,9 @@ async function main() {
   const getter = (async () => {
     while (Date.now() < until) {
       const t = performance.now();
-      const r = await fetch(base + getPath, { headers: { 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, 'GET', getPath) } });
+      const r = await fetch(base + getPath, {
+        headers: { 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, 'GET', getPath) },
+      });
       await r.arrayBuffer();
       gets.push(performance.now() - t);
       await new Promise((r) => setTimeout(r, 20));
@@ -92,7 +123,14 @@ async function main() {
       const form = new FormData();
       form.append('type', 'selfie');
       form.append('file', new Blob([photo as BlobPart], { type: 'image/jpeg' }), 'selfie.jpg');
-      const r = await fetch(base + path, { method: 'POST', body: form, headers: { 'x-api-key': apiKey, 'x-hmac-signature': signMultipartRequest(secret, 'POST', path, [['type', 'selfie']], [photo]) } });
+      const r = await fetch(base + path, {
+        method: 'POST',
+        body: form,
+        headers: {
+          'x-api-key': apiKey,
+          'x-hmac-signature': signMultipartRequest(secret, 'POST', path, [['type', 'selfie']], [photo]),
+        },
+      });
       const body = await r.json();
       if (r.status === 201) accepted++;
       else if (r.status === 503 && body.error?.code === 'ANALYSIS_QUEUE_FULL') {
@@ -107,11 +145,19 @@ async function main() {
   const elapsed20 = (Date.now() - t20) / 1000;
 
   const f = (x: number) => x.toFixed(0).padStart(6);
-  console.log(`\nbench:media  database=${DB}  1280x720 JPEG selfie (${(photo.byteLength / 1024).toFixed(0)} KiB)  ${os.availableParallelism()} cores`);
-  console.log(`single upload, validation included (n=${single.length}):  p50 ${f(percentile(single, 50))} ms   p95 ${f(percentile(single, 95))} ms   (target p50 < 400 ms)`);
+  console.log(
+    `\nbench:media  database=${DB}  1280x720 JPEG selfie (${(photo.byteLength / 1024).toFixed(0)} KiB)  ${os.availableParallelism()} cores`,
+  );
+  console.log(
+    `single upload, validation included (n=${single.length}):  p50 ${f(percentile(single, 50))} ms   p95 ${f(percentile(single, 95))} ms   (target p50 < 400 ms)`,
+  );
   console.log(`4 concurrent uploaders, ${elapsed.toFixed(0)} s:              ${(done / elapsed).toFixed(2)} uploads/s`);
-  console.log(`signed GET during those uploads (n=${gets.length}):        p50 ${f(percentile(gets, 50))} ms   p99 ${f(percentile(gets, 99))} ms   (target p99 < 100 ms)`);
-  console.log(`20 concurrent uploaders, ${elapsed20.toFixed(0)} s:             ${(accepted / elapsed20).toFixed(2)} uploads/s; ${full} answered 503 ANALYSIS_QUEUE_FULL (retried after Retry-After), ${other} other errors`);
+  console.log(
+    `signed GET during those uploads (n=${gets.length}):        p50 ${f(percentile(gets, 50))} ms   p99 ${f(percentile(gets, 99))} ms   (target p99 < 100 ms)`,
+  );
+  console.log(
+    `20 concurrent uploaders, ${elapsed20.toFixed(0)} s:             ${(accepted / elapsed20).toFixed(2)} uploads/s; ${full} answered 503 ANALYSIS_QUEUE_FULL (retried after Retry-After), ${other} other errors`,
+  );
   console.log(`server RSS with 20 uploaders:                peak ${f(peak)} MB   (${f(rssBefore)} MB before)`);
   stopAll();
   await db.stop();

@@ -21,7 +21,16 @@ import { apiClient } from '../test/helpers/api-client';
 import * as F from '../test/helpers/face-set';
 import * as I from '../test/helpers/images';
 import { updateWorkspaceSettings } from '../lib/domain/workspaces';
-import { benchFlags, ensureBuild, percentile, prepare, runBench, startDatabase, startService, stopAll } from './harness';
+import {
+  benchFlags,
+  ensureBuild,
+  percentile,
+  prepare,
+  runBench,
+  startDatabase,
+  startService,
+  stopAll,
+} from './harness';
 
 const flags = benchFlags({ db: 'embedded', runs: '20', part: 'all' });
 const DB = flags.db;
@@ -51,7 +60,9 @@ async function submitToDecision() {
   // verification (similarity ≥ SAME_CAPTURE_SIMILARITY: liveness_failed), which a few pixels of jitter no longer
   // escape with the 128-d description. The 17 packaged people, then their edited copies (light, pose, scale).
   const models = await loadFaceModels();
-  const people = (await F.labelledFaces(async (bytes) => analyze(models, { bytes, kind: 'selfie' }))).map((f) => f.image);
+  const people = (await F.labelledFaces(async (bytes) => analyze(models, { bytes, kind: 'selfie' }))).map(
+    (f) => f.image,
+  );
   let k = 0;
   const nextSelfie = async () => {
     const face = people[k % people.length];
@@ -71,7 +82,10 @@ async function submitToDecision() {
     const outcomes: Record<string, number> = {};
     for (let i = -2; i < RUNS; i++) {
       const selfie = await nextSelfie();
-      const media = method === 'estimation' ? { selfie } : { selfie, front: ['passport', await I.renderDocument('passport', 'front', selfie)] as [string, Buffer] };
+      const media =
+        method === 'estimation'
+          ? { selfie }
+          : { selfie, front: ['passport', await I.renderDocument('passport', 'front', selfie)] as [string, Buffer] };
       let id: string;
       try {
         id = await api.prepare(media);
@@ -89,7 +103,10 @@ async function submitToDecision() {
       if (i < 0) continue; // warm-up: the workers load their models, OCR its traineddata
       latencies.push(performance.now() - t);
       // The server's own part: from the submit's commit to the decision's (the rest is the client's polling).
-      const [row] = await h.db.select({ submittedAt: verifications.submittedAt, decidedAt: verifications.statusChangedAt }).from(verifications).where(eq(verifications.id, id));
+      const [row] = await h.db
+        .select({ submittedAt: verifications.submittedAt, decidedAt: verifications.statusChangedAt })
+        .from(verifications)
+        .where(eq(verifications.id, id));
       if (row?.submittedAt) serverSide.push(row.decidedAt.getTime() - row.submittedAt.getTime());
       const key = v.reason ? `${v.status}/${v.reason}` : v.status;
       outcomes[key] = (outcomes[key] ?? 0) + 1;
@@ -134,15 +151,27 @@ async function main() {
   console.log('\nsubmit → decision (live mode, in-process runner, production build)');
   for (const [method, r] of Object.entries(flows)) {
     const target = method === 'estimation' ? '   (target < 2000 ms)' : '';
-    console.log(`  ${method.padEnd(22)} n=${r.latencies.length}  p50 ${ms(percentile(r.latencies, 50))}  p95 ${ms(percentile(r.latencies, 95))}  max ${ms(Math.max(...r.latencies))}${target}  outcomes ${JSON.stringify(r.outcomes)}`);
-    console.log(`  ${''.padEnd(22)} server side (submitted_at → status_changed_at): p50 ${ms(percentile(r.serverSide, 50))}  p95 ${ms(percentile(r.serverSide, 95))}`);
+    console.log(
+      `  ${method.padEnd(22)} n=${r.latencies.length}  p50 ${ms(percentile(r.latencies, 50))}  p95 ${ms(percentile(r.latencies, 95))}  max ${ms(Math.max(...r.latencies))}${target}  outcomes ${JSON.stringify(r.outcomes)}`,
+    );
+    console.log(
+      `  ${''.padEnd(22)} server side (submitted_at → status_changed_at): p50 ${ms(percentile(r.serverSide, 50))}  p95 ${ms(percentile(r.serverSide, 95))}`,
+    );
   }
 }
 
 function printAnalysis(a: Record<string, number[]>) {
   if (!Object.keys(a).length) return;
-  console.log(`\na selfie's analysis (lib/domain/media/analyze.ts, one thread, warm; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.availableParallelism()} cores)`);
-  for (const [name, t] of Object.entries(a)) console.log(`  ${name.padEnd(22)} n=${t.length}  p50 ${ms(percentile(t, 50))}  p95 ${ms(percentile(t, 95))}   (target < 700 ms)`);
+  console.log(
+    `\na selfie's analysis (lib/domain/media/analyze.ts, one thread, warm; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${os.availableParallelism()} cores)`,
+  );
+  for (const [name, t] of Object.entries(a))
+    console.log(
+      `  ${name.padEnd(22)} n=${t.length}  p50 ${ms(percentile(t, 50))}  p95 ${ms(percentile(t, 95))}   (target < 700 ms)`,
+    );
 }
 
 runBench(main);

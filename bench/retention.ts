@@ -30,7 +30,10 @@ import { EMBEDDING_DIMENSIONS } from '../lib/db/schema';
 
 // Its flags are read only when it is the benchmark run: bench/backup.ts imports seed() and has flags of its own.
 const MAIN = process.argv[1] !== undefined && path.resolve(process.argv[1]) === path.resolve(import.meta.filename);
-const flags = benchFlags({ due: '100000', rate: '100', seconds: '15', rounds: '5', hnsw: 'yes' }, { argv: MAIN ? undefined : [] });
+const flags = benchFlags(
+  { due: '100000', rate: '100', seconds: '15', rounds: '5', hnsw: 'yes' },
+  { argv: MAIN ? undefined : [] },
+);
 const DUE = Number(flags.due);
 const RATE = Number(flags.rate);
 const SECONDS = Number(flags.seconds);
@@ -42,7 +45,14 @@ type Lat = { p50: number; p99: number; rps: number; non2xx: number; errors: numb
 
 async function getLoad(url: string, path: string, apiKey: string, secret: string, seconds = SECONDS): Promise<Lat> {
   const headers = { 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, 'GET', path, '') };
-  const r = await autocannon({ url: url + path, method: 'GET', headers, connections: 10, overallRate: RATE, duration: seconds });
+  const r = await autocannon({
+    url: url + path,
+    method: 'GET',
+    headers,
+    connections: 10,
+    overallRate: RATE,
+    duration: seconds,
+  });
   return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, non2xx: r.non2xx, errors: r.errors };
 }
 
@@ -52,9 +62,12 @@ export async function seed(sql: postgres.Sql, workspaceId: string, due = DUE, hn
   const { wrapDataKey } = await import('../lib/domain/personal-data/data-keys');
   const decided = new Date(Date.now() - 40 * 86_400_000).toISOString();
   // A pool of distinct 128-d embeddings (random unit-ish vectors), assigned round-robin.
-  const pool = Array.from({ length: 64 }, () => Array.from({ length: EMBEDDING_DIMENSIONS }, () => Math.round((Math.random() * 2 - 1) * 0.177 * 1e6) / 1e6));
+  const pool = Array.from({ length: 64 }, () =>
+    Array.from({ length: EMBEDDING_DIMENSIONS }, () => Math.round((Math.random() * 2 - 1) * 0.177 * 1e6) / 1e6),
+  );
   await sql`create temporary table emb_pool (n int, j jsonb, v text)`;
-  for (const [n, e] of pool.entries()) await sql`insert into emb_pool values (${n}, ${JSON.stringify(e)}::text::jsonb, ${`[${e.join(',')}]`})`;
+  for (const [n, e] of pool.entries())
+    await sql`insert into emb_pool values (${n}, ${JSON.stringify(e)}::text::jsonb, ${`[${e.join(',')}]`})`;
   // Loaded without the HNSW index, which is rebuilt afterwards (faster than N inserts into it). Deleting rows does
   // not touch an index (VACUUM does, later), so --hnsw no only saves the build; the default keeps it as in production.
   await sql`drop index if exists face_embeddings_hnsw_idx`;
@@ -95,7 +108,17 @@ export async function seed(sql: postgres.Sql, workspaceId: string, due = DUE, hn
       const keys = ids.map(({ id, n }) => {
         const dek = randomBytes(32);
         const w = wrapDataKey(id, dek);
-        const sealed = n % 5 === 0 ? aesGcmEncrypt(JSON.stringify({ person: { surname: 'BENCH', given_names: `USER ${n}`, date_of_birth: '1980-01-01', sex: 'F' }, document: { number_masked: '•••••1234', expiry_date: '2031-01-01', issuing_country: 'UTO' } }), `result:${id}`, dek) : null;
+        const sealed =
+          n % 5 === 0
+            ? aesGcmEncrypt(
+                JSON.stringify({
+                  person: { surname: 'BENCH', given_names: `USER ${n}`, date_of_birth: '1980-01-01', sex: 'F' },
+                  document: { number_masked: '•••••1234', expiry_date: '2031-01-01', issuing_country: 'UTO' },
+                }),
+                `result:${id}`,
+                dek,
+              )
+            : null;
         return { id, kek: w.kekId, wrapped: w.wrapped.toString('base64'), sealed: sealed?.toString('base64') ?? null };
       });
       await tx`
@@ -120,14 +143,21 @@ export async function seed(sql: postgres.Sql, workspaceId: string, due = DUE, hn
   console.log(`  seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 }
 
-const fmt = (l: Lat) => `p50 ${String(l.p50).padStart(4)} ms  p99 ${String(l.p99).padStart(4)} ms  (${l.rps.toFixed(0)} req/s, non-2xx ${l.non2xx}, errors ${l.errors})`;
+const fmt = (l: Lat) =>
+  `p50 ${String(l.p50).padStart(4)} ms  p99 ${String(l.p99).padStart(4)} ms  (${l.rps.toFixed(0)} req/s, non-2xx ${l.non2xx}, errors ${l.errors})`;
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 async function main() {
   ensureBuild();
-  console.log(`bench:retention  ${DUE} due  GET at ${RATE} req/s, ${SECONDS} s windows, ${ROUNDS} rounds  (${os.cpus().length} cores, load ${loadavg()})`);
+  console.log(
+    `bench:retention  ${DUE} due  GET at ${RATE} req/s, ${SECONDS} s windows, ${ROUNDS} rounds  (${os.cpus().length} cores, load ${loadavg()})`,
+  );
   const db = await startPg15({ shared_buffers: '1GB' });
   const { apiKey, liveSecret, workspaceId, consent, env } = await prepare(db.url, { media_retention_days: 365 });
   const sql = postgres(db.url, { max: 2, onnotice: () => {} });
@@ -136,13 +166,31 @@ async function main() {
     const service = await startService(env);
     // One verification to read (live, consented), created through the service.
     const body = JSON.stringify({ external_id: 'bench-reader' });
-    const created = await fetch(`${service}/v1/verifications`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(liveSecret, 'POST', '/v1/verifications', body) } }).then((r) => r.json());
+    const created = await fetch(`${service}/v1/verifications`, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': apiKey,
+        'x-hmac-signature': signJsonRequest(liveSecret, 'POST', '/v1/verifications', body),
+      },
+    }).then((r) => r.json());
     const id = created.data.id as string;
     const cbody = JSON.stringify({ consent_version_id: consent.id, text_sha256: consent.sha });
-    await fetch(`${service}/v1/verifications/${id}/consent`, { method: 'POST', body: cbody, headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(liveSecret, 'POST', `/v1/verifications/${id}/consent`, cbody) } });
+    await fetch(`${service}/v1/verifications/${id}/consent`, {
+      method: 'POST',
+      body: cbody,
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': apiKey,
+        'x-hmac-signature': signJsonRequest(liveSecret, 'POST', `/v1/verifications/${id}/consent`, cbody),
+      },
+    });
     const path = `/v1/verifications/${id}`;
-    const receipts = async () => Number((await sql`select count(*)::int as n from erasure_receipts where workspace_id = ${workspaceId}`)[0].n);
-    const retention = (days: number) => sql`update workspaces set media_retention_days = ${days} where id = ${workspaceId}`;
+    const receipts = async () =>
+      Number((await sql`select count(*)::int as n from erasure_receipts where workspace_id = ${workspaceId}`)[0].n);
+    const retention = (days: number) =>
+      sql`update workspaces set media_retention_days = ${days} where id = ${workspaceId}`;
 
     // 1. The server's own sweep (the in-process runner, paced) beside the API, in alternating windows so that
     //    the rest of the machine's load weighs on both alike: idle (nothing due), then sweeping (all due), …
@@ -165,18 +213,28 @@ async function main() {
       during.push(await getLoad(service, path, apiKey, liveSecret));
       const n2 = await receipts();
       rates.push((n2 - n1) / ((performance.now() - t1) / 1000));
-      console.log(`round ${round}  while sweeping GET ${fmt(during.at(-1)!)}  load ${loadavg()}  sweep ${rates.at(-1)!.toFixed(0)}/s`);
+      console.log(
+        `round ${round}  while sweeping GET ${fmt(during.at(-1)!)}  load ${loadavg()}  sweep ${rates.at(-1)!.toFixed(0)}/s`,
+      );
       await retention(365); // nothing due: the run ends after its batch
       await new Promise((r) => setTimeout(r, 3000));
     }
     const idleP99 = mean(idle.map((l) => l.p99));
     const sweepP99 = mean(during.map((l) => l.p99));
-    console.log(`\nGET p99, mean of the windows: idle ${idleP99.toFixed(1)} ms, while the server sweeps ${sweepP99.toFixed(1)} ms: ratio ${(sweepP99 / idleP99).toFixed(2)} (target ≤ 1.20)`);
+    console.log(
+      `\nGET p99, mean of the windows: idle ${idleP99.toFixed(1)} ms, while the server sweeps ${sweepP99.toFixed(1)} ms: ratio ${(sweepP99 / idleP99).toFixed(2)} (target ≤ 1.20)`,
+    );
     const idleMed = median(idle.map((l) => l.p99));
     const sweepMed = median(during.map((l) => l.p99));
-    console.log(`GET p99, median of the windows: idle ${idleMed} ms, while sweeping ${sweepMed} ms: ratio ${(sweepMed / idleMed).toFixed(2)}; per round (sweeping/idle): ${during.map((l, i) => (l.p99 / idle[i].p99).toFixed(2)).join(' ')}`);
-    console.log(`GET p50, mean of the windows: idle ${mean(idle.map((l) => l.p50)).toFixed(1)} ms, while sweeping ${mean(during.map((l) => l.p50)).toFixed(1)} ms`);
-    console.log(`the server's sweep (paced at ${SWEEP_PACE}, beside the GET load): ${mean(rates).toFixed(0)} verifications erased/s`);
+    console.log(
+      `GET p99, median of the windows: idle ${idleMed} ms, while sweeping ${sweepMed} ms: ratio ${(sweepMed / idleMed).toFixed(2)}; per round (sweeping/idle): ${during.map((l, i) => (l.p99 / idle[i].p99).toFixed(2)).join(' ')}`,
+    );
+    console.log(
+      `GET p50, mean of the windows: idle ${mean(idle.map((l) => l.p50)).toFixed(1)} ms, while sweeping ${mean(during.map((l) => l.p50)).toFixed(1)} ms`,
+    );
+    console.log(
+      `the server's sweep (paced at ${SWEEP_PACE}, beside the GET load): ${mean(rates).toFixed(0)} verifications erased/s`,
+    );
 
     // 2. The rest at full speed, nothing else running: the sweep's own throughput with the backlog still due.
     stopAll();
@@ -188,13 +246,17 @@ async function main() {
     const out = await sweepRetention(h.db, { pace: 1, budgetMs: 24 * 3600_000, upgrade: false });
     const secs = (performance.now() - t) / 1000;
     await h.close();
-    console.log(`full speed, alone (a dedicated sweeper): ${out.erased} of the ${left} still due erased in ${secs.toFixed(1)} s: ${(out.erased / secs).toFixed(0)} verifications/s`);
+    console.log(
+      `full speed, alone (a dedicated sweeper): ${out.erased} of the ${left} still due erased in ${secs.toFixed(1)} s: ${(out.erased / secs).toFixed(0)} verifications/s`,
+    );
     const [rest] = await sql`select
         (select count(*) from media_blobs b join media m on m.id = b.media_id join verifications v on v.id = m.verification_id where v.workspace_id = ${workspaceId})::int as blobs,
         (select count(*) from face_embeddings where workspace_id = ${workspaceId})::int as faces,
         (select count(*) from data_keys k join verifications v on v.id = k.verification_id where v.workspace_id = ${workspaceId})::int as keys,
         (select count(*) from erasure_receipts where workspace_id = ${workspaceId})::int as receipts`;
-    console.log(`left: ${rest.blobs} blobs, ${rest.faces} faces, ${rest.keys} data keys; ${rest.receipts} receipts for ${DUE} verifications`);
+    console.log(
+      `left: ${rest.blobs} blobs, ${rest.faces} faces, ${rest.keys} data keys; ${rest.receipts} receipts for ${DUE} verifications`,
+    );
     console.log(`load average at the end: ${loadavg()}`);
   } finally {
     stopAll();

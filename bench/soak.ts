@@ -43,7 +43,11 @@ function slope(points: [number, number][]): number {
 /** The embedded engine in a process of its own, answering how many clients it has over IPC. */
 async function embeddedDb(): Promise<{ url: string; connections: () => Promise<number>; stop: () => void }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-soak-'));
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/embedded-db.ts'), path.join(dir, 'db')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const proc: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(root, 'bench/embedded-db.ts'), path.join(dir, 'db')],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let buf = '';
     proc.stdout!.on('data', (d) => {
@@ -69,7 +73,11 @@ async function main() {
   const dbUrl = pg?.url ?? emb!.url;
   const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
   const connections = async () =>
-    pg ? Number((await admin`select count(*)::int as n from pg_stat_activity where backend_type = 'client backend'`)[0].n) - 1 : (await emb!.connections()) - 1;
+    pg
+      ? Number(
+          (await admin`select count(*)::int as n from pg_stat_activity where backend_type = 'client backend'`)[0].n,
+        ) - 1
+      : (await emb!.connections()) - 1;
 
   const tls = selfSignedCert();
   const caFile = path.join(os.tmpdir(), `ov-soak-ca-${process.pid}.pem`);
@@ -100,7 +108,15 @@ async function main() {
   const note = (k: string) => answers.set(k, (answers.get(k) ?? 0) + 1);
   const call = async (method: string, p2: string, body: string | FormData | undefined, sig: string) => {
     try {
-      const r = await fetch(base + p2, { method, body, headers: { ...(typeof body === 'string' ? { 'content-type': 'application/json' } : {}), 'x-api-key': p.apiKey, 'x-hmac-signature': sig } });
+      const r = await fetch(base + p2, {
+        method,
+        body,
+        headers: {
+          ...(typeof body === 'string' ? { 'content-type': 'application/json' } : {}),
+          'x-api-key': p.apiKey,
+          'x-hmac-signature': sig,
+        },
+      });
       const j = (await r.json()) as { data?: { id?: string; status?: string }; error?: { code: string } };
       note(r.status < 400 ? `${r.status}` : `${r.status} ${j.error?.code}`);
       return { status: r.status, json: j, retryAfter: Number(r.headers.get('retry-after') ?? 0) };
@@ -109,7 +125,8 @@ async function main() {
       return { status: 0, json: {} as { data?: { id?: string; status?: string } }, retryAfter: 0 };
     }
   };
-  const json = (method: string, p2: string, body = '', secret = p.secret) => call(method, p2, body || undefined, signJsonRequest(secret, method, p2, body));
+  const json = (method: string, p2: string, body = '', secret = p.secret) =>
+    call(method, p2, body || undefined, signJsonRequest(secret, method, p2, body));
 
   const until = Date.now() + MINUTES * 60_000;
   let journeys = 0;
@@ -118,7 +135,12 @@ async function main() {
     const c = await json('POST', '/v1/verifications', JSON.stringify({ external_id: `soak-${i}` }), secret);
     const id = c.json.data?.id;
     if (!id) return;
-    await json('POST', `/v1/verifications/${id}/consent`, JSON.stringify({ consent_version_id: p.consent.id, text_sha256: p.consent.sha }), secret);
+    await json(
+      'POST',
+      `/v1/verifications/${id}/consent`,
+      JSON.stringify({ consent_version_id: p.consent.id, text_sha256: p.consent.sha }),
+      secret,
+    );
     const photo = photos[i % photos.length];
     const mp = `/v1/verifications/${id}/media`;
     for (let tries = 0; tries < 5; tries++) {
@@ -153,13 +175,19 @@ async function main() {
   const samples: { t: number; rss: number; heap: number; conns: number }[] = [];
   const sample = async () => {
     const m = await server.memory().catch(() => null);
-    samples.push({ t: (Date.now() - started) / 60_000, rss: rssMb(server.proc.pid!), heap: m ? m.heapUsed / 1048576 : NaN, conns: await connections().catch(() => NaN) });
+    samples.push({
+      t: (Date.now() - started) / 60_000,
+      rss: rssMb(server.proc.pid!),
+      heap: m ? m.heapUsed / 1048576 : NaN,
+      conns: await connections().catch(() => NaN),
+    });
   };
   const sampler = setInterval(() => void sample(), 5000);
   const loadStart = Date.now();
   while (Date.now() < until) {
     await new Promise((r) => setTimeout(r, 1000));
-    if ((Date.now() - loadStart) % 60_000 < 1000) process.stderr.write(`  ${((Date.now() - loadStart) / 60_000).toFixed(0)} min: ${journeys} journeys\n`);
+    if ((Date.now() - loadStart) % 60_000 < 1000)
+      process.stderr.write(`  ${((Date.now() - loadStart) / 60_000).toFixed(0)} min: ${journeys} journeys\n`);
   }
   clearInterval(starter);
   clearInterval(getter);
@@ -181,20 +209,42 @@ async function main() {
   const strangers = [...acknowledged].filter((id) => !events.some((e) => e.id === id)).length;
   const attempts = Number((await admin`select count(*)::int as n from webhook_attempts`)[0].n);
 
-  const warm = samples.filter((s) => s.t >= samples[0].t + (MINUTES / 5));
+  const warm = samples.filter((s) => s.t >= samples[0].t + MINUTES / 5);
   const fmt = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
-  console.log(`\nbench:soak  database=${DB}  ${MINUTES} min  ${os.availableParallelism()} cores  load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-  console.log(`traffic: ${journeys} journeys (create, consent, upload, submit, read until decided; half test, half live), signed GETs at ${GETS_PER_SECOND}/s`);
+  console.log(
+    `\nbench:soak  database=${DB}  ${MINUTES} min  ${os.availableParallelism()} cores  load average at the end ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  );
+  console.log(
+    `traffic: ${journeys} journeys (create, consent, upload, submit, read until decided; half test, half live), signed GETs at ${GETS_PER_SECOND}/s`,
+  );
   console.log('answers:');
   const designed = /^(429|503 (ANALYSIS_QUEUE_FULL|DATABASE_UNAVAILABLE))/;
-  for (const [k, n] of [...answers].sort()) console.log(`  ${k.padEnd(40)} ${String(n).padStart(7)}${/^[45]|network/.test(k) ? (designed.test(k) ? '  (designed)' : '  (ERROR)') : ''}`);
-  const errors = [...answers].filter(([k]) => /^[45]|network/.test(k) && !designed.test(k) && !/^422 (FACE_|NO_FACE)/.test(k));
+  for (const [k, n] of [...answers].sort())
+    console.log(
+      `  ${k.padEnd(40)} ${String(n).padStart(7)}${/^[45]|network/.test(k) ? (designed.test(k) ? '  (designed)' : '  (ERROR)') : ''}`,
+    );
+  const errors = [...answers].filter(
+    ([k]) => /^[45]|network/.test(k) && !designed.test(k) && !/^422 (FACE_|NO_FACE)/.test(k),
+  );
   console.log(`unexpected errors: ${errors.reduce((a, [, n]) => a + n, 0)}`);
-  console.log(`server RSS: start ${fmt(samples[0]?.rss, 0)} MB, peak ${fmt(Math.max(...samples.map((s) => s.rss)), 0)} MB, end ${fmt(samples.at(-1)!.rss, 0)} MB; slope after warm-up ${fmt(slope(warm.map((s) => [s.t, s.rss])), 2)} MB/min`);
-  console.log(`server heap used: start ${fmt(samples[0]?.heap, 0)} MB, end ${fmt(samples.at(-1)!.heap, 0)} MB; slope after warm-up ${fmt(slope(warm.map((s) => [s.t, s.heap])), 2)} MB/min`);
-  console.log(`database connections (${DB === 'pg15' ? 'PostgreSQL client backends' : 'embedded engine clients'}, the soak's own excluded): min ${Math.min(...samples.map((s) => s.conns))}, max ${Math.max(...samples.map((s) => s.conns))}, end ${samples.at(-1)!.conns} (pool size ${p.env.DATABASE_POOL_SIZE ?? 10})`);
-  console.log(`webhooks: ${events.length} events, ${attempts} attempts (the receiver failed ${Math.floor(deliveries() / 3)} of ${deliveries()} deliveries); ${delivered.length} delivered, ${by('pending').length} still retrying, ${by('failed').length} failed after 4 attempts, ${by('completed').length + by('skipped').length} other`);
-  console.log(`  every event accounted for: ${delivered.length + by('pending').length + by('failed').length + by('completed').length + by('skipped').length === events.length ? 'yes' : 'NO'}; delivered but never acknowledged by the receiver: ${unacknowledged}; acknowledged but unknown: ${strangers}`);
+  console.log(
+    `server RSS: start ${fmt(samples[0]?.rss, 0)} MB, peak ${fmt(Math.max(...samples.map((s) => s.rss)), 0)} MB, end ${fmt(samples.at(-1)!.rss, 0)} MB; slope after warm-up ${fmt(slope(warm.map((s) => [s.t, s.rss])), 2)} MB/min`,
+  );
+  console.log(
+    `server heap used: start ${fmt(samples[0]?.heap, 0)} MB, end ${fmt(samples.at(-1)!.heap, 0)} MB; slope after warm-up ${fmt(slope(warm.map((s) => [s.t, s.heap])), 2)} MB/min`,
+  );
+  console.log(
+    `database connections (${DB === 'pg15' ? 'PostgreSQL client backends' : 'embedded engine clients'}, the soak's own excluded): min ${Math.min(...samples.map((s) => s.conns))}, max ${Math.max(...samples.map((s) => s.conns))}, end ${samples.at(-1)!.conns} (pool size ${p.env.DATABASE_POOL_SIZE ?? 10})`,
+  );
+  console.log(
+    `webhooks: ${events.length} events, ${attempts} attempts (the receiver failed ${Math.floor(deliveries() / 3)} of ${deliveries()} deliveries); ${delivered.length} delivered, ${by('pending').length} still retrying, ${by('failed').length} failed after 4 attempts, ${by('completed').length + by('skipped').length} other`,
+  );
+  console.log(
+    `  every event accounted for: ${delivered.length + by('pending').length + by('failed').length + by('completed').length + by('skipped').length === events.length ? 'yes' : 'NO'}; delivered but never acknowledged by the receiver: ${unacknowledged}; acknowledged but unknown: ${strangers}`,
+  );
 
   await admin.end();
   await rx.close();

@@ -9,7 +9,14 @@
  * core).
  */
 import { performance } from 'node:perf_hooks';
-import { annexCEncryptionInfo, newEncryptionKey, requestData, WALLET_PROTOCOLS, type RequestSpec, type WalletProtocol } from '../lib/domain/wallet/protocol';
+import {
+  annexCEncryptionInfo,
+  newEncryptionKey,
+  requestData,
+  WALLET_PROTOCOLS,
+  type RequestSpec,
+  type WalletProtocol,
+} from '../lib/domain/wallet/protocol';
 import { verifyWalletResponse } from '../lib/domain/wallet/verify';
 import { testIssuer, walletRespond } from '../test/helpers/wallet';
 import { cliFlags } from '../lib/core/cli-flags';
@@ -20,7 +27,14 @@ const ORIGIN = 'https://shop.example';
 async function spec(protocol: WalletProtocol, i: number): Promise<RequestSpec> {
   const key = await newEncryptionKey(`wrq_bench_${i}`);
   const nonce = crypto.getRandomValues(new Uint8Array(32));
-  return { protocol, origin: ORIGIN, nonce: Buffer.from(nonce).toString('base64url'), element: 'age_over_18', key, encryptionInfo: protocol === 'org-iso-mdoc' ? annexCEncryptionInfo(nonce, key.publicJwk) : null };
+  return {
+    protocol,
+    origin: ORIGIN,
+    nonce: Buffer.from(nonce).toString('base64url'),
+    element: 'age_over_18',
+    key,
+    encryptionInfo: protocol === 'org-iso-mdoc' ? annexCEncryptionInfo(nonce, key.publicJwk) : null,
+  };
 }
 
 const q = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
@@ -31,10 +45,14 @@ for (const protocol of WALLET_PROTOCOLS) {
   const cases = [];
   for (let i = 0; i < N; i++) {
     const s = await spec(protocol, i);
-    cases.push({ s, data: (await walletRespond(credential, protocol, requestData(s) as Record<string, unknown>, ORIGIN)).data });
+    cases.push({
+      s,
+      data: (await walletRespond(credential, protocol, requestData(s) as Record<string, unknown>, ORIGIN)).data,
+    });
   }
   // Warm-up: the first verifications load code and WebCrypto's key paths.
-  for (const c of cases.slice(0, 10)) await verifyWalletResponse({ spec: c.s, data: c.data, anchors: [issuer.ca.cert], now: new Date() });
+  for (const c of cases.slice(0, 10))
+    await verifyWalletResponse({ spec: c.s, data: c.data, anchors: [issuer.ca.cert], now: new Date() });
   const ms: number[] = [];
   for (const c of cases) {
     const t = performance.now();
@@ -45,5 +63,15 @@ for (const protocol of WALLET_PROTOCOLS) {
   ms.sort((a, b) => a - b);
   const round = (x: number) => Math.round(x * 100) / 100;
   const mean = ms.reduce((a, b) => a + b, 0) / ms.length;
-  console.log(JSON.stringify({ bench: 'wallet-verify', protocol, n: N, p50_ms: round(q(ms, 0.5)), p95_ms: round(q(ms, 0.95)), max_ms: round(ms[ms.length - 1]), per_second_one_core: Math.round(1000 / mean) }));
+  console.log(
+    JSON.stringify({
+      bench: 'wallet-verify',
+      protocol,
+      n: N,
+      p50_ms: round(q(ms, 0.5)),
+      p95_ms: round(q(ms, 0.95)),
+      max_ms: round(ms[ms.length - 1]),
+      per_second_one_core: Math.round(1000 / mean),
+    }),
+  );
 }

@@ -39,7 +39,10 @@ async function main() {
     await h.db.update(verifications).set({ status: 'review' }).where(eq(verifications.id, row.id));
     return row.id;
   };
-  const decide = (id: string) => h.db.transaction(async (tx) => enqueueTransitionWebhook(tx, await applyTransition(tx, { verificationId: id, trigger: 'admin_approve' })));
+  const decide = (id: string) =>
+    h.db.transaction(async (tx) =>
+      enqueueTransitionWebhook(tx, await applyTransition(tx, { verificationId: id, trigger: 'admin_approve' })),
+    );
 
   // 1. Throughput: a backlog of EVENTS decisions, drained.
   const ids = [];
@@ -70,8 +73,12 @@ async function main() {
   const delays = rx.received.slice(before).map((r) => r.at - decidedAt.get(JSON.parse(r.body).verification_id)!);
 
   console.log(`\nbench:webhooks  database=${DB}  HTTPS receiver on loopback`);
-  console.log(`throughput: ${delivered} deliveries in ${secs.toFixed(2)} s = ${(delivered / secs).toFixed(0)} deliveries/s (batches of 50, one runner)`);
-  console.log(`decision → first delivery (n=${delays.length}, in-process runner started by the event): p50 ${percentile(delays, 50)} ms  p95 ${percentile(delays, 95)} ms  max ${Math.max(...delays)} ms  (target p95 < 1000 ms)`);
+  console.log(
+    `throughput: ${delivered} deliveries in ${secs.toFixed(2)} s = ${(delivered / secs).toFixed(0)} deliveries/s (batches of 50, one runner)`,
+  );
+  console.log(
+    `decision → first delivery (n=${delays.length}, in-process runner started by the event): p50 ${percentile(delays, 50)} ms  p95 ${percentile(delays, 95)} ms  max ${Math.max(...delays)} ms  (target p95 < 1000 ms)`,
+  );
   await h.close();
   await rx.close();
   await db.stop();

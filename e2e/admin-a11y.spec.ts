@@ -20,7 +20,11 @@ async function check(page: Page, path: string, name: string) {
     expect(res!.headers()['x-frame-options'], name).toBe('DENY');
     expect(res!.headers()['content-security-policy'], name).toMatch(/script-src 'self' 'nonce-/);
     expect(await axe(page), `${name} at ${width} px`).toEqual([]);
-    if (width === 320) expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits 320 px`).toBeLessThanOrEqual(320);
+    if (width === 320)
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth),
+        `${name} fits 320 px`,
+      ).toBeLessThanOrEqual(320);
   }
 }
 
@@ -70,7 +74,10 @@ test.describe('axe and 320 px on every admin page', () => {
     expect(await axe(page), 'decision dialog').toEqual([]);
   });
 
-  test('owners\' pages: workspaces, keys, webhooks with a delivery, settings, members, usage, consent, an invitation', async ({ page, browser }) => {
+  test("owners' pages: workspaces, keys, webhooks with a delivery, settings, members, usage, consent, an invitation", async ({
+    page,
+    browser,
+  }) => {
     const ws = workspace('a11y owners');
     const op = admin('operator');
     const owner = admin([ws.id, 'owner']);

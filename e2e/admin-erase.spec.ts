@@ -7,7 +7,9 @@ import { expect, test } from '@playwright/test';
 import { verifyReceipt, type SignedReceipt } from '../lib/domain/retention/receipts';
 import { admin, auditActions, origin, signIn, submittedCase, workspace } from './admin-helpers';
 
-test('an owner erases a case from its page; the receipt shown there verifies; a reviewer is not offered it', async ({ browser }) => {
+test('an owner erases a case from its page; the receipt shown there verifies; a reviewer is not offered it', async ({
+  browser,
+}) => {
   const ws = workspace('erasure');
   const owner = admin([ws.id, 'owner']);
   const reviewer = admin([ws.id, 'reviewer']);
@@ -36,7 +38,11 @@ test('an owner erases a case from its page; the receipt shown there verifies; a 
   await page.getByRole('button', { name: 'Erase data' }).click();
   // The action revalidates the page, which then shows the case as erased in place of the form (its own
   // notice may not be seen: the new page and the action's answer arrive together).
-  await expect(page.getByText(new RegExp(`^Erased on .* \\(requested by admin:${owner.id}\\): photos, faces and personal fields are gone\\.$`))).toBeVisible();
+  await expect(
+    page.getByText(
+      new RegExp(`^Erased on .* \\(requested by admin:${owner.id}\\): photos, faces and personal fields are gone\\.$`),
+    ),
+  ).toBeVisible();
   await expect(page.getByText(/^Signed erasure receipt rcp_/)).toBeVisible();
 
   await page.reload();
@@ -45,7 +51,13 @@ test('an owner erases a case from its page; the receipt shown there verifies; a 
   expect((await page.request.get(origin() + src)).status()).toBe(404);
   await page.getByText(/^Signed erasure receipt rcp_/).click();
   const receipt = JSON.parse((await page.getByTestId('erasure-receipt').textContent())!) as SignedReceipt;
-  expect(receipt.receipt).toMatchObject({ verification_id: id, external_id: 'e2e-erase', requested_by: `admin:${owner.id}`, trigger: 'request', status: 'abandoned' });
+  expect(receipt.receipt).toMatchObject({
+    verification_id: id,
+    external_id: 'e2e-erase',
+    requested_by: `admin:${owner.id}`,
+    trigger: 'request',
+    status: 'abandoned',
+  });
   const keys = await (await page.request.get(`${origin()}/receipt-keys`)).json();
   expect(verifyReceipt(receipt, keys)).toEqual({ valid: true });
 

@@ -24,16 +24,23 @@ export function workspace(name: string, settings: string[] = []): Ws {
 /** An admin through the CLI: `role` is operator, or [workspace, owner|reviewer]. */
 export function admin(role: 'operator' | [string, 'owner' | 'reviewer'] | 'none', extra: string[] = []) {
   const email = `e2e-${rand()}@example.com`;
-  const flags = role === 'operator' ? ['--operator'] : role === 'none' ? [] : ['--workspace', role[0], '--role', role[1]];
+  const flags =
+    role === 'operator' ? ['--operator'] : role === 'none' ? [] : ['--workspace', role[0], '--role', role[1]];
   const r = ops('admin:create', '--email', email, '--password', PASSWORD, ...flags, ...extra);
   if (r.error) throw new Error(JSON.stringify(r.error));
   return { email, password: PASSWORD, id: r.admin.id as string };
 }
 
-export const photo = (name: 'astronaut.png' | 'grace_hopper.jpg') => fs.readFileSync(path.resolve(import.meta.dirname, '../.cache/photos', name));
+export const photo = (name: 'astronaut.png' | 'grace_hopper.jpg') =>
+  fs.readFileSync(path.resolve(import.meta.dirname, '../.cache/photos', name));
 
 /** A verification submitted through the signed API: test mode goes straight to review. */
-export async function submittedCase(ws: Ws, mode: 'test' | 'live', body: object = {}, selfie: Buffer = fs.readFileSync(FACE_JPEG)) {
+export async function submittedCase(
+  ws: Ws,
+  mode: 'test' | 'live',
+  body: object = {},
+  selfie: Buffer = fs.readFileSync(FACE_JPEG),
+) {
   // ops() blocks the event loop while the CLI runs: let fetch see the keep-alive sockets the server closed
   // meanwhile, or it sends on one of them ("other side closed").
   await new Promise((r) => setTimeout(r, 50));

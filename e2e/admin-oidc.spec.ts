@@ -14,9 +14,20 @@ let server: http.Server;
 test.beforeAll(async () => {
   const issuer = `http://127.0.0.1:${state().oidcPort}`;
   const provider = new Provider(issuer, {
-    clients: [{ client_id: OIDC.clientId, client_secret: OIDC.clientSecret, redirect_uris: [`${origin()}/api/auth/callback/oidc`], grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      {
+        client_id: OIDC.clientId,
+        client_secret: OIDC.clientSecret,
+        redirect_uris: [`${origin()}/api/auth/callback/oidc`],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
     // The development login form accepts any login: the login typed is the account, and its email.
-    findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub, email: sub, email_verified: true, name: sub.split('@')[0] }) }),
+    findAccount: async (_ctx, sub) => ({
+      accountId: sub,
+      claims: async () => ({ sub, email: sub, email_verified: true, name: sub.split('@')[0] }),
+    }),
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     cookies: { keys: ['e2e-oidc-cookie-key'] },
     features: { devInteractions: { enabled: true } },

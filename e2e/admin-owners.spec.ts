@@ -13,7 +13,9 @@ import { apiClient } from '../test/helpers/api-client';
 import { admin, formAlert, origin, PASSWORD, signIn, submittedCase, workspace } from './admin-helpers';
 import { ops, RECEIVER_TLS, state } from './env';
 
-const verifies = (r: Received, secret: string) => createHmac('sha256', secret).update(`${r.headers['x-timestamp']}.${r.body}`).digest('hex') === r.headers['x-hmac-signature'];
+const verifies = (r: Received, secret: string) =>
+  createHmac('sha256', secret).update(`${r.headers['x-timestamp']}.${r.body}`).digest('hex') ===
+  r.headers['x-hmac-signature'];
 
 /** Creates a key on the keys page and returns its secret as shown (the only time it is). */
 async function createKey(page: Page, mode: 'test' | 'live', active = false) {
@@ -25,15 +27,24 @@ async function createKey(page: Page, mode: 'test' | 'live', active = false) {
   return (await shown.innerText()).trim();
 }
 
-const keyRow = (page: Page, secret: string) => page.getByTestId('keys').locator('tbody tr').filter({ hasText: `…${secret.slice(-4)}` });
+const keyRow = (page: Page, secret: string) =>
+  page
+    .getByTestId('keys')
+    .locator('tbody tr')
+    .filter({ hasText: `…${secret.slice(-4)}` });
 
 test.describe('owners run their workspace', () => {
-  test('an owner creates a key, signs a real request with it; the secret is never shown again; the active key cannot be deleted', async ({ page }) => {
+  test('an owner creates a key, signs a real request with it; the secret is never shown again; the active key cannot be deleted', async ({
+    page,
+  }) => {
     const ws = workspace('owner keys');
     const owner = admin([ws.id, 'owner']);
     await signIn(page, owner);
     await page.getByRole('link', { name: 'Workspaces' }).click();
-    await page.getByTestId('workspaces').getByRole('link', { name: /owner keys/ }).click();
+    await page
+      .getByTestId('workspaces')
+      .getByRole('link', { name: /owner keys/ })
+      .click();
     await expect(page).toHaveURL(new RegExp(`/admin/workspaces/${ws.id}/keys$`));
     await expect(page.getByTestId('api-key')).toHaveText(ws.apiKey);
     const secret = await createKey(page, 'test');
@@ -77,7 +88,9 @@ test.describe('owners run their workspace', () => {
     expect(refused.error?.code).toBe('INVALID_SIGNATURE');
   });
 
-  test('a rotation: the next webhook verifies with the new active key at an HTTPS receiver; a test event arrives and verifies', async ({ page }) => {
+  test('a rotation: the next webhook verifies with the new active key at an HTTPS receiver; a test event arrives and verifies', async ({
+    page,
+  }) => {
     const receiver = await startReceiver(JSON.parse(fs.readFileSync(RECEIVER_TLS, 'utf8')));
     try {
       const ws = workspace('owner rotation', ['--webhook-url', receiver.url]);
@@ -93,7 +106,9 @@ test.describe('owners run their workspace', () => {
 
       // The next webhook (a test-mode case reaching review) is signed with the new key, not the old one.
       const { id } = await submittedCase(ws, 'test', { external_id: 'e2e-rotation' });
-      await expect.poll(() => receiver.received.filter((x) => x.body.includes(id)).length, { timeout: 30_000 }).toBeGreaterThan(0);
+      await expect
+        .poll(() => receiver.received.filter((x) => x.body.includes(id)).length, { timeout: 30_000 })
+        .toBeGreaterThan(0);
       const hook = receiver.received.find((x) => x.body.includes(id))!;
       expect(verifies(hook, next)).toBe(true);
       expect(verifies(hook, ws.live)).toBe(false);
@@ -123,7 +138,9 @@ test.describe('owners run their workspace', () => {
       const owner = admin([ws.id, 'owner']);
       const { id } = await submittedCase(ws, 'test', { external_id: 'e2e-failing-hook' });
       // Four attempts, 2 s apart in this server (WEBHOOK_RETRY_DELAYS=2,2,2).
-      await expect.poll(() => ops('webhook:list', '--verification', id).webhook_events[0]?.state, { timeout: 60_000 }).toBe('failed');
+      await expect
+        .poll(() => ops('webhook:list', '--verification', id).webhook_events[0]?.state, { timeout: 60_000 })
+        .toBe('failed');
       await signIn(page, owner);
       await page.goto(`${origin()}/admin/workspaces/${ws.id}/webhooks?failed=1`);
       const event = page.getByTestId('deliveries').locator('li').filter({ hasText: 'e2e-failing-hook' });
@@ -134,9 +151,13 @@ test.describe('owners run their workspace', () => {
       receiver.script([{ status: 200 }]);
       await event.getByRole('button', { name: 'Send again' }).click();
       await expect(page.getByRole('status').filter({ hasText: 'Sent again' })).toBeVisible();
-      await expect.poll(() => ops('webhook:list', '--verification', id).webhook_events[0]?.state, { timeout: 30_000 }).toBe('delivered');
+      await expect
+        .poll(() => ops('webhook:list', '--verification', id).webhook_events[0]?.state, { timeout: 30_000 })
+        .toBe('delivered');
       await page.goto(`${origin()}/admin/workspaces/${ws.id}/webhooks`);
-      await expect(page.getByTestId('deliveries').locator('li').filter({ hasText: 'e2e-failing-hook' }).getByTestId('event-state')).toHaveText('delivered');
+      await expect(
+        page.getByTestId('deliveries').locator('li').filter({ hasText: 'e2e-failing-hook' }).getByTestId('event-state'),
+      ).toHaveText('delivered');
       const last = receiver.received[receiver.received.length - 1];
       expect(verifies(last, ws.live)).toBe(true);
       await page.goto(`${origin()}/admin/workspaces/${ws.id}/webhooks?failed=1`);
@@ -146,7 +167,9 @@ test.describe('owners run their workspace', () => {
     }
   });
 
-  test('a settings change takes effect on the API (the rate limit) and is audited with before and after (the step-up, the wallet offer, request timestamps)', async ({ page }) => {
+  test('a settings change takes effect on the API (the rate limit) and is audited with before and after (the step-up, the wallet offer, request timestamps)', async ({
+    page,
+  }) => {
     const ws = workspace('owner settings');
     const owner = admin([ws.id, 'owner']);
     await signIn(page, owner);
@@ -168,8 +191,13 @@ test.describe('owners run their workspace', () => {
     const row = page.getByTestId('audit').locator('tbody tr').filter({ hasText: owner.email });
     await expect(row).toHaveCount(1);
     // Only what changed is under `changes`, with its value before and after.
-    await expect(row).toContainText('changes: wallet: after: offer; before: off; estimation fallback: after: document; before: review; rate limit per minute: after: 3; before: 100,000;');
-    expect(ops('workspace:settings', '--workspace', ws.id).workspace).toMatchObject({ estimation_fallback: 'document', wallet: 'offer' });
+    await expect(row).toContainText(
+      'changes: wallet: after: offer; before: off; estimation fallback: after: document; before: review; rate limit per minute: after: 3; before: 100,000;',
+    );
+    expect(ops('workspace:settings', '--workspace', ws.id).workspace).toMatchObject({
+      estimation_fallback: 'document',
+      wallet: 'offer',
+    });
     // Request timestamps (off by default): on, a request without X-Request-Timestamp is refused.
     await page.goto(`${origin()}/admin/workspaces/${ws.id}/settings`);
     await page.getByLabel('Require request timestamps').selectOption('true');
@@ -178,10 +206,18 @@ test.describe('owners run their workspace', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect((await api.json('GET', '/v1/consent')).error?.code).toBe('MISSING_TIMESTAMP');
     await page.goto(`${origin()}/admin/audit?action=workspace.settings_updated&workspace=${ws.id}`);
-    await expect(page.getByTestId('audit').locator('tbody tr').filter({ hasText: 'require request timestamp: after: true; before: false;' })).toHaveCount(1);
+    await expect(
+      page
+        .getByTestId('audit')
+        .locator('tbody tr')
+        .filter({ hasText: 'require request timestamp: after: true; before: false;' }),
+    ).toHaveCount(1);
   });
 
-  test('an invited reviewer signs up by the link, reviews, is refused the owners\' pages on the server; removed, they are signed out', async ({ page, browser }) => {
+  test("an invited reviewer signs up by the link, reviews, is refused the owners' pages on the server; removed, they are signed out", async ({
+    page,
+    browser,
+  }) => {
     const ws = workspace('owner members');
     const owner = admin([ws.id, 'owner']);
     await submittedCase(ws, 'test', { external_id: 'e2e-invitee-case' });
@@ -206,9 +242,20 @@ test.describe('owners run their workspace', () => {
     await expect(p2).toHaveURL(/\/admin\/queue/);
     await p2.getByRole('link', { name: /^Test/ }).click();
     await expect(p2.getByTestId('queue')).toContainText('e2e-invitee-case');
-    await expect(p2.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Workspaces' })).toHaveCount(0);
+    await expect(
+      p2.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Workspaces' }),
+    ).toHaveCount(0);
     // Refused by the server, not just hidden: each owner page answers 404.
-    for (const path of [`/admin/workspaces/${ws.id}/keys`, `/admin/workspaces/${ws.id}/settings`, `/admin/workspaces/${ws.id}/members`, `/admin/workspaces/${ws.id}/webhooks`, `/admin/workspaces/${ws.id}/usage`, `/admin/workspaces/${ws.id}/usage/csv`, '/admin/workspaces', '/admin/consent']) {
+    for (const path of [
+      `/admin/workspaces/${ws.id}/keys`,
+      `/admin/workspaces/${ws.id}/settings`,
+      `/admin/workspaces/${ws.id}/members`,
+      `/admin/workspaces/${ws.id}/webhooks`,
+      `/admin/workspaces/${ws.id}/usage`,
+      `/admin/workspaces/${ws.id}/usage/csv`,
+      '/admin/workspaces',
+      '/admin/consent',
+    ]) {
       const res = await p2.goto(`${origin()}${path}`);
       expect(res!.status(), path).toBe(404);
     }
@@ -276,4 +323,3 @@ test.describe('owners run their workspace', () => {
     expect(await page.content()).not.toContain(liveSecret);
   });
 });
-

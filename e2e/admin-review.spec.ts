@@ -19,7 +19,10 @@ async function signedInPage(browser: Browser, who: { email: string; password: st
 }
 
 test.describe('reviewing cases', () => {
-  test('a reviewer decides a test-mode case from the queue; the signed webhook arrives at an HTTPS receiver', async ({ page, browser }) => {
+  test('a reviewer decides a test-mode case from the queue; the signed webhook arrives at an HTTPS receiver', async ({
+    page,
+    browser,
+  }) => {
     const receiver = await startReceiver(JSON.parse(fs.readFileSync(RECEIVER_TLS, 'utf8')));
     try {
       const ws = workspace('webhooks', ['--webhook-url', receiver.url]);
@@ -31,7 +34,10 @@ test.describe('reviewing cases', () => {
       await expect(page.getByRole('link', { name: /^Test/ })).toContainText('2');
       // Oldest first.
       await expect(page.getByTestId('queue').getByRole('link')).toHaveText([/e2e-review-1/, /e2e-review-2/]);
-      await page.getByTestId('queue').getByRole('link', { name: /e2e-review-1/ }).click();
+      await page
+        .getByTestId('queue')
+        .getByRole('link', { name: /e2e-review-1/ })
+        .click();
       await expect(page).toHaveURL(new RegExp(`/admin/verifications/${id}$`));
       // j and k: the next and the previous case of the queue.
       await page.locator('[data-keys-ready]').waitFor();
@@ -58,20 +64,31 @@ test.describe('reviewing cases', () => {
       expect((await api.get(id)).status).toBe('approved');
 
       // The webhook: signed with the workspace's active key over `{timestamp}.{raw body}`.
-      await expect.poll(() => receiver.received.filter((r) => JSON.parse(r.body).status === 'approved').length, { timeout: 30_000 }).toBe(1);
+      await expect
+        .poll(() => receiver.received.filter((r) => JSON.parse(r.body).status === 'approved').length, {
+          timeout: 30_000,
+        })
+        .toBe(1);
       const hook = receiver.received.find((r) => JSON.parse(r.body).status === 'approved')!;
       const ts = String(hook.headers['x-timestamp']);
       const expected = createHmac('sha256', ws.live).update(`${ts}.${hook.body}`).digest('hex');
       expect(hook.headers['x-hmac-signature']).toBe(expected);
       expect(hook.headers['x-auth-client']).toBe(ws.apiKey);
-      expect(JSON.parse(hook.body)).toMatchObject({ verification_id: id, status: 'approved', external_id: 'e2e-review-1', reason: null });
+      expect(JSON.parse(hook.body)).toMatchObject({
+        verification_id: id,
+        status: 'approved',
+        external_id: 'e2e-review-1',
+        reason: null,
+      });
 
       // The audit entries, as an operator reads them: opened, photo viewed, decided with the note.
       const op = await signedInPage(browser, admin('operator'));
       await op.page.goto(`${origin()}/admin/audit?verification=${id}`);
       const rows = await op.page.getByTestId('audit').locator('tbody tr').allInnerTexts();
       const mine = rows.filter((r) => r.includes(reviewer.email));
-      expect(mine.some((r) => r.includes('verification.decided') && r.includes('Selfie is clear; test approval.'))).toBe(true);
+      expect(
+        mine.some((r) => r.includes('verification.decided') && r.includes('Selfie is clear; test approval.')),
+      ).toBe(true);
       expect(mine.some((r) => r.includes('verification.viewed'))).toBe(true);
       expect(mine.some((r) => r.includes('media.viewed'))).toBe(true);
       await op.ctx.close();
@@ -95,7 +112,10 @@ test.describe('reviewing cases', () => {
     const reviewer = admin([ws.id, 'reviewer']);
     await signIn(page, reviewer);
     await expect(page.getByRole('link', { name: /^Live/ })).toContainText('1');
-    await page.getByTestId('queue').getByRole('link', { name: /e2e-refer-1/ }).click();
+    await page
+      .getByTestId('queue')
+      .getByRole('link', { name: /e2e-refer-1/ })
+      .click();
     await expect(page.locator('[data-check="estimated_age"]')).toContainText('straddles the threshold');
     await expect(page.locator('[data-check="liveness"]')).toBeVisible();
     await page.getByRole('button', { name: 'Decline…' }).click();
@@ -105,7 +125,9 @@ test.describe('reviewing cases', () => {
     await expect(page).toHaveURL(/decided=/);
     expect(await api.get(id)).toMatchObject({ status: 'declined', reason: 'age_below_threshold' });
     await page.goto(`${origin()}/admin/verifications/${id}`);
-    await expect(page.getByTestId('decision-summary')).toContainText(`Declined (Under the age threshold) by ${reviewer.email}`);
+    await expect(page.getByTestId('decision-summary')).toContainText(
+      `Declined (Under the age threshold) by ${reviewer.email}`,
+    );
     await expect(page.getByTestId('timeline')).toContainText('The pipeline: in review');
   });
 
@@ -120,7 +142,10 @@ test.describe('reviewing cases', () => {
     await a.page.getByRole('button', { name: 'Approve' }).click();
     await b.page.getByRole('button', { name: 'Decline…' }).click();
     await b.page.getByRole('dialog').getByLabel('Reason').selectOption('fraud_detected');
-    await Promise.all([a.page.getByRole('dialog').getByRole('button', { name: 'Approve' }).click(), b.page.getByRole('dialog').getByRole('button', { name: 'Decline' }).click()]);
+    await Promise.all([
+      a.page.getByRole('dialog').getByRole('button', { name: 'Approve' }).click(),
+      b.page.getByRole('dialog').getByRole('button', { name: 'Decline' }).click(),
+    ]);
     // Clicking returns before the server answers: wait for the decision to land.
     await expect.poll(async () => (await api.get(id)).status, { timeout: 30_000 }).not.toBe('review');
     const final = (await api.get(id)).status as string;
@@ -135,7 +160,7 @@ test.describe('reviewing cases', () => {
     await b.ctx.close();
   });
 
-  test('a reviewer of one workspace gets 404 for another workspace\'s case and photo URLs', async ({ browser }) => {
+  test("a reviewer of one workspace gets 404 for another workspace's case and photo URLs", async ({ browser }) => {
     const wsA = workspace('tenant A');
     const wsB = workspace('tenant B');
     const revA = admin([wsA.id, 'reviewer']);
@@ -156,7 +181,9 @@ test.describe('reviewing cases', () => {
     // The photo URL another admin was given does not open in this browser (another session, another workspace).
     expect((await a.page.request.get(origin() + src)).status()).toBe(404);
     // Nor does a made-up or signed-out one.
-    expect((await a.page.request.get(`${origin()}/admin/media/${'x'.repeat(40)}.${'y'.repeat(32)}`)).status()).toBe(404);
+    expect((await a.page.request.get(`${origin()}/admin/media/${'x'.repeat(40)}.${'y'.repeat(32)}`)).status()).toBe(
+      404,
+    );
     const anon = await browser.newContext();
     expect((await anon.request.get(origin() + src)).status()).toBe(404);
     await anon.close();

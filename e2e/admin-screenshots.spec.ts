@@ -14,7 +14,9 @@ import { FACE_JPEG, ops } from './env';
 test.skip(!process.env.SCREENSHOTS, 'run with npm run screenshots');
 
 // SCREENSHOTS_DIR: somewhere else (a before/after comparison of the admin pages keeps docs/screenshots as it is).
-const OUT = process.env.SCREENSHOTS_DIR ? path.resolve(process.env.SCREENSHOTS_DIR) : path.resolve(import.meta.dirname, '../docs/screenshots');
+const OUT = process.env.SCREENSHOTS_DIR
+  ? path.resolve(process.env.SCREENSHOTS_DIR)
+  : path.resolve(import.meta.dirname, '../docs/screenshots');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } };
 
 test('admin pages at phone and desktop width', async ({ browser }) => {
@@ -31,7 +33,12 @@ test('admin pages at phone and desktop width', async ({ browser }) => {
   await a.api.waitDecided(a.id);
   // The same person again under another account, in a slightly different picture: a duplicate.
   const { width = 0, height = 0 } = await sharp(face).metadata();
-  const crop = { left: Math.round(width * 0.02), top: Math.round(height * 0.02), width: Math.round(width * 0.96), height: Math.round(height * 0.96) };
+  const crop = {
+    left: Math.round(width * 0.02),
+    top: Math.round(height * 0.02),
+    width: Math.round(width * 0.96),
+    height: Math.round(height * 0.96),
+  };
   const again = await sharp(face).extract(crop).resize(width, height).modulate({ brightness: 1.04 }).jpeg().toBuffer();
   const b = await submittedCase(ws, 'live', { external_id: 'user-2002' }, again);
   await b.api.waitDecided(b.id);
@@ -44,7 +51,8 @@ test('admin pages at phone and desktop width', async ({ browser }) => {
   for (const [device, viewport] of Object.entries(SIZES)) {
     const ctx = await browser.newContext({ viewport });
     const page = await ctx.newPage();
-    const shot = (name: string) => page.screenshot({ path: path.join(OUT, `admin-${name}-${device}.png`), fullPage: true, animations: 'disabled' });
+    const shot = (name: string) =>
+      page.screenshot({ path: path.join(OUT, `admin-${name}-${device}.png`), fullPage: true, animations: 'disabled' });
     await page.goto(`${origin()}/admin/sign-in`);
     await shot('1-sign-in');
     await signIn(page, op);
@@ -75,11 +83,20 @@ test('admin pages at phone and desktop width', async ({ browser }) => {
   admin([ws.id, 'reviewer']);
   ops('workspace:settings', '--workspace', ws.id, '--webhook-url', 'https://127.0.0.1:9/hooks/open-verify');
   const failing = await submittedCase(ws, 'test', { external_id: 'qa-test-8' });
-  await expect.poll(() => ops('webhook:list', '--verification', failing.id).webhook_events.some((e: { state: string }) => e.state === 'failed'), { timeout: 90_000 }).toBe(true);
+  await expect
+    .poll(
+      () =>
+        ops('webhook:list', '--verification', failing.id).webhook_events.some(
+          (e: { state: string }) => e.state === 'failed',
+        ),
+      { timeout: 90_000 },
+    )
+    .toBe(true);
   for (const [device, viewport] of Object.entries(SIZES)) {
     const ctx = await browser.newContext({ viewport });
     const page = await ctx.newPage();
-    const shot = (name: string) => page.screenshot({ path: path.join(OUT, `admin-${name}-${device}.png`), fullPage: true, animations: 'disabled' });
+    const shot = (name: string) =>
+      page.screenshot({ path: path.join(OUT, `admin-${name}-${device}.png`), fullPage: true, animations: 'disabled' });
     await signIn(page, owner);
     await page.goto(`${origin()}/admin/workspaces`);
     await shot('12-workspaces');
@@ -102,14 +119,22 @@ test('admin pages at phone and desktop width', async ({ browser }) => {
     const other = await browser.newContext({ viewport });
     const invitee = await other.newPage();
     await invitee.goto(link);
-    await invitee.screenshot({ path: path.join(OUT, `admin-18-invitation-${device}.png`), fullPage: true, animations: 'disabled' });
+    await invitee.screenshot({
+      path: path.join(OUT, `admin-18-invitation-${device}.png`),
+      fullPage: true,
+      animations: 'disabled',
+    });
     await other.close();
     await ctx.close();
     const opCtx = await browser.newContext({ viewport });
     const opPage = await opCtx.newPage();
     await signIn(opPage, op);
     await opPage.goto(`${origin()}/admin/consent`);
-    await opPage.screenshot({ path: path.join(OUT, `admin-19-consent-${device}.png`), fullPage: true, animations: 'disabled' });
+    await opPage.screenshot({
+      path: path.join(OUT, `admin-19-consent-${device}.png`),
+      fullPage: true,
+      animations: 'disabled',
+    });
     await opCtx.close();
   }
 
@@ -118,7 +143,8 @@ test('admin pages at phone and desktop width', async ({ browser }) => {
     const t = admin('operator');
     const ctx = await browser.newContext({ viewport });
     const page = await ctx.newPage();
-    const shot = (name: string) => page.screenshot({ path: path.join(OUT, `admin-${name}-${device}.png`), fullPage: true, animations: 'disabled' });
+    const shot = (name: string) =>
+      page.screenshot({ path: path.join(OUT, `admin-${name}-${device}.png`), fullPage: true, animations: 'disabled' });
     await signIn(page, t);
     await page.goto(`${origin()}/admin/account`);
     await page.getByRole('button', { name: 'Set up two-factor authentication' }).click();

@@ -33,7 +33,9 @@ test.describe('admin sign-in', () => {
     await expect(page).toHaveURL(/\/admin\/sign-in/);
   });
 
-  test('a NUL or an unpaired surrogate (text Postgres cannot store): a form error at sign-in, a filter error in the search and audit pages, never a 500', async ({ page }) => {
+  test('a NUL or an unpaired surrogate (text Postgres cannot store): a form error at sign-in, a filter error in the search and audit pages, never a 500', async ({
+    page,
+  }) => {
     const a = admin('operator');
     // The sign-in form, with a NUL in the email: the answer of a wrong password.
     await page.goto(`${origin()}/admin/sign-in`);
@@ -52,17 +54,27 @@ test.describe('admin sign-in', () => {
     for (const [path, field] of pages) {
       const res = await page.goto(`${origin()}${path}`);
       expect([path, res!.status()]).toEqual([path, 200]);
-      await expect(page.locator('#main [role="alert"]')).toContainText(`${field}: Contains a NUL character or an unpaired surrogate.`);
+      await expect(page.locator('#main [role="alert"]')).toContainText(
+        `${field}: Contains a NUL character or an unpaired surrogate.`,
+      );
     }
     // Pages that read other query parameters, and paths with a NUL: an ordinary page, an empty result or a 404.
-    for (const path of ['/admin/queue?after=%00&workspace=%00&decided=%00&status=%00&reason=%00', '/admin/blocklist?workspace=%00', '/admin/verifications/%00', '/admin/verifications/a%00b?decided=%00', '/admin/sign-in?next=%00&error=%00']) {
+    for (const path of [
+      '/admin/queue?after=%00&workspace=%00&decided=%00&status=%00&reason=%00',
+      '/admin/blocklist?workspace=%00',
+      '/admin/verifications/%00',
+      '/admin/verifications/a%00b?decided=%00',
+      '/admin/sign-in?next=%00&error=%00',
+    ]) {
       const res = await page.goto(`${origin()}${path}`);
       expect([path, res!.status()]).toEqual([path, expect.any(Number)]);
       expect([path, res!.status() < 500]).toEqual([path, true]);
     }
   });
 
-  test('a wrong password and an unknown email get the same answer; repeated failures are throttled', async ({ page }) => {
+  test('a wrong password and an unknown email get the same answer; repeated failures are throttled', async ({
+    page,
+  }) => {
     const a = admin('operator');
     const attempt = async (email: string, password: string) => {
       await page.goto(`${origin()}/admin/sign-in`);
@@ -77,12 +89,16 @@ test.describe('admin sign-in', () => {
     expect(unknown).toBe(wrong);
     // Five failures lock the account for a while, whoever tries, whatever the password.
     for (let i = 0; i < 3; i++) await attempt(a.email, 'still not the password');
-    expect(await attempt(a.email, 'and not this one either')).toMatch(/^Too many attempts\. Try again in \d+ minutes\.$/);
+    expect(await attempt(a.email, 'and not this one either')).toMatch(
+      /^Too many attempts\. Try again in \d+ minutes\.$/,
+    );
     expect(await attempt(a.email, a.password)).toMatch(/^Too many attempts/);
     await expect(page).toHaveURL(/\/admin\/sign-in/);
   });
 
-  test('two-factor: set up with the key beside the QR code, then asked for at sign-in; a recovery code works once', async ({ page }) => {
+  test('two-factor: set up with the key beside the QR code, then asked for at sign-in; a recovery code works once', async ({
+    page,
+  }) => {
     const a = admin('operator', ['--require-totp']);
     // Required for this admin: the first sign-in leads to the set-up, nothing else opens until it is done.
     await signIn(page, a, /\/admin\/account/);
@@ -131,14 +147,24 @@ test.describe('admin sign-in', () => {
     // The audit log has all of it, for an operator to read.
     const op = admin('operator');
     const r = ops('admin:list');
-    expect(r.admins.find((x: { email: string }) => x.email === a.email)).toMatchObject({ totp: true, totp_required: true });
+    expect(r.admins.find((x: { email: string }) => x.email === a.email)).toMatchObject({
+      totp: true,
+      totp_required: true,
+    });
     const ctx = await page.context().browser()!.newContext();
     const opPage = await ctx.newPage();
     await signIn(opPage, op);
     await opPage.goto(`${origin()}/admin/audit?actor=${encodeURIComponent(a.email)}`);
     const rows = await opPage.getByTestId('audit').locator('tbody tr').allInnerTexts();
     const actions = rows.map((r) => r.split('\t')[2]);
-    for (const action of ['admin.signed_in', 'admin.second_factor_enabled', 'admin.second_factor_passed', 'admin.sign_in_failed', 'admin.signed_out']) expect(actions).toContain(action);
+    for (const action of [
+      'admin.signed_in',
+      'admin.second_factor_enabled',
+      'admin.second_factor_passed',
+      'admin.sign_in_failed',
+      'admin.signed_out',
+    ])
+      expect(actions).toContain(action);
     await ctx.close();
   });
 });

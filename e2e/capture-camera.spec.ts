@@ -49,7 +49,9 @@ test.describe('with a camera showing a face', () => {
     expect(cspViolations).toEqual([]);
   });
 
-  test('a consent text altered on the way gives a hash mismatch: nothing is recorded, the page says why', async ({ page }) => {
+  test('a consent text altered on the way gives a hash mismatch: nothing is recorded, the page says why', async ({
+    page,
+  }) => {
     const { id, url, api } = await newVerification('estimation', 'test');
     await page.route('**/consent/*.txt', async (route) => {
       const r = await route.fetch();
@@ -66,7 +68,9 @@ test.describe('with a camera showing a face', () => {
     await page.unrouteAll({ behavior: 'wait' });
   });
 
-  test('resubmission cycle: requested by an operator, the page says what to fix, the retry submits again', async ({ page }) => {
+  test('resubmission cycle: requested by an operator, the page says what to fix, the retry submits again', async ({
+    page,
+  }) => {
     const { id, url, api } = await newVerification('estimation', 'test');
     await page.goto(url);
     await acceptConsent(page);
@@ -104,7 +108,10 @@ test.describe('with a camera showing a face', () => {
   });
 
   test('German from the browser’s language', async ({ browser }) => {
-    const context = await browser.newContext({ locale: 'de-DE', extraHTTPHeaders: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' } });
+    const context = await browser.newContext({
+      locale: 'de-DE',
+      extraHTTPHeaders: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' },
+    });
     const page = await context.newPage();
     const { url } = await newVerification('estimation', 'test');
     await page.goto(url);
@@ -113,7 +120,9 @@ test.describe('with a camera showing a face', () => {
     await context.close();
   });
 
-  test('document flow: selfie by camera, passport photo page by file, decided by MRZ and face match', async ({ page }) => {
+  test('document flow: selfie by camera, passport photo page by file, decided by MRZ and face match', async ({
+    page,
+  }) => {
     const { id, url, api } = await newVerification('documents', 'live');
     await page.goto(url);
     await acceptConsent(page);
@@ -124,7 +133,9 @@ test.describe('with a camera showing a face', () => {
     await expect(page.getByTestId('step-title')).toHaveText('The photo page of your passport');
     await page.getByRole('button', { name: 'Upload a photo instead' }).click();
     const passport = await renderDocument('passport', 'front', fs.readFileSync(FACE_JPEG));
-    await page.getByTestId('file-input').setInputFiles({ name: 'passport.jpg', mimeType: 'image/jpeg', buffer: passport });
+    await page
+      .getByTestId('file-input')
+      .setInputFiles({ name: 'passport.jpg', mimeType: 'image/jpeg', buffer: passport });
     await page.getByRole('button', { name: 'Use this photo' }).click();
     // A passport needs no back: straight to submit.
     await submit(page);
@@ -132,12 +143,20 @@ test.describe('with a camera showing a face', () => {
     const v = await api.get(id);
     expect(v.status).toBe('approved');
     // The default identity's date of birth, 1974-08-12, read from the MRZ; the selfie matches the portrait.
-    expect(v.result).toMatchObject({ decision: 'pass', threshold: 18, document: { type: 'passport', source: 'mrz', issuing_country: 'UTO' }, face_match: { match: true } });
+    expect(v.result).toMatchObject({
+      decision: 'pass',
+      threshold: 18,
+      document: { type: 'passport', source: 'mrz', issuing_country: 'UTO' },
+      face_match: { match: true },
+    });
     expect(v.result.age).toBeGreaterThanOrEqual(52);
   });
 
   test('an in-app browser is told to open the link elsewhere, and offered the upload', async ({ browser }) => {
-    const context = await browser.newContext({ userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36 Instagram 300.0.0.0' });
+    const context = await browser.newContext({
+      userAgent:
+        'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36 Instagram 300.0.0.0',
+    });
     const page = await context.newPage();
     const { url } = await newVerification('estimation', 'test');
     await page.goto(url);
@@ -147,7 +166,9 @@ test.describe('with a camera showing a face', () => {
     await context.close();
   });
 
-  test('a retry after a selfie problem asks for the selfie only: the documents already sent still count', async ({ page }) => {
+  test('a retry after a selfie problem asks for the selfie only: the documents already sent still count', async ({
+    page,
+  }) => {
     const { id, url, api } = await newVerification('documents', 'test');
     await page.goto(url);
     await acceptConsent(page);
@@ -155,7 +176,13 @@ test.describe('with a camera showing a face', () => {
     await page.getByLabel('Passport').check();
     await page.getByRole('button', { name: 'Start camera' }).click();
     await page.getByRole('button', { name: 'Upload a photo instead' }).click();
-    await page.getByTestId('file-input').setInputFiles({ name: 'p.jpg', mimeType: 'image/jpeg', buffer: await renderDocument('passport', 'front', fs.readFileSync(FACE_JPEG)) });
+    await page
+      .getByTestId('file-input')
+      .setInputFiles({
+        name: 'p.jpg',
+        mimeType: 'image/jpeg',
+        buffer: await renderDocument('passport', 'front', fs.readFileSync(FACE_JPEG)),
+      });
     await page.getByRole('button', { name: 'Use this photo' }).click();
     await submit(page);
     await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'review');

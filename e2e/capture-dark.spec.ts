@@ -20,4 +20,3 @@ test.describe('with a camera showing a face in the dark', () => {
     await expect(page.getByRole('button', { name: 'Take photo' })).toBeDisabled();
   });
 });
-

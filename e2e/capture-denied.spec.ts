@@ -10,7 +10,9 @@ import { acceptConsent, axe, submit } from './steps';
 test.use({ launchOptions: cameraLaunch(FACE_Y4M, false) });
 
 test.describe('with the camera permission denied', () => {
-  test('explains, offers a file upload and the phone hand-off, and completes with an uploaded photo', async ({ page }) => {
+  test('explains, offers a file upload and the phone hand-off, and completes with an uploaded photo', async ({
+    page,
+  }) => {
     const { id, url, api } = await newVerification('estimation', 'test');
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(url);
@@ -18,7 +20,9 @@ test.describe('with the camera permission denied', () => {
     await expect(page.getByRole('alert').filter({ hasText: 'Camera access was denied' })).toBeVisible();
     await expect(page.getByRole('img', { name: 'Continue on your phone' })).toBeVisible();
     expect(await axe(page)).toEqual([]);
-    await page.getByTestId('file-input').setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: fs.readFileSync(FACE_JPEG) });
+    await page
+      .getByTestId('file-input')
+      .setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: fs.readFileSync(FACE_JPEG) });
     await page.getByRole('button', { name: 'Use this photo' }).click();
     await submit(page);
     await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'review');
@@ -36,4 +40,3 @@ test.describe('with the camera permission denied', () => {
     expect((await api.get(id)).status).toBe('created');
   });
 });
-

@@ -31,7 +31,9 @@ async function toDocumentStep(page: Page) {
   await page.goto(url);
   await acceptConsent(page);
   await page.getByRole('button', { name: 'Upload a photo instead' }).click();
-  await page.getByTestId('file-input').setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: fs.readFileSync(FACE_JPEG) });
+  await page
+    .getByTestId('file-input')
+    .setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: fs.readFileSync(FACE_JPEG) });
   await page.getByRole('button', { name: 'Use this photo' }).click();
   // The server's first analysis loads its models: on a busy machine that takes a while.
   await expect(page.getByTestId('step-title')).toHaveText('Which document do you have?', { timeout: 90_000 });
@@ -39,32 +41,50 @@ async function toDocumentStep(page: Page) {
   return { id };
 }
 
-test('the document step outlines the passport where it lies, then takes and sends the photo by itself', async ({ page }) => {
+test('the document step outlines the passport where it lies, then takes and sends the photo by itself', async ({
+  page,
+}) => {
   const { id } = await toDocumentStep(page);
-  const sent = page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/media') && r.request().method() === 'POST');
+  const sent = page.waitForResponse(
+    (r) => new URL(r.url()).pathname.endsWith('/media') && r.request().method() === 'POST',
+  );
   await page.getByRole('button', { name: 'Start camera' }).click();
   await expect(page.getByTestId('step-title')).toHaveText('The photo page of your passport');
 
   // The outline, where the passport is in the frame (the video's pixels: the scene scaled to 640 wide).
   const outline = page.getByTestId('document-outline');
   await expect(outline).toBeVisible();
-  const { viewBox, points } = await outline.evaluate((svg) => ({ viewBox: svg.getAttribute('viewBox'), points: svg.querySelector('polygon')!.getAttribute('points')! }));
+  const { viewBox, points } = await outline.evaluate((svg) => ({
+    viewBox: svg.getAttribute('viewBox'),
+    points: svg.querySelector('polygon')!.getAttribute('points')!,
+  }));
   const [, , vw, vh] = viewBox!.split(' ').map(Number);
   const found = points.split(' ').map((p) => p.split(',').map(Number));
-  const error = Math.max(...found.map(([x, y], i) => Math.hypot(x - (corners[i].x * vw) / SCENE.width, y - (corners[i].y * vh) / SCENE.height))) / Math.hypot(vw, vh);
+  const error =
+    Math.max(
+      ...found.map(([x, y], i) =>
+        Math.hypot(x - (corners[i].x * vw) / SCENE.width, y - (corners[i].y * vh) / SCENE.height),
+      ),
+    ) / Math.hypot(vw, vh);
   expect(error).toBeLessThan(0.02);
   // The button remains for a person who would rather press it.
   await expect(page.getByRole('button', { name: 'Take photo' })).toBeEnabled();
 
   // Nobody presses it: the photo goes by itself, is accepted, and the page moves on.
   const response = await sent;
-  expect([response.status(), (await response.json()).data]).toMatchObject([201, { verification_id: id, type: 'document', side: 'front', document_type: 'passport' }]);
+  expect([response.status(), (await response.json()).data]).toMatchObject([
+    201,
+    { verification_id: id, type: 'document', side: 'front', document_type: 'passport' },
+  ]);
   await expect(page.getByTestId('step-title')).toHaveText('Ready to submit');
   expect(await axe(page)).toEqual([]);
 });
 
 const OUT = path.resolve(import.meta.dirname, '../docs/screenshots');
-for (const [device, viewport] of Object.entries({ phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 860 } })) {
+for (const [device, viewport] of Object.entries({
+  phone: { width: 390, height: 844 },
+  desktop: { width: 1280, height: 860 },
+})) {
   test(`screenshot: the document step's outline, ${device}`, async ({ page }) => {
     test.skip(!process.env.SCREENSHOTS, 'run with npm run screenshots');
     await page.setViewportSize(viewport);
@@ -73,7 +93,11 @@ for (const [device, viewport] of Object.entries({ phone: { width: 390, height: 8
     // Taken as soon as the outline is green: the photo goes by itself about a second later.
     fs.mkdirSync(OUT, { recursive: true });
     await expect(page.getByTestId('document-outline')).toHaveAttribute('data-ready', 'yes');
-    await page.screenshot({ path: path.join(OUT, `3b-document-guide-${device}.png`), fullPage: true, animations: 'disabled' });
+    await page.screenshot({
+      path: path.join(OUT, `3b-document-guide-${device}.png`),
+      fullPage: true,
+      animations: 'disabled',
+    });
     await expect(page.getByTestId('step-title')).toHaveText('Ready to submit');
   });
 }

@@ -22,7 +22,10 @@ async function open(browser: Browser, url: string) {
   return { context, page };
 }
 
-test('the order: picker, ?lang=, the verification’s locale, Accept-Language, English; bad values pass over', async ({ browser, request }) => {
+test('the order: picker, ?lang=, the verification’s locale, Accept-Language, English; bad values pass over', async ({
+  browser,
+  request,
+}) => {
   const { url, api, id } = await newVerification('estimation', 'test', { locale: 'fr-CA' });
   expect((await api.get(id)).locale).toBe('fr'); // negotiated at creation, returned so
   const plain = (await newVerification('estimation', 'test')).url;
@@ -98,14 +101,25 @@ test('switching language keeps the progress: consent, the running camera, the ph
   expect((await api.get(id)).consent.locale).toBe('en'); // accepted while the page was in English
 });
 
-test('a consent version without a text in the chosen language shows the English one and says so; the English hash is accepted', async ({ browser }) => {
+test('a consent version without a text in the chosen language shows the English one and says so; the English hash is accepted', async ({
+  browser,
+}) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-consent-'));
   const texts = DEFAULT_CONSENT_TEXTS();
   // Every language but Japanese: refused without --allow-missing, published with it.
   for (const [l, text] of Object.entries(texts)) if (l !== 'ja') fs.writeFileSync(path.join(dir, `${l}.txt`), text);
   try {
-    await expect(opsAsync('consent:publish', '--text-dir', dir, '--version', `e2e-no-ja-${Date.now()}`)).rejects.toThrow();
-    const published = await opsAsync('consent:publish', '--text-dir', dir, '--allow-missing', '--version', `e2e-no-ja-${Date.now()}`);
+    await expect(
+      opsAsync('consent:publish', '--text-dir', dir, '--version', `e2e-no-ja-${Date.now()}`),
+    ).rejects.toThrow();
+    const published = await opsAsync(
+      'consent:publish',
+      '--text-dir',
+      dir,
+      '--allow-missing',
+      '--version',
+      `e2e-no-ja-${Date.now()}`,
+    );
     expect(published.consent_version.missing_locales).toEqual(['ja']);
 
     const { url, api, id } = await newVerification('estimation', 'test', { locale: 'ja' });
@@ -116,7 +130,10 @@ test('a consent version without a text in the chosen language shows the English 
     expect(await o.page.getByTestId('consent-text').textContent()).toBe(texts.en);
     expect(await wcagViolations(o.page)).toEqual([]);
     // The API says the same: asked for Japanese, given the English text.
-    expect((await api.json('GET', '/v1/consent?lang=ja')).data).toMatchObject({ id: published.consent_version.id, locale: 'en' });
+    expect((await api.json('GET', '/v1/consent?lang=ja')).data).toMatchObject({
+      id: published.consent_version.id,
+      locale: 'en',
+    });
     await o.page.getByRole('button', { name: ja('consent.accept') }).click();
     await expect(o.page.getByTestId('step-title')).toHaveText(ja('selfie.title'));
     expect((await api.get(id)).consent.locale).toBe('en');

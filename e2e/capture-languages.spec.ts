@@ -11,7 +11,16 @@ import { LOCALES, dirOf, type Locale } from '../lib/core/i18n/locales';
 import { apiClient } from '../test/helpers/api-client';
 import { SCRIPT_FONTS } from '../test/setup/provision.mjs';
 import { cameraLaunch, FACE_Y4M, opsAsync, state } from './env';
-import { catalogue, englishOn, mirrored, overflowing, platformFonts, textStartSide, translator, wcagViolations } from './languages';
+import {
+  catalogue,
+  englishOn,
+  mirrored,
+  overflowing,
+  platformFonts,
+  textStartSide,
+  translator,
+  wcagViolations,
+} from './languages';
 
 test.use({ launchOptions: cameraLaunch(FACE_Y4M) });
 
@@ -25,7 +34,15 @@ test.beforeAll(async () => {
   // An age workspace that offers a digital ID wallet (docs/wallet.md): Chromium has the Digital Credentials API, so
   // the offer stands beside the selfie in every language and its words are checked with the rest of the page.
   const c = await opsAsync('workspace:create', '--name', 'e2e languages');
-  await opsAsync('workspace:settings', '--workspace', c.workspace.id, '--rate-limit-per-minute', '100000', '--wallet', 'offer');
+  await opsAsync(
+    'workspace:settings',
+    '--workspace',
+    c.workspace.id,
+    '--rate-limit-per-minute',
+    '100000',
+    '--wallet',
+    'offer',
+  );
   ws = { apiKey: c.workspace.api_key, test: c.secret_keys.find((k: { mode: string }) => k.mode === 'test').secret };
 });
 
@@ -37,7 +54,9 @@ async function newVerification(body: object) {
 }
 
 for (const locale of LOCALES) {
-  test(`${locale}: consent, live selfie and submit on a 360 px phone, accessible and in ${locale} only`, async ({ browser }) => {
+  test(`${locale}: consent, live selfie and submit on a 360 px phone, accessible and in ${locale} only`, async ({
+    browser,
+  }) => {
     const started = Date.now();
     const t = translator(locale);
     // The browser asks for English: the verification's locale (given at creation) comes first.
@@ -89,7 +108,10 @@ for (const locale of LOCALES) {
     await expect(offer.getByRole('button', { name: t('wallet.use') })).toBeVisible();
     await expect(offer).toContainText(t('wallet.intro', { age: 18 }));
     const start = dirOf(locale) === 'rtl' ? 'right' : 'left';
-    expect([await textStartSide(offer.getByRole('heading')), await textStartSide(offer.locator('p').first())]).toEqual([expect.stringMatching(`${start}|both`), expect.stringMatching(`${start}|both`)]);
+    expect([await textStartSide(offer.getByRole('heading')), await textStartSide(offer.locator('p').first())]).toEqual([
+      expect.stringMatching(`${start}|both`),
+      expect.stringMatching(`${start}|both`),
+    ]);
     await check('selfie');
     await capture.click();
     await page.getByRole('button', { name: t('camera.usePhoto') }).click();
@@ -108,7 +130,12 @@ for (const locale of LOCALES) {
 
     // The acceptance recorded the language read; the integrator's locale came back as given, negotiated.
     const v = await api.get(id);
-    expect([v.status, v.locale, v.consent.locale, v.consent.version_id]).toEqual(['review', locale, locale, consent.id]);
+    expect([v.status, v.locale, v.consent.locale, v.consent.version_id]).toEqual([
+      'review',
+      locale,
+      locale,
+      consent.id,
+    ]);
 
     // Only this language's catalogue reached the browser: another language's words are in none of the responses.
     const body = (await Promise.all(sent)).join('\n');

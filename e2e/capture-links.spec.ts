@@ -24,9 +24,14 @@ test.describe('links that cannot be used', () => {
     await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'declined');
   });
 
-  test('a finished verification with a return_url offers "Back to {host}" (extension, docs/api.md)', async ({ page }) => {
+  test('a finished verification with a return_url offers "Back to {host}" (extension, docs/api.md)', async ({
+    page,
+  }) => {
     const { api } = await newVerification('estimation', 'test');
-    const id = await api.prepare({ selfie: fs.readFileSync(FACE_JPEG) }, { return_url: 'https://shop.example.com/verified?o=1' });
+    const id = await api.prepare(
+      { selfie: fs.readFileSync(FACE_JPEG) },
+      { return_url: 'https://shop.example.com/verified?o=1' },
+    );
     await api.submit(id);
     await page.goto((await api.get(id)).url);
     await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'review');
@@ -41,7 +46,10 @@ test.describe('links that cannot be used', () => {
     const r = await request.get(`${origin}/api/capture/${'y'.repeat(43)}`);
     expect(r.status()).toBe(404);
     expect((await r.json()).error.code).toBe('NOT_FOUND');
-    const bad = await request.post(`${origin}/api/capture/${'y'.repeat(43)}/consent`, { data: '{not json', headers: { 'content-type': 'application/json' } });
+    const bad = await request.post(`${origin}/api/capture/${'y'.repeat(43)}/consent`, {
+      data: '{not json',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(bad.status()).toBeLessThan(500);
     expect((await bad.json()).error.code).toBeTruthy();
   });

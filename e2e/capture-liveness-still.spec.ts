@@ -10,7 +10,9 @@ import { acceptConsent, axe, submit, takeSelfie } from './steps';
 test.use({ launchOptions: cameraLaunch(FACE_Y4M) });
 
 test.describe('head-turn challenge, camera showing a still photo', () => {
-  test('no turn is ever seen: time runs out, with a retry and the accessible alternative, which goes to review', async ({ page }) => {
+  test('no turn is ever seen: time runs out, with a retry and the accessible alternative, which goes to review', async ({
+    page,
+  }) => {
     test.setTimeout(120_000);
     const { id, url, api } = await newLiveVerification();
     await page.goto(url);

@@ -13,7 +13,9 @@ import { acceptConsent, axe, submit, takeSelfie } from './steps';
 test.use({ launchOptions: cameraLaunch(TURNING_Y4M) });
 
 test.describe('head-turn challenge, camera turning the head', () => {
-  test('the poses asked in random order are taken from the camera, the server passes them, then the selfie', async ({ page }) => {
+  test('the poses asked in random order are taken from the camera, the server passes them, then the selfie', async ({
+    page,
+  }) => {
     page.on('console', (msg) => {
       if (/head-turn/.test(msg.text())) console.log(msg.text());
     });
@@ -45,4 +47,3 @@ test.describe('head-turn challenge, camera turning the head', () => {
     expect(v.reason).toBeNull();
   });
 });
-

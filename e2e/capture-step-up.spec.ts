@@ -13,7 +13,10 @@ import { bornAged, straddlingSelfie } from './step-up';
 
 test.use({ launchOptions: cameraLaunch(FACE_Y4M) });
 
-test('after the selfie the page asks for an ID document in plain words, keeps the selfie, and completes', async ({ page, browser }) => {
+test('after the selfie the page asks for an ID document in plain words, keeps the selfie, and completes', async ({
+  page,
+  browser,
+}) => {
   const { id, api, threshold } = await straddlingSelfie(page);
   await submit(page);
 
@@ -21,20 +24,29 @@ test('after the selfie the page asks for an ID document in plain words, keeps th
   await expect(page.getByTestId('step-title')).toHaveText('One more step: an ID document', { timeout: 60_000 });
   await expect(page.getByTestId('step-title')).toBeFocused();
   const stepUp = page.getByTestId('step-up');
-  await expect(stepUp).toContainText('We could not confirm your age from the selfie alone. To finish, take a photo of one of these documents:');
+  await expect(stepUp).toContainText(
+    'We could not confirm your age from the selfie alone. To finish, take a photo of one of these documents:',
+  );
   await expect(stepUp.getByRole('listitem')).toHaveText(['Passport', 'Identity card', 'Driving licence']);
   await expect(stepUp).toContainText('Your selfie is kept: you do not need to take it again.');
   await expect(page.locator('[aria-current="step"]')).toContainText('Document');
   expect(await axe(page)).toEqual([]);
   let v = await api.get(id);
-  expect([v.status, v.reason, v.attempts_remaining, v.result.age_source]).toEqual(['resubmission_requested', 'document_required', 4, 'estimation']);
+  expect([v.status, v.reason, v.attempts_remaining, v.result.age_source]).toEqual([
+    'resubmission_requested',
+    'document_required',
+    4,
+    'estimation',
+  ]);
 
   // The same step in German, for a person whose browser asks for it (a reload resumes there).
   const de = await browser.newContext({ locale: 'de-DE', extraHTTPHeaders: { 'accept-language': 'de-DE,de;q=0.9' } });
   const dePage = await de.newPage();
   await dePage.goto(page.url());
   await expect(dePage.getByTestId('step-title')).toHaveText('Noch ein Schritt: ein Ausweisdokument');
-  await expect(dePage.getByTestId('step-up')).toContainText('Anhand des Selfies allein konnten wir Ihr Alter nicht bestätigen.');
+  await expect(dePage.getByTestId('step-up')).toContainText(
+    'Anhand des Selfies allein konnten wir Ihr Alter nicht bestätigen.',
+  );
   await expect(dePage.getByRole('button', { name: 'Weiter mit einem Dokument' })).toBeVisible();
   await de.close();
 
@@ -45,8 +57,12 @@ test('after the selfie the page asks for an ID document in plain words, keeps th
   await page.getByRole('button', { name: 'Start camera' }).click();
   await expect(page.getByTestId('step-title')).toHaveText('The photo page of your passport');
   await page.getByRole('button', { name: 'Upload a photo instead' }).click();
-  const passport = await renderDocument('passport', 'front', fs.readFileSync(FACE_JPEG), { birthDate: bornAged(threshold + 5) });
-  await page.getByTestId('file-input').setInputFiles({ name: 'passport.jpg', mimeType: 'image/jpeg', buffer: passport });
+  const passport = await renderDocument('passport', 'front', fs.readFileSync(FACE_JPEG), {
+    birthDate: bornAged(threshold + 5),
+  });
+  await page
+    .getByTestId('file-input')
+    .setInputFiles({ name: 'passport.jpg', mimeType: 'image/jpeg', buffer: passport });
   await page.getByRole('button', { name: 'Use this photo' }).click();
 
   // No new selfie: straight to submit, with the selfie taken before and the passport.
@@ -63,5 +79,12 @@ test('after the selfie the page asks for an ID document in plain words, keeps th
   expect(await axe(page)).toEqual([]);
   v = await api.get(id);
   expect([v.status, v.attempts_remaining]).toEqual(['approved', 3]);
-  expect(v.result).toMatchObject({ decision: 'pass', threshold, age: threshold + 5, age_source: 'document', document: { type: 'passport', source: 'mrz' }, face_match: { match: true } });
+  expect(v.result).toMatchObject({
+    decision: 'pass',
+    threshold,
+    age: threshold + 5,
+    age_source: 'document',
+    document: { type: 'passport', source: 'mrz' },
+    face_match: { match: true },
+  });
 });

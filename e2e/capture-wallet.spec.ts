@@ -48,23 +48,41 @@ async function newVerification(mode: 'test' | 'live') {
  */
 async function stubWallet(page: Page, o: { protocol?: WalletProtocol; fail?: string; cred?: Credential } = {}) {
   const seen: string[][] = [];
-  await page.exposeFunction('testWallet', async (protocol: WalletProtocol, data: Record<string, unknown>, origin: string) => (await walletRespond(o.cred ?? credential, protocol, data, origin)).data);
+  await page.exposeFunction(
+    'testWallet',
+    async (protocol: WalletProtocol, data: Record<string, unknown>, origin: string) =>
+      (await walletRespond(o.cred ?? credential, protocol, data, origin)).data,
+  );
   await page.exposeFunction('walletSaw', (protocols: string[]) => void seen.push(protocols));
-  await page.addInitScript(({ protocol, fail }: { protocol?: string; fail?: string }) => {
-    const w = window as unknown as { testWallet: (p: string, d: unknown, o: string) => Promise<unknown>; walletSaw: (p: string[]) => Promise<void> };
-    navigator.credentials.get = (async (options: { digital: { requests: { protocol: string; data: unknown }[] } }) => {
-      const requests = options.digital.requests;
-      await w.walletSaw(requests.map((r) => r.protocol));
-      if (fail) throw new DOMException('The wallet did not share.', fail);
-      const chosen = requests.find((r) => r.protocol === protocol) ?? requests[0];
-      return { type: 'digital', protocol: chosen.protocol, data: await w.testWallet(chosen.protocol, chosen.data, location.origin) };
-    }) as unknown as typeof navigator.credentials.get;
-  }, { protocol: o.protocol, fail: o.fail });
+  await page.addInitScript(
+    ({ protocol, fail }: { protocol?: string; fail?: string }) => {
+      const w = window as unknown as {
+        testWallet: (p: string, d: unknown, o: string) => Promise<unknown>;
+        walletSaw: (p: string[]) => Promise<void>;
+      };
+      navigator.credentials.get = (async (options: {
+        digital: { requests: { protocol: string; data: unknown }[] };
+      }) => {
+        const requests = options.digital.requests;
+        await w.walletSaw(requests.map((r) => r.protocol));
+        if (fail) throw new DOMException('The wallet did not share.', fail);
+        const chosen = requests.find((r) => r.protocol === protocol) ?? requests[0];
+        return {
+          type: 'digital',
+          protocol: chosen.protocol,
+          data: await w.testWallet(chosen.protocol, chosen.data, location.origin),
+        };
+      }) as unknown as typeof navigator.credentials.get;
+    },
+    { protocol: o.protocol, fail: o.fail },
+  );
   return seen;
 }
 
 for (const protocol of ['openid4vp-v1-unsigned', 'org-iso-mdoc'] as const) {
-  test(`"Use a digital ID" beside the selfie completes with ${protocol}: approved, age_source wallet`, async ({ page }) => {
+  test(`"Use a digital ID" beside the selfie completes with ${protocol}: approved, age_source wallet`, async ({
+    page,
+  }) => {
     const seen = await stubWallet(page, { protocol });
     const v = await newVerification('live');
     await page.goto(v.url);
@@ -79,11 +97,17 @@ for (const protocol of ['openid4vp-v1-unsigned', 'org-iso-mdoc'] as const) {
     // The page asked with every protocol this browser allows; the wallet chose one.
     expect(seen).toEqual([['openid4vp-v1-unsigned', 'org-iso-mdoc']]);
     const got = await v.api.get(v.id);
-    expect(got).toMatchObject({ status: 'approved', attempts_remaining: 4, result: { age_source: 'wallet', wallet: { protocol, value: true } } });
+    expect(got).toMatchObject({
+      status: 'approved',
+      attempts_remaining: 4,
+      result: { age_source: 'wallet', wallet: { protocol, value: true } },
+    });
   });
 }
 
-test('plain words for a cancelled wallet, no wallet, and a proof refused: nothing changed, the selfie still there', async ({ page }) => {
+test('plain words for a cancelled wallet, no wallet, and a proof refused: nothing changed, the selfie still there', async ({
+  page,
+}) => {
   const untrusted = await (await testIssuer({ country: 'AQ' })).issue();
   for (const [problem, words, o] of [
     ['cancelled', 'closed without sharing', { fail: 'NotAllowedError' }],
@@ -107,7 +131,9 @@ test('plain words for a cancelled wallet, no wallet, and a proof refused: nothin
   }
 });
 
-test('the option only where the browser has the API and allows a protocol, and the workspace offers it', async ({ page }) => {
+test('the option only where the browser has the API and allows a protocol, and the workspace offers it', async ({
+  page,
+}) => {
   const p = page;
   const offerShown = async (v: { url: string }) => {
     await p.goto(v.url);
@@ -121,11 +147,14 @@ test('the option only where the browser has the API and allows a protocol, and t
     if (sessionStorage.getItem('dc') === 'none') delete w.DigitalCredential;
     // The API, but the browser allows only the protocols listed (none: ""), as userAgentAllowsProtocol answers.
     const allowed = sessionStorage.getItem('dc-allows');
-    if (w.DigitalCredential && allowed !== null) w.DigitalCredential.userAgentAllowsProtocol = (x: string) => allowed.split(' ').includes(x);
+    if (w.DigitalCredential && allowed !== null)
+      w.DigitalCredential.userAgentAllowsProtocol = (x: string) => allowed.split(' ').includes(x);
   });
   const setDc = (kv: Record<string, string | null>) =>
     p.evaluate((x) => {
-      for (const [k, v] of Object.entries(x)) if (v === null) sessionStorage.removeItem(k); else sessionStorage.setItem(k, v);
+      for (const [k, v] of Object.entries(x))
+        if (v === null) sessionStorage.removeItem(k);
+        else sessionStorage.setItem(k, v);
     }, kv);
   // No Digital Credentials API; then the API, but no protocol allowed.
   const v1 = await newVerification('live');
@@ -150,7 +179,9 @@ test('the option only where the browser has the API and allows a protocol, and t
 test('the page asks only with the protocols the browser allows', async ({ page }) => {
   const seen = await stubWallet(page, { protocol: 'org-iso-mdoc' });
   await page.addInitScript(() => {
-    (window as unknown as { DigitalCredential: { userAgentAllowsProtocol: (x: string) => boolean } }).DigitalCredential.userAgentAllowsProtocol = (x) => x === 'org-iso-mdoc';
+    (
+      window as unknown as { DigitalCredential: { userAgentAllowsProtocol: (x: string) => boolean } }
+    ).DigitalCredential.userAgentAllowsProtocol = (x) => x === 'org-iso-mdoc';
   });
   const v = await newVerification('live');
   await page.goto(v.url);
@@ -160,7 +191,9 @@ test('the page asks only with the protocols the browser allows', async ({ page }
   expect(seen).toEqual([['org-iso-mdoc']]);
 });
 
-test('sent back for another try, and stepped up to a document: the wallet is offered before new photos or the document', async ({ page }) => {
+test('sent back for another try, and stepped up to a document: the wallet is offered before new photos or the document', async ({
+  page,
+}) => {
   await stubWallet(page, { protocol: 'org-iso-mdoc' });
   const api = apiClient(state().base, ws.apiKey, ws.test);
   /** The offer stands before the button labelled `label` in the page. */
@@ -191,14 +224,27 @@ test('sent back for another try, and stepped up to a document: the wallet is off
   expect(await offerBefore('Continue with a document')).toBe(true);
   await page.getByTestId('wallet-offer').getByRole('button', { name: 'Use a digital ID' }).click();
   await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'review');
-  expect(await api.get(id)).toMatchObject({ status: 'review', attempts_remaining: 3, result: { age_source: 'wallet' } });
+  expect(await api.get(id)).toMatchObject({
+    status: 'review',
+    attempts_remaining: 3,
+    result: { age_source: 'wallet' },
+  });
 });
 
-test('an integrator\'s own page (sdk/examples/wallet): consent, the browser API, the proof decided through the SDK', async ({ page }) => {
+test("an integrator's own page (sdk/examples/wallet): consent, the browser API, the proof decided through the SDK", async ({
+  page,
+}) => {
   const port = await freePort();
   const example = spawn(tsx, ['sdk/examples/wallet/server.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), PAGE_ORIGIN: `http://127.0.0.1:${port}`, OPEN_VERIFY_BASE_URL: state().base, OPEN_VERIFY_API_KEY: ws.apiKey, OPEN_VERIFY_SECRET_KEY: ws.live },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      PAGE_ORIGIN: `http://127.0.0.1:${port}`,
+      OPEN_VERIFY_BASE_URL: state().base,
+      OPEN_VERIFY_API_KEY: ws.apiKey,
+      OPEN_VERIFY_SECRET_KEY: ws.live,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
@@ -221,9 +267,13 @@ test('an integrator\'s own page (sdk/examples/wallet): consent, the browser API,
 test('screenshots: the offer, a proof approved, a cancelled wallet', async ({ page }) => {
   test.skip(!process.env.SCREENSHOTS, 'run with npm run screenshots');
   const OUT = path.resolve(import.meta.dirname, '../docs/screenshots');
-  const shot = (name: string) => page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true, animations: 'disabled' });
+  const shot = (name: string) =>
+    page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true, animations: 'disabled' });
   await stubWallet(page, { protocol: 'org-iso-mdoc' });
-  for (const [device, viewport] of [['desktop', { width: 1280, height: 860 }], ['phone', { width: 390, height: 844 }]] as const) {
+  for (const [device, viewport] of [
+    ['desktop', { width: 1280, height: 860 }],
+    ['phone', { width: 390, height: 844 }],
+  ] as const) {
     await page.setViewportSize(viewport);
     const v = await newVerification('live');
     await page.goto(v.url);
@@ -236,7 +286,10 @@ test('screenshots: the offer, a proof approved, a cancelled wallet', async ({ pa
     await shot('7-wallet-approved-phone');
   }
   // Sent back for another try (the wallet before new photos), and stepped up to a document (before the document).
-  for (const [reason, name] of [['selfie_quality', '7-wallet-resubmission-phone'], ['document_required', '7-wallet-step-up-phone']]) {
+  for (const [reason, name] of [
+    ['selfie_quality', '7-wallet-resubmission-phone'],
+    ['document_required', '7-wallet-step-up-phone'],
+  ]) {
     const { id } = await submittedCase(ws, 'test');
     ops('verification:decide', '--id', id, '--status', 'resubmission_requested', '--reason', reason);
     await new Promise((r) => setTimeout(r, 50));
@@ -252,5 +305,9 @@ test('screenshots: the offer, a proof approved, a cancelled wallet', async ({ pa
   await acceptConsent(cancelled);
   await cancelled.getByRole('button', { name: 'Use a digital ID' }).click();
   await expect(cancelled.getByTestId('wallet-problem')).toBeVisible();
-  await cancelled.screenshot({ path: path.join(OUT, '7-wallet-cancelled-phone.png'), fullPage: true, animations: 'disabled' });
+  await cancelled.screenshot({
+    path: path.join(OUT, '7-wallet-cancelled-phone.png'),
+    fullPage: true,
+    animations: 'disabled',
+  });
 });

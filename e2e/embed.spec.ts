@@ -20,7 +20,10 @@ import { bundles } from '../sdk/embed/build.mjs';
 
 const launch = cameraLaunch(FACE_Y4M);
 test.use({
-  launchOptions: { ...launch, args: [...launch.args, '--host-resolver-rules=MAP shop.example 127.0.0.1, MAP other.example 127.0.0.1'] },
+  launchOptions: {
+    ...launch,
+    args: [...launch.args, '--host-resolver-rules=MAP shop.example 127.0.0.1, MAP other.example 127.0.0.1'],
+  },
   ignoreHTTPSErrors: true,
 });
 
@@ -139,7 +142,11 @@ async function expectNothingPersonal(page: Page, url: string) {
   expect(all.length).toBeGreaterThan(0);
   for (const m of all) {
     expect(m.origin).toBe(new URL(url).origin);
-    expect(Object.keys(m.data as object).every((k) => ['source', 'type', 'verification_id', 'step', 'status', 'code'].includes(k))).toBe(true);
+    expect(
+      Object.keys(m.data as object).every((k) =>
+        ['source', 'type', 'verification_id', 'step', 'status', 'code'].includes(k),
+      ),
+    ).toBe(true);
   }
 }
 
@@ -151,7 +158,9 @@ async function refusedFrame(page: Page): Promise<Frame> {
   return child!;
 }
 
-test('a live verification embedded by an https origin on embed_origins: consent and selfie in the frame; loaded, step, submitted, completed in order, nothing personal', async ({ page }) => {
+test('a live verification embedded by an https origin on embed_origins: consent and selfie in the frame; loaded, step, submitted, completed in order, nothing personal', async ({
+  page,
+}) => {
   const ws = workspace([SHOP()]);
   const { id, url, api } = await ws.verification('live');
   const frame = await openShop(page, SHOP(), url);
@@ -173,7 +182,8 @@ test('a live verification embedded by an https origin on embed_origins: consent 
 test('an origin not on embed_origins: the browser refuses the frame, the page sends nothing', async ({ page }) => {
   const refusals: string[] = [];
   page.on('console', (m) => {
-    if (/^Framing .* violates the following Content Security Policy directive: "frame-ancestors/.test(m.text())) refusals.push(m.text());
+    if (/^Framing .* violates the following Content Security Policy directive: "frame-ancestors/.test(m.text()))
+      refusals.push(m.text());
   });
   const ws = workspace([SHOP()]);
   const { url } = await ws.verification('live');
@@ -185,15 +195,19 @@ test('an origin not on embed_origins: the browser refuses the frame, the page se
   expect(await events(page)).toEqual([]);
 });
 
-test('http://localhost frames a test-mode verification only: the same origin is refused a live one', async ({ page }) => {
+test('http://localhost frames a test-mode verification only: the same origin is refused a live one', async ({
+  page,
+}) => {
   const ws = workspace([LOCAL()]);
   const test = await ws.verification('test');
   const frame = await openShop(page, LOCAL(), test.url);
   await expect(frame.getByTestId('step-title')).toHaveText('Consent');
-  await expect.poll(() => events(page)).toEqual([
-    { type: 'loaded', verification_id: test.id, status: 'created' },
-    { type: 'step', verification_id: test.id, step: 'consent' },
-  ]);
+  await expect
+    .poll(() => events(page))
+    .toEqual([
+      { type: 'loaded', verification_id: test.id, status: 'created' },
+      { type: 'step', verification_id: test.id, step: 'consent' },
+    ]);
 
   const live = await ws.verification('live');
   await openShop(page, LOCAL(), live.url);
@@ -201,38 +215,51 @@ test('http://localhost frames a test-mode verification only: the same origin is 
   expect(await messages(page)).toEqual([]);
 });
 
-test('a page that gives its frames no camera: the SDK offers a new tab, the flow finishes there and the events keep coming', async ({ page }) => {
+test('a page that gives its frames no camera: the SDK offers a new tab, the flow finishes there and the events keep coming', async ({
+  page,
+}) => {
   const ws = workspace([SHOP()]);
   const { id, url } = await ws.verification('live');
   await openShop(page, SHOP(), url, '&camera=off');
-  await expect.poll(() => events(page)).toEqual([
-    { type: 'loaded', verification_id: id, status: 'created' },
-    { type: 'error', verification_id: id, code: 'camera_unavailable' },
-  ]);
+  await expect
+    .poll(() => events(page))
+    .toEqual([
+      { type: 'loaded', verification_id: id, status: 'created' },
+      { type: 'error', verification_id: id, code: 'camera_unavailable' },
+    ]);
   // The SDK took the frame away at once: its later events cannot come.
   await expect(page.locator('iframe')).toHaveCount(0);
-  const [tab] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Continue in a new tab' }).click()]);
+  const [tab] = await Promise.all([
+    page.waitForEvent('popup'),
+    page.getByRole('button', { name: 'Continue in a new tab' }).click(),
+  ]);
   await consentAndSelfie(tab);
   await expect(tab.getByTestId('result')).toHaveAttribute('data-status', 'approved', { timeout: 60_000 });
-  await expect.poll(async () => (await events(page)).slice(2)).toEqual([
-    { type: 'loaded', verification_id: id, status: 'created' },
-    { type: 'step', verification_id: id, step: 'consent' },
-    { type: 'step', verification_id: id, step: 'selfie' },
-    { type: 'step', verification_id: id, step: 'review' },
-    { type: 'submitted', verification_id: id },
-    { type: 'completed', verification_id: id, status: 'approved' },
-  ]);
+  await expect
+    .poll(async () => (await events(page)).slice(2))
+    .toEqual([
+      { type: 'loaded', verification_id: id, status: 'created' },
+      { type: 'step', verification_id: id, step: 'consent' },
+      { type: 'step', verification_id: id, step: 'selfie' },
+      { type: 'step', verification_id: id, step: 'review' },
+      { type: 'submitted', verification_id: id },
+      { type: 'completed', verification_id: id, status: 'approved' },
+    ]);
   await expectNothingPersonal(page, url);
 });
 
 // npm run screenshots: the embedded flow on a phone (the modal fills the screen) and on a desktop.
 const OUT = path.resolve(import.meta.dirname, '../docs/screenshots');
-for (const [device, viewport] of Object.entries({ phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 860 } })) {
+for (const [device, viewport] of Object.entries({
+  phone: { width: 390, height: 844 },
+  desktop: { width: 1280, height: 860 },
+})) {
   test(`embedded flow screenshots, ${device}`, async ({ page }) => {
     test.skip(!process.env.SCREENSHOTS, 'run with npm run screenshots');
     fs.mkdirSync(OUT, { recursive: true });
     await page.setViewportSize(viewport);
-    const shot = (name: string) => page.screenshot({ path: path.join(OUT, `embed-${name}-${device}.png`), animations: 'disabled' });
+    const shot = (name: string) =>
+      page.screenshot({ path: path.join(OUT, `embed-${name}-${device}.png`), animations: 'disabled' });
     const ws = workspace([SHOP()]);
     const { url } = await ws.verification('live');
     const frame = await openShop(page, SHOP(), url);

@@ -19,10 +19,22 @@ export const TURNING_Y4M = path.join(E2E_DIR, 'turning.y4m');
 /** The local HTTPS webhook receiver's key and certificate (the server trusts it: NODE_EXTRA_CA_CERTS). */
 export const RECEIVER_TLS = path.join(E2E_DIR, 'receiver-tls.json');
 /** The OpenID provider the admin single sign-on test starts (its port is fixed when the server starts). */
-export const OIDC = { clientId: 'open-verify-e2e', clientSecret: 'e2e-client-secret-not-for-production', name: 'Test IdP' };
+export const OIDC = {
+  clientId: 'open-verify-e2e',
+  clientSecret: 'e2e-client-secret-not-for-production',
+  name: 'Test IdP',
+};
 
 type Ws = { id: string; apiKey: string; test: string; live: string };
-export type E2eState = { base: string; dataDir: string; port: number; pid: number; oidcPort: number; estimation: Ws; documents: Ws };
+export type E2eState = {
+  base: string;
+  dataDir: string;
+  port: number;
+  pid: number;
+  oidcPort: number;
+  estimation: Ws;
+  documents: Ws;
+};
 
 export const state = (): E2eState => JSON.parse(fs.readFileSync(STATE_FILE, 'utf8'));
 
@@ -31,7 +43,12 @@ export function cameraLaunch(file: string, allowCamera = true) {
   return {
     executablePath: chromiumPath(),
     env: CHROMIUM_ENV,
-    args: [...CHROMIUM_ARGS, ...(allowCamera ? ['--use-fake-ui-for-media-stream'] : []), '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${file}`],
+    args: [
+      ...CHROMIUM_ARGS,
+      ...(allowCamera ? ['--use-fake-ui-for-media-stream'] : []),
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-video-capture=${file}`,
+    ],
   };
 }
 
@@ -49,7 +66,8 @@ const opsEnv = () => {
   const s = state();
   return childEnv(s.dataDir, s.port, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' });
 };
-const opsCommand = (args: string[]) => [tsx, ['server/ops.ts', ...args, '--json'], { cwd: root, env: opsEnv() }] as const;
+const opsCommand = (args: string[]) =>
+  [tsx, ['server/ops.ts', ...args, '--json'], { cwd: root, env: opsEnv() }] as const;
 /**
  * The operator CLI for the e2e server, answered by main() in a worker thread with its environment
  * (test/helpers/ops-sync.ts). It blocks this process's event loop for the command's milliseconds.

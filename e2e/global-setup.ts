@@ -13,7 +13,18 @@ import { cameraFrame } from '../test/helpers/images';
 import { writeY4m, writeY4mSequence } from '../test/helpers/y4m';
 import { turnedHead } from '../test/helpers/head-turn';
 import { selfSignedCert } from '../test/helpers/https-receiver';
-import { DARK_Y4M, E2E_DIR, FACE_JPEG, FACE_Y4M, OIDC, RECEIVER_TLS, STATE_FILE, TURNING_Y4M, ops, type E2eState } from './env';
+import {
+  DARK_Y4M,
+  E2E_DIR,
+  FACE_JPEG,
+  FACE_Y4M,
+  OIDC,
+  RECEIVER_TLS,
+  STATE_FILE,
+  TURNING_Y4M,
+  ops,
+  type E2eState,
+} from './env';
 
 export default async function globalSetup() {
   provisionOrExit(['chromium', 'photos', 'fonts']);
@@ -26,7 +37,11 @@ export default async function globalSetup() {
   // The astronaut's face box in the camera frame (her 512 px photo cropped at x 56 and scaled 1.6).
   const box = { x: 154, y: 80, w: 232, h: 232 };
   const straight = await turnedHead(frame, 0, box);
-  await writeY4mSequence(TURNING_Y4M, [straight, await turnedHead(frame, 0.4, box), straight, await turnedHead(frame, -0.4, box)], { hold: 8, fps: 5 });
+  await writeY4mSequence(
+    TURNING_Y4M,
+    [straight, await turnedHead(frame, 0.4, box), straight, await turnedHead(frame, -0.4, box)],
+    { hold: 8, fps: 5 },
+  );
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-e2e-'));
   const port = await freePort();

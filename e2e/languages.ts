@@ -12,9 +12,14 @@ import { DEFAULT_LOCALE, type Locale } from '../lib/core/i18n/locales';
 import type messages from '../messages/en.json';
 
 type Tree = { [k: string]: string | Tree };
-const read = (l: Locale) => JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, `../messages/${l}.json`), 'utf8')) as typeof messages;
+const read = (l: Locale) =>
+  JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, `../messages/${l}.json`), 'utf8')) as typeof messages;
 const flatten = (t: Tree, prefix = ''): Record<string, string> =>
-  Object.fromEntries(Object.entries(t).flatMap(([k, v]) => (typeof v === 'string' ? [[prefix + k, v]] : Object.entries(flatten(v, `${prefix}${k}.`)))));
+  Object.fromEntries(
+    Object.entries(t).flatMap(([k, v]) =>
+      typeof v === 'string' ? [[prefix + k, v]] : Object.entries(flatten(v, `${prefix}${k}.`)),
+    ),
+  );
 
 /** The page's words in `locale`, formatted as the page formats them. */
 export const translator = (locale: Locale) => createTranslator({ locale, messages: read(locale) });
@@ -33,18 +38,42 @@ export async function wcagViolations(page: Page) {
  */
 export function overflowing(page: Page) {
   return page.evaluate(() => {
-    const skip = new Set(['VIDEO', 'CANVAS', 'IMG', 'SVG', 'PATH', 'CIRCLE', 'SELECT', 'OPTION', 'INPUT', 'SCRIPT', 'STYLE', 'NOSCRIPT', 'BR']);
+    const skip = new Set([
+      'VIDEO',
+      'CANVAS',
+      'IMG',
+      'SVG',
+      'PATH',
+      'CIRCLE',
+      'SELECT',
+      'OPTION',
+      'INPUT',
+      'SCRIPT',
+      'STYLE',
+      'NOSCRIPT',
+      'BR',
+    ]);
     const out: string[] = [];
     for (const el of Array.from(document.body.querySelectorAll<HTMLElement>('*'))) {
       if (skip.has(el.tagName.toUpperCase())) continue;
       const cs = getComputedStyle(el);
-      if (cs.display === 'inline' || cs.display === 'none' || cs.display === 'contents' || el.clientWidth <= 1 || el.closest('[aria-hidden="true"]')) continue;
+      if (
+        cs.display === 'inline' ||
+        cs.display === 'none' ||
+        cs.display === 'contents' ||
+        el.clientWidth <= 1 ||
+        el.closest('[aria-hidden="true"]')
+      )
+        continue;
       const scrolls = (o: string) => o === 'auto' || o === 'scroll';
       const what = `${el.tagName.toLowerCase()}${el.dataset.testid ? `[data-testid=${el.dataset.testid}]` : ''} "${(el.textContent ?? '').trim().slice(0, 40)}"`;
-      if (!scrolls(cs.overflowX) && el.scrollWidth > el.clientWidth + 1) out.push(`${what}: width ${el.scrollWidth} > ${el.clientWidth}`);
-      if (!scrolls(cs.overflowY) && el.scrollHeight > el.clientHeight + 1) out.push(`${what}: height ${el.scrollHeight} > ${el.clientHeight}`);
+      if (!scrolls(cs.overflowX) && el.scrollWidth > el.clientWidth + 1)
+        out.push(`${what}: width ${el.scrollWidth} > ${el.clientWidth}`);
+      if (!scrolls(cs.overflowY) && el.scrollHeight > el.clientHeight + 1)
+        out.push(`${what}: height ${el.scrollHeight} > ${el.clientHeight}`);
     }
-    if (document.documentElement.scrollWidth > window.innerWidth) out.push(`page: width ${document.documentElement.scrollWidth} > ${window.innerWidth}`);
+    if (document.documentElement.scrollWidth > window.innerWidth)
+      out.push(`page: width ${document.documentElement.scrollWidth} > ${window.innerWidth}`);
     return out;
   });
 }
@@ -52,7 +81,9 @@ export function overflowing(page: Page) {
 /** Every text the page shows or announces: visible text, and accessible names given by attributes. */
 async function pageWords(page: Page) {
   return page.evaluate(() => {
-    const attrs = Array.from(document.querySelectorAll('[aria-label], [alt], [title]')).flatMap((e) => ['aria-label', 'alt', 'title'].map((a) => e.getAttribute(a) ?? ''));
+    const attrs = Array.from(document.querySelectorAll('[aria-label], [alt], [title]')).flatMap((e) =>
+      ['aria-label', 'alt', 'title'].map((a) => e.getAttribute(a) ?? ''),
+    );
     return [document.title, document.body.innerText, ...attrs].join('\n');
   });
 }

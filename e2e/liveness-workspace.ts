@@ -7,7 +7,17 @@ let ws: { apiKey: string; live: string } | null = null;
 function workspace() {
   if (ws) return ws;
   const c = ops('workspace:create', '--name', 'e2e liveness');
-  ops('workspace:settings', '--workspace', c.workspace.id, '--rate-limit-per-minute', '100000', '--require-active-liveness', 'true', '--age-threshold', '5');
+  ops(
+    'workspace:settings',
+    '--workspace',
+    c.workspace.id,
+    '--rate-limit-per-minute',
+    '100000',
+    '--require-active-liveness',
+    'true',
+    '--age-threshold',
+    '5',
+  );
   ws = { apiKey: c.workspace.api_key, live: c.secret_keys.find((k: { mode: string }) => k.mode === 'live').secret };
   return ws;
 }
@@ -17,4 +27,3 @@ export async function newLiveVerification() {
   const r = await api.json('POST', '/v1/verifications', '{}');
   return { id: r.data.id as string, url: r.data.url as string, api };
 }
-

@@ -20,7 +20,8 @@ for (const [device, viewport] of Object.entries(SIZES)) {
   test(`capture page steps, ${device}`, async ({ page }) => {
     fs.mkdirSync(OUT, { recursive: true });
     await page.setViewportSize(viewport);
-    const shot = (name: string) => page.screenshot({ path: path.join(OUT, `${name}-${device}.png`), fullPage: true, animations: 'disabled' });
+    const shot = (name: string) =>
+      page.screenshot({ path: path.join(OUT, `${name}-${device}.png`), fullPage: true, animations: 'disabled' });
     const ready = (p: Page) => expect(p.getByRole('button', { name: 'Take photo' })).toBeEnabled({ timeout: 30_000 });
 
     // Age by estimation, live: consent → selfie → submit → approved.
@@ -37,8 +38,14 @@ for (const [device, viewport] of Object.entries(SIZES)) {
     await submit(page);
     // The phone run is approved; the desktop run sends the same camera frame again, which the pipeline
     // declines to take twice (the same picture as another verification: liveness_failed).
-    await expect(page.getByTestId('result')).toHaveAttribute('data-status', /approved|resubmission_requested/, { timeout: 60_000 });
-    await shot((await page.getByTestId('result').getAttribute('data-status')) === 'approved' ? '5-result-approved' : '5-result-liveness-failed');
+    await expect(page.getByTestId('result')).toHaveAttribute('data-status', /approved|resubmission_requested/, {
+      timeout: 60_000,
+    });
+    await shot(
+      (await page.getByTestId('result').getAttribute('data-status')) === 'approved'
+        ? '5-result-approved'
+        : '5-result-liveness-failed',
+    );
 
     // Documents: the type, then the camera on the document.
     const doc = await newVerification('documents', 'test');
@@ -46,7 +53,9 @@ for (const [device, viewport] of Object.entries(SIZES)) {
     await acceptConsent(page);
     await page.getByRole('button', { name: 'Upload a photo instead' }).click();
     await shot('2b-upload-fallback');
-    await page.getByTestId('file-input').setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: fs.readFileSync(FACE_JPEG) });
+    await page
+      .getByTestId('file-input')
+      .setInputFiles({ name: 'me.jpg', mimeType: 'image/jpeg', buffer: fs.readFileSync(FACE_JPEG) });
     await page.getByRole('button', { name: 'Use this photo' }).click();
     await expect(page.getByTestId('step-title')).toHaveText('Which document do you have?');
     await shot('3-document-type');
@@ -83,14 +92,23 @@ test('capture page languages, phone', async ({ browser }) => {
     const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
     const page = await context.newPage();
     const t = translator(locale);
-    const shot = (name: string) => page.screenshot({ path: path.join(OUT, `lang-${locale}-${name}-phone.png`), fullPage: true, animations: 'disabled' });
+    const shot = (name: string) =>
+      page.screenshot({
+        path: path.join(OUT, `lang-${locale}-${name}-phone.png`),
+        fullPage: true,
+        animations: 'disabled',
+      });
     await page.goto((await newVerification('estimation', 'test', { locale })).url);
     await expect(page.getByTestId('consent-text')).toBeVisible();
     await shot('1-consent');
     if (locale === 'ar') {
       // The picker, focused, at the head of the page.
       await page.getByTestId('language-picker').focus();
-      await page.screenshot({ path: path.join(OUT, 'lang-picker-phone.png'), clip: { x: 0, y: 0, width: 360, height: 220 }, animations: 'disabled' });
+      await page.screenshot({
+        path: path.join(OUT, 'lang-picker-phone.png'),
+        clip: { x: 0, y: 0, width: 360, height: 220 },
+        animations: 'disabled',
+      });
     }
     await page.getByRole('button', { name: t('consent.accept') }).click();
     await expect(page.getByRole('button', { name: t('camera.capture') })).toBeEnabled({ timeout: 30_000 });

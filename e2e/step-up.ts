@@ -39,13 +39,23 @@ export async function straddlingSelfie(page: Page) {
   await expect(page.getByTestId('step-title')).toHaveText('Ready to submit');
   const base64 = await page.evaluate(async () => {
     const blob = (window as unknown as { sentSelfie?: Blob }).sentSelfie;
-    return blob ? btoa(Array.from(new Uint8Array(await blob.arrayBuffer()), (b) => String.fromCharCode(b)).join('')) : null;
+    return blob
+      ? btoa(Array.from(new Uint8Array(await blob.arrayBuffer()), (b) => String.fromCharCode(b)).join(''))
+      : null;
   });
   expect(base64, 'the page uploaded the selfie').not.toBeNull();
   const probeId = await probe.api.prepare({ selfie: Buffer.from(base64!, 'base64') });
   await probe.api.submit(probeId);
   const estimated = (await probe.api.waitDecided(probeId)).result.estimated_age as number;
-  const settings = ops('workspace:settings', '--workspace', ws.id, '--estimation-fallback', 'document', '--age-threshold', String(estimated));
+  const settings = ops(
+    'workspace:settings',
+    '--workspace',
+    ws.id,
+    '--estimation-fallback',
+    'document',
+    '--age-threshold',
+    String(estimated),
+  );
   expect(settings.workspace).toMatchObject({ estimation_fallback: 'document', age_threshold: estimated });
   return { id, api: ws.api, threshold: estimated };
 }

@@ -1,11 +1,25 @@
 /** The age fit and the evaluator's age figures, on made-up numbers whose answers are known. */
 import { describe, expect, it } from 'vitest';
 import { ageRangeOf, type AgeRanges } from '../lib/domain/thresholds/age-range';
-import { applyCalibration, crossValidatedEstimates, decisionsAt, fitCalibration, fitRanges, leastSquares, logistic, nestedCrossValidation, normalQuantile, rangeFigures, type Judged, type Labelled } from './age-fit';
+import {
+  applyCalibration,
+  crossValidatedEstimates,
+  decisionsAt,
+  fitCalibration,
+  fitRanges,
+  leastSquares,
+  logistic,
+  nestedCrossValidation,
+  normalQuantile,
+  rangeFigures,
+  type Judged,
+  type Labelled,
+} from './age-fit';
 import { binomialCdf, clopperPearsonUpper, seeded } from './stats';
 import { judge, rangeQuality } from './summarize';
 
-const steps = (from: number, n: number, step = 0.1) => Array.from({ length: n }, (_, i) => Math.round((from + i * step) * 100) / 100);
+const steps = (from: number, n: number, step = 0.1) =>
+  Array.from({ length: n }, (_, i) => Math.round((from + i * step) * 100) / 100);
 
 describe('Clopper-Pearson upper bound', () => {
   it('0 of n is 1 − 0.05^(1/n) (about 3 / n); 1 of 100 is 4.66 %; k = n is 1; n = 0 is null', () => {
@@ -29,7 +43,10 @@ describe('the calibration', () => {
     );
     expect(w.map((v) => Math.round(v * 1000) / 1000)).toEqual([2, 3, -1]);
     // Groups are averaged; a group with no measured view takes the mean of the others.
-    const pts: Labelled[] = xs.map(([a, b]) => ({ truth: 5 + 0.5 * a + 0.5 * b, features: { faceres: a, faceres_mirror: a, face_api: b } }));
+    const pts: Labelled[] = xs.map(([a, b]) => ({
+      truth: 5 + 0.5 * a + 0.5 * b,
+      features: { faceres: a, faceres_mirror: a, face_api: b },
+    }));
     const c = fitCalibration(pts, [['faceres', 'faceres_mirror'], ['face_api']]);
     expect(c.intercept).toBeCloseTo(5, 4);
     expect(c.weights[0]).toBeCloseTo(0.5, 4);
@@ -45,22 +62,34 @@ describe('the calibration', () => {
     // The network says the age with noise; the description's first number says it exactly (the second is noise).
     const pts: Labelled[] = Array.from({ length: 400 }, () => {
       const age = 10 + rnd() * 40;
-      return { truth: age, features: { faceres: age + (rnd() - 0.5) * 20, face_api: age + (rnd() - 0.5) * 20 }, description: [age / 100, rnd()] };
+      return {
+        truth: age,
+        features: { faceres: age + (rnd() - 0.5) * 20, face_api: age + (rnd() - 0.5) * 20 },
+        description: [age / 100, rnd()],
+      };
     });
     const nets = fitCalibration(pts, [['faceres'], ['face_api']]);
     const both = fitCalibration(pts, { groups: [['faceres'], ['face_api']], description: true, ridge: 1e-6 });
-    const mae = (c: typeof nets) => applyCalibration(c, pts).reduce((s, e, i) => s + Math.abs(e - pts[i].truth), 0) / pts.length;
+    const mae = (c: typeof nets) =>
+      applyCalibration(c, pts).reduce((s, e, i) => s + Math.abs(e - pts[i].truth), 0) / pts.length;
     expect(mae(nets)).toBeGreaterThan(2);
     expect(mae(both)).toBeLessThan(0.01);
     expect(both.description!.weights[0]).toBeCloseTo(100, 1);
     expect(both.description!.mean[0]).toBeCloseTo(pts.reduce((s, p) => s + p.truth / 100, 0) / pts.length, 6);
     // A stronger penalty shrinks the description's weight towards 0.
-    expect(Math.abs(fitCalibration(pts, { groups: [['faceres'], ['face_api']], description: true, ridge: 10 }).description!.weights[0])).toBeLessThan(50);
+    expect(
+      Math.abs(
+        fitCalibration(pts, { groups: [['faceres'], ['face_api']], description: true, ridge: 10 }).description!
+          .weights[0],
+      ),
+    ).toBeLessThan(50);
     // Log scale: exp of the sum, so an age the description gives as its logarithm is recovered.
     const logPts = pts.map((p) => ({ ...p, description: [Math.log(p.truth), 0.5] }));
     const log = fitCalibration(logPts, { groups: [['faceres']], description: true, scale: 'log', ridge: 1e-6 });
     expect(log.scale).toBe('log');
-    expect(applyCalibration(log, [{ truth: 0, features: { faceres: 30 }, description: [Math.log(30), 0.5] }])[0]).toBeCloseTo(30, 1);
+    expect(
+      applyCalibration(log, [{ truth: 0, features: { faceres: 30 }, description: [Math.log(30), 0.5] }])[0],
+    ).toBeCloseTo(30, 1);
   });
 
   it('logistic: the probability rises with the estimate and is one half where the classes meet', () => {
@@ -88,7 +117,9 @@ describe('the range table', () => {
       [25, 19.8],
     ]);
     // Too few people under a threshold for alpha without the cut being the highest of them: no cut there.
-    expect(fitRanges(truth.slice(100), est.slice(100), { alpha: 0.01, beta: 0.02, margin: 0, thresholds: [18] }).lower).toEqual([]);
+    expect(
+      fitRanges(truth.slice(100), est.slice(100), { alpha: 0.01, beta: 0.02, margin: 0, thresholds: [18] }).lower,
+    ).toEqual([]);
     expect(table.upper).toEqual([
       [18, 20.4],
       [25, 20.4],
@@ -125,7 +156,11 @@ describe('the range table', () => {
     ]);
     // An upper cut above that of a higher threshold is lowered to it: at or over 21 (50 people, one estimated 1) the
     // cut is 1; at or over 18 also 200 people aged 19 estimated 30 (k = 5 → 30), which would fail that one at 18.
-    const u = fitRanges([...Array(100).fill(10), ...Array(200).fill(19), ...Array(50).fill(40)], [...Array(100).fill(5), ...Array(200).fill(30), 1, ...Array(49).fill(40)], { alpha: 0.01, beta: 0.02, margin: 0, thresholds: [18, 21] });
+    const u = fitRanges(
+      [...Array(100).fill(10), ...Array(200).fill(19), ...Array(50).fill(40)],
+      [...Array(100).fill(5), ...Array(200).fill(30), 1, ...Array(49).fill(40)],
+      { alpha: 0.01, beta: 0.02, margin: 0, thresholds: [18, 21] },
+    );
     expect(u.upper).toEqual([
       [18, 1],
       [21, 1],
@@ -137,10 +172,11 @@ describe('the range table', () => {
     // either way, which is what the margin is for. A large fit shows the construction itself.)
     const rnd = seeded(5);
     const gauss = () => Math.sqrt(-2 * Math.log(rnd() + 1e-12)) * Math.cos(2 * Math.PI * rnd());
-    const draw = (n: number) => Array.from({ length: n }, () => {
-      const age = 5 + rnd() * 60;
-      return { truth: Math.floor(age), estimate: age + gauss() * (2 + age / 8) };
-    });
+    const draw = (n: number) =>
+      Array.from({ length: n }, () => {
+        const age = 5 + rnd() * 60;
+        return { truth: Math.floor(age), estimate: age + gauss() * (2 + age / 8) };
+      });
     const fit = draw(20000);
     const t = fitRanges(
       fit.map((p) => p.truth),
@@ -207,9 +243,17 @@ describe('the range table', () => {
     const rnd = seeded(9);
     const pts: Labelled[] = Array.from({ length: 600 }, () => {
       const age = 8 + rnd() * 50;
-      return { truth: Math.floor(age), features: { faceres: age + (rnd() - 0.5) * 10, face_api: age + (rnd() - 0.5) * 10 } };
+      return {
+        truth: Math.floor(age),
+        features: { faceres: age + (rnd() - 0.5) * 10, face_api: age + (rnd() - 0.5) * 10 },
+      };
     });
-    const judged = nestedCrossValidation(pts, [['faceres'], ['face_api']], { alpha: 0.01, beta: 0.02, margin: 0, thresholds: [12, 15, 18, 21, 25, 30, 40] });
+    const judged = nestedCrossValidation(pts, [['faceres'], ['face_api']], {
+      alpha: 0.01,
+      beta: 0.02,
+      margin: 0,
+      thresholds: [12, 15, 18, 21, 25, 30, 40],
+    });
     expect(judged).toHaveLength(600);
     expect(judged.every((j, i) => j.truth === pts[i].truth && j.min <= j.max)).toBe(true);
     const d = decisionsAt(judged, 18);
@@ -236,7 +280,10 @@ describe("the evaluator's figures at a threshold", () => {
     expect(d.under).toMatchObject({ n: 3, passed: { k: 1 }, referred: { k: 1 }, failed: { k: 1 } });
     expect(d.under.passed_upper95).toBeCloseTo(0.8646, 3); // 1 of 3: 1 − (p at which P(X ≤ 1) = 0.05)
     // At 21 the 19-year-old counts as under and the 17-year-old's range (18–30) no longer passes.
-    expect(decisionsAt(judged, 21)).toMatchObject({ over: { n: 3, passed: { k: 0 } }, under: { n: 4, passed: { k: 0 } } });
+    expect(decisionsAt(judged, 21)).toMatchObject({
+      over: { n: 3, passed: { k: 0 } },
+      under: { n: 4, passed: { k: 0 } },
+    });
   });
 
   it('coverage (true age inside the range, ends included) and mean width', () => {
@@ -248,8 +295,31 @@ describe("the evaluator's figures at a threshold", () => {
   });
 
   it("judge() applies a range table to each estimate, as the pipeline's check does", () => {
-    const table: AgeRanges = { fitted_on: 'test', n: 0, alpha: 0.01, beta: 0.02, margin: 0, lower: [[18, 25], [21, 28]], upper: [[18, 15], [21, 17]], confidence: [] };
-    expect(judge([{ truth: 30, estimate: 29 }, { truth: 12, estimate: 14 }], table)).toEqual([
+    const table: AgeRanges = {
+      fitted_on: 'test',
+      n: 0,
+      alpha: 0.01,
+      beta: 0.02,
+      margin: 0,
+      lower: [
+        [18, 25],
+        [21, 28],
+      ],
+      upper: [
+        [18, 15],
+        [21, 17],
+      ],
+      confidence: [],
+    };
+    expect(
+      judge(
+        [
+          { truth: 30, estimate: 29 },
+          { truth: 12, estimate: 14 },
+        ],
+        table,
+      ),
+    ).toEqual([
       { truth: 30, estimate: 29, min: 21, max: 100 },
       { truth: 12, estimate: 14, min: 0, max: 17 },
     ]);

@@ -27,7 +27,13 @@ import { ageRangeOf, type AgeRanges } from '../lib/domain/thresholds/age-range';
 import { clopperPearsonUpper, rate, seeded } from './stats';
 
 /** A face of the set the fit learns from: its true age, the networks' readings, the description, and the set's own labels (sex, group; the fit's weights and the ranges' per-group cuts use them, the estimate never does). */
-export type Labelled = { truth: number; features: AgeFeatures; description?: number[] | null; sex?: string | null; group?: string | null };
+export type Labelled = {
+  truth: number;
+  features: AgeFeatures;
+  description?: number[] | null;
+  sex?: string | null;
+  group?: string | null;
+};
 
 /** What a calibration is fitted from: the groups of network views, and whether the face description and the log scale are used. */
 export type AgeModelSpec = {
@@ -41,9 +47,28 @@ export type AgeModelSpec = {
   balance?: boolean;
 };
 /** The committed model's shape, with the penalty chosen by nested cross-validation on calib (docs/accuracy.md). */
-export const specOf = (c: AgeCalibration): AgeModelSpec => ({ groups: c.groups, description: !!c.description, scale: c.scale ?? 'years', ridge: c.ridge ?? 1e-6, sex: !!c.sex, balance: !!c.balanced });
+export const specOf = (c: AgeCalibration): AgeModelSpec => ({
+  groups: c.groups,
+  description: !!c.description,
+  scale: c.scale ?? 'years',
+  ridge: c.ridge ?? 1e-6,
+  sex: !!c.sex,
+  balance: !!c.balanced,
+});
 const asSpec = (g: AgeModelSpec | AgeCalibration['groups']): AgeModelSpec => (Array.isArray(g) ? { groups: g } : g);
-export type FittedCalibration = Pick<AgeCalibration, 'groups' | 'intercept' | 'weights' | 'scale' | 'description' | 'ridge' | 'sex' | 'input_bounds' | 'output_bounds' | 'balanced'>;
+export type FittedCalibration = Pick<
+  AgeCalibration,
+  | 'groups'
+  | 'intercept'
+  | 'weights'
+  | 'scale'
+  | 'description'
+  | 'ridge'
+  | 'sex'
+  | 'input_bounds'
+  | 'output_bounds'
+  | 'balanced'
+>;
 
 /**
  * Weights that make every cell of the set's labels (each sex × group combination present) weigh alike, and the
@@ -58,7 +83,12 @@ export function balanceWeights(points: readonly Pick<Labelled, 'sex' | 'group'>[
 }
 
 /** Least squares (with a tiny ridge, for collinear views) of y on [1, x]: the coefficients, intercept first. */
-export function leastSquares(xs: readonly number[][], ys: readonly number[], ridge = 1e-6, weights?: readonly number[]): number[] {
+export function leastSquares(
+  xs: readonly number[][],
+  ys: readonly number[],
+  ridge = 1e-6,
+  weights?: readonly number[],
+): number[] {
   const k = xs[0].length + 1;
   const A = Array.from({ length: k }, () => new Array<number>(k + 1).fill(0));
   xs.forEach((x, n) => {
@@ -95,14 +125,18 @@ function design(points: readonly Labelled[], c: Pick<AgeCalibration, 'groups'>):
 }
 
 /** Faces with at least one measured group (the others have no estimate). */
-export const measurable = (points: readonly Labelled[], groups: AgeCalibration['groups']) => points.filter((p) => ageInputs(p.features, { groups } as AgeCalibration).some((v) => v !== null));
+export const measurable = (points: readonly Labelled[], groups: AgeCalibration['groups']) =>
+  points.filter((p) => ageInputs(p.features, { groups } as AgeCalibration).some((v) => v !== null));
 
 /**
  * The calibration of `spec` fitted on `points`: with the description, each face needs one of the same length as the
  * first face's (a face without one is fitted as the mean face). The inputs are standardized for the penalty, and the
  * weights unfolded back onto the raw inputs (the description's centred on its mean, so a missing one adds 0).
  */
-export function fitCalibration(points: readonly Labelled[], groupsOrSpec: AgeCalibration['groups'] | AgeModelSpec): FittedCalibration {
+export function fitCalibration(
+  points: readonly Labelled[],
+  groupsOrSpec: AgeCalibration['groups'] | AgeModelSpec,
+): FittedCalibration {
   const spec = asSpec(groupsOrSpec);
   const { groups } = spec;
   const scale = spec.scale ?? 'years';
@@ -112,8 +146,13 @@ export function fitCalibration(points: readonly Labelled[], groupsOrSpec: AgeCal
   const descMean = new Array<number>(dim).fill(0);
   const withDesc = points.filter((p) => p.description?.length === dim);
   for (const p of withDesc) for (let j = 0; j < dim; j++) descMean[j] += p.description![j] / withDesc.length;
-  const sexCols = (p: Labelled, n: number) => (spec.sex ? [sexInput(p.features), sexInput(p.features) * nets[n][0]] : []);
-  const rows = points.map((p, n) => [...nets[n], ...(p.description?.length === dim ? p.description.map((v, j) => v - descMean[j]) : descMean.map(() => 0)), ...sexCols(p, n)]);
+  const sexCols = (p: Labelled, n: number) =>
+    spec.sex ? [sexInput(p.features), sexInput(p.features) * nets[n][0]] : [];
+  const rows = points.map((p, n) => [
+    ...nets[n],
+    ...(p.description?.length === dim ? p.description.map((v, j) => v - descMean[j]) : descMean.map(() => 0)),
+    ...sexCols(p, n),
+  ]);
   const k = groups.length + dim + (spec.sex ? 2 : 0);
   const mu = new Array<number>(k).fill(0);
   const sd = new Array<number>(k).fill(0);
@@ -130,7 +169,9 @@ export function fitCalibration(points: readonly Labelled[], groupsOrSpec: AgeCal
   const intercept = w[0] - raw.reduce((s, v, j) => s + v * mu[j], 0);
   const dw = raw.slice(groups.length, groups.length + dim);
   // Where the fit saw faces: each input's range, and the description term's, on the set it was fitted on.
-  const input_bounds = groups.map((_, i) => [Math.min(...nets.map((x) => x[i])), Math.max(...nets.map((x) => x[i]))] as [number, number]);
+  const input_bounds = groups.map(
+    (_, i) => [Math.min(...nets.map((x) => x[i])), Math.max(...nets.map((x) => x[i]))] as [number, number],
+  );
   const terms = rows.map((r) => dw.reduce((s, v, j) => s + v * r[groups.length + j], 0));
   const fitted: FittedCalibration = {
     groups,
@@ -150,7 +191,8 @@ export function fitCalibration(points: readonly Labelled[], groupsOrSpec: AgeCal
   return fitted;
 }
 
-export const applyCalibration = (c: FittedCalibration, points: readonly Labelled[]) => points.map((p) => rawAge(p.features, p.description, c) ?? 1);
+export const applyCalibration = (c: FittedCalibration, points: readonly Labelled[]) =>
+  points.map((p) => rawAge(p.features, p.description, c) ?? 1);
 
 /** Fold of each point (0..k−1), seeded, balanced. */
 export function folds(n: number, k: number, seed: number): number[] {
@@ -166,13 +208,24 @@ export function folds(n: number, k: number, seed: number): number[] {
 }
 
 /** Each point's estimate from a calibration fitted on the other folds. */
-export function crossValidatedEstimates(points: readonly Labelled[], groups: AgeCalibration['groups'] | AgeModelSpec, k = 5, seed = 7): number[] {
+export function crossValidatedEstimates(
+  points: readonly Labelled[],
+  groups: AgeCalibration['groups'] | AgeModelSpec,
+  k = 5,
+  seed = 7,
+): number[] {
   const f = folds(points.length, k, seed);
   const out = new Array<number>(points.length);
   for (let fold = 0; fold < k; fold++) {
-    const c = fitCalibration(points.filter((_, i) => f[i] !== fold), groups);
+    const c = fitCalibration(
+      points.filter((_, i) => f[i] !== fold),
+      groups,
+    );
     const test = points.map((p, i) => ({ p, i })).filter(({ i }) => f[i] === fold);
-    applyCalibration(c, test.map((t) => t.p)).forEach((e, j) => (out[test[j].i] = e));
+    applyCalibration(
+      c,
+      test.map((t) => t.p),
+    ).forEach((e, j) => (out[test[j].i] = e));
   }
   return out;
 }
@@ -220,33 +273,65 @@ export const DEFAULT_RANGE_OPTIONS: RangeOptions = {
   beta: 0.02,
   margin: 1,
   upperMargin: 2,
-  thresholds: [...Array.from({ length: 30 - 6 + 1 }, (_, i) => 6 + i), 32, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100],
+  thresholds: [
+    ...Array.from({ length: 30 - 6 + 1 }, (_, i) => 6 + i),
+    32,
+    35,
+    40,
+    45,
+    50,
+    55,
+    60,
+    65,
+    70,
+    75,
+    80,
+    85,
+    90,
+    95,
+    100,
+  ],
   upperPoolFrom: 40,
   lowerPoolUnder: 18,
 };
 
 /** The standard normal quantile (Acklam's rational approximation, relative error under 1.2e-9). */
 export function normalQuantile(p: number): number {
-  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
+  const a = [
+    -39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239,
+  ];
   const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
-  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const c = [
+    -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968,
+    2.938163982698783,
+  ];
   const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
   const lo = 0.02425;
   if (p < lo) {
     const q = Math.sqrt(-2 * Math.log(p));
-    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    return (
+      (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+      ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
+    );
   }
   if (p > 1 - lo) return -normalQuantile(1 - p);
   const q = p - 0.5;
   const r = q * q;
-  return ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  return (
+    ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) /
+    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+  );
 }
 
 /**
  * The estimates of the people `keep` selects (the oldest, or the youngest), as a normal distribution at each true age: mean a + b · age
  * (least squares), spread the residuals' standard deviation. Null with fewer than 10 people.
  */
-export function ageModel(truth: readonly number[], estimates: readonly number[], keep: (age: number) => boolean): { a: number; b: number; sd: number; n: number } | null {
+export function ageModel(
+  truth: readonly number[],
+  estimates: readonly number[],
+  keep: (age: number) => boolean,
+): { a: number; b: number; sd: number; n: number } | null {
   const idx = truth.map((_, i) => i).filter((i) => keep(truth[i]));
   if (idx.length < 10) return null;
   const [a, b] = leastSquares(
@@ -261,7 +346,12 @@ export function ageModel(truth: readonly number[], estimates: readonly number[],
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** Logistic regression of 1[y] on [1, x] by Newton's method; a small ridge keeps a separable set finite. */
-export function logistic(xs: readonly number[], ys: readonly boolean[], iterations = 50, ridge = 1e-4): [number, number] {
+export function logistic(
+  xs: readonly number[],
+  ys: readonly boolean[],
+  iterations = 50,
+  ridge = 1e-4,
+): [number, number] {
   let a = 0;
   let b = 0;
   const mx = xs.reduce((s, v) => s + v, 0) / xs.length;
@@ -300,7 +390,13 @@ export function logistic(xs: readonly number[], ys: readonly boolean[], iteratio
  * cut only where there are enough at or over it for `beta` (1 / beta − 1); a threshold without one is decided with
  * the next one up (pass) or down (fail).
  */
-export function fitRanges(truth: readonly number[], estimates: readonly number[], o: RangeOptions = DEFAULT_RANGE_OPTIONS, fittedOn = '', labels?: readonly Pick<Labelled, 'sex' | 'group'>[]): AgeRanges {
+export function fitRanges(
+  truth: readonly number[],
+  estimates: readonly number[],
+  o: RangeOptions = DEFAULT_RANGE_OPTIONS,
+  fittedOn = '',
+  labels?: readonly Pick<Labelled, 'sex' | 'group'>[],
+): AgeRanges {
   // The labels' index sets, for byGroup's cuts.
   const labelSets: number[][] = [];
   if (o.byGroup && labels) {
@@ -329,21 +425,28 @@ export function fitRanges(truth: readonly number[], estimates: readonly number[]
     if (r < under.length && over.length > 0) {
       let cut = under[r - 1];
       for (const idx of labelSets) {
-        const u = idx.filter((i) => truth[i] < t).map((i) => estimates[i]).sort((a, b) => a - b);
+        const u = idx
+          .filter((i) => truth[i] < t)
+          .map((i) => estimates[i])
+          .sort((a, b) => a - b);
         if (u.length < minGroup) continue;
         cut = Math.max(cut, u[Math.min(u.length, Math.ceil((u.length + 1) * (1 - o.alpha))) - 1]);
       }
       lower.push([t, round2(cut + o.margin)]);
     }
     // Too few people this young for an empirical cut: the parametric one, at the age of the oldest people under t.
-    else if (r >= under.length && over.length > 0 && young && t - 1 < o.lowerPoolUnder!) lower.push([t, round2(young.a + young.b * (t - 1) + zAlpha * young.sd + o.margin)]);
+    else if (r >= under.length && over.length > 0 && young && t - 1 < o.lowerPoolUnder!)
+      lower.push([t, round2(young.a + young.b * (t - 1) + zAlpha * young.sd + o.margin)]);
     // …and a new person at or over t below the k-th smallest with probability ≤ k/(n+1). Here k = 1 is allowed: an
     // outlier lowers the cuts under it, which only fails fewer people.
     const k = Math.floor(o.beta * (over.length + 1));
     if (k >= 1 && under.length > 0) {
       let cut = over[k - 1];
       for (const idx of labelSets) {
-        const v = idx.filter((i) => truth[i] >= t).map((i) => estimates[i]).sort((a, b) => a - b);
+        const v = idx
+          .filter((i) => truth[i] >= t)
+          .map((i) => estimates[i])
+          .sort((a, b) => a - b);
         const kg = Math.floor(o.beta * (v.length + 1));
         if (v.length >= minGroup && kg >= 1) cut = Math.min(cut, v[kg - 1]);
       }
@@ -351,9 +454,13 @@ export function fitRanges(truth: readonly number[], estimates: readonly number[]
     }
     // Too few people this old for an empirical cut: the parametric one (the beta quantile of the estimates of people
     // aged exactly t; older people are estimated higher on average, so fewer of them fall under it).
-    else if (k < 1 && under.length > 0 && old) upper.push([t, round2(old.a + old.b * t + zBeta * old.sd - upperMargin)]);
+    else if (k < 1 && under.length > 0 && old)
+      upper.push([t, round2(old.a + old.b * t + zBeta * old.sd - upperMargin)]);
     if (under.length >= 20 && over.length >= 20) {
-      const [a, b] = logistic(estimates as number[], truth.map((y) => y >= t));
+      const [a, b] = logistic(
+        estimates as number[],
+        truth.map((y) => y >= t),
+      );
       confidence.push([t, Math.round(a * 1e4) / 1e4, Math.round(b * 1e4) / 1e4]);
     }
   }
@@ -361,10 +468,24 @@ export function fitRanges(truth: readonly number[], estimates: readonly number[]
   // threshold, an upper cut never above one of a higher threshold.
   for (let i = 1; i < lower.length; i++) lower[i][1] = Math.max(lower[i][1], lower[i - 1][1]);
   for (let i = upper.length - 2; i >= 0; i--) upper[i][1] = Math.min(upper[i][1], upper[i + 1][1]);
-  const model = (m: typeof old) => m && { n: m.n, intercept: round2(m.a), slope: Math.round(m.b * 1e4) / 1e4, sd: round2(m.sd) };
+  const model = (m: typeof old) =>
+    m && { n: m.n, intercept: round2(m.a), slope: Math.round(m.b * 1e4) / 1e4, sd: round2(m.sd) };
   const lower_model = young && { under: o.lowerPoolUnder!, ...model(young)! };
   const upper_model = old && { from: o.upperPoolFrom!, ...model(old)! };
-  return { fitted_on: fittedOn, n: truth.length, alpha: o.alpha, beta: o.beta, margin: o.margin, upper_margin: upperMargin, ...(o.byGroup ? { by_group: labelSets.length > 0 } : {}), lower_model, upper_model, lower, upper, confidence };
+  return {
+    fitted_on: fittedOn,
+    n: truth.length,
+    alpha: o.alpha,
+    beta: o.beta,
+    margin: o.margin,
+    upper_margin: upperMargin,
+    ...(o.byGroup ? { by_group: labelSets.length > 0 } : {}),
+    lower_model,
+    upper_model,
+    lower,
+    upper,
+    confidence,
+  };
 }
 
 /** One face's out-of-sample estimate and range. */
@@ -375,7 +496,13 @@ export type Judged = { truth: number; estimate: number; min: number; max: number
  * the calibration is fitted on the other folds, the range table on their own (inner) cross-validated estimates,
  * and both are applied to the fold's faces, which took no part in either.
  */
-export function nestedCrossValidation(points: readonly Labelled[], groups: AgeCalibration['groups'] | AgeModelSpec, o: RangeOptions = DEFAULT_RANGE_OPTIONS, k = 5, seed = 11): Judged[] {
+export function nestedCrossValidation(
+  points: readonly Labelled[],
+  groups: AgeCalibration['groups'] | AgeModelSpec,
+  o: RangeOptions = DEFAULT_RANGE_OPTIONS,
+  k = 5,
+  seed = 11,
+): Judged[] {
   const f = folds(points.length, k, seed);
   const out = new Array<Judged>(points.length);
   for (let fold = 0; fold < k; fold++) {
@@ -405,15 +532,30 @@ export function decisionsAt(judged: readonly Judged[], t: number) {
   const count = (js: readonly Judged[]) => {
     const pass = js.filter((j) => j.min >= t).length;
     const fail = js.filter((j) => j.max < t).length;
-    return { n: js.length, passed: rate(pass, js.length), referred: rate(js.length - pass - fail, js.length), failed: rate(fail, js.length) };
+    return {
+      n: js.length,
+      passed: rate(pass, js.length),
+      referred: rate(js.length - pass - fail, js.length),
+      failed: rate(fail, js.length),
+    };
   };
   const under = count(judged.filter((j) => j.truth < t));
-  return { threshold: t, over: count(judged.filter((j) => j.truth >= t)), under: { ...under, passed_upper95: clopperPearsonUpper(under.passed.k, under.n) } };
+  return {
+    threshold: t,
+    over: count(judged.filter((j) => j.truth >= t)),
+    under: { ...under, passed_upper95: clopperPearsonUpper(under.passed.k, under.n) },
+  };
 }
 
 export function rangeFigures(judged: readonly Judged[]) {
   const inside = judged.filter((j) => j.truth >= j.min && j.truth <= j.max).length;
-  return { n: judged.length, coverage: rate(inside, judged.length), mean_width: judged.length ? Math.round((judged.reduce((s, j) => s + j.max - j.min, 0) / judged.length) * 100) / 100 : null };
+  return {
+    n: judged.length,
+    coverage: rate(inside, judged.length),
+    mean_width: judged.length
+      ? Math.round((judged.reduce((s, j) => s + j.max - j.min, 0) / judged.length) * 100) / 100
+      : null,
+  };
 }
 
 /** True-age bands the figures are given by. */
@@ -433,6 +575,11 @@ export function errorByBand(truth: readonly number[], estimates: readonly number
   return AGE_BANDS.map(([lo, hi]) => {
     const e = estimates.map((v, i) => v - truth[i]).filter((_, i) => truth[i] >= lo && truth[i] < hi);
     const m = (xs: number[]) => Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 100) / 100;
-    return { band: bandLabel([lo, hi]), n: e.length, mae: e.length ? m(e.map(Math.abs)) : null, bias: e.length ? m(e) : null };
+    return {
+      band: bandLabel([lo, hi]),
+      n: e.length,
+      mae: e.length ? m(e.map(Math.abs)) : null,
+      bias: e.length ? m(e) : null,
+    };
   });
 }

@@ -25,7 +25,15 @@ const record = (row: ReturnType<typeof parseManifest>[number], estimate: number)
   padded: false,
   upload: { accepted: true, code: null, failed_checks: [] },
   faces_found: 1,
-  face: { embedding: null, age: estimate, age_features: null, replay_score: null, live: 0.9, real: 0.9, size_fraction: 0.5 },
+  face: {
+    embedding: null,
+    age: estimate,
+    age_features: null,
+    replay_score: null,
+    live: 0.9,
+    real: 0.9,
+    size_fraction: 0.5,
+  },
 });
 
 describe('the evaluator by group', () => {
@@ -34,13 +42,18 @@ describe('the evaluator by group', () => {
   const REFER = 19;
 
   it('reads the optional sex and group columns; empty is unknown, and without them the rows have neither', () => {
-    const rows = parseManifest('file,person,age,kind,sex,group\na.jpg,,30,genuine,female,Asian\nb.jpg,,30,genuine,,\n', '/s');
+    const rows = parseManifest(
+      'file,person,age,kind,sex,group\na.jpg,,30,genuine,female,Asian\nb.jpg,,30,genuine,,\n',
+      '/s',
+    );
     expect(rows.map((r) => [r.sex, r.group])).toEqual([
       ['female', 'Asian'],
       [null, null],
     ]);
     expect(parseManifest('file,person,age,kind\na.jpg,,30,genuine\n', '/s')[0]).not.toHaveProperty('sex');
-    expect(() => parseManifest(`file,person,age,kind,sex\na.jpg,,30,genuine,${'x'.repeat(65)}\n`, '/s')).toThrow(/at most 64/);
+    expect(() => parseManifest(`file,person,age,kind,sex\na.jpg,,30,genuine,${'x'.repeat(65)}\n`, '/s')).toThrow(
+      /at most 64/,
+    );
   });
 
   it('by_group and fairness in the summary, at the threshold, with the production ranges', () => {
@@ -61,8 +74,14 @@ describe('the evaluator by group', () => {
     add(40, '', '', PASS);
     const rows = parseManifest(lines.join('\n'), '/set');
     const s = summarize(rows.map((r, i) => record(r, est[i])));
-    const row = (column: string, label: string) => s.age.by_group.find((g) => g.column === column && g.label === label)!;
-    expect(s.age.by_group.map((g) => `${g.column}:${g.label}`)).toEqual(['sex:female', 'sex:male', 'group:A', 'group:B']);
+    const row = (column: string, label: string) =>
+      s.age.by_group.find((g) => g.column === column && g.label === label)!;
+    expect(s.age.by_group.map((g) => `${g.column}:${g.label}`)).toEqual([
+      'sex:female',
+      'sex:male',
+      'group:A',
+      'group:B',
+    ]);
     expect(row('sex', 'female')).toEqual({
       column: 'sex',
       label: 'female',
@@ -75,8 +94,20 @@ describe('the evaluator by group', () => {
     expect(row('sex', 'male').under.passed).toMatchObject({ k: 1, n: 2, rate: 0.5 });
     expect(row('group', 'B').over.passed.rate).toBe(0.25);
     expect(s.age.fairness).toEqual([
-      { column: 'sex', lowest_to_highest_adults_passed: 0.333, lowest: 'male', highest: 'female', max_minors_passed_rate: 0.5 },
-      { column: 'group', lowest_to_highest_adults_passed: 0.333, lowest: 'B', highest: 'A', max_minors_passed_rate: 0.5 },
+      {
+        column: 'sex',
+        lowest_to_highest_adults_passed: 0.333,
+        lowest: 'male',
+        highest: 'female',
+        max_minors_passed_rate: 0.5,
+      },
+      {
+        column: 'group',
+        lowest_to_highest_adults_passed: 0.333,
+        lowest: 'B',
+        highest: 'A',
+        max_minors_passed_rate: 0.5,
+      },
     ]);
     // Without the columns: no rows, no summary.
     const plain = parseManifest('file,person,age,kind\na.jpg,,40,genuine\n', '/s');
@@ -94,8 +125,20 @@ describe('the evaluator by group', () => {
       () => 'refer',
     );
     expect(ageFairness(rows)).toEqual([
-      { column: 'sex', lowest_to_highest_adults_passed: null, lowest: null, highest: null, max_minors_passed_rate: null },
-      { column: 'group', lowest_to_highest_adults_passed: null, lowest: 'A', highest: 'B', max_minors_passed_rate: null },
+      {
+        column: 'sex',
+        lowest_to_highest_adults_passed: null,
+        lowest: null,
+        highest: null,
+        max_minors_passed_rate: null,
+      },
+      {
+        column: 'group',
+        lowest_to_highest_adults_passed: null,
+        lowest: 'A',
+        highest: 'B',
+        max_minors_passed_rate: null,
+      },
     ]);
   });
 
@@ -103,7 +146,9 @@ describe('the evaluator by group', () => {
     expect(utkfaceLabels('age/23_1_2_20170116174525125.jpg')).toEqual({ sex: 'female', group: 'Asian' });
     expect(utkfaceLabels('age/utkface/61_0_3_20170109150557335.jpg')).toEqual({ sex: 'male', group: 'Indian' });
     expect(utkfaceLabels('identity/lfw/A_B/A_B_0001.jpg')).toEqual({ sex: null, group: null });
-    expect(labelManifest('file,person,age,kind\nage/40_0_4_2017.jpg,,40,genuine\n"x,1.jpg",lfw:X,,genuine\n')).toBe('file,person,age,kind,sex,group\nage/40_0_4_2017.jpg,,40,genuine,male,Other\n"x,1.jpg",lfw:X,,genuine,,\n');
+    expect(labelManifest('file,person,age,kind\nage/40_0_4_2017.jpg,,40,genuine\n"x,1.jpg",lfw:X,,genuine\n')).toBe(
+      'file,person,age,kind,sex,group\nage/40_0_4_2017.jpg,,40,genuine,male,Other\n"x,1.jpg",lfw:X,,genuine,,\n',
+    );
   });
 });
 
@@ -121,7 +166,9 @@ describe('the fit by group', () => {
     const rnd = seeded(8);
     const xs = Array.from({ length: 100 }, () => 5 + rnd() * 40);
     const pts: Labelled[] = [
-      ...xs.flatMap((x) => Array.from({ length: 9 }, () => ({ truth: 1 + 2 * x, features: { face_api: x }, group: 'A' }))),
+      ...xs.flatMap((x) =>
+        Array.from({ length: 9 }, () => ({ truth: 1 + 2 * x, features: { face_api: x }, group: 'A' })),
+      ),
       ...xs.map((x) => ({ truth: 5 + 2 * x, features: { face_api: x }, group: 'B' })),
     ];
     const plain = fitCalibration(pts, { groups: [['face_api']], ridge: 0 });
@@ -151,7 +198,11 @@ describe('the fit by group', () => {
   it('byGroup: the lower cut holds in every labelled group, not only over the set', () => {
     // 300 minors aged 10: group A (200) estimated 0..19.9, group B (100) estimated 10..19.9 (higher); 300 adults.
     const truth = [...Array(300).fill(10), ...Array(300).fill(30)];
-    const est = [...Array.from({ length: 200 }, (_, i) => i / 10), ...Array.from({ length: 100 }, (_, i) => 10 + i / 10), ...Array.from({ length: 300 }, (_, i) => 20 + i / 10)];
+    const est = [
+      ...Array.from({ length: 200 }, (_, i) => i / 10),
+      ...Array.from({ length: 100 }, (_, i) => 10 + i / 10),
+      ...Array.from({ length: 300 }, (_, i) => 20 + i / 10),
+    ];
     const labels = truth.map((_, i) => ({ group: i < 200 ? 'A' : i < 300 ? 'B' : i % 2 ? 'A' : 'B' }));
     const o = { alpha: 0.01, beta: 0.02, margin: 0, thresholds: [18] };
     const overall = fitRanges(truth, est, o, '', labels);

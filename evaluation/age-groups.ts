@@ -38,10 +38,16 @@ export type Fairness = {
 };
 
 /** By-group rows at threshold `t`, each face decided by `decide` (the production ranges, in the evaluator). */
-export function ageByGroup(points: readonly LabelledEstimate[], t: number, decide: (estimate: number) => Decision): GroupRow[] {
+export function ageByGroup(
+  points: readonly LabelledEstimate[],
+  t: number,
+  decide: (estimate: number) => Decision,
+): GroupRow[] {
   const rows: GroupRow[] = [];
   for (const column of LABEL_COLUMNS) {
-    const labels = [...new Set(points.map((p) => p[column]).filter((l): l is string => typeof l === 'string' && l !== ''))].sort();
+    const labels = [
+      ...new Set(points.map((p) => p[column]).filter((l): l is string => typeof l === 'string' && l !== '')),
+    ].sort();
     for (const label of labels) {
       const ps = points.filter((p) => p[column] === label);
       const over = ps.filter((p) => p.truth >= t);
@@ -53,7 +59,13 @@ export function ageByGroup(points: readonly LabelledEstimate[], t: number, decid
         column,
         label,
         over: { n: over.length, passed: passRate(passed(over), over.length) },
-        under: { n: under.length, passed: { ...passRate(underPassed, under.length), upper95: under.length ? round(clopperPearsonUpper(underPassed, under.length)!, 4) : null } },
+        under: {
+          n: under.length,
+          passed: {
+            ...passRate(underPassed, under.length),
+            upper95: under.length ? round(clopperPearsonUpper(underPassed, under.length)!, 4) : null,
+          },
+        },
         mae: errors.length ? round(mean(errors.map(Math.abs))!, 2) : null,
         bias: errors.length ? round(mean(errors)!, 2) : null,
       });
@@ -68,10 +80,15 @@ export function ageFairness(rows: readonly GroupRow[]): Fairness[] {
   for (const column of LABEL_COLUMNS) {
     const rs = rows.filter((r) => r.column === column);
     if (rs.length === 0) continue;
-    const withAdults = rs.filter((r) => r.over.passed.rate !== null).sort((a, b) => a.over.passed.rate! - b.over.passed.rate!);
+    const withAdults = rs
+      .filter((r) => r.over.passed.rate !== null)
+      .sort((a, b) => a.over.passed.rate! - b.over.passed.rate!);
     const lowest = withAdults[0] ?? null;
     const highest = withAdults[withAdults.length - 1] ?? null;
-    const ratio = withAdults.length >= 2 && highest!.over.passed.rate! > 0 ? round(lowest!.over.passed.rate! / highest!.over.passed.rate!, 3) : null;
+    const ratio =
+      withAdults.length >= 2 && highest!.over.passed.rate! > 0
+        ? round(lowest!.over.passed.rate! / highest!.over.passed.rate!, 3)
+        : null;
     const minors = rs.map((r) => r.under.passed.rate).filter((x): x is number => x !== null);
     out.push({
       column,

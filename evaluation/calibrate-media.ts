@@ -10,9 +10,23 @@ const models = await loadFaceModels();
 async function show(name: string, bytes: Buffer, kind: 'selfie' | 'document' = 'selfie') {
   const t = Date.now();
   const r = await analyze(models, { bytes, kind });
-  const faces = r.faces.map((x) => ({ score: x.score, size: x.size_fraction, bright: x.brightness, clipped: x.overexposed_fraction, sharp: x.sharpness, outside: x.outside_fraction, eyes: Math.min(x.regions.left_eye_texture, x.regions.right_eye_texture), mouth: x.regions.mouth_texture, age: x.age }));
-  const doc = r.document ? { area: r.document.area_fraction, fill: r.document.fill, aspect: r.document.aspect, sharp: r.document.sharpness } : undefined;
-  console.log(`${name.padEnd(22)} ${String(Date.now() - t).padStart(4)} ms ${r.width}x${r.height} whole=${JSON.stringify(r.whole)} faces=${JSON.stringify(faces)}${doc ? ' document=' + JSON.stringify(doc) : ''}`);
+  const faces = r.faces.map((x) => ({
+    score: x.score,
+    size: x.size_fraction,
+    bright: x.brightness,
+    clipped: x.overexposed_fraction,
+    sharp: x.sharpness,
+    outside: x.outside_fraction,
+    eyes: Math.min(x.regions.left_eye_texture, x.regions.right_eye_texture),
+    mouth: x.regions.mouth_texture,
+    age: x.age,
+  }));
+  const doc = r.document
+    ? { area: r.document.area_fraction, fill: r.document.fill, aspect: r.document.aspect, sharp: r.document.sharpness }
+    : undefined;
+  console.log(
+    `${name.padEnd(22)} ${String(Date.now() - t).padStart(4)} ms ${r.width}x${r.height} whole=${JSON.stringify(r.whole)} faces=${JSON.stringify(faces)}${doc ? ' document=' + JSON.stringify(doc) : ''}`,
+  );
 }
 
 const a = I.astronaut();
@@ -33,7 +47,8 @@ await show('two faces', await I.twoFaces());
 await show('tiny face', await I.tinyFace());
 await show('half a face (frame edge)', await I.halfFace());
 await show('studio portrait', await I.studioPortrait());
-for (const k of ['passport', 'id_card', 'driving_licence'] as const) for (const s of ['front', 'back'] as const) await show(`${k} ${s}`, await I.renderDocument(k, s), 'document');
+for (const k of ['passport', 'id_card', 'driving_licence'] as const)
+  for (const s of ['front', 'back'] as const) await show(`${k} ${s}`, await I.renderDocument(k, s), 'document');
 await show('id_card front blurred', await I.blurred(await I.renderDocument('id_card', 'front'), 5), 'document');
 await show('selfie as document', a, 'document');
 await show('scene as document', await I.noFace(), 'document');

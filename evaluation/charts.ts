@@ -13,11 +13,21 @@ const PH = H - M.top - M.bottom;
 export const PALETTE = ['#1f6fb2', '#d1495b', '#2e933c', '#edae49', '#6c4f9c', '#00798c', '#8d6a4b', '#555555'];
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1).replace(/\.0$/, '') : +v.toPrecision(2) + '');
+const fmt = (v: number) =>
+  Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1).replace(/\.0$/, '') : +v.toPrecision(2) + '';
 
-function frame(title: string, body: string, xLabel: string, yLabel: string, legend: { label: string; color: string }[] = []): string {
+function frame(
+  title: string,
+  body: string,
+  xLabel: string,
+  yLabel: string,
+  legend: { label: string; color: string }[] = [],
+): string {
   const leg = legend
-    .map((l, i) => `<rect x="${M.left + 8 + i * 150}" y="${M.top - 24}" width="12" height="12" fill="${l.color}" fill-opacity="0.75"/><text x="${M.left + 24 + i * 150}" y="${M.top - 14}" font-size="12">${esc(l.label)}</text>`)
+    .map(
+      (l, i) =>
+        `<rect x="${M.left + 8 + i * 150}" y="${M.top - 24}" width="12" height="12" fill="${l.color}" fill-opacity="0.75"/><text x="${M.left + 24 + i * 150}" y="${M.top - 14}" font-size="12">${esc(l.label)}</text>`,
+    )
     .join('');
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="DejaVu Sans, Arial, sans-serif" role="img" aria-label="${esc(title)}">` +
@@ -49,8 +59,14 @@ function log10Scale(min: number, max: number, from: number, to: number): Scale {
   return { at: (v) => from + ((Math.log10(Math.max(v, min)) - a) / (b - a)) * (to - from), ticks };
 }
 function axes(x: Scale, y: Scale, xFmt = fmt, yFmt = fmt): string {
-  const xs = x.ticks.map((t) => `<line x1="${x.at(t)}" y1="${M.top + PH}" x2="${x.at(t)}" y2="${M.top + PH + 4}" stroke="#666"/><text x="${x.at(t)}" y="${M.top + PH + 18}" font-size="11" text-anchor="middle">${xFmt(t)}</text>`);
-  const ys = y.ticks.map((t) => `<line x1="${M.left - 4}" y1="${y.at(t)}" x2="${M.left + PW}" y2="${y.at(t)}" stroke="#eee"/><text x="${M.left - 8}" y="${y.at(t) + 4}" font-size="11" text-anchor="end">${yFmt(t)}</text>`);
+  const xs = x.ticks.map(
+    (t) =>
+      `<line x1="${x.at(t)}" y1="${M.top + PH}" x2="${x.at(t)}" y2="${M.top + PH + 4}" stroke="#666"/><text x="${x.at(t)}" y="${M.top + PH + 18}" font-size="11" text-anchor="middle">${xFmt(t)}</text>`,
+  );
+  const ys = y.ticks.map(
+    (t) =>
+      `<line x1="${M.left - 4}" y1="${y.at(t)}" x2="${M.left + PW}" y2="${y.at(t)}" stroke="#eee"/><text x="${M.left - 8}" y="${y.at(t) + 4}" font-size="11" text-anchor="end">${yFmt(t)}</text>`,
+  );
   return ys.join('') + xs.join('');
 }
 function vline(x: number, label: string): string {
@@ -59,7 +75,12 @@ function vline(x: number, label: string): string {
 const empty = (id: string, title: string, why: string): Chart => ({
   id,
   title,
-  svg: frame(title, `<text x="${M.left + PW / 2}" y="${M.top + PH / 2}" font-size="13" text-anchor="middle" fill="#666">${esc(why)}</text>`, '', ''),
+  svg: frame(
+    title,
+    `<text x="${M.left + PW / 2}" y="${M.top + PH / 2}" font-size="13" text-anchor="middle" fill="#666">${esc(why)}</text>`,
+    '',
+    '',
+  ),
 });
 
 /** Overlaid histograms, each series as the share of its own count per bin (series of different sizes compare). */
@@ -85,28 +106,70 @@ export function histogram(
   counts.forEach((c, si) => {
     const color = PALETTE[si % PALETTE.length];
     body += c
-      .map((share, b) => (share > 0 ? `<rect x="${x.at(opts.min + b * width) + 0.5}" y="${y.at(share)}" width="${Math.max(1, x.at(opts.min + (b + 1) * width) - x.at(opts.min + b * width) - 1)}" height="${M.top + PH - y.at(share)}" fill="${color}" fill-opacity="0.45" stroke="${color}"/>` : ''))
+      .map((share, b) =>
+        share > 0
+          ? `<rect x="${x.at(opts.min + b * width) + 0.5}" y="${y.at(share)}" width="${Math.max(1, x.at(opts.min + (b + 1) * width) - x.at(opts.min + b * width) - 1)}" height="${M.top + PH - y.at(share)}" fill="${color}" fill-opacity="0.45" stroke="${color}"/>`
+          : '',
+      )
       .join('');
   });
   for (const m of opts.markers ?? []) body += vline(x.at(m.at), m.label);
-  return { id, title, svg: frame(title, body, opts.xLabel, 'share of the series', used.map((s, i) => ({ label: `${s.label} (n=${s.values.length})`, color: PALETTE[i % PALETTE.length] }))) };
+  return {
+    id,
+    title,
+    svg: frame(
+      title,
+      body,
+      opts.xLabel,
+      'share of the series',
+      used.map((s, i) => ({ label: `${s.label} (n=${s.values.length})`, color: PALETTE[i % PALETTE.length] })),
+    ),
+  };
 }
 
 /** Points (x, y) with an optional y = x diagonal, e.g. estimated against true age. */
-export function scatter(id: string, title: string, points: readonly { x: number; y: number }[], opts: { xLabel: string; yLabel: string; min: number; max: number; diagonal?: boolean; hlines?: { at: number; label: string }[] }): Chart {
+export function scatter(
+  id: string,
+  title: string,
+  points: readonly { x: number; y: number }[],
+  opts: {
+    xLabel: string;
+    yLabel: string;
+    min: number;
+    max: number;
+    diagonal?: boolean;
+    hlines?: { at: number; label: string }[];
+  },
+): Chart {
   if (points.length === 0) return empty(id, title, 'no data');
   const x = linear(opts.min, opts.max, M.left, M.left + PW);
   const y = linear(opts.min, opts.max, M.top + PH, M.top);
   let body = axes(x, y);
-  if (opts.diagonal) body += `<line x1="${x.at(opts.min)}" y1="${y.at(opts.min)}" x2="${x.at(opts.max)}" y2="${y.at(opts.max)}" stroke="#888" stroke-dasharray="4 3"/>`;
-  for (const h of opts.hlines ?? []) body += `<line x1="${M.left}" y1="${y.at(h.at)}" x2="${M.left + PW}" y2="${y.at(h.at)}" stroke="#d1495b" stroke-dasharray="5 4"/><text x="${M.left + 4}" y="${y.at(h.at) - 4}" font-size="11" fill="#d1495b">${esc(h.label)}</text>`;
+  if (opts.diagonal)
+    body += `<line x1="${x.at(opts.min)}" y1="${y.at(opts.min)}" x2="${x.at(opts.max)}" y2="${y.at(opts.max)}" stroke="#888" stroke-dasharray="4 3"/>`;
+  for (const h of opts.hlines ?? [])
+    body += `<line x1="${M.left}" y1="${y.at(h.at)}" x2="${M.left + PW}" y2="${y.at(h.at)}" stroke="#d1495b" stroke-dasharray="5 4"/><text x="${M.left + 4}" y="${y.at(h.at) - 4}" font-size="11" fill="#d1495b">${esc(h.label)}</text>`;
   const clamp = (v: number) => Math.min(opts.max, Math.max(opts.min, v));
-  body += points.map((p) => `<circle cx="${x.at(clamp(p.x)).toFixed(1)}" cy="${y.at(clamp(p.y)).toFixed(1)}" r="2.6" fill="${PALETTE[0]}" fill-opacity="0.55"/>`).join('');
-  return { id, title, svg: frame(title, body, opts.xLabel, opts.yLabel, [{ label: `n=${points.length}`, color: PALETTE[0] }]) };
+  body += points
+    .map(
+      (p) =>
+        `<circle cx="${x.at(clamp(p.x)).toFixed(1)}" cy="${y.at(clamp(p.y)).toFixed(1)}" r="2.6" fill="${PALETTE[0]}" fill-opacity="0.55"/>`,
+    )
+    .join('');
+  return {
+    id,
+    title,
+    svg: frame(title, body, opts.xLabel, opts.yLabel, [{ label: `n=${points.length}`, color: PALETTE[0] }]),
+  };
 }
 
 /** Bars with optional 95 % intervals and a label above each bar. */
-export function bars(id: string, title: string, items: readonly { label: string; value: number; ci?: { low: number; high: number } | null; note?: string }[], opts: { yLabel: string; max?: number; percent?: boolean }): Chart {
+export function bars(
+  id: string,
+  title: string,
+  items: readonly { label: string; value: number; ci?: { low: number; high: number } | null; note?: string }[],
+  opts: { yLabel: string; max?: number; percent?: boolean },
+): Chart {
   if (items.length === 0) return empty(id, title, 'no data');
   const top = opts.max ?? Math.max(...items.map((i) => Math.max(i.value, i.ci?.high ?? 0)), 1e-9) * 1.15;
   const y = linear(0, top, M.top + PH, M.top);
@@ -123,20 +186,28 @@ export function bars(id: string, title: string, items: readonly { label: string;
     }
     body += `<text x="${x0 + bw / 2}" y="${y.at(it.value) - 6}" font-size="11" text-anchor="middle">${esc(show(it.value))}</text>`;
     body += `<text x="${x0 + bw / 2}" y="${M.top + PH + 16}" font-size="11" text-anchor="middle">${esc(it.label)}</text>`;
-    if (it.note) body += `<text x="${x0 + bw / 2}" y="${M.top + PH + 30}" font-size="10" text-anchor="middle" fill="#666">${esc(it.note)}</text>`;
+    if (it.note)
+      body += `<text x="${x0 + bw / 2}" y="${M.top + PH + 30}" font-size="10" text-anchor="middle" fill="#666">${esc(it.note)}</text>`;
   });
   return { id, title, svg: frame(title, body, '', opts.yLabel) };
 }
 
 /** Detection error trade-off: false non-match rate against false match rate, both on log axes. */
-export function det(id: string, title: string, curve: readonly { fmr: number; fnmr: number }[], operating: { fmr: number; fnmr: number; label: string }[]): Chart {
+export function det(
+  id: string,
+  title: string,
+  curve: readonly { fmr: number; fnmr: number }[],
+  operating: { fmr: number; fnmr: number; label: string }[],
+): Chart {
   if (curve.length === 0) return empty(id, title, 'no genuine or no impostor pairs');
   const floor = 1e-4;
   const x = log10Scale(floor, 1, M.left, M.left + PW);
   const y = log10Scale(floor, 1, M.top + PH, M.top);
   const pct = (v: number) => `${+(v * 100).toPrecision(2)}%`;
   let body = axes(x, y, pct, pct);
-  const pts = curve.filter((p) => p.fmr > 0 || p.fnmr > 0).map((p) => `${x.at(Math.max(p.fmr, floor)).toFixed(1)},${y.at(Math.max(p.fnmr, floor)).toFixed(1)}`);
+  const pts = curve
+    .filter((p) => p.fmr > 0 || p.fnmr > 0)
+    .map((p) => `${x.at(Math.max(p.fmr, floor)).toFixed(1)},${y.at(Math.max(p.fnmr, floor)).toFixed(1)}`);
   body += `<polyline points="${pts.join(' ')}" fill="none" stroke="${PALETTE[0]}" stroke-width="2"/>`;
   operating.forEach((o, i) => {
     const cx = x.at(Math.max(o.fmr, floor));
@@ -144,5 +215,14 @@ export function det(id: string, title: string, curve: readonly { fmr: number; fn
     body += `<circle cx="${cx}" cy="${cy}" r="5" fill="${PALETTE[(i + 1) % PALETTE.length]}"/><text x="${cx + 8}" y="${cy - 6 - i * 14}" font-size="11">${esc(o.label)}</text>`;
   });
   body += `<text x="${M.left + 6}" y="${M.top + PH - 6}" font-size="10" fill="#666">0 is drawn at ${pct(floor)}</text>`;
-  return { id, title, svg: frame(title, body, 'false match rate (impostor pairs accepted)', 'false non-match rate (genuine pairs refused)') };
+  return {
+    id,
+    title,
+    svg: frame(
+      title,
+      body,
+      'false match rate (impostor pairs accepted)',
+      'false non-match rate (genuine pairs refused)',
+    ),
+  };
 }

@@ -38,7 +38,12 @@ export type CaptureParams = {
   height: number;
 };
 
-export type CaptureOptions = { maxTilt?: number; glareChance?: number; quarterTurnChance?: number; surfaces?: Surface[] };
+export type CaptureOptions = {
+  maxTilt?: number;
+  glareChance?: number;
+  quarterTurnChance?: number;
+  surfaces?: Surface[];
+};
 
 /** Draws the parameters of one capture. */
 export function drawParams(r: () => number, o: CaptureOptions = {}): CaptureParams {
@@ -50,7 +55,10 @@ export function drawParams(r: () => number, o: CaptureOptions = {}): CapturePara
   const tiltTotal = maxTilt * Math.sqrt(r());
   const dir = r() * 2 * Math.PI;
   const portrait = r() < 0.4;
-  const glare = r() < (o.glareChance ?? 0.7) ? { x: between(0.15, 0.85), y: between(0.15, 0.85), radius: between(0.08, 0.2), strength: between(0.35, 0.8) } : null;
+  const glare =
+    r() < (o.glareChance ?? 0.7)
+      ? { x: between(0.15, 0.85), y: between(0.15, 0.85), radius: between(0.08, 0.2), strength: between(0.35, 0.8) }
+      : null;
   return {
     surface,
     quarter,
@@ -58,7 +66,12 @@ export function drawParams(r: () => number, o: CaptureOptions = {}): CapturePara
     tilt_x: Math.round(tiltTotal * Math.cos(dir) * 10) / 10,
     tilt_y: Math.round(tiltTotal * Math.sin(dir) * 10) / 10,
     fill: Math.round(between(0.55, 0.85) * 100) / 100,
-    glare: glare && { x: round2(glare.x), y: round2(glare.y), radius: round2(glare.radius), strength: round2(glare.strength) },
+    glare: glare && {
+      x: round2(glare.x),
+      y: round2(glare.y),
+      radius: round2(glare.radius),
+      strength: round2(glare.strength),
+    },
     blur: Math.round(between(0.4, 1.6) * 10) / 10,
     noise: Math.round(between(2, 7) * 10) / 10,
     jpeg_quality: Math.round(between(72, 90)),
@@ -113,7 +126,14 @@ export function projectCorners(w: number, h: number, p: CaptureParams, r: () => 
   const [cx, sx] = [Math.cos(rad(p.tilt_x)), Math.sin(rad(p.tilt_x))];
   const [cy, sy] = [Math.cos(rad(p.tilt_y)), Math.sin(rad(p.tilt_y))];
   const D = 2.2 * Math.max(w, h);
-  const pts = ([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]] as [number, number][]).map(([x, y]) => {
+  const pts = (
+    [
+      [-w / 2, -h / 2],
+      [w / 2, -h / 2],
+      [w / 2, h / 2],
+      [-w / 2, h / 2],
+    ] as [number, number][]
+  ).map(([x, y]) => {
     // in-plane rotation, then about x (tilt_x), then about y (tilt_y)
     const x1 = x * cz - y * sz;
     const y1 = x * sz + y * cz;
@@ -139,7 +159,12 @@ export function projectCorners(w: number, h: number, p: CaptureParams, r: () => 
 /** A table top of `surface`, RGB raw, drawn from `r`. */
 export function surfaceImage(surface: Surface, W: number, H: number, r: () => number): Buffer {
   const out = Buffer.alloc(W * H * 3);
-  const base = { dark_wood: [88, 58, 38], grey_cloth: [70, 72, 76], dark_desk_clutter: [46, 48, 54], light_wood: [176, 142, 104] }[surface];
+  const base = {
+    dark_wood: [88, 58, 38],
+    grey_cloth: [70, 72, 76],
+    dark_desk_clutter: [46, 48, 54],
+    light_wood: [176, 142, 104],
+  }[surface];
   const phase = r() * 100;
   const freq = 6 + r() * 8;
   let s = Math.floor(r() * 1e9);
@@ -148,7 +173,8 @@ export function surfaceImage(surface: Surface, W: number, H: number, r: () => nu
       s = (s * 1103515245 + 12345) & 0x7fffffff;
       const n = (s % 17) - 8;
       let g = 0;
-      if (surface === 'dark_wood' || surface === 'light_wood') g = 7 * Math.sin(y / freq + Math.sin(x / 150 + phase) * 3) + 5 * Math.sin(y / (freq * 4.7) + x / 900 + phase);
+      if (surface === 'dark_wood' || surface === 'light_wood')
+        g = 7 * Math.sin(y / freq + Math.sin(x / 150 + phase) * 3) + 5 * Math.sin(y / (freq * 4.7) + x / 900 + phase);
       else if (surface === 'grey_cloth') g = 6 * Math.sin(x / 2.1) * Math.sin(y / 2.3);
       const i = (y * W + x) * 3;
       out[i] = clamp(base[0] + g + n);
@@ -163,7 +189,12 @@ export function surfaceImage(surface: Surface, W: number, H: number, r: () => nu
       const kind = Math.floor(r() * 4);
       const cx = r() * W;
       const cy = r() * H;
-      const colour = [[225, 225, 218], [30, 60, 150], [200, 60, 50], [240, 220, 90]][kind];
+      const colour = [
+        [225, 225, 218],
+        [30, 60, 150],
+        [200, 60, 50],
+        [240, 220, 90],
+      ][kind];
       const [hw, hh] = kind === 0 ? [W * 0.25, H * 0.3] : kind === 1 ? [W * 0.2, 6] : kind === 2 ? [70, 70] : [60, 60];
       const ang = r() * Math.PI;
       const [ca, sa] = [Math.cos(ang), Math.sin(ang)];
@@ -178,7 +209,14 @@ export function surfaceImage(surface: Surface, W: number, H: number, r: () => nu
           if (!inside) continue;
           const i = (y * W + x) * 3;
           // printed lines on the paper
-          const ink = kind === 0 && Math.abs(v) < hh - 20 && Math.abs(u) < hw - 20 && Math.floor((v + hh) / 14) % 2 === 0 && (Math.floor(u / 9) % 7 !== 0) ? -150 : 0;
+          const ink =
+            kind === 0 &&
+            Math.abs(v) < hh - 20 &&
+            Math.abs(u) < hw - 20 &&
+            Math.floor((v + hh) / 14) % 2 === 0 &&
+            Math.floor(u / 9) % 7 !== 0
+              ? -150
+              : 0;
           out[i] = clamp(colour[0] + ink);
           out[i + 1] = clamp(colour[1] + ink);
           out[i + 2] = clamp(colour[2] + ink);
@@ -196,17 +234,36 @@ const clamp = (v: number) => (v < 0 ? 0 : v > 255 ? 255 : Math.round(v));
  * `r` continues to draw the small things (offset, surface grain, noise).
  */
 export async function renderCapture(image: Uint8Array, p: CaptureParams, r: () => number): Promise<Buffer> {
-  const turned = await sharp(image).rotate().rotate(p.quarter * 90).flatten({ background: '#ffffff' }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const turned = await sharp(image)
+    .rotate()
+    .rotate(p.quarter * 90)
+    .flatten({ background: '#ffffff' })
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const { width: sw, height: sh } = turned.info;
   const src = turned.data;
   const W = p.width;
   const H = p.height;
   const corners = projectCorners(sw, sh, p, r);
   // Inverse map: frame pixel -> page pixel.
-  const inv = homography(corners, [[0, 0], [sw, 0], [sw, sh], [0, sh]]);
+  const inv = homography(corners, [
+    [0, 0],
+    [sw, 0],
+    [sw, sh],
+    [0, sh],
+  ]);
   const out = surfaceImage(p.surface, W, H, r);
   // A soft shadow under the page's edge: darken the table just outside it.
-  const fwd = homography([[0, 0], [sw, 0], [sw, sh], [0, sh]], corners);
+  const fwd = homography(
+    [
+      [0, 0],
+      [sw, 0],
+      [sw, sh],
+      [0, sh],
+    ],
+    corners,
+  );
   const docWidthPx = Math.hypot(corners[1][0] - corners[0][0], corners[1][1] - corners[0][1]);
   const glare = p.glare;
   const glareCentre = glare ? apply(fwd, glare.x * sw, glare.y * sh) : null;
@@ -266,7 +323,10 @@ function apply(h: number[], x: number, y: number): [number, number] {
 }
 
 /** The capture number `index` of an image: its parameters are drawn from `seed`, the source's name and `index`. */
-export async function makeCapture(image: Uint8Array, opts: { seed: string; name: string; index: number } & CaptureOptions): Promise<{ bytes: Buffer; params: CaptureParams }> {
+export async function makeCapture(
+  image: Uint8Array,
+  opts: { seed: string; name: string; index: number } & CaptureOptions,
+): Promise<{ bytes: Buffer; params: CaptureParams }> {
   const r = seeded(seedOf(`${opts.seed}\0${opts.name}\0${opts.index}`));
   const params = drawParams(r, opts);
   return { bytes: await renderCapture(image, params, r), params };

@@ -19,7 +19,9 @@ import type { DocumentFormat, DocumentLabel, DocumentType, ManifestRow } from '.
 import { quantile, round } from './stats';
 import fs from 'node:fs';
 
-export type DocumentReadResult = { ok: true; format: DocumentFormat; birthDate: string; expiryDate: string | null; ms: number } | { ok: false; code: string; ms: number };
+export type DocumentReadResult =
+  | { ok: true; format: DocumentFormat; birthDate: string; expiryDate: string | null; ms: number }
+  | { ok: false; code: string; ms: number };
 
 export type AnalyzeDocument = (bytes: Uint8Array, kind: 'document') => Promise<Analysis>;
 
@@ -34,13 +36,21 @@ export const UNREADABLE = 'DOCUMENT_UNREADABLE';
  * with the upload's code (`DOCUMENT_UNREADABLE` when nothing valid was read). `ms` is the whole time, upload checks
  * included.
  */
-export async function readDocumentPhoto(image: Uint8Array, opts: { documentType: DocumentType; analyze: AnalyzeDocument; now?: Date }): Promise<DocumentReadResult> {
+export async function readDocumentPhoto(
+  image: Uint8Array,
+  opts: { documentType: DocumentType; analyze: AnalyzeDocument; now?: Date },
+): Promise<DocumentReadResult> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   try {
     const { checks } = await checkFile(image, 'document');
     const analysis = await opts.analyze(image, 'document');
-    const { failed, read } = await checkDocumentUpload(analysis, checks, opts.documentType === 'passport' ? 'front' : 'back', opts.documentType);
+    const { failed, read } = await checkDocumentUpload(
+      analysis,
+      checks,
+      opts.documentType === 'passport' ? 'front' : 'back',
+      opts.documentType,
+    );
     if (failed.length > 0 || !read) return { ok: false, code: failed[0] ?? UNREADABLE, ms: ms() };
     const person = personOf(read, opts.now ?? new Date());
     if (!person.birthDate) return { ok: false, code: UNREADABLE, ms: ms() };
@@ -52,7 +62,12 @@ export async function readDocumentPhoto(image: Uint8Array, opts: { documentType:
 }
 
 export type DocumentOutcome = 'correct' | 'wrong' | 'unread' | 'expiry_wrong';
-export type DocumentRecord = { file: string; label: DocumentLabel; result: DocumentReadResult; outcome: DocumentOutcome };
+export type DocumentRecord = {
+  file: string;
+  label: DocumentLabel;
+  result: DocumentReadResult;
+  outcome: DocumentOutcome;
+};
 
 export function outcomeOf(label: DocumentLabel, r: DocumentReadResult): DocumentOutcome {
   if (!r.ok) return 'unread';
@@ -74,7 +89,11 @@ export async function measureDocuments(
     let result: DocumentReadResult;
     const started = performance.now();
     try {
-      result = await readDocumentPhoto(fs.readFileSync(row.path), { documentType: label.type, analyze: opts.analyze, now: opts.now });
+      result = await readDocumentPhoto(fs.readFileSync(row.path), {
+        documentType: label.type,
+        analyze: opts.analyze,
+        now: opts.now,
+      });
     } catch (e) {
       void e;
       result = { ok: false, code: 'ERROR', ms: Math.round(performance.now() - started) };
@@ -91,7 +110,13 @@ const kn = (k: number, n: number) => ({ k, n });
 function figures(rs: DocumentRecord[]) {
   const n = rs.length;
   const correct = count(rs, 'correct');
-  return { n, correct: { k: correct, n, rate: n ? round(correct / n, 4) : null }, wrong: kn(count(rs, 'wrong'), n), unread: kn(count(rs, 'unread'), n), expiry_wrong: kn(count(rs, 'expiry_wrong'), n) };
+  return {
+    n,
+    correct: { k: correct, n, rate: n ? round(correct / n, 4) : null },
+    wrong: kn(count(rs, 'wrong'), n),
+    unread: kn(count(rs, 'unread'), n),
+    expiry_wrong: kn(count(rs, 'expiry_wrong'), n),
+  };
 }
 
 /** The format a row counts under: its label's, else what was read, else `unknown`. */
@@ -115,7 +140,10 @@ export function documentsSection(records: DocumentRecord[]) {
   return {
     ...figures(valid),
     by_format: formats.map((format) => ({ format, ...figures(valid.filter((r) => formatOf(r) === format)) })),
-    ms: { p50: ms.length ? Math.round(quantile(ms, 0.5)) : null, p95: ms.length ? Math.round(quantile(ms, 0.95)) : null },
+    ms: {
+      p50: ms.length ? Math.round(quantile(ms, 0.5)) : null,
+      p95: ms.length ? Math.round(quantile(ms, 0.95)) : null,
+    },
     /** the upload's answer: accepted (and read), or refused by the code the API would answer (DOCUMENT_UNREADABLE included) */
     upload: { accepted: kn(accepted, valid.length), refused_by_code: refused(valid.filter((r) => !r.result.ok)) },
     /** every reason a photo came back unread, the upload's codes and DOCUMENT_UNREADABLE */
@@ -131,7 +159,9 @@ export function documentsLine(d: DocumentsSection): string {
   return (
     `documents: read correctly ${d.correct.k} of ${d.n} (${formats}), wrong date of birth ${d.wrong.k}, unread ${d.unread.k}, right birth wrong expiry ${d.expiry_wrong.k}; ` +
     `accepted at upload ${d.upload.accepted.k} of ${d.upload.accepted.n}; one read p50 ${d.ms.p50 ?? '–'} ms, p95 ${d.ms.p95 ?? '–'} ms` +
-    (d.invalid_check_digits.n ? `; printed check digits wrong: ${d.invalid_check_digits.unread.k} of ${d.invalid_check_digits.n} unread` : '') +
+    (d.invalid_check_digits.n
+      ? `; printed check digits wrong: ${d.invalid_check_digits.unread.k} of ${d.invalid_check_digits.n} unread`
+      : '') +
     '\n'
   );
 }
@@ -143,7 +173,10 @@ const share = (x: { k: number; n: number }) => `${x.k} of ${x.n}${x.n ? ` (${((x
 export function documentsHtml(d: DocumentsSection): string {
   const row = (name: string, f: ReturnType<typeof figures>) =>
     `<tr><td>${esc(name)}</td><td>${f.n}</td><td>${share(f.correct)}</td><td>${share(f.wrong)}</td><td>${share(f.unread)}</td><td>${share(f.expiry_wrong)}</td></tr>`;
-  const codes = (c: Record<string, number>) => Object.entries(c).map(([k, v]) => `<code>${esc(k)}</code> ${v}`).join(', ') || 'none';
+  const codes = (c: Record<string, number>) =>
+    Object.entries(c)
+      .map(([k, v]) => `<code>${esc(k)}</code> ${v}`)
+      .join(', ') || 'none';
   return `<h2>Documents</h2>
 <p>Each document photo is read as an upload and the pipeline would read it: the upload's checks, then the machine-readable zone or the PDF417 barcode of the side that carries it. <em>Correct</em>: date of birth and expiry both equal the labels; <em>wrong</em>: a date of birth that differs from the label was returned; <em>unread</em>: nothing was returned (the upload refused the photo, or nothing valid was read).</p>
 <table><tr><th>format</th><th>n</th><th>read correctly</th><th>wrong date of birth</th><th>unread</th><th>right birth, wrong expiry</th></tr>${d.by_format.map((f) => row(f.format, f)).join('')}${row('all', d)}</table>

@@ -29,15 +29,37 @@ import { writeReport } from './report';
 import { documentsLine, documentsSection, measureDocuments } from './documents';
 import { parseFlags, UsageError } from '../lib/core/cli-flags';
 
-type Args = { folder: string; out: string; json: string | null; cache: string | null; workers: number; ageThreshold: number; targetFmr: number; falsePass: number; documents: boolean };
+type Args = {
+  folder: string;
+  out: string;
+  json: string | null;
+  cache: string | null;
+  workers: number;
+  ageThreshold: number;
+  targetFmr: number;
+  falsePass: number;
+  documents: boolean;
+};
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run evaluate -- <folder> [--out DIR] [--json FILE] [--cache DIR | --no-cache] [--workers N] [--age-threshold N] [--target-fmr X] [--false-pass-rate X] [--documents]\n`);
+  process.stderr.write(
+    `${message}\nusage: npm run evaluate -- <folder> [--out DIR] [--json FILE] [--cache DIR | --no-cache] [--workers N] [--age-threshold N] [--target-fmr X] [--false-pass-rate X] [--documents]\n`,
+  );
   process.exit(2);
 }
 
 function parseArgs(argv: string[]): Args {
-  const spec = { out: 'evaluation-report', json: '', cache: path.join('.cache', 'evaluate'), 'no-cache': false, workers: String(Math.max(1, os.availableParallelism())), 'age-threshold': '18', 'target-fmr': '0.001', 'false-pass-rate': '0', documents: false };
+  const spec = {
+    out: 'evaluation-report',
+    json: '',
+    cache: path.join('.cache', 'evaluate'),
+    'no-cache': false,
+    workers: String(Math.max(1, os.availableParallelism())),
+    'age-threshold': '18',
+    'target-fmr': '0.001',
+    'false-pass-rate': '0',
+    documents: false,
+  };
   let parsed: ReturnType<typeof parseFlags<typeof spec>>;
   try {
     parsed = parseFlags(spec, argv, 1);
@@ -93,7 +115,9 @@ const documents = args.documents ? (await import('../test/helpers/images')).rend
 const started = Date.now();
 const documentRows = rows.filter((r) => r.document);
 rows = rows.filter((r) => !r.document);
-process.stderr.write(`evaluating ${rows.length} photos${documentRows.length ? ` and ${documentRows.length} document photos` : ''} with ${args.workers} analysis workers\n`);
+process.stderr.write(
+  `evaluating ${rows.length} photos${documentRows.length ? ` and ${documentRows.length} document photos` : ''} with ${args.workers} analysis workers\n`,
+);
 const records = await measureAll(rows, {
   analyze: (bytes, kind) => pool.analyze(bytes, kind),
   cacheDir: args.cache,
@@ -101,11 +125,18 @@ const records = await measureAll(rows, {
   concurrency: args.workers * 2,
   onProgress: (d, t, c) => progress(d, t, c, started),
 });
-const documentRecords = await measureDocuments(documentRows, { analyze: (bytes, kind) => pool.analyze(bytes, kind), onProgress: (d, t) => progress(d, t, 0, started) });
+const documentRecords = await measureDocuments(documentRows, {
+  analyze: (bytes, kind) => pool.analyze(bytes, kind),
+  onProgress: (d, t) => progress(d, t, 0, started),
+});
 await pool.close();
 
 const summary = {
-  ...summarize(records, { ageThreshold: args.ageThreshold, targetFmr: args.targetFmr, targetFalsePass: args.falsePass }, { folder: path.basename(path.resolve(args.folder)) }),
+  ...summarize(
+    records,
+    { ageThreshold: args.ageThreshold, targetFmr: args.targetFmr, targetFalsePass: args.falsePass },
+    { folder: path.basename(path.resolve(args.folder)) },
+  ),
   documents: documentsSection(documentRecords),
 };
 const written = await writeReport(args.out, summary, scoresOf(records));
@@ -119,7 +150,10 @@ const f = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(2)}%`
 process.stderr.write(
   `age: n=${summary.age.n} MAE ${summary.age.mae} | under ${args.ageThreshold} passed ${f(summary.age.false_pass_under.rate)} (n=${summary.age.false_pass_under.n}), ${args.ageThreshold}+ referred ${f(summary.age.refer_rate_over.rate)} (n=${summary.age.refer_rate_over.n})\n` +
     summary.age.at_thresholds
-      .map((t) => `  at ${t.threshold}: ${t.threshold}+ passed ${f(t.over.passed.rate)} referred ${f(t.over.referred.rate)} failed ${f(t.over.failed.rate)} (n=${t.over.n}) | under ${t.threshold} passed ${t.under.passed.k} of ${t.under.n} (95 % upper bound ${f(t.under.passed_upper95)})\n`)
+      .map(
+        (t) =>
+          `  at ${t.threshold}: ${t.threshold}+ passed ${f(t.over.passed.rate)} referred ${f(t.over.referred.rate)} failed ${f(t.over.failed.rate)} (n=${t.over.n}) | under ${t.threshold} passed ${t.under.passed.k} of ${t.under.n} (95 % upper bound ${f(t.under.passed_upper95)})\n`,
+      )
       .join('') +
     `  range: covers the true age ${f(summary.age.range.coverage.rate)} (n=${summary.age.range.n}), mean width ${summary.age.range.mean_width} years\n` +
     `face match at ${fm.threshold}: FNMR ${f(fm.fnmr)} (${fm.genuine_pairs} genuine pairs), FMR ${f(fm.fmr)} (${fm.impostor_pairs} impostor pairs)\n` +

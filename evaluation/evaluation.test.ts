@@ -24,7 +24,10 @@ const run = promisify(execFile);
 
 describe('manifest', () => {
   it('reads file,person,age,kind with CSV quoting; empty person and age are unknown', () => {
-    const rows = parseManifest('file,person,age,kind\na.jpg,alice,34,genuine\n"b,1.jpg","Smith, ""Jo""",,screen\nc.jpg,,7,\n', '/set');
+    const rows = parseManifest(
+      'file,person,age,kind\na.jpg,alice,34,genuine\n"b,1.jpg","Smith, ""Jo""",,screen\nc.jpg,,7,\n',
+      '/set',
+    );
     expect(rows).toEqual([
       { file: 'a.jpg', path: '/set/a.jpg', person: 'alice', age: 34, kind: 'genuine' },
       { file: 'b,1.jpg', path: '/set/b,1.jpg', person: 'Smith, "Jo"', age: null, kind: 'screen' },
@@ -56,7 +59,10 @@ describe('statistics', () => {
   it('refuses a threshold for an FMR the impostor pairs cannot show, and suggests one when they can', () => {
     const genuine = Array.from({ length: 40 }, (_, i) => 0.9 + i / 1000);
     const few = Array.from({ length: 100 }, (_, i) => i / 200);
-    expect(thresholdForFmr(genuine, few, 0.001)).toMatchObject({ suggested: null, refused: expect.stringContaining(`${minTrialsFor(0.001)} impostor pairs`) });
+    expect(thresholdForFmr(genuine, few, 0.001)).toMatchObject({
+      suggested: null,
+      refused: expect.stringContaining(`${minTrialsFor(0.001)} impostor pairs`),
+    });
     const many = Array.from({ length: 4000 }, (_, i) => i / 5000);
     const t = thresholdForFmr(genuine, many, 0.001);
     expect(t.suggested).not.toBeNull();
@@ -88,7 +94,10 @@ describe('npm run evaluate on a labelled set built from the packaged photos', ()
     const lines = ['file,person,age,kind'];
     const perPerson: number[] = [];
     for (const f of faces.slice(0, 8)) {
-      const photos = [{ name: 'original', image: f.image }, ...(await F.sameFaceVariants(f.image)).filter((v) => v.name === 'closer' || v.name === 'brighter')];
+      const photos = [
+        { name: 'original', image: f.image },
+        ...(await F.sameFaceVariants(f.image)).filter((v) => v.name === 'closer' || v.name === 'brighter'),
+      ];
       for (const p of photos) {
         const file = `${f.id}-${p.name}.jpg`;
         fs.writeFileSync(path.join(dir, file), p.image);
@@ -108,7 +117,11 @@ describe('npm run evaluate on a labelled set built from the packaged photos', ()
     const total = perPerson.reduce((a, b) => a + b, 0);
     const genuinePairs = perPerson.reduce((a, k) => a + (k * (k - 1)) / 2, 0);
     expected = { genuinePairs, impostorPairs: (total * (total - 1)) / 2 - genuinePairs, people: perPerson.length };
-    records = await measureAll(readManifest(dir), { analyze: (b, k) => analysisPool().analyze(b, k), cacheDir: cache, concurrency: 2 });
+    records = await measureAll(readManifest(dir), {
+      analyze: (b, k) => analysisPool().analyze(b, k),
+      cacheDir: cache,
+      concurrency: 2,
+    });
   }, 600_000);
 
   it('pads a photo under the upload minimum onto a canvas without scaling it, and the upload check accepts it', async () => {
@@ -123,7 +136,11 @@ describe('npm run evaluate on a labelled set built from the packaged photos', ()
 
   it('summarises with the keys an operator scripts against, pair counts from the labels and the production threshold', () => {
     const s = summarize(records);
-    expect(s.face_match).toMatchObject({ threshold: FACE_MATCH_THRESHOLD, genuine_pairs: expected.genuinePairs, impostor_pairs: expected.impostorPairs });
+    expect(s.face_match).toMatchObject({
+      threshold: FACE_MATCH_THRESHOLD,
+      genuine_pairs: expected.genuinePairs,
+      impostor_pairs: expected.impostorPairs,
+    });
     expect(s.face_match.fnmr).toBeGreaterThanOrEqual(0);
     expect(s.face_match.fnmr).toBeLessThanOrEqual(1);
     expect(s.face_match.fmr).toBe(0);
@@ -146,7 +163,11 @@ describe('npm run evaluate on a labelled set built from the packaged photos', ()
   it('resumes from its cache: a second pass analyses nothing and gives the same records', async () => {
     const rows = readManifest(dir);
     let analysed = 0;
-    const again = await Promise.all(rows.map((r) => measurePhoto(r, { analyze: async (b, k) => (analysed++, analysisPool().analyze(b, k)), cacheDir: cache })));
+    const again = await Promise.all(
+      rows.map((r) =>
+        measurePhoto(r, { analyze: async (b, k) => (analysed++, analysisPool().analyze(b, k)), cacheDir: cache }),
+      ),
+    );
     expect(analysed).toBe(0);
     expect(again.every((r) => r.cached)).toBe(true);
     expect(again.map((r) => r.face?.embedding)).toEqual(records.map((r) => r.face?.embedding));
@@ -163,21 +184,43 @@ describe('npm run evaluate on a labelled set built from the packaged photos', ()
     const pngs = written.filter((w) => w.endsWith('.png'));
     expect(pngs.length).toBeGreaterThanOrEqual(8);
     for (const p of pngs) expect((await sharp(p).metadata()).format).toBe('png');
-    expect(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')).face_match.genuine_pairs).toBe(expected.genuinePairs);
+    expect(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')).face_match.genuine_pairs).toBe(
+      expected.genuinePairs,
+    );
   });
 
   it('the CLI: --json with the documented keys from the cache, and exit 2 with a message on a bad manifest', async () => {
     const json = path.join(dir, 'out.json');
-    await run(process.execPath, ['--import', 'tsx', 'evaluation/evaluate.ts', dir, '--json', json, '--out', path.join(dir, 'cli-report'), '--cache', cache, '--workers', '1'], { cwd: process.cwd(), timeout: 240_000 });
+    await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'evaluation/evaluate.ts',
+        dir,
+        '--json',
+        json,
+        '--out',
+        path.join(dir, 'cli-report'),
+        '--cache',
+        cache,
+        '--workers',
+        '1',
+      ],
+      { cwd: process.cwd(), timeout: 240_000 },
+    );
     const s = JSON.parse(fs.readFileSync(json, 'utf8'));
     for (const k of ['mae', 'n']) expect(s.age).toHaveProperty(k);
-    for (const k of ['fnmr', 'fmr', 'threshold', 'genuine_pairs', 'impostor_pairs']) expect(s.face_match).toHaveProperty(k);
+    for (const k of ['fnmr', 'fmr', 'threshold', 'genuine_pairs', 'impostor_pairs'])
+      expect(s.face_match).toHaveProperty(k);
     expect(s.face_match.genuine_pairs).toBe(expected.genuinePairs);
     expect(fs.existsSync(path.join(dir, 'cli-report', 'report.html'))).toBe(true);
 
     const bad = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-eval-bad-'));
     fs.writeFileSync(path.join(bad, 'manifest.csv'), 'file,person\nx.jpg,a\n');
-    const e = await run(process.execPath, ['--import', 'tsx', 'evaluation/evaluate.ts', bad], { cwd: process.cwd() }).catch((err) => err);
+    const e = await run(process.execPath, ['--import', 'tsx', 'evaluation/evaluate.ts', bad], {
+      cwd: process.cwd(),
+    }).catch((err) => err);
     expect(e.code).toBe(2);
     expect(e.stderr).toContain('header must be file,person,age,kind');
   }, 300_000);

@@ -45,9 +45,23 @@ import {
 } from './age-fit';
 import { parseFlags, UsageError } from '../lib/core/cli-flags';
 
-const usage = 'usage: npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 1] [--upper-margin 2] [--workers N] [--cached-only] [--description true|false] [--scale log|years] [--ridge X] [--sex true|false] [--balance true|false] [--by-group true|false]\n';
+const usage =
+  'usage: npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 1] [--upper-margin 2] [--workers N] [--cached-only] [--description true|false] [--scale log|years] [--ridge X] [--sex true|false] [--balance true|false] [--by-group true|false]\n';
 // The valued flags default to '' (not given: the committed fit's choice); --write and --cached-only are switches.
-const VALUED = { json: '', alpha: '', beta: '', margin: '', 'upper-margin': '', workers: '', description: '', scale: '', ridge: '', sex: '', balance: '', 'by-group': '' };
+const VALUED = {
+  json: '',
+  alpha: '',
+  beta: '',
+  margin: '',
+  'upper-margin': '',
+  workers: '',
+  description: '',
+  scale: '',
+  ridge: '',
+  sex: '',
+  balance: '',
+  'by-group': '',
+};
 let parsed: ReturnType<typeof parseFlags<typeof VALUED & { write: boolean; 'cached-only': boolean }>>;
 try {
   parsed = parseFlags({ ...VALUED, write: false, 'cached-only': false }, process.argv.slice(2), 1);
@@ -59,26 +73,51 @@ try {
 const folder = parsed.words[0];
 const value = (name: `--${keyof typeof VALUED}`) => parsed.flags[name.slice(2) as keyof typeof VALUED] || undefined;
 const bool = (name: Parameters<typeof value>[0]) => ['true', 'false', undefined].includes(value(name));
-if (!folder || !bool('--description') || !bool('--sex') || !bool('--balance') || !bool('--by-group') || !['log', 'years', undefined].includes(value('--scale')) || (value('--ridge') !== undefined && !(Number(value('--ridge')) >= 0))) {
+if (
+  !folder ||
+  !bool('--description') ||
+  !bool('--sex') ||
+  !bool('--balance') ||
+  !bool('--by-group') ||
+  !['log', 'years', undefined].includes(value('--scale')) ||
+  (value('--ridge') !== undefined && !(Number(value('--ridge')) >= 0))
+) {
   process.stderr.write(usage);
   process.exit(2);
 }
 const opt = (name: Parameters<typeof value>[0], d: number) => (value(name) === undefined ? d : Number(value(name)));
-const flag = (name: Parameters<typeof value>[0], d: boolean) => (value(name) === undefined ? d : value(name) === 'true');
-const options: RangeOptions = { ...DEFAULT_RANGE_OPTIONS, byGroup: flag('--by-group', !!AGE_RANGES.by_group), alpha: opt('--alpha', 0.01), beta: opt('--beta', 0.02), margin: opt('--margin', DEFAULT_RANGE_OPTIONS.margin), upperMargin: opt('--upper-margin', DEFAULT_RANGE_OPTIONS.upperMargin ?? DEFAULT_RANGE_OPTIONS.margin) };
+const flag = (name: Parameters<typeof value>[0], d: boolean) =>
+  value(name) === undefined ? d : value(name) === 'true';
+const options: RangeOptions = {
+  ...DEFAULT_RANGE_OPTIONS,
+  byGroup: flag('--by-group', !!AGE_RANGES.by_group),
+  alpha: opt('--alpha', 0.01),
+  beta: opt('--beta', 0.02),
+  margin: opt('--margin', DEFAULT_RANGE_OPTIONS.margin),
+  upperMargin: opt('--upper-margin', DEFAULT_RANGE_OPTIONS.upperMargin ?? DEFAULT_RANGE_OPTIONS.margin),
+};
 const jsonFile = value('--json') ?? null;
 const REPORT_AT = [18, 21, 25];
-
 
 const cacheDir = path.join('.cache', 'evaluate');
 const labelled = readManifest(path.resolve(folder)).filter((r) => r.age !== null && r.kind === 'genuine');
 const rows = parsed.flags['cached-only'] ? labelled.filter((r) => isCached(r, cacheDir)) : labelled;
 // No analysis worker is started when the cache holds every photo.
-const pool = rows.every((r) => isCached(r, cacheDir)) ? null : new AnalysisPool(opt('--workers', Math.max(1, os.availableParallelism())));
+const pool = rows.every((r) => isCached(r, cacheDir))
+  ? null
+  : new AnalysisPool(opt('--workers', Math.max(1, os.availableParallelism())));
 const records = await measureAll(rows, { analyze: (b, k) => pool!.analyze(b, k), cacheDir, concurrency: 4 });
 await pool?.close();
 const points: Labelled[] = measurable(
-  records.filter((r) => r.face?.age_features).map((r) => ({ truth: r.age!, features: r.face!.age_features!, description: r.face!.embedding, sex: r.sex ?? null, group: r.group ?? null })),
+  records
+    .filter((r) => r.face?.age_features)
+    .map((r) => ({
+      truth: r.age!,
+      features: r.face!.age_features!,
+      description: r.face!.embedding,
+      sex: r.sex ?? null,
+      group: r.group ?? null,
+    })),
   AGE_CALIBRATION.groups,
 );
 
@@ -104,7 +143,10 @@ function candidates(): { name: string; spec: AgeModelSpec }[] {
   const out = [{ name: `chosen: ${label(g)}${tail(chosen)}`, spec: chosen }];
   const withGroups = (groups: AgeModelSpec['groups']) => ({ ...chosen, groups });
   if (g.length > 1) for (const x of g) out.push({ name: `alone: ${x.join('+')}`, spec: withGroups([x]) });
-  if (g.length > 2) g.forEach((_, i) => out.push({ name: `without ${g[i].join('+')}`, spec: withGroups(g.filter((__, j) => j !== i)) }));
+  if (g.length > 2)
+    g.forEach((_, i) =>
+      out.push({ name: `without ${g[i].join('+')}`, spec: withGroups(g.filter((__, j) => j !== i)) }),
+    );
   // Networks the set's analyses measured beyond the committed ones (an analysis that ran more views), added.
   const used = new Set(g.flat());
   for (const net of ['faceres', 'faceres_deep', 'gear'] as const) {
@@ -117,9 +159,12 @@ function candidates(): { name: string; spec: AgeModelSpec }[] {
   out.push({ name: `${chosen.description ? 'without' : 'with'} the face description${tail(other)}`, spec: other });
   const scaled = { ...chosen, scale: chosen.scale === 'log' ? 'years' : 'log' } as AgeModelSpec;
   out.push({ name: `on the other scale${tail(scaled)}`, spec: scaled });
-  if (chosen.description) for (const ridge of [0.003, 0.03, 0.1].filter((r) => r !== chosen.ridge)) out.push({ name: `ridge ${ridge}`, spec: { ...chosen, ridge } });
+  if (chosen.description)
+    for (const ridge of [0.003, 0.03, 0.1].filter((r) => r !== chosen.ridge))
+      out.push({ name: `ridge ${ridge}`, spec: { ...chosen, ridge } });
   // Only models whose every group was measured on (nearly) every face of the set.
-  const measured = (x: AgeModelSpec['groups'][number]) => points.filter((p) => x.some((v) => typeof p.features[v] === 'number')).length >= 0.9 * points.length;
+  const measured = (x: AgeModelSpec['groups'][number]) =>
+    points.filter((p) => x.some((v) => typeof p.features[v] === 'number')).length >= 0.9 * points.length;
   return out.filter((c) => c.spec.groups.every(measured));
 }
 
@@ -135,16 +180,29 @@ const summary = (judged: Judged[]) => ({
 });
 
 const out = {
-  set: { folder: path.basename(path.resolve(folder)), photos_with_age: labelled.length, measured: rows.length, with_estimate: points.length, under_18: points.filter((p) => p.truth < 18).length, '18_25': points.filter((p) => p.truth >= 18 && p.truth <= 25).length },
+  set: {
+    folder: path.basename(path.resolve(folder)),
+    photos_with_age: labelled.length,
+    measured: rows.length,
+    with_estimate: points.length,
+    under_18: points.filter((p) => p.truth < 18).length,
+    '18_25': points.filter((p) => p.truth >= 18 && p.truth <= 25).length,
+  },
   options,
   candidates: candidates().map((c) => ({ name: c.name, ...summary(nestedCrossValidation(points, c.spec, options)) })),
-  margins: [0, 0.5, 1, 2].map((margin) => ({ margin, ...summary(nestedCrossValidation(points, chosen, { ...options, margin })) })),
+  margins: [0, 0.5, 1, 2].map((margin) => ({
+    margin,
+    ...summary(nestedCrossValidation(points, chosen, { ...options, margin })),
+  })),
   calibration: null as null | AgeCalibration,
   ranges: null as null | ReturnType<typeof fitRanges>,
 };
 const cv = crossValidatedEstimates(points, chosen);
 const fitted = fitCalibration(points, chosen);
-const nested = out.margins.find((m) => m.margin === options.margin) ?? { margin: options.margin, ...summary(nestedCrossValidation(points, chosen, options)) };
+const nested = out.margins.find((m) => m.margin === options.margin) ?? {
+  margin: options.margin,
+  ...summary(nestedCrossValidation(points, chosen, options)),
+};
 const fittedOn = `${out.set.folder}: ${points.length} age-labelled faces aged ${Math.min(...points.map((p) => p.truth))}-${Math.max(...points.map((p) => p.truth))} (npm run fit:age)`;
 out.calibration = {
   fitted_on: fittedOn,
@@ -154,11 +212,15 @@ out.calibration = {
   intercept: Math.round(fitted.intercept * 1e6) / 1e6,
   weights: fitted.weights.map((w) => Math.round(w * 1e6) / 1e6),
   description: fitted.description
-    ? { weights: fitted.description.weights.map((w) => Math.round(w * 1e6) / 1e6), mean: fitted.description.mean.map((m) => Math.round(m * 1e6) / 1e6), bounds: fitted.description.bounds!.map((b) => Math.round(b * 1e6) / 1e6) as [number, number] }
+    ? {
+        weights: fitted.description.weights.map((w) => Math.round(w * 1e6) / 1e6),
+        mean: fitted.description.mean.map((m) => Math.round(m * 1e6) / 1e6),
+        bounds: fitted.description.bounds!.map((b) => Math.round(b * 1e6) / 1e6) as [number, number],
+      }
     : null,
   sex: fitted.sex ? { weights: fitted.sex.weights.map((w) => Math.round(w * 1e6) / 1e6) as [number, number] } : null,
   input_bounds: fitted.input_bounds?.map((b) => b.map((v) => Math.round(v * 100) / 100) as [number, number]) ?? null,
-  output_bounds: fitted.output_bounds?.map((v) => Math.round(v * 100) / 100) as [number, number] | undefined ?? null,
+  output_bounds: (fitted.output_bounds?.map((v) => Math.round(v * 100) / 100) as [number, number] | undefined) ?? null,
   ridge: fitted.ridge,
   balanced: fitted.balanced,
   cv_mae: Math.round((cv.reduce((s, e, i) => s + Math.abs(e - points[i].truth), 0) / cv.length) * 100) / 100,
@@ -172,13 +234,27 @@ out.ranges = fitRanges(
 );
 
 const lines: string[] = [];
-if (rows.length < labelled.length) lines.push(`only the ${rows.length} of ${labelled.length} age-labelled photos already measured (--cached-only)`);
-lines.push(`${out.set.folder}: ${points.length} faces with an age and an estimate (${out.set.under_18} under 18, ${out.set['18_25']} aged 18-25)`);
-lines.push(`ranges: at most ${options.alpha * 100} % of the people under a threshold pass it, at most ${options.beta * 100} % of those at or over it fail it, margin ${options.margin} years on the lower end, ${options.upperMargin} on the upper (split-conformal cuts)`);
-lines.push('', 'candidates (nested 5-fold cross-validation): MAE | at 18, 21, 25: adults passed, under-threshold people passed');
-for (const c of out.candidates) lines.push(`  ${c.mae.toFixed(2)} | ${c.at.map((d) => `${d.threshold}: ${pct(d.over.passed)}, ${d.under.passed.k}/${d.under.n}`).join('; ')} | ${c.name}`);
+if (rows.length < labelled.length)
+  lines.push(`only the ${rows.length} of ${labelled.length} age-labelled photos already measured (--cached-only)`);
+lines.push(
+  `${out.set.folder}: ${points.length} faces with an age and an estimate (${out.set.under_18} under 18, ${out.set['18_25']} aged 18-25)`,
+);
+lines.push(
+  `ranges: at most ${options.alpha * 100} % of the people under a threshold pass it, at most ${options.beta * 100} % of those at or over it fail it, margin ${options.margin} years on the lower end, ${options.upperMargin} on the upper (split-conformal cuts)`,
+);
+lines.push(
+  '',
+  'candidates (nested 5-fold cross-validation): MAE | at 18, 21, 25: adults passed, under-threshold people passed',
+);
+for (const c of out.candidates)
+  lines.push(
+    `  ${c.mae.toFixed(2)} | ${c.at.map((d) => `${d.threshold}: ${pct(d.over.passed)}, ${d.under.passed.k}/${d.under.n}`).join('; ')} | ${c.name}`,
+  );
 const sum = `${out.calibration.intercept} + ${out.calibration.weights.map((w, i) => `${w}·mean(${fitted.groups[i].join(', ')})`).join(' + ')}${fitted.description ? ` + Σ ${fitted.description.weights.length} weights·(description − mean)` : ''}`;
-lines.push('', `calibration: age = ${fitted.scale === 'log' ? `exp(${sum})` : sum}; cross-validated MAE ${out.calibration.cv_mae}`);
+lines.push(
+  '',
+  `calibration: age = ${fitted.scale === 'log' ? `exp(${sum})` : sum}; cross-validated MAE ${out.calibration.cv_mae}`,
+);
 lines.push('', `nested cross-validation, margin ${nested.margin}: MAE ${nested.mae}; error by true age (MAE / bias):`);
 lines.push('  ' + nested.by_band.map((b) => `${b.band} (n=${b.n}) ${b.mae ?? '–'} / ${b.bias ?? '–'}`).join('; '));
 for (const d of nested.at) {
@@ -186,23 +262,49 @@ for (const d of nested.at) {
     `  at ${d.threshold}: ${d.threshold}+ (n=${d.over.n}) passed ${pct(d.over.passed)}, referred ${pct(d.over.referred)}, failed ${pct(d.over.failed)} | under ${d.threshold} (n=${d.under.n}) passed ${d.under.passed.k} (${pct(d.under.passed)}, 95 % upper bound ${d.under.passed_upper95 === null ? '–' : `${(d.under.passed_upper95 * 100).toFixed(2)} %`}), failed ${pct(d.under.failed)}`,
   );
 }
-lines.push(`  range: covers the true age ${pct(nested.range.coverage)} (n=${nested.range.n}), mean width ${nested.range.mean_width} years`);
-lines.push('', 'lower-end margin (years), upper-end margin fixed | at 18: adults passed, minors passed | coverage, mean width');
-for (const m of out.margins) lines.push(`  ${m.margin} | ${pct(m.at[0].over.passed)}, ${m.at[0].under.passed.k}/${m.at[0].under.n} | ${pct(m.range.coverage)}, ${m.range.mean_width}`);
+lines.push(
+  `  range: covers the true age ${pct(nested.range.coverage)} (n=${nested.range.n}), mean width ${nested.range.mean_width} years`,
+);
+lines.push(
+  '',
+  'lower-end margin (years), upper-end margin fixed | at 18: adults passed, minors passed | coverage, mean width',
+);
+for (const m of out.margins)
+  lines.push(
+    `  ${m.margin} | ${pct(m.at[0].over.passed)}, ${m.at[0].under.passed.k}/${m.at[0].under.n} | ${pct(m.range.coverage)}, ${m.range.mean_width}`,
+  );
 lines.push('', 'range table: threshold → pass when the estimate is at least / fail when it is under');
-const ts = [...new Set([...out.ranges.lower.map((r) => r[0]), ...out.ranges.upper.map((r) => r[0])])].sort((a, b) => a - b);
-lines.push('  ' + ts.map((t) => `${t}: ${out.ranges!.lower.find((r) => r[0] === t)?.[1] ?? '–'} / ${out.ranges!.upper.find((r) => r[0] === t)?.[1] ?? '–'}`).join('; '));
+const ts = [...new Set([...out.ranges.lower.map((r) => r[0]), ...out.ranges.upper.map((r) => r[0])])].sort(
+  (a, b) => a - b,
+);
+lines.push(
+  '  ' +
+    ts
+      .map(
+        (t) =>
+          `${t}: ${out.ranges!.lower.find((r) => r[0] === t)?.[1] ?? '–'} / ${out.ranges!.upper.find((r) => r[0] === t)?.[1] ?? '–'}`,
+      )
+      .join('; '),
+);
 console.log(lines.join('\n'));
 
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(out, null, 1) + '\n');
 if (parsed.flags.write) {
   const root = path.resolve(import.meta.dirname, '..');
-  fs.writeFileSync(path.join(root, 'lib', 'domain', 'faces', 'age-calibration.json'), JSON.stringify(out.calibration, null, 1) + '\n');
+  fs.writeFileSync(
+    path.join(root, 'lib', 'domain', 'faces', 'age-calibration.json'),
+    JSON.stringify(out.calibration, null, 1) + '\n',
+  );
   // One row of the table a line, so a refit reads as a diff.
   const rowsOf = (xs: unknown[]) => '[\n' + xs.map((x) => '  ' + JSON.stringify(x)).join(',\n') + '\n ]';
   const { lower, upper, confidence, ...head } = out.ranges;
-  const table = JSON.stringify(head, null, 1).replace(/\n}$/, `,\n "lower": ${rowsOf(lower)},\n "upper": ${rowsOf(upper)},\n "confidence": ${rowsOf(confidence)}\n}`);
+  const table = JSON.stringify(head, null, 1).replace(
+    /\n}$/,
+    `,\n "lower": ${rowsOf(lower)},\n "upper": ${rowsOf(upper)},\n "confidence": ${rowsOf(confidence)}\n}`,
+  );
   fs.writeFileSync(path.join(root, 'lib', 'domain', 'thresholds', 'age-ranges.json'), table + '\n');
-  console.log('\nwrote lib/domain/faces/age-calibration.json and lib/domain/thresholds/age-ranges.json (rebuild and restart to use them)');
+  console.log(
+    '\nwrote lib/domain/faces/age-calibration.json and lib/domain/thresholds/age-ranges.json (rebuild and restart to use them)',
+  );
 }
 process.exit(0);

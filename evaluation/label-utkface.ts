@@ -24,7 +24,10 @@ const quote = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : 
 
 /** The manifest's text with `sex` and `group` set from the file names (columns added, or replaced where present). */
 export function labelManifest(text: string): string {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/).filter((l) => l.trim() !== '');
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== '');
   const header = csvFields(lines[0]).map((h) => h.trim().toLowerCase());
   const keep = header.map((h, i) => ({ h, i })).filter(({ h }) => h !== 'sex' && h !== 'group');
   const fi = header.indexOf('file');
@@ -59,6 +62,12 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
     fs.symlinkSync(path.join(src, entry), path.join(dst, entry));
   }
   const rows = text.trim().split('\n').length - 1;
-  const labelled = text.trim().split('\n').slice(1).filter((l) => !l.endsWith(',,')).length;
-  process.stderr.write(`wrote ${path.join(dst, 'manifest.csv')}: ${rows} rows, ${labelled} with sex and group from UTKFace file names\n`);
+  const labelled = text
+    .trim()
+    .split('\n')
+    .slice(1)
+    .filter((l) => !l.endsWith(',,')).length;
+  process.stderr.write(
+    `wrote ${path.join(dst, 'manifest.csv')}: ${rows} rows, ${labelled} with sex and group from UTKFace file names\n`,
+  );
 }

@@ -38,7 +38,8 @@ for (const f of faces) {
   put(`${f.id}-screen.jpg`, await F.screenReplay(f.image), f.person, null, 'screen');
   put(`${f.id}-bezel.jpg`, await F.screenWithBezel(f.image), f.person, null, 'bezel');
   put(`${f.id}-print.jpg`, await F.printedHalftone(f.image), f.person, null, 'print');
-  for (const [i, m] of MOIRE.entries()) put(`${f.id}-moire${i}.jpg`, await F.moireReplay(f.image, m), f.person, null, 'moire');
+  for (const [i, m] of MOIRE.entries())
+    put(`${f.id}-moire${i}.jpg`, await F.moireReplay(f.image, m), f.person, null, 'moire');
 }
 fs.writeFileSync(path.join(dir, 'manifest.csv'), lines.join('\n') + '\n');
 console.log(`${lines.length - 1} photos of ${faces.length} faces in ${dir}`);

@@ -17,7 +17,9 @@ import { parseFlags, UsageError } from '../lib/core/cli-flags';
 type Args = { folder: string; out: string; per: number; seed: string; maxTilt: number };
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run make:document-captures -- <folder> --out <dir> [--per N] [--seed TEXT] [--max-tilt DEG]\n`);
+  process.stderr.write(
+    `${message}\nusage: npm run make:document-captures -- <folder> --out <dir> [--per N] [--seed TEXT] [--max-tilt DEG]\n`,
+  );
   process.exit(2);
 }
 
@@ -30,7 +32,13 @@ function parseArgs(argv: string[]): Args {
     throw e;
   }
   const { flags, words } = parsed;
-  const a: Args = { folder: words[0] ?? '', out: flags.out, per: Number(flags.per), seed: flags.seed, maxTilt: Number(flags['max-tilt']) };
+  const a: Args = {
+    folder: words[0] ?? '',
+    out: flags.out,
+    per: Number(flags.per),
+    seed: flags.seed,
+    maxTilt: Number(flags['max-tilt']),
+  };
   if (!a.folder || !a.out) usage('a folder and --out are needed');
   if (!Number.isInteger(a.per) || a.per < 1 || a.per > 50) usage('--per needs a whole number from 1 to 50');
   if (!Number.isFinite(a.maxTilt) || a.maxTilt < 0 || a.maxTilt > 45) usage('--max-tilt needs degrees from 0 to 45');
@@ -47,7 +55,18 @@ export async function makeCaptures(a: Args, log: (s: string) => void = () => {})
   const fi = header.map((h) => h.toLowerCase()).indexOf('file');
   if (fi < 0) usage('the manifest has no "file" column');
   fs.mkdirSync(a.out, { recursive: true });
-  const extra = ['source', 'seed', 'surface', 'quarter', 'rotation', 'tilt_x', 'tilt_y', 'glare', 'blur', 'jpeg_quality'];
+  const extra = [
+    'source',
+    'seed',
+    'surface',
+    'quarter',
+    'rotation',
+    'tilt_x',
+    'tilt_y',
+    'glare',
+    'blur',
+    'jpeg_quality',
+  ];
   const out: string[][] = [];
   for (const line of lines.slice(1)) {
     const f = csvFields(line);
@@ -60,11 +79,28 @@ export async function makeCaptures(a: Args, log: (s: string) => void = () => {})
       const row = [...f];
       row[fi] = name;
       const g = p.glare ? `${p.glare.strength}@${p.glare.x}/${p.glare.y}r${p.glare.radius}` : '';
-      out.push([...row, file, a.seed, p.surface, String(p.quarter), String(p.rotation), String(p.tilt_x), String(p.tilt_y), g, String(p.blur), String(p.jpeg_quality)]);
-      log(`${name}: ${p.surface}, quarter ${p.quarter}, rotation ${p.rotation}°, tilt ${p.tilt_x}°/${p.tilt_y}°, glare ${g || 'none'}, blur ${p.blur}\n`);
+      out.push([
+        ...row,
+        file,
+        a.seed,
+        p.surface,
+        String(p.quarter),
+        String(p.rotation),
+        String(p.tilt_x),
+        String(p.tilt_y),
+        g,
+        String(p.blur),
+        String(p.jpeg_quality),
+      ]);
+      log(
+        `${name}: ${p.surface}, quarter ${p.quarter}, rotation ${p.rotation}°, tilt ${p.tilt_x}°/${p.tilt_y}°, glare ${g || 'none'}, blur ${p.blur}\n`,
+      );
     }
   }
-  fs.writeFileSync(path.join(a.out, 'manifest.csv'), [[...header, ...extra], ...out].map((r) => r.map(csv).join(',')).join('\n') + '\n');
+  fs.writeFileSync(
+    path.join(a.out, 'manifest.csv'),
+    [[...header, ...extra], ...out].map((r) => r.map(csv).join(',')).join('\n') + '\n',
+  );
   return out;
 }
 

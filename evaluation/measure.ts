@@ -28,7 +28,16 @@ export type PhotoMeasure = {
   upload: { accepted: boolean; code: string | null; failed_checks: string[] };
   faces_found: number;
   /** the face the pipeline would use (the largest usable one), or null */
-  face: { embedding: number[] | null; age: number | null; age_features: AgeFeatures | null; replay_score: number | null; moire_score?: number | null; live: number | null; real: number | null; size_fraction: number } | null;
+  face: {
+    embedding: number[] | null;
+    age: number | null;
+    age_features: AgeFeatures | null;
+    replay_score: number | null;
+    moire_score?: number | null;
+    live: number | null;
+    real: number | null;
+    size_fraction: number;
+  } | null;
   /** the same photo printed on a synthetic identity card (--documents): the portrait's embedding */
   document_portrait?: { embedding: number[] | null; upload_code: string | null } | null;
   error?: string;
@@ -41,7 +50,9 @@ export type PhotoRecord = ManifestRow & PhotoMeasure;
  * centred, never scaled, on a canvas of the minimum size filled with the mean colour of the photo's own border:
  * the face keeps its pixels and is not made to look cut off or blurred.
  */
-export async function padToUploadMinimum(bytes: Uint8Array): Promise<{ bytes: Uint8Array; padded: boolean; width: number; height: number }> {
+export async function padToUploadMinimum(
+  bytes: Uint8Array,
+): Promise<{ bytes: Uint8Array; padded: boolean; width: number; height: number }> {
   const meta = await sharp(bytes).rotate().metadata();
   const swap = (meta.orientation ?? 1) >= 5;
   const width = (swap ? meta.height : meta.width) ?? 0;
@@ -86,7 +97,8 @@ const sha256 = (b: Uint8Array) => crypto.createHash('sha256').update(b).digest('
 async function uploadOutcome(bytes: Uint8Array, analysis: Analysis | null, kind: 'selfie' | 'document') {
   try {
     const { checks } = await checkFile(bytes);
-    if (!analysis) return { accepted: false, code: 'UNSUPPORTED_MEDIA_TYPE', failed_checks: ['UNSUPPORTED_MEDIA_TYPE'] };
+    if (!analysis)
+      return { accepted: false, code: 'UNSUPPORTED_MEDIA_TYPE', failed_checks: ['UNSUPPORTED_MEDIA_TYPE'] };
     const { failed } = kind === 'selfie' ? checkSelfie(analysis, checks) : checkDocument(analysis, checks, 'front');
     return { accepted: failed.length === 0, code: failed[0] ?? null, failed_checks: failed as string[] };
   } catch (e) {
@@ -95,7 +107,11 @@ async function uploadOutcome(bytes: Uint8Array, analysis: Analysis | null, kind:
   }
 }
 
-export type MeasureOptions = { analyze: Analyze; cacheDir: string | null; documents?: (portrait: Uint8Array) => Promise<Uint8Array> };
+export type MeasureOptions = {
+  analyze: Analyze;
+  cacheDir: string | null;
+  documents?: (portrait: Uint8Array) => Promise<Uint8Array>;
+};
 
 function readCache<T>(file: string | null): T | null {
   return file && fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as T) : null;
@@ -139,7 +155,18 @@ export async function measurePhoto(row: ManifestRow, opts: MeasureOptions): Prom
         padded: prepared.padded,
         upload,
         faces_found: analysis.faces.length,
-        face: face ? { embedding: face.embedding, age: face.age, age_features: face.age_features ?? null, replay_score: face.replay_score ?? null, moire_score: face.moire_score ?? null, live: face.live, real: face.real, size_fraction: face.size_fraction } : null,
+        face: face
+          ? {
+              embedding: face.embedding,
+              age: face.age,
+              age_features: face.age_features ?? null,
+              replay_score: face.replay_score ?? null,
+              moire_score: face.moire_score ?? null,
+              live: face.live,
+              real: face.real,
+              size_fraction: face.size_fraction,
+            }
+          : null,
       };
     } catch (e) {
       m = {
@@ -172,7 +199,10 @@ export async function measurePhoto(row: ManifestRow, opts: MeasureOptions): Prom
 }
 
 /** Measures every row with at most `concurrency` photos in flight, reporting progress after each. */
-export async function measureAll(rows: ManifestRow[], opts: MeasureOptions & { concurrency: number; onProgress?: (done: number, total: number, cached: number) => void }): Promise<PhotoRecord[]> {
+export async function measureAll(
+  rows: ManifestRow[],
+  opts: MeasureOptions & { concurrency: number; onProgress?: (done: number, total: number, cached: number) => void },
+): Promise<PhotoRecord[]> {
   const out: PhotoRecord[] = new Array(rows.length);
   let next = 0;
   let done = 0;

@@ -42,7 +42,12 @@ export function seeded(seed = 20): () => number {
 }
 
 /** 95 % percentile-bootstrap interval of a statistic over resamples of `items`. */
-export function bootstrap<T>(items: readonly T[], stat: (xs: T[]) => number | null, resamples = 1000, seed = 20): Interval | null {
+export function bootstrap<T>(
+  items: readonly T[],
+  stat: (xs: T[]) => number | null,
+  resamples = 1000,
+  seed = 20,
+): Interval | null {
   if (items.length < 2) return null;
   const rnd = seeded(seed);
   const values: number[] = [];
@@ -68,7 +73,14 @@ export function quantile(xs: readonly number[], p: number): number {
 /** The summary of a distribution a report prints. */
 export function describe(xs: readonly number[]) {
   if (xs.length === 0) return { n: 0, min: null, p5: null, median: null, p95: null, max: null };
-  return { n: xs.length, min: round(Math.min(...xs)), p5: round(quantile(xs, 0.05)), median: round(quantile(xs, 0.5)), p95: round(quantile(xs, 0.95)), max: round(Math.max(...xs)) };
+  return {
+    n: xs.length,
+    min: round(Math.min(...xs)),
+    p5: round(quantile(xs, 0.05)),
+    median: round(quantile(xs, 0.5)),
+    p95: round(quantile(xs, 0.95)),
+    max: round(Math.max(...xs)),
+  };
 }
 
 /**
@@ -89,7 +101,11 @@ export function matchRates(genuine: readonly number[], impostor: readonly number
 }
 
 /** The DET curve: (FMR, FNMR) at every distinct score, thinned to at most `points` points. */
-export function detCurve(genuine: readonly number[], impostor: readonly number[], points = 200): { threshold: number; fmr: number; fnmr: number }[] {
+export function detCurve(
+  genuine: readonly number[],
+  impostor: readonly number[],
+  points = 200,
+): { threshold: number; fmr: number; fnmr: number }[] {
   if (!genuine.length || !impostor.length) return [];
   const all = [...new Set([...genuine, ...impostor])].sort((a, b) => a - b);
   const step = Math.max(1, Math.floor(all.length / points));
@@ -117,10 +133,18 @@ export function detCurve(genuine: readonly number[], impostor: readonly number[]
  * The lowest threshold whose false match rate is at most `target`, or a refusal when there are too few impostor
  * pairs to claim that rate (fewer than minTrialsFor(target)) or too few genuine pairs to say what it costs.
  */
-export function thresholdForFmr(genuine: readonly number[], impostor: readonly number[], target: number, minGenuine = 30) {
+export function thresholdForFmr(
+  genuine: readonly number[],
+  impostor: readonly number[],
+  target: number,
+  minGenuine = 30,
+) {
   const needed = minTrialsFor(target);
   if (impostor.length < needed || genuine.length < minGenuine) {
-    return { suggested: null, refused: `needs at least ${needed} impostor pairs and ${minGenuine} genuine pairs for a false match rate of ${target}; have ${impostor.length} and ${genuine.length}` } as const;
+    return {
+      suggested: null,
+      refused: `needs at least ${needed} impostor pairs and ${minGenuine} genuine pairs for a false match rate of ${target}; have ${impostor.length} and ${genuine.length}`,
+    } as const;
   }
   const s = [...impostor].sort((a, b) => b - a);
   const allowed = Math.floor(target * s.length); // impostor pairs that may score at or above it

@@ -4,7 +4,13 @@
  * presentation-attack results, and upload refusals. Every rate carries its sample size and a 95 % interval;
  * thresholds are suggested only from enough samples (stats.ts, minTrialsFor).
  */
-import { AGE_RANGES, FACE_MATCH_THRESHOLD, LIVENESS_FLOOR, MOIRE_SCORE_THRESHOLD, REPLAY_SCORE_THRESHOLD } from '../lib/domain/thresholds/thresholds';
+import {
+  AGE_RANGES,
+  FACE_MATCH_THRESHOLD,
+  LIVENESS_FLOOR,
+  MOIRE_SCORE_THRESHOLD,
+  REPLAY_SCORE_THRESHOLD,
+} from '../lib/domain/thresholds/thresholds';
 import { estimationResult } from '../lib/domain/pipeline/checks/age-estimate';
 import { presentationAttackSignal } from '../lib/domain/pipeline/checks/presentation-attack';
 import { cosine } from '../lib/domain/faces/similarity';
@@ -16,7 +22,19 @@ import { AGE_BANDS, bandLabel, decisionsAt, rangeFigures, type Judged } from './
 import { ageByGroup, ageFairness, type LabelledEstimate } from './age-groups';
 
 export { AGE_BANDS };
-import { bootstrap, describe, detCurve, matchRates, mean, minTrialsFor, rate, round, thresholdForFmr, type Interval, type Rate } from './stats';
+import {
+  bootstrap,
+  describe,
+  detCurve,
+  matchRates,
+  mean,
+  minTrialsFor,
+  rate,
+  round,
+  thresholdForFmr,
+  type Interval,
+  type Rate,
+} from './stats';
 
 export type SummaryOptions = {
   ageThreshold: number;
@@ -27,7 +45,6 @@ export type SummaryOptions = {
 };
 export const DEFAULT_OPTIONS: SummaryOptions = { ageThreshold: 18, targetFmr: 0.001, targetFalsePass: 0 };
 
-
 /** The thresholds the age section reports beside the one it is given: the usual legal ages. */
 export const REPORT_THRESHOLDS = [18, 21, 25] as const;
 
@@ -35,9 +52,12 @@ export type AgePoint = { truth: number; estimate: number };
 
 // The estimate as the current calibration (lib/domain/faces/age.ts) makes it from the models' raw outputs, so a new
 // calibration is measured without analysing the photos again.
-const ageEstimateOf = (r: PhotoRecord) => (r.face?.age_features ? estimateAge(r.face.age_features, r.face.embedding) : (r.face?.age ?? null));
+const ageEstimateOf = (r: PhotoRecord) =>
+  r.face?.age_features ? estimateAge(r.face.age_features, r.face.embedding) : (r.face?.age ?? null);
 const agePoints = (records: PhotoRecord[]): AgePoint[] =>
-  records.filter((r) => r.kind === 'genuine' && r.age !== null && ageEstimateOf(r) != null).map((r) => ({ truth: r.age!, estimate: ageEstimateOf(r)! }));
+  records
+    .filter((r) => r.kind === 'genuine' && r.age !== null && ageEstimateOf(r) != null)
+    .map((r) => ({ truth: r.age!, estimate: ageEstimateOf(r)! }));
 
 function ageSection(records: PhotoRecord[], o: SummaryOptions) {
   const labelled = records.filter((r) => r.kind === 'genuine' && r.age !== null);
@@ -48,12 +68,23 @@ function ageSection(records: PhotoRecord[], o: SummaryOptions) {
   const byBand = AGE_BANDS.map((b) => {
     const ps = points.filter((p) => p.truth >= b[0] && p.truth < b[1]);
     const m = abs(ps);
-    return { band: bandLabel(b), n: ps.length, mae: m === null ? null : round(m, 2), mae_ci95: roundInterval(maeCi(ps)), bias: ps.length ? round(mean(ps.map((p) => p.estimate - p.truth))!, 2) : null };
+    return {
+      band: bandLabel(b),
+      n: ps.length,
+      mae: m === null ? null : round(m, 2),
+      mae_ci95: roundInterval(maeCi(ps)),
+      bias: ps.length ? round(mean(ps.map((p) => p.estimate - p.truth))!, 2) : null,
+    };
   });
   const t = o.ageThreshold;
   const outcome = (ps: AgePoint[]) => {
     const d = ps.map((p) => estimationResult(p.estimate, t).decision);
-    return { n: ps.length, pass: rate(d.filter((x) => x === 'pass').length, ps.length), refer: rate(d.filter((x) => x === 'refer').length, ps.length), fail: rate(d.filter((x) => x === 'fail').length, ps.length) };
+    return {
+      n: ps.length,
+      pass: rate(d.filter((x) => x === 'pass').length, ps.length),
+      refer: rate(d.filter((x) => x === 'refer').length, ps.length),
+      fail: rate(d.filter((x) => x === 'fail').length, ps.length),
+    };
   };
   const under = points.filter((p) => p.truth < t);
   const over = points.filter((p) => p.truth >= t);
@@ -67,7 +98,10 @@ function ageSection(records: PhotoRecord[], o: SummaryOptions) {
     by_band: byBand,
     outcomes: { threshold: t, under: outcome(under), over: outcome(over) },
     /** under-age people passed (approved) by the production ranges: the dangerous direction */
-    false_pass_under: rate(under.filter((p) => estimationResult(p.estimate, t).decision === 'pass').length, under.length),
+    false_pass_under: rate(
+      under.filter((p) => estimationResult(p.estimate, t).decision === 'pass').length,
+      under.length,
+    ),
     /** people at or over the threshold sent to a person (refer) or refused (fail) */
     refer_rate_over: rate(over.filter((p) => estimationResult(p.estimate, t).decision === 'refer').length, over.length),
     fail_rate_over: rate(over.filter((p) => estimationResult(p.estimate, t).decision === 'fail').length, over.length),
@@ -106,7 +140,13 @@ export function judge(points: readonly AgePoint[], table: AgeRanges = AGE_RANGES
  * true-age band.
  */
 export function rangeQuality(judged: readonly Judged[]) {
-  return { ...rangeFigures(judged), by_band: AGE_BANDS.map((b) => ({ band: bandLabel(b), ...rangeFigures(judged.filter((j) => j.truth >= b[0] && j.truth < b[1])) })) };
+  return {
+    ...rangeFigures(judged),
+    by_band: AGE_BANDS.map((b) => ({
+      band: bandLabel(b),
+      ...rangeFigures(judged.filter((j) => j.truth >= b[0] && j.truth < b[1])),
+    })),
+  };
 }
 
 /**
@@ -117,7 +157,11 @@ export function rangeQuality(judged: readonly Judged[]) {
 function marginForFalsePass(under: AgePoint[], over: AgePoint[], t: number, target: number) {
   const needed = target > 0 ? minTrialsFor(target) : 1;
   if (under.length < needed || under.length === 0) {
-    return { target, suggested: null, refused: `needs at least ${needed} under-age people with an age label; have ${under.length}` };
+    return {
+      target,
+      suggested: null,
+      refused: `needs at least ${needed} under-age people with an age label; have ${under.length}`,
+    };
   }
   const excess = under.map((p) => p.estimate - t).sort((a, b) => b - a); // how far above the threshold each is estimated
   const allowed = Math.floor(target * under.length);
@@ -136,7 +180,12 @@ function marginForFalsePass(under: AgePoint[], over: AgePoint[], t: number, targ
 
 const roundInterval = (i: Interval | null) => (i ? { low: round(i.low, 3), high: round(i.high, 3) } : null);
 
-function pairs(records: PhotoRecord[], a: (r: PhotoRecord) => number[] | null | undefined, b: (r: PhotoRecord) => number[] | null | undefined, ordered: boolean) {
+function pairs(
+  records: PhotoRecord[],
+  a: (r: PhotoRecord) => number[] | null | undefined,
+  b: (r: PhotoRecord) => number[] | null | undefined,
+  ordered: boolean,
+) {
   const withId = records.filter((r) => r.kind === 'genuine' && r.person !== null);
   const genuine: number[] = [];
   const impostor: number[] = [];
@@ -203,12 +252,19 @@ function livenessSection(records: PhotoRecord[]) {
     }),
   );
   return {
-    thresholds: { replay_score: REPLAY_SCORE_THRESHOLD, moire_score: MOIRE_SCORE_THRESHOLD, liveness_floor: LIVENESS_FLOOR },
+    thresholds: {
+      replay_score: REPLAY_SCORE_THRESHOLD,
+      moire_score: MOIRE_SCORE_THRESHOLD,
+      liveness_floor: LIVENESS_FLOOR,
+    },
     genuine: {
       n: genuine.length,
       false_rejects: rate(genuine.filter((r) => signals(r).length > 0).length, genuine.length),
       by_signal: {
-        presentation_attack: rate(genuine.filter((r) => signals(r).includes('presentation_attack')).length, genuine.length),
+        presentation_attack: rate(
+          genuine.filter((r) => signals(r).includes('presentation_attack')).length,
+          genuine.length,
+        ),
         liveness_floor: rate(genuine.filter((r) => signals(r).includes('liveness_floor')).length, genuine.length),
       },
       replay_score: describe(genuine.map((r) => r.face!.replay_score).filter((v): v is number => v != null)),
@@ -229,23 +285,43 @@ function uploadSection(records: PhotoRecord[]) {
     padded_to_minimum: genuine.filter((r) => r.padded).length,
     accepted: rate(genuine.filter((r) => r.upload.accepted).length, genuine.length),
     /** the code the API would answer (the first failing check) */
-    refused_by_code: Object.fromEntries(codes.map((c) => [c, rate(genuine.filter((r) => r.upload.code === c).length, genuine.length)])),
+    refused_by_code: Object.fromEntries(
+      codes.map((c) => [c, rate(genuine.filter((r) => r.upload.code === c).length, genuine.length)]),
+    ),
     /** every failing check, including those after the first */
-    failing_checks: Object.fromEntries(codes.map((c) => [c, rate(genuine.filter((r) => r.upload.failed_checks.includes(c)).length, genuine.length)])),
+    failing_checks: Object.fromEntries(
+      codes.map((c) => [c, rate(genuine.filter((r) => r.upload.failed_checks.includes(c)).length, genuine.length)]),
+    ),
     unreadable: genuine.filter((r) => r.error).map((r) => ({ file: r.file, error: r.error })),
   };
 }
 
 export type Summary = ReturnType<typeof summarize>;
 
-export function summarize(records: PhotoRecord[], options: Partial<SummaryOptions> = {}, meta: { folder?: string } = {}) {
+export function summarize(
+  records: PhotoRecord[],
+  options: Partial<SummaryOptions> = {},
+  meta: { folder?: string } = {},
+) {
   const o = { ...DEFAULT_OPTIONS, ...options };
   const byKind: Record<string, number> = {};
   for (const r of records) byKind[r.kind] = (byKind[r.kind] ?? 0) + 1;
   const idPhotos = records.filter((r) => r.kind === 'genuine' && r.person !== null && r.face?.embedding);
-  const selfie = pairs(records, (r) => r.face?.embedding, (r) => r.face?.embedding, false);
+  const selfie = pairs(
+    records,
+    (r) => r.face?.embedding,
+    (r) => r.face?.embedding,
+    false,
+  );
   const withDocs = records.some((r) => r.document_portrait !== undefined);
-  const doc = withDocs ? pairs(records, (r) => r.face?.embedding, (r) => r.document_portrait?.embedding, true) : null;
+  const doc = withDocs
+    ? pairs(
+        records,
+        (r) => r.face?.embedding,
+        (r) => r.document_portrait?.embedding,
+        true,
+      )
+    : null;
   return {
     generated_at: new Date().toISOString(),
     analysis_version: ANALYSIS_VERSION,
@@ -270,11 +346,32 @@ export function summarize(records: PhotoRecord[], options: Partial<SummaryOption
 }
 
 /** The per-pair and per-photo values the charts draw (not written to the summary: aggregates only). */
-export type Scores = { agePoints: AgePoint[]; genuine: number[]; impostor: number[]; docGenuine?: number[]; docImpostor?: number[]; replay: Record<string, number[]>; moire: Record<string, number[]>; live: Record<string, number[]> };
+export type Scores = {
+  agePoints: AgePoint[];
+  genuine: number[];
+  impostor: number[];
+  docGenuine?: number[];
+  docImpostor?: number[];
+  replay: Record<string, number[]>;
+  moire: Record<string, number[]>;
+  live: Record<string, number[]>;
+};
 
 export function scoresOf(records: PhotoRecord[]): Scores {
-  const selfie = pairs(records, (r) => r.face?.embedding, (r) => r.face?.embedding, false);
-  const doc = records.some((r) => r.document_portrait !== undefined) ? pairs(records, (r) => r.face?.embedding, (r) => r.document_portrait?.embedding, true) : null;
+  const selfie = pairs(
+    records,
+    (r) => r.face?.embedding,
+    (r) => r.face?.embedding,
+    false,
+  );
+  const doc = records.some((r) => r.document_portrait !== undefined)
+    ? pairs(
+        records,
+        (r) => r.face?.embedding,
+        (r) => r.document_portrait?.embedding,
+        true,
+      )
+    : null;
   const replay: Record<string, number[]> = {};
   const live: Record<string, number[]> = {};
   const moire: Record<string, number[]> = {};
@@ -284,7 +381,16 @@ export function scoresOf(records: PhotoRecord[]): Scores {
     if (r.face.replay_score != null) (replay[r.kind] ??= []).push(Math.log10(Math.max(0.5, r.face.replay_score)));
     if (r.face.live != null) (live[r.kind] ??= []).push(r.face.live);
   }
-  return { agePoints: agePoints(records), genuine: selfie.genuine, impostor: selfie.impostor, docGenuine: doc?.genuine, docImpostor: doc?.impostor, replay, moire, live };
+  return {
+    agePoints: agePoints(records),
+    genuine: selfie.genuine,
+    impostor: selfie.impostor,
+    docGenuine: doc?.genuine,
+    docImpostor: doc?.impostor,
+    replay,
+    moire,
+    live,
+  };
 }
 
 export type { Rate };

@@ -12,7 +12,6 @@ import { chooseLocale, type LocaleSource } from '@/lib/core/i18n/negotiate';
 import { DEFAULT_LOCALE, LANG_COOKIE, LANG_PARAM, type Locale } from '@/lib/core/i18n/locales';
 import { CAPTURE_PATH_HEADER } from './capture-header';
 
-
 /** The verification a capture link opens, read once per request (the layout and the page both need it). */
 export const captureVerification = cache((token: string) => verificationByToken(getDb(), token));
 

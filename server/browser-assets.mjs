@@ -14,7 +14,11 @@ const out = path.join(root, 'public', 'human');
 const copies = [
   ['node_modules/@vladmandic/human/models', 'models', ['blazeface.json', 'blazeface.bin']],
   // Single-threaded only: the threaded build needs cross-origin isolation, which the page does not have.
-  ['node_modules/@tensorflow/tfjs-backend-wasm/dist', 'wasm', ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm']],
+  [
+    'node_modules/@tensorflow/tfjs-backend-wasm/dist',
+    'wasm',
+    ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm'],
+  ],
 ];
 fs.rmSync(out, { recursive: true, force: true });
 for (const [from, to, files] of copies) {

@@ -38,4 +38,5 @@ export async function buildAnalysisWorker(options = {}) {
   return { inputs };
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) await buildAnalysisWorker({ quiet: process.argv.includes('--quiet') });
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename))
+  await buildAnalysisWorker({ quiet: process.argv.includes('--quiet') });

@@ -32,9 +32,27 @@ export const OUTPUT = path.join(here, 'human-face.generated.js');
 
 /** Human's modules that only serve models or features the page leaves disabled. */
 const LEFT_OUT = [
-  'body/', 'hand/', 'object/', 'segmentation/', 'gear/', 'gesture/gesture', 'draw/', 'sample', 'warmup-samples',
-  'face/emotion', 'face/mask', 'face/antispoof', 'face/liveness', 'face/mobilefacenet',
-  'face/insightface', 'face/iris', 'util/interpolate', 'image/imagefx', 'image/enhance', 'tfjs/humangl', 'util/webcam',
+  'body/',
+  'hand/',
+  'object/',
+  'segmentation/',
+  'gear/',
+  'gesture/gesture',
+  'draw/',
+  'sample',
+  'warmup-samples',
+  'face/emotion',
+  'face/mask',
+  'face/antispoof',
+  'face/liveness',
+  'face/mobilefacenet',
+  'face/insightface',
+  'face/iris',
+  'util/interpolate',
+  'image/imagefx',
+  'image/enhance',
+  'tfjs/humangl',
+  'util/webcam',
 ];
 
 /** Functions of left-out modules that Human calls whatever the configuration: stubbed as no-ops. */
@@ -48,7 +66,18 @@ const PARTLY = { 'face/facemeshcoords': ['blazeFaceLandmarks', 'meshLandmarks', 
 
 /** The graph ops the build supports, and the converter categories they belong to. */
 const MODEL = 'blazeface.json';
-const SUPPORTED_OPS = ['AddV2', 'Const', 'DepthwiseConv2dNative', 'Identity', 'MaxPool', 'Pad', 'Placeholder', 'Relu', 'Reshape', '_FusedConv2D'];
+const SUPPORTED_OPS = [
+  'AddV2',
+  'Const',
+  'DepthwiseConv2dNative',
+  'Identity',
+  'MaxPool',
+  'Pad',
+  'Placeholder',
+  'Relu',
+  'Reshape',
+  '_FusedConv2D',
+];
 const CATEGORIES = ['arithmetic', 'basic_math', 'convolution', 'graph', 'transformation'];
 
 /** The ops of a tfjs graph model (model.json) that this build cannot run. */
@@ -61,7 +90,9 @@ export function unsupportedOps(modelFile) {
 export function checkModelOps(modelFile = path.join(humanRoot, 'models', MODEL)) {
   const missing = unsupportedOps(modelFile);
   if (missing.length) {
-    throw new Error(`${path.basename(modelFile)} uses ops this build leaves out: ${missing.join(', ')}. Add them to components/capture/face-detector/converter-ops.js, wasm-kernels.js and SUPPORTED_OPS.`);
+    throw new Error(
+      `${path.basename(modelFile)} uses ops this build leaves out: ${missing.join(', ')}. Add them to components/capture/face-detector/converter-ops.js, wasm-kernels.js and SUPPORTED_OPS.`,
+    );
   }
 }
 
@@ -77,7 +108,10 @@ function exportedNames(relative) {
   }
   for (const m of src.matchAll(/^export\s*\{([^}]*)\}/gm)) {
     for (const part of m[1].split(',')) {
-      const name = part.trim().split(/\s+as\s+/).pop();
+      const name = part
+        .trim()
+        .split(/\s+as\s+/)
+        .pop();
       if (name) names.add(name);
     }
   }
@@ -110,7 +144,10 @@ const faceOnly = {
     build.onResolve({ filter: /^dist\/tfjs\.esm\.js$/ }, () => tfjs('tf.js'));
     build.onResolve({ filter: /^@tensorflow\/tfjs-core(\/dist\/index(\.js)?)?$/ }, () => tfjs('tf-core.js'));
     build.onResolve({ filter: /\/ops\/ops_for_converter(\.js)?$/ }, () => tfjs('converter-ops.js'));
-    build.onResolve({ filter: /tfjs-backend-wasm-threaded-simd(\.worker)?\.js$/ }, () => ({ path: 'threaded', namespace: 'left-out' }));
+    build.onResolve({ filter: /tfjs-backend-wasm-threaded-simd(\.worker)?\.js$/ }, () => ({
+      path: 'threaded',
+      namespace: 'left-out',
+    }));
     build.onResolve({ filter: /\/(executors\/\w+_executor|op_list\/\w+)(\.js)?$/ }, (a) => {
       const m = a.path.match(/\/(?:executors\/(\w+)_executor|op_list\/(\w+))(?:\.js)?$/);
       const category = m?.[1] ?? m?.[2];
@@ -119,10 +156,14 @@ const faceOnly = {
     });
     build.onResolve({ filter: /^\.\.?\// }, (a) => {
       if (!a.importer.startsWith(humanSrc)) return undefined;
-      const relative = path.relative(humanSrc, path.resolve(path.dirname(a.importer), a.path)).split(path.sep).join('/');
+      const relative = path
+        .relative(humanSrc, path.resolve(path.dirname(a.importer), a.path))
+        .split(path.sep)
+        .join('/');
       if (relative === '../package.json') return { path: 'package.json', namespace: 'left-out' };
       if (relative in PARTLY) return { path: relative, namespace: 'human-partial' };
-      if (LEFT_OUT.some((p) => relative === p || (p.endsWith('/') && relative.startsWith(p)))) return { path: relative, namespace: 'human-stub' };
+      if (LEFT_OUT.some((p) => relative === p || (p.endsWith('/') && relative.startsWith(p))))
+        return { path: relative, namespace: 'human-stub' };
       return undefined;
     });
     build.onLoad({ filter: /.*/, namespace: 'human-partial' }, (a) => {
@@ -131,9 +172,13 @@ const faceOnly = {
       const src = fs.readFileSync(path.join(humanSrc, a.path + '.ts'), 'utf8');
       const declarations = src.split(/^(?=export )/m);
       const declares = (d, n) => new RegExp(`^export const ${n}\\b`).test(d);
-      for (const n of keep) if (!declarations.some((d) => declares(d, n))) throw new Error(`${a.path}: no "export const ${n}" to keep (Human changed?)`);
+      for (const n of keep)
+        if (!declarations.some((d) => declares(d, n)))
+          throw new Error(`${a.path}: no "export const ${n}" to keep (Human changed?)`);
       const kept = declarations.filter((d) => keep.some((n) => declares(d, n))); // in source order: they refer to each other
-      const rest = [...exportedNames(a.path).names].filter((n) => !keep.includes(n)).map((n) => `export const ${n} = [];`);
+      const rest = [...exportedNames(a.path).names]
+        .filter((n) => !keep.includes(n))
+        .map((n) => `export const ${n} = [];`);
       return { contents: [...kept, ...rest].join('\n'), loader: 'ts' };
     });
     build.onLoad({ filter: /.*/, namespace: 'human-stub' }, (a) => ({ contents: stubFor(a.path), loader: 'js' }));
@@ -142,7 +187,11 @@ const faceOnly = {
         return { contents: `export const version = ${JSON.stringify(humanVersion)};`, loader: 'js' };
       }
       if (a.path === 'threaded') {
-        return { contents: "export default function threadedWasm() { throw new Error('threaded wasm: not in this build'); }\nexport const wasmWorkerContents = '';", loader: 'js' };
+        return {
+          contents:
+            "export default function threadedWasm() { throw new Error('threaded wasm: not in this build'); }\nexport const wasmWorkerContents = '';",
+          loader: 'js',
+        };
       }
       if (a.path.startsWith('op_list:')) return { contents: 'export const json = [];', loader: 'js' };
       return {
@@ -173,10 +222,13 @@ export async function buildFaceDetector({ quiet = false, outfile = OUTPUT } = {}
     external: ['fs', 'path', 'os', 'util', 'crypto', 'worker_threads', 'perf_hooks', 'string_decoder'],
     plugins: [faceOnly],
     logLevel: 'error',
-    banner: { js: `// Generated by server/build-face-detector.mjs from @vladmandic/human ${humanVersion} (MIT) and tfjs (Apache-2.0). Do not edit.` },
+    banner: {
+      js: `// Generated by server/build-face-detector.mjs from @vladmandic/human ${humanVersion} (MIT) and tfjs (Apache-2.0). Do not edit.`,
+    },
   });
   const bytes = fs.statSync(outfile).size;
-  if (!quiet) console.log(`face detector built: ${path.relative(root, outfile)} (${(bytes / 1024).toFixed(0)} KB minified)`);
+  if (!quiet)
+    console.log(`face detector built: ${path.relative(root, outfile)} (${(bytes / 1024).toFixed(0)} KB minified)`);
   return { bytes, metafile: result.metafile };
 }
 

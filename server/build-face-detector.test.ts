@@ -42,12 +42,31 @@ describe('the face-detector build of Human', () => {
     const { metafile } = await buildFaceDetector({ quiet: true, outfile });
     const inputs = Object.keys(Object.values(metafile.outputs)[0].inputs);
     const human = inputs.filter((f) => f.includes('@vladmandic/human/src/')).map((f) => f.split('/src/')[1]);
-    expect(human).toEqual(expect.arrayContaining(['human.ts', 'face/blazeface.ts', 'face/facemesh.ts', 'face/face.ts', 'face/faceres.ts']));
-    for (const leftOut of ['body/', 'hand/', 'object/', 'segmentation/', 'gear/', 'sample.ts', 'face/iris.ts', 'face/antispoof.ts', 'face/facemeshcoords.ts']) {
+    expect(human).toEqual(
+      expect.arrayContaining(['human.ts', 'face/blazeface.ts', 'face/facemesh.ts', 'face/face.ts', 'face/faceres.ts']),
+    );
+    for (const leftOut of [
+      'body/',
+      'hand/',
+      'object/',
+      'segmentation/',
+      'gear/',
+      'sample.ts',
+      'face/iris.ts',
+      'face/antispoof.ts',
+      'face/facemeshcoords.ts',
+    ]) {
       expect(human.filter((f) => f.startsWith(leftOut))).toEqual([]);
     }
     const tfjs = inputs.filter((f) => f.includes('@tensorflow/'));
-    for (const pattern of [/register_all_kernels/, /register_all_gradients/, /\/optimizers\//, /threaded-simd/, /tfjs-backend-webgl/, /executors\/(image|string|sparse|control)_executor/]) {
+    for (const pattern of [
+      /register_all_kernels/,
+      /register_all_gradients/,
+      /\/optimizers\//,
+      /threaded-simd/,
+      /tfjs-backend-webgl/,
+      /executors\/(image|string|sparse|control)_executor/,
+    ]) {
       expect(tfjs.filter((f) => pattern.test(f))).toEqual([]);
     }
     // The kernels it registers are the listed ones (about two dozen of tfjs-backend-wasm's 157).

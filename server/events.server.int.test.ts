@@ -41,7 +41,9 @@ describe('events in the production server', () => {
     }
     times.sort((a, b) => a - b);
     const median = times[Math.floor(times.length / 2)];
-    console.log(`submit → decision over HTTP, 10 live submissions: median ${median.toFixed(0)} ms, max ${times.at(-1)!.toFixed(0)} ms`);
+    console.log(
+      `submit → decision over HTTP, 10 live submissions: median ${median.toFixed(0)} ms, max ${times.at(-1)!.toFixed(0)} ms`,
+    );
     // Polled every second, the median would be about 500 ms; started by the event, a decision takes tens of ms.
     expect(median).toBeLessThan(300);
   }, 240_000);

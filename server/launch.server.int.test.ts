@@ -58,7 +58,11 @@ describe('launcher: npm start on the embedded database', () => {
     const r = await fetch(`${server.base}/v1/verifications`, {
       method: 'POST',
       body,
-      headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, 'POST', '/v1/verifications', body) },
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': apiKey,
+        'x-hmac-signature': signJsonRequest(secret, 'POST', '/v1/verifications', body),
+      },
     });
     expect(r.status).toBe(201);
     const d = (await r.json()).data;
@@ -81,11 +85,59 @@ describe('launcher: npm start on the embedded database', () => {
       ['GET', '/v1/nothing/here', h, undefined, 404, 'NOT_FOUND'],
       ['DELETE', '/v1/verifications', h, undefined, 405, 'METHOD_NOT_ALLOWED'],
       // docs/api.md: a GET carries no body; one sent anyway is refused, signed or not.
-      ['GET', '/v1/consent', { ...h, 'x-hmac-signature': signJsonRequest(secret, 'GET', '/v1/consent', '{}'), 'content-type': 'application/json', 'content-length': '2' }, '{}', 400, 'BAD_REQUEST'],
-      ['POST', '/v1/verifications', { ...h, 'content-type': 'application/json', 'x-hmac-signature': signJsonRequest(secret, 'POST', '/v1/verifications', '{bad') }, '{bad', 422, 'VALIDATION_ERROR'],
-      ['POST', '/v1/verifications', { ...h, 'content-type': 'application/json', 'x-hmac-signature': 'a'.repeat(64) }, 'x'.repeat(1024 * 1024), 413, 'PAYLOAD_TOO_LARGE'],
-      ['POST', '/v1/verifications', { ...h, 'content-type': 'text/plain', 'x-hmac-signature': signJsonRequest(secret, 'POST', '/v1/verifications', 'hi') }, 'hi', 415, 'UNSUPPORTED_MEDIA_TYPE'],
-      ['GET', '/v1/verifications/not-a-uuid', { ...h, 'x-hmac-signature': signJsonRequest(secret, 'GET', '/v1/verifications/not-a-uuid') }, undefined, 404, 'NOT_FOUND'],
+      [
+        'GET',
+        '/v1/consent',
+        {
+          ...h,
+          'x-hmac-signature': signJsonRequest(secret, 'GET', '/v1/consent', '{}'),
+          'content-type': 'application/json',
+          'content-length': '2',
+        },
+        '{}',
+        400,
+        'BAD_REQUEST',
+      ],
+      [
+        'POST',
+        '/v1/verifications',
+        {
+          ...h,
+          'content-type': 'application/json',
+          'x-hmac-signature': signJsonRequest(secret, 'POST', '/v1/verifications', '{bad'),
+        },
+        '{bad',
+        422,
+        'VALIDATION_ERROR',
+      ],
+      [
+        'POST',
+        '/v1/verifications',
+        { ...h, 'content-type': 'application/json', 'x-hmac-signature': 'a'.repeat(64) },
+        'x'.repeat(1024 * 1024),
+        413,
+        'PAYLOAD_TOO_LARGE',
+      ],
+      [
+        'POST',
+        '/v1/verifications',
+        {
+          ...h,
+          'content-type': 'text/plain',
+          'x-hmac-signature': signJsonRequest(secret, 'POST', '/v1/verifications', 'hi'),
+        },
+        'hi',
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ],
+      [
+        'GET',
+        '/v1/verifications/not-a-uuid',
+        { ...h, 'x-hmac-signature': signJsonRequest(secret, 'GET', '/v1/verifications/not-a-uuid') },
+        undefined,
+        404,
+        'NOT_FOUND',
+      ],
     ];
     for (const [method, p, headers, body, status, code] of cases) {
       const r = await raw(server.base, method, p, headers, body).catch((e) => {
@@ -98,7 +150,10 @@ describe('launcher: npm start on the embedded database', () => {
 
   it('the operator CLI works while the server runs, against the same database', () => {
     const ws = /workspace id\s+(ws_\w+)/.exec(server.out())![1];
-    const out = execFileSync(tsx, ['server/ops.ts', 'key:list', '--workspace', ws, '--json'], { cwd: root, env: childEnv(dataDir, port) }).toString();
+    const out = execFileSync(tsx, ['server/ops.ts', 'key:list', '--workspace', ws, '--json'], {
+      cwd: root,
+      env: childEnv(dataDir, port),
+    }).toString();
     expect(JSON.parse(out).secret_keys).toHaveLength(2);
   });
 
@@ -106,9 +161,19 @@ describe('launcher: npm start on the embedded database', () => {
     const ws = /workspace id\s+(ws_\w+)/.exec(server.out())![1];
     // Not execFileSync: a test blocked for the CLI's seconds would not see the server close its idle keep-alive
     // socket, and the next fetch would be sent on it ("other side closed").
-    const ops = async (...a: string[]) => JSON.parse((await promisify(execFile)(tsx, ['server/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port) })).stdout);
-    const key = (await ops('key:create', '--workspace', ws, '--mode', 'test')).secret_key as { id: string; secret: string };
-    const get = (s: string) => fetch(server.base + '/v1/consent', { headers: { 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(s, 'GET', '/v1/consent') } });
+    const ops = async (...a: string[]) =>
+      JSON.parse(
+        (await promisify(execFile)(tsx, ['server/ops.ts', ...a, '--json'], { cwd: root, env: childEnv(dataDir, port) }))
+          .stdout,
+      );
+    const key = (await ops('key:create', '--workspace', ws, '--mode', 'test')).secret_key as {
+      id: string;
+      secret: string;
+    };
+    const get = (s: string) =>
+      fetch(server.base + '/v1/consent', {
+        headers: { 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(s, 'GET', '/v1/consent') },
+      });
     expect((await get(key.secret)).status).toBe(200);
     await ops('key:delete', '--key', key.id);
     const refused = await get(key.secret);
@@ -128,7 +193,9 @@ describe('launcher: npm start on the embedded database', () => {
     server = await start(dataDir, port);
     expect(server.out()).not.toContain('First start');
     const p = `/v1/verifications/${vid}`;
-    const r = await fetch(server.base + p, { headers: { 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, 'GET', p) } });
+    const r = await fetch(server.base + p, {
+      headers: { 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, 'GET', p) },
+    });
     expect(r.status).toBe(200);
     expect((await r.json()).data.external_id).toBe('launch-1');
   }, 120_000);

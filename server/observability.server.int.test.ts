@@ -49,8 +49,11 @@ const until = async <T>(what: () => T | Promise<T>, ok: (v: T) => boolean, ms: n
   }
 };
 const sample = (name: string, labels: Record<string, string> = {}) =>
-  [...families.values()].flatMap((f) => f.samples).filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
-const total = (name: string, labels: Record<string, string> = {}) => sample(name, labels).reduce((n, s) => n + s.value, 0);
+  [...families.values()]
+    .flatMap((f) => f.samples)
+    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+const total = (name: string, labels: Record<string, string> = {}) =>
+  sample(name, labels).reduce((n, s) => n + s.value, 0);
 
 beforeAll(async () => {
   ensureBuild();
@@ -75,7 +78,14 @@ beforeAll(async () => {
   const ws = created.workspace;
   ops('workspace:settings', '--workspace', ws.id, '--rate-limit-per-minute', '100000', '--webhook-url', rx.url);
   const live = created.secret_keys.find((k: { mode: string }) => k.mode === 'live').secret;
-  Object.assign(secrets, { apiKey: ws.api_key, workspaceId: ws.id, live, test: created.secret_keys.find((k: { mode: string }) => k.mode === 'test').secret, externalId: EXTERNAL_ID, metadata: METADATA.crm_note });
+  Object.assign(secrets, {
+    apiKey: ws.api_key,
+    workspaceId: ws.id,
+    live,
+    test: created.secret_keys.find((k: { mode: string }) => k.mode === 'test').secret,
+    externalId: EXTERNAL_ID,
+    metadata: METADATA.crm_note,
+  });
   for (const k of created.secret_keys as { id: string }[]) secrets[`key ${k.id}`] = k.id;
   // A workspace at 1 request a minute (made now: the CLI is slow, and a client's idle connection may be closed meanwhile).
   const limited = ops('workspace:create', '--name', 'observability limited', '--check-method', 'estimation');
@@ -83,7 +93,10 @@ beforeAll(async () => {
   const limitedApi = apiClient(server.base, limited.workspace.api_key, limited.secret_keys[0].secret);
 
   const api = apiClient(server.base, ws.api_key, live);
-  verificationId = await api.prepare({ selfie: await I.selfie1280() }, { external_id: EXTERNAL_ID, external_metadata: METADATA });
+  verificationId = await api.prepare(
+    { selfie: await I.selfie1280() },
+    { external_id: EXTERNAL_ID, external_metadata: METADATA },
+  );
   // A second verification's capture page, twice: its token must not reach a span or a label either.
   captureToken = String((await api.json('POST', '/v1/verifications', '{}')).data.url).split('/verify/')[1];
   Object.assign(secrets, { verificationId, captureToken });
@@ -91,7 +104,11 @@ beforeAll(async () => {
   expect((await api.submit(verificationId)).data.status).toBe('submitted');
   const decided = await api.waitDecided(verificationId, 90_000);
   expect(['approved', 'declined', 'resubmission_requested', 'review']).toContain(decided.status);
-  await until(() => rx.received.length, (n) => n >= 2, 20_000);
+  await until(
+    () => rx.received.length,
+    (n) => n >= 2,
+    20_000,
+  );
   expect(rx.received).toHaveLength(2);
   expect((await api.json('DELETE', `/v1/verifications/${verificationId}/data`)).data).toBeTruthy();
 
@@ -115,21 +132,36 @@ afterAll(async () => {
 
 describe('/metrics of the production server', () => {
   it('a scrape without the token, with another, or with the token in any other form is 401', async () => {
-    for (const auth of [undefined, `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(1)}`, `Basic ${Buffer.from(`u:${TOKEN}`).toString('base64')}`, TOKEN, `bearer  ${TOKEN}`]) {
+    for (const auth of [
+      undefined,
+      `Bearer ${TOKEN}x`,
+      `Bearer ${TOKEN.slice(1)}`,
+      `Basic ${Buffer.from(`u:${TOKEN}`).toString('base64')}`,
+      TOKEN,
+      `bearer  ${TOKEN}`,
+    ]) {
       const r = await scrape(auth);
       expect(r.status, String(auth)).toBe(401);
       expect(await r.text()).not.toContain('http_requests_total');
     }
-    expect((await fetch(`${server.base}/metrics`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(405);
+    expect(
+      (await fetch(`${server.base}/metrics`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } })).status,
+    ).toBe(405);
   });
 
   it("has the series of the work done, each request under its route's template", () => {
     expect(total('http_requests_total', { method: 'POST', route: '/v1/verifications', status: '201' })).toBe(2);
-    expect(total('http_requests_total', { method: 'POST', route: '/v1/verifications/{id}/submit', status: '200' })).toBe(1);
-    expect(total('http_requests_total', { method: 'GET', route: '/v1/verifications/{id}', status: '200' })).toBeGreaterThanOrEqual(2);
+    expect(
+      total('http_requests_total', { method: 'POST', route: '/v1/verifications/{id}/submit', status: '200' }),
+    ).toBe(1);
+    expect(
+      total('http_requests_total', { method: 'GET', route: '/v1/verifications/{id}', status: '200' }),
+    ).toBeGreaterThanOrEqual(2);
     expect(total('http_requests_total', { method: 'GET', route: '/verify/{token}', status: '200' })).toBe(2);
     expect(total('http_requests_total', { method: 'GET', route: '/v1/consent', status: '429' })).toBe(1);
-    expect(total('http_request_duration_seconds_count', { method: 'POST', route: '/v1/verifications/{id}/media' })).toBe(1);
+    expect(
+      total('http_request_duration_seconds_count', { method: 'POST', route: '/v1/verifications/{id}/media' }),
+    ).toBe(1);
     expect(total('verifications_created_total', { mode: 'live' })).toBe(2);
     const decided = sample('verifications_decided_total', { flow: 'age', mode: 'live', by: 'pipeline' });
     expect(decided.reduce((n, s) => n + s.value, 0)).toBe(1);
@@ -137,7 +169,8 @@ describe('/metrics of the production server', () => {
     expect(total('webhook_attempts_total', { outcome: 'delivered' })).toBe(1);
     expect(total('webhook_delivery_seconds_count')).toBe(1);
     expect(total('webhook_attempt_duration_seconds_count')).toBe(2);
-    for (const stage of ['evidence', 'duplicates', 'usable_selfie', 'record', 'total']) expect(total('pipeline_stage_duration_seconds_count', { stage }), stage).toBeGreaterThanOrEqual(1);
+    for (const stage of ['evidence', 'duplicates', 'usable_selfie', 'record', 'total'])
+      expect(total('pipeline_stage_duration_seconds_count', { stage }), stage).toBeGreaterThanOrEqual(1);
     expect(total('pipeline_job_wait_seconds_count')).toBeGreaterThanOrEqual(1);
     expect(total('analysis_queue_wait_seconds_count')).toBeGreaterThanOrEqual(1);
     expect(total('analysis_duration_seconds_count', { kind: 'selfie' })).toBeGreaterThanOrEqual(1);
@@ -146,8 +179,12 @@ describe('/metrics of the production server', () => {
     expect(total('retention_sweeps_total')).toBeGreaterThanOrEqual(1);
     expect(total('retention_erasures_total', { trigger: 'request' })).toBe(1);
     // Both jobs started by their events, sent once the submit and the decision committed (not found by the poll).
-    expect(total('job_runs_total', { job: 'decide-submission', trigger: 'event', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
-    expect(total('job_runs_total', { job: 'deliver-webhook', trigger: 'event', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(
+      total('job_runs_total', { job: 'decide-submission', trigger: 'event', outcome: 'ok' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(total('job_runs_total', { job: 'deliver-webhook', trigger: 'event', outcome: 'ok' })).toBeGreaterThanOrEqual(
+      1,
+    );
     for (const queue of ['webhooks', 'pipeline']) {
       expect(sample('outbox_pending', { queue })).toHaveLength(1);
       expect(sample('outbox_oldest_age_seconds', { queue })).toHaveLength(1);
@@ -168,9 +205,15 @@ describe('/metrics of the production server', () => {
   });
 
   it('every metric the Grafana dashboard queries is in the scrape', () => {
-    expect(promqlMetricNames('histogram_quantile(0.95, sum by (le, route) (rate(x_bucket{a="b",c=~"d|e"}[$__rate_interval]))) / on (route) y * 60')).toEqual(['x_bucket', 'y']);
+    expect(
+      promqlMetricNames(
+        'histogram_quantile(0.95, sum by (le, route) (rate(x_bucket{a="b",c=~"d|e"}[$__rate_interval]))) / on (route) y * 60',
+      ),
+    ).toEqual(['x_bucket', 'y']);
     const dashboard = JSON.parse(fs.readFileSync(path.join(root, 'deploy/grafana/open-verify.json'), 'utf8'));
-    const exprs: string[] = dashboard.panels.flatMap((p: { targets?: { expr: string }[] }) => (p.targets ?? []).map((t) => t.expr));
+    const exprs: string[] = dashboard.panels.flatMap((p: { targets?: { expr: string }[] }) =>
+      (p.targets ?? []).map((t) => t.expr),
+    );
     expect(exprs.length).toBeGreaterThanOrEqual(20);
     const names = new Set(exprs.flatMap(promqlMetricNames));
     expect(names.size).toBeGreaterThanOrEqual(20);
@@ -184,7 +227,8 @@ describe('traces of the production server, exported to a real OTLP receiver', ()
   let submitSpan: FlatSpan;
 
   beforeAll(async () => {
-    const isSubmit = (s: FlatSpan) => s.kind === KIND.server && s.attributes['http.route'] === '/v1/verifications/{id}/submit';
+    const isSubmit = (s: FlatSpan) =>
+      s.kind === KIND.server && s.attributes['http.route'] === '/v1/verifications/{id}/submit';
     // The second attempt's spans end last: wait until both attempts' spans are in.
     await until(
       () => otlp.spans,
@@ -199,11 +243,17 @@ describe('traces of the production server, exported to a real OTLP receiver', ()
   });
 
   it('one trace runs from the submit request through the decision job to each webhook attempt, with database spans', () => {
-    expect(otlp.requests.every((r) => r.path === '/v1/traces' && r.contentType.startsWith('application/json'))).toBe(true);
+    expect(otlp.requests.every((r) => r.path === '/v1/traces' && r.contentType.startsWith('application/json'))).toBe(
+      true,
+    );
     expect(otlp.resources[0]['service.name']).toBe('open-verify');
     expect(submitSpan.parentSpanId).toBeNull();
     expect(submitSpan.name).toBe('POST /v1/verifications/{id}/submit');
-    expect(submitSpan.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 200, 'url.path': `/v1/verifications/${verificationId}/submit` });
+    expect(submitSpan.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.response.status_code': 200,
+      'url.path': `/v1/verifications/${verificationId}/submit`,
+    });
 
     const decide = trace.filter((s) => s.name === 'decide-submission');
     expect(decide).toHaveLength(1);
@@ -216,13 +266,22 @@ describe('traces of the production server, exported to a real OTLP receiver', ()
       expect(ancestors(trace, d)).toContain(decide[0]); // the event was written by the decision
       const posts = trace.filter((s) => s.parentSpanId === d.spanId && s.kind === KIND.client && s.name === 'POST');
       expect(posts).toHaveLength(1);
-      expect(posts[0].attributes).toMatchObject({ 'http.request.method': 'POST', 'server.address': '127.0.0.1', 'url.full': rx.url });
+      expect(posts[0].attributes).toMatchObject({
+        'http.request.method': 'POST',
+        'server.address': '127.0.0.1',
+        'url.full': rx.url,
+      });
     }
-    const statuses = trace.filter((s) => s.name === 'POST' && s.kind === KIND.client).map((s) => s.attributes['http.response.status_code']).sort();
+    const statuses = trace
+      .filter((s) => s.name === 'POST' && s.kind === KIND.client)
+      .map((s) => s.attributes['http.response.status_code'])
+      .sort();
     expect(statuses).toEqual([200, 500]);
 
     const db = trace.filter((s) => s.attributes['db.system.name'] === 'postgresql');
-    expect(db.some((s) => ancestors(trace, s)[0] === submitSpan || ancestors(trace, s).includes(submitSpan))).toBe(true);
+    expect(db.some((s) => ancestors(trace, s)[0] === submitSpan || ancestors(trace, s).includes(submitSpan))).toBe(
+      true,
+    );
     expect(db.some((s) => ancestors(trace, s).includes(decide[0]))).toBe(true);
     expect(db.some((s) => deliveries.some((d) => ancestors(trace, s).includes(d)))).toBe(true);
     for (const s of db) {
@@ -236,14 +295,17 @@ describe('traces of the production server, exported to a real OTLP receiver', ()
     expect(otlp.spans.some((s) => s.scope === 'next.js')).toBe(false);
   });
 
-  it('no span holds a secret, the person\'s data or the capture token (its page is /verify/REDACTED)', () => {
+  it("no span holds a secret, the person's data or the capture token (its page is /verify/REDACTED)", () => {
     const text = spanText(otlp.spans);
     for (const [what, value] of Object.entries(secrets)) {
       if (what === 'verificationId' || what === 'workspaceId' || what.startsWith('key ')) continue; // ids are not secrets in a trace
       expect(text.includes(value), what).toBe(false);
     }
     const page = otlp.spans.filter((s) => s.attributes['http.route'] === '/verify/{token}');
-    expect(page.length, JSON.stringify(otlp.spans.filter((s) => s.kind === KIND.server).map((s) => [s.name, s.attributes['url.path']]))).toBe(2);
+    expect(
+      page.length,
+      JSON.stringify(otlp.spans.filter((s) => s.kind === KIND.server).map((s) => [s.name, s.attributes['url.path']])),
+    ).toBe(2);
     for (const p of page) expect(p.attributes['url.path']).toBe('/verify/REDACTED');
   });
 

@@ -31,18 +31,26 @@ export type FlagDecl = Record<string, FlagSpec>;
 
 type ValueOf<S extends FlagSpec> = S['type'] extends 'string' ? string : S['type'] extends 'bool' ? boolean : number;
 /** The parsed values of a declaration: a required flag is always there, any other may be undefined. */
-export type FlagValues<F extends FlagDecl> = { [K in keyof F]: F[K] extends { required: true } ? ValueOf<F[K]> : ValueOf<F[K]> | undefined };
+export type FlagValues<F extends FlagDecl> = {
+  [K in keyof F]: F[K] extends { required: true } ? ValueOf<F[K]> : ValueOf<F[K]> | undefined;
+};
 
 /** Flags every command takes. */
 export const GLOBAL_FLAGS = {
   json: { type: 'bool', help: 'print exactly one JSON object on stdout (errors included)' },
-  help: { type: 'bool', help: 'print the command\'s flags and exit' },
+  help: { type: 'bool', help: "print the command's flags and exit" },
 } as const satisfies FlagDecl;
 
 /** A command line that does not match the command's declaration: exit status 2. */
 export class UsageError extends Error {
   constructor(
-    readonly code: 'UNKNOWN_COMMAND' | 'UNKNOWN_FLAG' | 'MISSING_VALUE' | 'DUPLICATE_FLAG' | 'UNEXPECTED_ARGUMENT' | 'VALIDATION_ERROR',
+    readonly code:
+      | 'UNKNOWN_COMMAND'
+      | 'UNKNOWN_FLAG'
+      | 'MISSING_VALUE'
+      | 'DUPLICATE_FLAG'
+      | 'UNEXPECTED_ARGUMENT'
+      | 'VALIDATION_ERROR',
     message: string,
     readonly details: Record<string, unknown>,
   ) {
@@ -59,7 +67,8 @@ export function closest(given: string, names: string[]): string | undefined {
     let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
     for (let i = 1; i <= a.length; i++) {
       const cur = [i];
-      for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      for (let j = 1; j <= b.length; j++)
+        cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
       prev = cur;
     }
     return prev[b.length];
@@ -91,7 +100,8 @@ function convert(name: string, spec: FlagSpec, raw: string | true): string | num
       throw new DomainError('VALIDATION_ERROR', `--${name} takes true or false.`, fields('true or false'));
     case 'int': {
       const n = raw === true || raw.trim() === '' ? NaN : Number(raw);
-      if (!Number.isInteger(n)) throw new DomainError('VALIDATION_ERROR', `--${name} takes an integer.`, fields('integer'));
+      if (!Number.isInteger(n))
+        throw new DomainError('VALIDATION_ERROR', `--${name} takes an integer.`, fields('integer'));
       return n;
     }
     case 'number': {
@@ -100,7 +110,8 @@ function convert(name: string, spec: FlagSpec, raw: string | true): string | num
       return n;
     }
     case 'string':
-      if (raw === true || (raw === '' && !spec.allowEmpty)) throw new DomainError('VALIDATION_ERROR', `--${name} needs a value.`, fields('Required.'));
+      if (raw === true || (raw === '' && !spec.allowEmpty))
+        throw new DomainError('VALIDATION_ERROR', `--${name} needs a value.`, fields('Required.'));
       return raw;
   }
 }
@@ -110,20 +121,36 @@ function convert(name: string, spec: FlagSpec, raw: string | true): string | num
  * their types. Throws UsageError (exit 2) for what does not fit the declaration, DomainError VALIDATION_ERROR
  * (exit 1) for a value of the wrong kind.
  */
-export function parseCommandLine<F extends FlagDecl>(command: string, flags: F, args: string[]): FlagValues<F> & { json: boolean; help: boolean } {
+export function parseCommandLine<F extends FlagDecl>(
+  command: string,
+  flags: F,
+  args: string[],
+): FlagValues<F> & { json: boolean; help: boolean } {
   const all: FlagDecl = { ...flags, ...GLOBAL_FLAGS };
   const valid = Object.keys(all).map(dashed);
   // Value flags as strings, so parseArgs hands over the word after them whatever it is; booleans bare, so a
   // `true|false` after one arrives as the next (positional) token, paired with it below.
-  const options = Object.fromEntries(Object.entries(all).map(([n, s]) => [n, { type: s.type === 'bool' ? ('boolean' as const) : ('string' as const) }]));
-  const { tokens } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true, tokens: true });
+  const options = Object.fromEntries(
+    Object.entries(all).map(([n, s]) => [n, { type: s.type === 'bool' ? ('boolean' as const) : ('string' as const) }]),
+  );
+  const { tokens } = parseArgs({
+    args,
+    options: { ...options, help: { type: 'boolean', short: 'h' } },
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
 
   const raw = new Map<string, string | true>();
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     if (t.kind === 'option-terminator') continue;
     if (t.kind === 'positional') {
-      throw new UsageError('UNEXPECTED_ARGUMENT', `${command} takes no argument "${t.value}" (flags only: ${valid.join(' ')}).`, { argument: t.value, valid });
+      throw new UsageError(
+        'UNEXPECTED_ARGUMENT',
+        `${command} takes no argument "${t.value}" (flags only: ${valid.join(' ')}).`,
+        { argument: t.value, valid },
+      );
     }
     const spec = all[t.name];
     if (!spec) {
@@ -134,7 +161,8 @@ export function parseCommandLine<F extends FlagDecl>(command: string, flags: F, 
         { flag: t.rawName, valid, ...(suggestion ? { suggestion } : {}) },
       );
     }
-    if (raw.has(t.name)) throw new UsageError('DUPLICATE_FLAG', `${dashed(t.name)} is given twice.`, { flag: dashed(t.name), valid });
+    if (raw.has(t.name))
+      throw new UsageError('DUPLICATE_FLAG', `${dashed(t.name)} is given twice.`, { flag: dashed(t.name), valid });
     let value: string | true;
     if (spec.type === 'bool') {
       const next = tokens[i + 1];
@@ -146,7 +174,11 @@ export function parseCommandLine<F extends FlagDecl>(command: string, flags: F, 
     } else {
       // parseArgs takes the next word as the value whatever it is: one that is itself a flag means none was given.
       if (t.value === undefined || (!t.inlineValue && t.value.startsWith('--'))) {
-        throw new UsageError('MISSING_VALUE', `${dashed(t.name)} needs a value${spec.value ? ` (${spec.value})` : ''}.`, { flag: dashed(t.name), valid });
+        throw new UsageError(
+          'MISSING_VALUE',
+          `${dashed(t.name)} needs a value${spec.value ? ` (${spec.value})` : ''}.`,
+          { flag: dashed(t.name), valid },
+        );
       }
       value = t.value;
     }
@@ -158,7 +190,11 @@ export function parseCommandLine<F extends FlagDecl>(command: string, flags: F, 
     const r = raw.get(name);
     if (r === undefined) {
       if (spec.required) {
-        throw new UsageError('VALIDATION_ERROR', `--${name} is required.`, { fields: { [name]: ['Required.'] }, flag: dashed(name), valid });
+        throw new UsageError('VALIDATION_ERROR', `--${name} is required.`, {
+          fields: { [name]: ['Required.'] },
+          flag: dashed(name),
+          valid,
+        });
       }
       continue;
     }
@@ -174,15 +210,28 @@ function flagLine(name: string, spec: FlagSpec): [string, string] {
 
 function columns(rows: [string, string][], indent = '  '): string[] {
   const width = Math.min(40, Math.max(...rows.map(([l]) => l.length)) + 2);
-  return rows.map(([l, r]) => (l.length + 2 > width ? `${indent}${l}\n${indent}${' '.repeat(width)}${r}` : `${indent}${l.padEnd(width)}${r}`));
+  return rows.map(([l, r]) =>
+    l.length + 2 > width ? `${indent}${l}\n${indent}${' '.repeat(width)}${r}` : `${indent}${l.padEnd(width)}${r}`,
+  );
 }
 
 export const USAGE = 'npm run ops -- <command> [flags] [--json]';
-export const EXIT_CODES_TEXT = 'Exit status: 0 done; 1 the command failed (the error says why); 2 the command line is wrong (nothing was done).';
+export const EXIT_CODES_TEXT =
+  'Exit status: 0 done; 1 the command failed (the error says why); 2 the command line is wrong (nothing was done).';
 
 export function commandHelp(name: string, c: { summary: string; flags: FlagDecl }): string {
   const flags: FlagDecl = { ...c.flags, ...GLOBAL_FLAGS };
-  return [`Usage: npm run ops -- ${name} [flags]`, '', c.summary, '', 'Flags:', ...columns(Object.entries(flags).map(([n, s]) => flagLine(n, s))), '', EXIT_CODES_TEXT, ''].join('\n');
+  return [
+    `Usage: npm run ops -- ${name} [flags]`,
+    '',
+    c.summary,
+    '',
+    'Flags:',
+    ...columns(Object.entries(flags).map(([n, s]) => flagLine(n, s))),
+    '',
+    EXIT_CODES_TEXT,
+    '',
+  ].join('\n');
 }
 
 export function commandHelpJson(name: string, c: { summary: string; flags: FlagDecl }) {
@@ -191,7 +240,13 @@ export function commandHelpJson(name: string, c: { summary: string; flags: FlagD
     command: {
       name,
       summary: c.summary,
-      flags: Object.entries(flags).map(([n, s]) => ({ flag: dashed(n), type: s.type, required: s.required === true, ...(s.value ? { value: s.value } : {}), help: s.help })),
+      flags: Object.entries(flags).map(([n, s]) => ({
+        flag: dashed(n),
+        type: s.type,
+        required: s.required === true,
+        ...(s.value ? { value: s.value } : {}),
+        help: s.help,
+      })),
     },
   };
 }
@@ -199,7 +254,7 @@ export function commandHelpJson(name: string, c: { summary: string; flags: FlagD
 export function overview(commands: Record<string, { summary: string }>): string {
   return [
     `Usage: ${USAGE}`,
-    '       npm run ops -- <command> --help    (the command\'s flags)',
+    "       npm run ops -- <command> --help    (the command's flags)",
     '',
     'Commands:',
     ...columns(Object.entries(commands).map(([n, c]) => [n, c.summary])),

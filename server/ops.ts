@@ -17,11 +17,24 @@ import { sql } from 'drizzle-orm';
 import { applyMigrations } from '../lib/db/migrate';
 import { connect, type Db } from '../lib/db/client';
 import { DomainError } from '../lib/core/errors';
-import { createWorkspace, getWorkspaceOrThrow, publicWorkspace, updateWorkspaceSettings, type SettingsPatch } from '../lib/domain/workspaces';
+import {
+  createWorkspace,
+  getWorkspaceOrThrow,
+  publicWorkspace,
+  updateWorkspaceSettings,
+  type SettingsPatch,
+} from '../lib/domain/workspaces';
 import { activateSecretKey, createSecretKey, deleteSecretKey, listSecretKeys } from '../lib/domain/auth/keys';
 import { publishConsent, publicConsentVersion } from '../lib/domain/consent';
 import { isLocale, LOCALES } from '../lib/core/i18n/locales';
-import { createAdmin, listAdmins, setAdminPassword, setMembership, setOperator, signOutEverywhere } from '../lib/domain/admin/users';
+import {
+  createAdmin,
+  listAdmins,
+  setAdminPassword,
+  setMembership,
+  setOperator,
+  signOutEverywhere,
+} from '../lib/domain/admin/users';
 import { resetSecondFactor } from '../lib/domain/admin/auth/two-factor';
 import { redeliverWebhook } from '../lib/domain/webhooks/deliver';
 import { listWebhookEvents } from '../lib/domain/webhooks/list';
@@ -33,7 +46,14 @@ import { eraseVerificationData } from '../lib/domain/retention/request';
 import { exportVerification } from '../lib/domain/retention/export';
 import { sweepRetention } from '../lib/domain/retention/sweep';
 import { receiptKeys, verifyReceipt, type SignedReceipt } from '../lib/domain/retention/receipts';
-import { embeddedKeyFile, KEY_FILE_RECHECK_MS, keyRing, newKeyBase64, readKeyFiles, writeKeyFiles } from '../lib/core/crypto/keyring';
+import {
+  embeddedKeyFile,
+  KEY_FILE_RECHECK_MS,
+  keyRing,
+  newKeyBase64,
+  readKeyFiles,
+  writeKeyFiles,
+} from '../lib/core/crypto/keyring';
 import { keyUsage, rewrapAll } from '../lib/domain/encryption/rotate';
 import { env } from '../lib/core/env';
 import { scrubText } from '../lib/core/log';
@@ -41,7 +61,19 @@ import { sha256Hex } from '../lib/core/crypto/hash';
 import { resetUsageRollup, rollUpUsage } from '../lib/domain/usage/days';
 import { KeysUnreadableError } from '../lib/core/crypto/key-check';
 import { addTrustAnchors, listTrustAnchors, publicTrustAnchor, removeTrustAnchor } from '../lib/domain/wallet/trust';
-import { closest, commandHelp, commandHelpJson, EXIT, overview, parseCommandLine, UsageError, wants, type FlagDecl, type FlagSpec, type FlagValues } from './ops-cli';
+import {
+  closest,
+  commandHelp,
+  commandHelpJson,
+  EXIT,
+  overview,
+  parseCommandLine,
+  UsageError,
+  wants,
+  type FlagDecl,
+  type FlagSpec,
+  type FlagValues,
+} from './ops-cli';
 
 type Out = Record<string, unknown>;
 /** A command: its flags declared once (parsing, validation, --help and docs/cli.md's check follow), and what it does. */
@@ -62,7 +94,10 @@ export const SAMPLE_SELFIE = path.resolve(import.meta.dirname, '../docs/samples/
  */
 function passwordFromStdin(read: () => string): string {
   const text = read().replace(/\r?\n$/, '');
-  if (!text) throw new DomainError('VALIDATION_ERROR', '--password-stdin read no password from standard input.', { fields: { 'password-stdin': ['Empty.'] } });
+  if (!text)
+    throw new DomainError('VALIDATION_ERROR', '--password-stdin read no password from standard input.', {
+      fields: { 'password-stdin': ['Empty.'] },
+    });
   return text;
 }
 const command = <const F extends FlagDecl>(c: Command<F>) => c as unknown as Command;
@@ -80,17 +115,31 @@ function readFlagFile(file: string, name: string): { file: string; text: string 
  * files, every language of the capture page unless `--allow-missing`; or `--text-file F`, the English text alone,
  * which is a version missing the other languages and so needs `--allow-missing` too.
  */
-function consentTexts(f: { 'text-dir'?: string; 'text-file'?: string; 'allow-missing'?: boolean }): { texts: Record<string, string>; allowMissing: boolean } {
+function consentTexts(f: { 'text-dir'?: string; 'text-file'?: string; 'allow-missing'?: boolean }): {
+  texts: Record<string, string>;
+  allowMissing: boolean;
+} {
   const allowMissing = f['allow-missing'] === true;
   if (f['text-dir'] !== undefined && f['text-file'] !== undefined) {
-    throw new DomainError('VALIDATION_ERROR', 'Give --text-dir or --text-file, not both.', { fields: { 'text-dir': ['Not with --text-file.'] } });
+    throw new DomainError('VALIDATION_ERROR', 'Give --text-dir or --text-file, not both.', {
+      fields: { 'text-dir': ['Not with --text-file.'] },
+    });
   }
   if (f['text-dir'] === undefined) {
-    if (f['text-file'] === undefined) throw new DomainError('VALIDATION_ERROR', 'Give --text-dir DIR (one <locale>.txt a language) or --text-file F (English only).', { fields: { 'text-dir': ['Required.'] } });
+    if (f['text-file'] === undefined)
+      throw new DomainError(
+        'VALIDATION_ERROR',
+        'Give --text-dir DIR (one <locale>.txt a language) or --text-file F (English only).',
+        { fields: { 'text-dir': ['Required.'] } },
+      );
     if (!allowMissing) {
-      throw new DomainError('VALIDATION_ERROR', `--text-file is the English text only: give --text-dir DIR with every language of the capture page (${LOCALES.join(', ')}), or add --allow-missing (the others then show the English text, saying so).`, {
-        fields: { 'allow-missing': ['Required with --text-file.'] },
-      });
+      throw new DomainError(
+        'VALIDATION_ERROR',
+        `--text-file is the English text only: give --text-dir DIR with every language of the capture page (${LOCALES.join(', ')}), or add --allow-missing (the others then show the English text, saying so).`,
+        {
+          fields: { 'allow-missing': ['Required with --text-file.'] },
+        },
+      );
     }
     return { texts: { en: readFlagFile(f['text-file'], 'text-file').text }, allowMissing };
   }
@@ -99,11 +148,17 @@ function consentTexts(f: { 'text-dir'?: string; 'text-file'?: string; 'allow-mis
   try {
     names = fs.readdirSync(dir).filter((n) => !n.startsWith('.'));
   } catch {
-    throw new DomainError('VALIDATION_ERROR', `Cannot read the folder ${dir}.`, { fields: { 'text-dir': ['Unreadable.'] } });
+    throw new DomainError('VALIDATION_ERROR', `Cannot read the folder ${dir}.`, {
+      fields: { 'text-dir': ['Unreadable.'] },
+    });
   }
   const stray = names.filter((n) => !/^.+\.txt$/.test(n) || !isLocale(n.slice(0, -4)));
   if (stray.length) {
-    throw new DomainError('VALIDATION_ERROR', `${dir} may hold only <locale>.txt files, for ${LOCALES.join(', ')}: not ${stray.join(', ')}.`, { fields: { 'text-dir': [`Unexpected: ${stray.join(', ')}.`] } });
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `${dir} may hold only <locale>.txt files, for ${LOCALES.join(', ')}: not ${stray.join(', ')}.`,
+      { fields: { 'text-dir': [`Unexpected: ${stray.join(', ')}.`] } },
+    );
   }
   const texts = Object.fromEntries(names.map((n) => [n.slice(0, -4), fs.readFileSync(path.join(dir, n), 'utf8')]));
   return { texts, allowMissing };
@@ -115,16 +170,25 @@ function consentTexts(f: { 'text-dir'?: string; 'text-file'?: string; 'allow-mis
  */
 function when(iso: string | undefined): Date {
   const now = iso === undefined ? new Date() : new Date(iso);
-  if (Number.isNaN(now.getTime())) throw new DomainError('VALIDATION_ERROR', '--now takes an ISO 8601 time.', { fields: { now: ['ISO 8601'] } });
-  if (now.getTime() < Date.now() - 60_000) throw new DomainError('VALIDATION_ERROR', '--now may not be in the past.', { fields: { now: ['not in the past'] } });
+  if (Number.isNaN(now.getTime()))
+    throw new DomainError('VALIDATION_ERROR', '--now takes an ISO 8601 time.', { fields: { now: ['ISO 8601'] } });
+  if (now.getTime() < Date.now() - 60_000)
+    throw new DomainError('VALIDATION_ERROR', '--now may not be in the past.', {
+      fields: { now: ['not in the past'] },
+    });
   return now;
 }
 function mode(m: string): 'test' | 'live' {
-  if (m !== 'test' && m !== 'live') throw new DomainError('VALIDATION_ERROR', '--mode is test or live.', { fields: { mode: ['test or live'] } });
+  if (m !== 'test' && m !== 'live')
+    throw new DomainError('VALIDATION_ERROR', '--mode is test or live.', { fields: { mode: ['test or live'] } });
   return m;
 }
 
-const NOW = { type: 'string', value: 'ISO', help: 'run as of this time (now or later, never in the past); default now' } as const;
+const NOW = {
+  type: 'string',
+  value: 'ISO',
+  help: 'run as of this time (now or later, never in the past); default now',
+} as const;
 const EMAIL = { type: 'string', required: true, value: 'E', help: "the admin's email" } as const;
 const WORKSPACE = { type: 'string', required: true, value: 'ID', help: 'the workspace' } as const;
 const VERIFICATION = { type: 'string', required: true, value: 'ID', help: 'the verification' } as const;
@@ -134,21 +198,92 @@ const VERIFICATION = { type: 'string', required: true, value: 'ID', help: 'the v
  * `--webhook-url none` clears the URL.
  */
 const SETTING_FLAGS = {
-  'webhook-url': { setting: 'webhook_url', type: 'string', value: 'URL|none', help: 'where decisions are posted (https://; a development server also takes http://localhost for test mode); none removes it' },
-  'enforce-signature': { setting: 'enforce_signature', type: 'bool', value: 'true|false', help: 'require a signature on POST /v1/verifications too' },
-  'allow-placeholder-signature': { setting: 'allow_placeholder_signature', type: 'bool', value: 'true|false', help: 'accept the literal signature "placeholder" in test mode (demos)' },
-  'require-request-timestamp': { setting: 'require_request_timestamp', type: 'bool', value: 'true|false', help: 'every signed request must carry a signed X-Request-Timestamp within 300 s of the server clock (against replays)' },
-  'allow-duplicates': { setting: 'allow_duplicates', type: 'bool', value: 'true|false', help: 'skip the duplicate-face search' },
-  'duplicate-threshold': { setting: 'duplicate_threshold', type: 'number', value: '0..1', help: 'cosine similarity at which two faces match (duplicates and blocklist; default 0.945)' },
-  'age-threshold': { setting: 'age_threshold', type: 'int', value: 'N', help: 'the minimum age that passes (default 18)' },
-  'rate-limit-per-minute': { setting: 'rate_limit_per_minute', type: 'int', value: 'N', help: 'API requests a minute for the workspace (default 60)' },
-  'media-retention-days': { setting: 'media_retention_days', type: 'int', value: '0..365', help: 'days photos are kept after a decision (default 30)' },
+  'webhook-url': {
+    setting: 'webhook_url',
+    type: 'string',
+    value: 'URL|none',
+    help: 'where decisions are posted (https://; a development server also takes http://localhost for test mode); none removes it',
+  },
+  'enforce-signature': {
+    setting: 'enforce_signature',
+    type: 'bool',
+    value: 'true|false',
+    help: 'require a signature on POST /v1/verifications too',
+  },
+  'allow-placeholder-signature': {
+    setting: 'allow_placeholder_signature',
+    type: 'bool',
+    value: 'true|false',
+    help: 'accept the literal signature "placeholder" in test mode (demos)',
+  },
+  'require-request-timestamp': {
+    setting: 'require_request_timestamp',
+    type: 'bool',
+    value: 'true|false',
+    help: 'every signed request must carry a signed X-Request-Timestamp within 300 s of the server clock (against replays)',
+  },
+  'allow-duplicates': {
+    setting: 'allow_duplicates',
+    type: 'bool',
+    value: 'true|false',
+    help: 'skip the duplicate-face search',
+  },
+  'duplicate-threshold': {
+    setting: 'duplicate_threshold',
+    type: 'number',
+    value: '0..1',
+    help: 'cosine similarity at which two faces match (duplicates and blocklist; default 0.945)',
+  },
+  'age-threshold': {
+    setting: 'age_threshold',
+    type: 'int',
+    value: 'N',
+    help: 'the minimum age that passes (default 18)',
+  },
+  'rate-limit-per-minute': {
+    setting: 'rate_limit_per_minute',
+    type: 'int',
+    value: 'N',
+    help: 'API requests a minute for the workspace (default 60)',
+  },
+  'media-retention-days': {
+    setting: 'media_retention_days',
+    type: 'int',
+    value: '0..365',
+    help: 'days photos are kept after a decision (default 30)',
+  },
   flow: { setting: 'flow', type: 'string', value: 'age|kyc', help: 'the flow type' },
-  'check-method': { setting: 'check_method', type: 'string', value: 'estimation|document_verification', help: 'the age flow\'s check method' },
-  'require-active-liveness': { setting: 'require_active_liveness', type: 'bool', value: 'true|false', help: 'the hosted page asks for a head turn before the selfie' },
-  'estimation-fallback': { setting: 'estimation_fallback', type: 'string', value: 'review|document', help: 'an age estimate that cannot decide goes to review (default), or asks for an ID document in the same verification' },
-  wallet: { setting: 'wallet', type: 'string', value: 'off|offer', help: 'offer a digital ID wallet on the hosted page (docs/wallet.md; default off)' },
-  'embed-origins': { setting: 'embed_origins', type: 'string', allowEmpty: true, value: 'ORIGINS', help: "origins that may embed the hosted page, comma-separated (https://; http://localhost in test mode); '' clears (docs/sdks.md)" },
+  'check-method': {
+    setting: 'check_method',
+    type: 'string',
+    value: 'estimation|document_verification',
+    help: "the age flow's check method",
+  },
+  'require-active-liveness': {
+    setting: 'require_active_liveness',
+    type: 'bool',
+    value: 'true|false',
+    help: 'the hosted page asks for a head turn before the selfie',
+  },
+  'estimation-fallback': {
+    setting: 'estimation_fallback',
+    type: 'string',
+    value: 'review|document',
+    help: 'an age estimate that cannot decide goes to review (default), or asks for an ID document in the same verification',
+  },
+  wallet: {
+    setting: 'wallet',
+    type: 'string',
+    value: 'off|offer',
+    help: 'offer a digital ID wallet on the hosted page (docs/wallet.md; default off)',
+  },
+  'embed-origins': {
+    setting: 'embed_origins',
+    type: 'string',
+    allowEmpty: true,
+    value: 'ORIGINS',
+    help: "origins that may embed the hosted page, comma-separated (https://; http://localhost in test mode); '' clears (docs/sdks.md)",
+  },
 } as const satisfies Record<string, FlagSpec & { setting: keyof SettingsPatch }>;
 
 const COMMANDS: Record<string, Command> = {
@@ -157,10 +292,18 @@ const COMMANDS: Record<string, Command> = {
     flags: {
       name: { type: 'string', required: true, value: 'N', help: "the workspace's name" },
       flow: { type: 'string', value: 'age|kyc', help: 'the flow type (default age)' },
-      'check-method': { type: 'string', value: 'estimation|document_verification', help: "the age flow's check method (default estimation)" },
+      'check-method': {
+        type: 'string',
+        value: 'estimation|document_verification',
+        help: "the age flow's check method (default estimation)",
+      },
     },
     run: async (db, f) => {
-      const r = await createWorkspace(db, { name: f.name, flow: f.flow as 'age' | 'kyc' | undefined, check_method: f['check-method'] as 'estimation' | 'document_verification' | undefined });
+      const r = await createWorkspace(db, {
+        name: f.name,
+        flow: f.flow as 'age' | 'kyc' | undefined,
+        check_method: f['check-method'] as 'estimation' | 'document_verification' | undefined,
+      });
       return {
         workspace: { id: r.workspace.id, name: r.workspace.name, api_key: r.workspace.apiKey },
         secret_keys: r.secretKeys,
@@ -177,8 +320,14 @@ const COMMANDS: Record<string, Command> = {
         if (v !== undefined) patch[s.setting] = v;
       }
       if (patch.webhook_url === 'none') patch.webhook_url = null;
-      if (typeof patch.embed_origins === 'string') patch.embed_origins = patch.embed_origins.split(',').map((o) => o.trim()).filter(Boolean);
-      const ws = Object.keys(patch).length ? await updateWorkspaceSettings(db, f.workspace, patch as SettingsPatch) : await getWorkspaceOrThrow(db, f.workspace);
+      if (typeof patch.embed_origins === 'string')
+        patch.embed_origins = patch.embed_origins
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean);
+      const ws = Object.keys(patch).length
+        ? await updateWorkspaceSettings(db, f.workspace, patch as SettingsPatch)
+        : await getWorkspaceOrThrow(db, f.workspace);
       return { workspace: publicWorkspace(ws) };
     },
   }),
@@ -191,7 +340,13 @@ const COMMANDS: Record<string, Command> = {
     },
     run: async (db, f) => {
       await getWorkspaceOrThrow(db, f.workspace);
-      return { secret_key: await createSecretKey(db, { workspaceId: f.workspace, mode: mode(f.mode), active: f.active === true }) };
+      return {
+        secret_key: await createSecretKey(db, {
+          workspaceId: f.workspace,
+          mode: mode(f.mode),
+          active: f.active === true,
+        }),
+      };
     },
   }),
   'key:activate': command({
@@ -213,11 +368,19 @@ const COMMANDS: Record<string, Command> = {
     },
   }),
   'consent:publish': command({
-    summary: 'a new consent version, which becomes the active one: its text in every language of the capture page (docs/capture-page.md)',
+    summary:
+      'a new consent version, which becomes the active one: its text in every language of the capture page (docs/capture-page.md)',
     flags: {
-      'text-dir': { type: 'string', value: 'DIR', help: 'a folder of <locale>.txt files (UTF-8), one a language of the capture page, en required; each shown unchanged' },
+      'text-dir': {
+        type: 'string',
+        value: 'DIR',
+        help: 'a folder of <locale>.txt files (UTF-8), one a language of the capture page, en required; each shown unchanged',
+      },
       'text-file': { type: 'string', value: 'FILE', help: 'the English text alone (UTF-8); needs --allow-missing' },
-      'allow-missing': { type: 'bool', help: 'publish without some languages: the page shows those the English text, saying so' },
+      'allow-missing': {
+        type: 'bool',
+        help: 'publish without some languages: the page shows those the English text, saying so',
+      },
       version: { type: 'string', required: true, value: 'LABEL', help: "the version's label, typically a date" },
     },
     run: async (db, f) => {
@@ -229,18 +392,46 @@ const COMMANDS: Record<string, Command> = {
     summary: "the reviewer's decision on a verification in review; fires the webhook",
     flags: {
       id: VERIFICATION,
-      status: { type: 'string', required: true, value: 'approved|declined|resubmission_requested', help: 'the decision (resubmission in test mode only)' },
-      reason: { type: 'string', value: 'R', help: 'a reason code (declines: the reason table, age_below_threshold, document_expired)' },
-      note: { type: 'string', value: 'N', help: "the reviewer's note, kept sealed with the verification's personal data (erased with it)" },
+      status: {
+        type: 'string',
+        required: true,
+        value: 'approved|declined|resubmission_requested',
+        help: 'the decision (resubmission in test mode only)',
+      },
+      reason: {
+        type: 'string',
+        value: 'R',
+        help: 'a reason code (declines: the reason table, age_below_threshold, document_expired)',
+      },
+      note: {
+        type: 'string',
+        value: 'N',
+        help: "the reviewer's note, kept sealed with the verification's personal data (erased with it)",
+      },
     },
     run: async (db, f) => {
-      const v = await decideReview(db, { verificationId: f.id, status: f.status, reason: f.reason, note: f.note, actor: 'operator' });
-      return { verification: { id: v.id, status: v.status, reason: v.reason, completed_at: v.completedAt?.toISOString() ?? null } };
+      const v = await decideReview(db, {
+        verificationId: f.id,
+        status: f.status,
+        reason: f.reason,
+        note: f.note,
+        actor: 'operator',
+      });
+      return {
+        verification: {
+          id: v.id,
+          status: v.status,
+          reason: v.reason,
+          completed_at: v.completedAt?.toISOString() ?? null,
+        },
+      };
     },
   }),
   'blocklist:add': command({
     summary: "adds a verification's selfie face to its workspace's blocklist",
-    flags: { verification: { type: 'string', required: true, value: 'ID', help: 'the verification whose face is blocked' } },
+    flags: {
+      verification: { type: 'string', required: true, value: 'ID', help: 'the verification whose face is blocked' },
+    },
     run: async (db, f) => {
       const r = await addToBlocklist(db, { verificationId: f.verification, actor: 'operator' });
       return { blocklist_entry: { id: r.id } };
@@ -259,7 +450,10 @@ const COMMANDS: Record<string, Command> = {
     flags: {},
     run: async (db) => {
       // Loaded here: the other commands start no image analysis.
-      const [{ reembedFaces }, { analysisPool }] = await Promise.all([import('../lib/domain/media/reembed'), import('../lib/domain/media/pool')]);
+      const [{ reembedFaces }, { analysisPool }] = await Promise.all([
+        import('../lib/domain/media/reembed'),
+        import('../lib/domain/media/pool'),
+      ]);
       return { reembed: await reembedFaces(db, (bytes, kind) => analysisPool().analyze(bytes, kind)) };
     },
   }),
@@ -274,31 +468,52 @@ const COMMANDS: Record<string, Command> = {
     run: async (db, f) => sweepTimers(db, when(f.now)),
   }),
   'verification:erase': command({
-    summary: "erases a verification's photos, analyses, face, data key and personal fields now; prints the signed receipt",
+    summary:
+      "erases a verification's photos, analyses, face, data key and personal fields now; prints the signed receipt",
     flags: { id: VERIFICATION },
     run: async (db, f) => {
       const out = await eraseVerificationData(db, { verificationId: f.id, actor: 'operator' });
       const v = out.verification;
-      return { verification: { id: v.id, status: v.status, data_erased_at: v.dataErasedAt!.toISOString() }, erased_now: out.erasedNow, receipt: out.receipt };
+      return {
+        verification: { id: v.id, status: v.status, data_erased_at: v.dataErasedAt!.toISOString() },
+        erased_now: out.erasedNow,
+        receipt: out.receipt,
+      };
     },
   }),
   'verification:export': command({
     summary: 'everything held about one verification, photos included, for an access request (audited)',
     flags: {
       id: VERIFICATION,
-      out: { type: 'string', value: 'FILE', help: 'write it to this file (owner-only) and print its size and SHA-256 instead' },
+      out: {
+        type: 'string',
+        value: 'FILE',
+        help: 'write it to this file (owner-only) and print its size and SHA-256 instead',
+      },
     },
     run: async (db, f) => {
       const bundle = await exportVerification(db, { verificationId: f.id, actor: 'operator' });
       if (f.out === undefined) return bundle;
       const text = JSON.stringify(bundle, null, 2) + '\n';
       fs.writeFileSync(f.out, text, { mode: 0o600 });
-      return { file: f.out, bytes: Buffer.byteLength(text), sha256: sha256Hex(text), photos: bundle.media.filter((m) => m.photo_base64).length };
+      return {
+        file: f.out,
+        bytes: Buffer.byteLength(text),
+        sha256: sha256Hex(text),
+        photos: bundle.media.filter((m) => m.photo_base64).length,
+      };
     },
   }),
   'receipt:verify': command({
     summary: "checks a saved erasure receipt against this deployment's published keys",
-    flags: { file: { type: 'string', required: true, value: 'FILE', help: 'a receipt as DELETE /v1/verifications/{id}/data or verification:erase returned it' } },
+    flags: {
+      file: {
+        type: 'string',
+        required: true,
+        value: 'FILE',
+        help: 'a receipt as DELETE /v1/verifications/{id}/data or verification:erase returned it',
+      },
+    },
     run: async (db, f) => {
       const { file, text } = readFlagFile(f.file, 'file');
       let signed: SignedReceipt;
@@ -306,11 +521,20 @@ const COMMANDS: Record<string, Command> = {
         const parsed = JSON.parse(text);
         signed = parsed.receipt?.receipt ? parsed.receipt : (parsed.data?.receipt ?? parsed);
       } catch {
-        throw new DomainError('VALIDATION_ERROR', `${file} is not JSON.`, { fields: { file: ['Not a JSON receipt.'] } });
+        throw new DomainError('VALIDATION_ERROR', `${file} is not JSON.`, {
+          fields: { file: ['Not a JSON receipt.'] },
+        });
       }
       const r = verifyReceipt(signed, await receiptKeys(db));
-      if (!r.valid) throw new DomainError('INVALID_SIGNATURE', `The receipt does not verify: ${r.reason}.`, { reason: r.reason });
-      return { valid: true, kid: signed.signature.kid, receipt_id: signed.receipt.id, verification_id: signed.receipt.verification_id, erased_at: signed.receipt.erased_at };
+      if (!r.valid)
+        throw new DomainError('INVALID_SIGNATURE', `The receipt does not verify: ${r.reason}.`, { reason: r.reason });
+      return {
+        valid: true,
+        kid: signed.signature.kid,
+        receipt_id: signed.receipt.id,
+        verification_id: signed.receipt.verification_id,
+        erased_at: signed.receipt.erased_at,
+      };
     },
   }),
   'retention:run': command({
@@ -322,7 +546,11 @@ const COMMANDS: Record<string, Command> = {
     summary: "the usage page's daily roll-up now (the server runs it every 10 minutes)",
     flags: {
       workspace: { type: 'string', value: 'ID', help: 'only this workspace (default every one)' },
-      rebuild: { type: 'bool', value: 'true|false', help: 'first forget what was totalled (after a hand-made change to verifications)' },
+      rebuild: {
+        type: 'bool',
+        value: 'true|false',
+        help: 'first forget what was totalled (after a hand-made change to verifications)',
+      },
     },
     run: async (db, f) => {
       if (f.workspace) await getWorkspaceOrThrow(db, f.workspace);
@@ -338,12 +566,21 @@ const COMMANDS: Record<string, Command> = {
   }),
   'encryption:rotate': command({
     summary: 'a new ENCRYPTION_KEY in the key file (the old one kept as previous), then everything re-wrapped under it',
-    flags: { 'rewrap-only': { type: 'bool', help: 're-wrap under the key the environment now names (keys from the environment)' } },
+    flags: {
+      'rewrap-only': {
+        type: 'bool',
+        help: 're-wrap under the key the environment now names (keys from the environment)',
+      },
+    },
     run: async (db, f) => {
       const before = keyRing();
       if (f['rewrap-only'] !== true) {
         if (before.source !== 'file') {
-          throw new DomainError('VALIDATION_ERROR', 'ENCRYPTION_KEY comes from the environment: set the new key as ENCRYPTION_KEY and the old one in ENCRYPTION_KEYS_PREVIOUS on every server, then run encryption:rotate --rewrap-only.', { fields: { 'rewrap-only': ['Required with keys from the environment.'] } });
+          throw new DomainError(
+            'VALIDATION_ERROR',
+            'ENCRYPTION_KEY comes from the environment: set the new key as ENCRYPTION_KEY and the old one in ENCRYPTION_KEYS_PREVIOUS on every server, then run encryption:rotate --rewrap-only.',
+            { fields: { 'rewrap-only': ['Required with keys from the environment.'] } },
+          );
         }
         const file = env().ENCRYPTION_KEY_FILE!;
         const cur = readKeyFiles(file);
@@ -354,16 +591,26 @@ const COMMANDS: Record<string, Command> = {
       }
       const rewrapped = await rewrapAll(db);
       const usage = await keyUsage(db);
-      return { key_id: usage.primary, previous_key_ids: usage.accepted, rewrapped, not_under_primary: usage.not_under_primary };
+      return {
+        key_id: usage.primary,
+        previous_key_ids: usage.accepted,
+        rewrapped,
+        not_under_primary: usage.not_under_primary,
+      };
     },
   }),
   'encryption:retire': command({
-    summary: 'once nothing is under a previous key: drops it from the key file (or says to remove ENCRYPTION_KEYS_PREVIOUS)',
+    summary:
+      'once nothing is under a previous key: drops it from the key file (or says to remove ENCRYPTION_KEYS_PREVIOUS)',
     flags: {},
     run: async (db) => {
       const usage = await keyUsage(db);
       if (usage.not_under_primary > 0) {
-        throw new DomainError('ENCRYPTION_KEY_IN_USE', `${usage.not_under_primary} values are still under a previous key: run encryption:rotate first.`, { usage });
+        throw new DomainError(
+          'ENCRYPTION_KEY_IN_USE',
+          `${usage.not_under_primary} values are still under a previous key: run encryption:rotate first.`,
+          { usage },
+        );
       }
       const ring = keyRing();
       if (ring.source === 'file') {
@@ -371,44 +618,86 @@ const COMMANDS: Record<string, Command> = {
         writeKeyFiles(file, readKeyFiles(file).primary, []);
         return { key_id: usage.primary, retired_key_ids: usage.accepted, removed_from: file };
       }
-      return { key_id: usage.primary, retired_key_ids: usage.accepted, removed_from: null, next_step: 'Remove ENCRYPTION_KEYS_PREVIOUS from the environment of every server, and destroy those keys.' };
+      return {
+        key_id: usage.primary,
+        retired_key_ids: usage.accepted,
+        removed_from: null,
+        next_step: 'Remove ENCRYPTION_KEYS_PREVIOUS from the environment of every server, and destroy those keys.',
+      };
     },
   }),
   // Digital ID wallets' issuing authorities (docs/wallet.md "Trust lists"): nothing is trusted until added here.
   'wallet-trust:add': command({
     summary: 'trust the IACA root(s) in a PEM file for digital ID wallet proofs',
     flags: {
-      pem: { type: 'string', required: true, value: 'FILE', help: 'a PEM file with one or more IACA root certificates' },
+      pem: {
+        type: 'string',
+        required: true,
+        value: 'FILE',
+        help: 'a PEM file with one or more IACA root certificates',
+      },
       workspace: { type: 'string', value: 'ID', help: 'trusted for that workspace only (without it: every workspace)' },
     },
     run: async (db, f) => {
-      const r = await addTrustAnchors(db, { pem: readFlagFile(f.pem, 'pem').text, workspaceId: f.workspace ?? null, actor: 'operator' });
-      return { added: r.added.map((a) => publicTrustAnchor(a)), already_trusted: r.already.map((a) => publicTrustAnchor(a)) };
+      const r = await addTrustAnchors(db, {
+        pem: readFlagFile(f.pem, 'pem').text,
+        workspaceId: f.workspace ?? null,
+        actor: 'operator',
+      });
+      return {
+        added: r.added.map((a) => publicTrustAnchor(a)),
+        already_trusted: r.already.map((a) => publicTrustAnchor(a)),
+      };
     },
   }),
   'wallet-trust:list': command({
     summary: 'the IACA roots wallet proofs are checked against',
-    flags: { workspace: { type: 'string', value: 'ID', help: 'the roots that workspace trusts (its own and every workspace\'s)' } },
+    flags: {
+      workspace: {
+        type: 'string',
+        value: 'ID',
+        help: "the roots that workspace trusts (its own and every workspace's)",
+      },
+    },
     run: async (db, f) => {
       if (f.workspace) await getWorkspaceOrThrow(db, f.workspace);
-      return { trust_anchors: (await listTrustAnchors(db, { workspaceId: f.workspace })).map((a) => publicTrustAnchor(a)) };
+      return {
+        trust_anchors: (await listTrustAnchors(db, { workspaceId: f.workspace })).map((a) => publicTrustAnchor(a)),
+      };
     },
   }),
   'wallet-trust:remove': command({
     summary: 'stop trusting a root (audited)',
     flags: { id: { type: 'string', required: true, value: 'ID', help: 'the trust anchor' } },
-    run: async (db, f) => ({ removed: publicTrustAnchor(await removeTrustAnchor(db, { id: f.id, actor: 'operator' })) }),
+    run: async (db, f) => ({
+      removed: publicTrustAnchor(await removeTrustAnchor(db, { id: f.id, actor: 'operator' })),
+    }),
   }),
   'db:maintain': command({
-    summary: 'the database maintenance now: ANALYZE and VACUUM the tables past their thresholds (the server runs it every 10 s on the embedded database)',
+    summary:
+      'the database maintenance now: ANALYZE and VACUUM the tables past their thresholds (the server runs it every 10 s on the embedded database)',
     flags: {
       'dry-run': { type: 'bool', help: 'print what is due, and do nothing' },
       startup: { type: 'bool', help: "also analyse every table with data never analysed (the server's start-up pass)" },
     },
     run: async (db, f) => {
-      const r = await runMaintenance(async (text) => [...(await db.execute<Record<string, unknown>>(sql.raw(text)))], { dryRun: f['dry-run'] === true, startup: f.startup === true });
-      const item = (d: { table: string; action: string; reasons: string[]; ms?: number }) => ({ table: d.table, action: d.action, reasons: d.reasons, ...(d.ms !== undefined ? { ms: d.ms } : {}) });
-      return { maintenance: { tables: r.checked, ...(f['dry-run'] ? { due: r.planned.map(item) } : { done: r.done.map(item) }), ms: r.ms } };
+      const r = await runMaintenance(async (text) => [...(await db.execute<Record<string, unknown>>(sql.raw(text)))], {
+        dryRun: f['dry-run'] === true,
+        startup: f.startup === true,
+      });
+      const item = (d: { table: string; action: string; reasons: string[]; ms?: number }) => ({
+        table: d.table,
+        action: d.action,
+        reasons: d.reasons,
+        ...(d.ms !== undefined ? { ms: d.ms } : {}),
+      });
+      return {
+        maintenance: {
+          tables: r.checked,
+          ...(f['dry-run'] ? { due: r.planned.map(item) } : { done: r.done.map(item) }),
+          ms: r.ms,
+        },
+      };
     },
   }),
   'webhook:list': command({
@@ -426,32 +715,67 @@ const COMMANDS: Record<string, Command> = {
     },
   }),
   backup: command({
-    summary: 'embedded database: a consistent copy to a file, also while the server runs (not the encryption key: keep that apart)',
-    flags: { out: { type: 'string', required: true, value: 'FILE', help: 'where to write the backup (gzipped tar, owner-only)' } },
+    summary:
+      'embedded database: a consistent copy to a file, also while the server runs (not the encryption key: keep that apart)',
+    flags: {
+      out: {
+        type: 'string',
+        required: true,
+        value: 'FILE',
+        help: 'where to write the backup (gzipped tar, owner-only)',
+      },
+    },
     local: async (e, f) => {
       const r = await backupEmbedded(path.resolve(e.DATA_DIR), f.out);
       return { backup: { file: path.resolve(f.out), bytes: r.bytes, online: r.online } };
     },
   }),
   restore: command({
-    summary: 'embedded database, server stopped: restores a backup, once the key ring it will run with is checked to read it',
+    summary:
+      'embedded database, server stopped: restores a backup, once the key ring it will run with is checked to read it',
     flags: {
       from: { type: 'string', required: true, value: 'FILE', help: 'the backup' },
-      'encryption-key-file': { type: 'string', value: 'FILE', help: "the key file kept with the backup (the data directory's encryption.key; its .previous beside it is read too)" },
-      force: { type: 'bool', help: 'restore over an existing database (moved aside as db.before-restore-<time>, never deleted)' },
+      'encryption-key-file': {
+        type: 'string',
+        value: 'FILE',
+        help: "the key file kept with the backup (the data directory's encryption.key; its .previous beside it is read too)",
+      },
+      force: {
+        type: 'bool',
+        help: 'restore over an existing database (moved aside as db.before-restore-<time>, never deleted)',
+      },
     },
     local: async (e, f) => {
       const dataDir = path.resolve(e.DATA_DIR);
-      const r = await restoreEmbedded(dataDir, f.from, { force: f.force === true, encryptionKeyFile: f['encryption-key-file'], env: e });
-      return { restored: { data_dir: dataDir, verifications: r.verifications, media: r.media, moved_aside: r.movedAside, key_ids: r.keyIds } };
+      const r = await restoreEmbedded(dataDir, f.from, {
+        force: f.force === true,
+        encryptionKeyFile: f['encryption-key-file'],
+        env: e,
+      });
+      return {
+        restored: {
+          data_dir: dataDir,
+          verifications: r.verifications,
+          media: r.media,
+          moved_aside: r.movedAside,
+          key_ids: r.keyIds,
+        },
+      };
     },
   }),
   'admin:create': command({
     summary: 'an admin user for the admin area',
     flags: {
       email: EMAIL,
-      password: { type: 'string', value: 'P', help: 'at least 12 characters, visible on screen and in shell history (prefer --password-stdin); with neither, the admin signs in by single sign-on only' },
-      'password-stdin': { type: 'bool', help: 'reads the password from standard input (not echoed by npm, not in shell history)' },
+      password: {
+        type: 'string',
+        value: 'P',
+        help: 'at least 12 characters, visible on screen and in shell history (prefer --password-stdin); with neither, the admin signs in by single sign-on only',
+      },
+      'password-stdin': {
+        type: 'bool',
+        help: 'reads the password from standard input (not echoed by npm, not in shell history)',
+      },
       operator: { type: 'bool', help: 'an operator: sees every workspace' },
       workspace: { type: 'string', value: 'ID', help: 'a member of this workspace (with --role)' },
       role: { type: 'string', value: 'owner|reviewer', help: 'the role in --workspace' },
@@ -459,7 +783,9 @@ const COMMANDS: Record<string, Command> = {
     },
     run: async (db, f) => {
       if (f['password-stdin'] && f.password !== undefined) {
-        throw new DomainError('VALIDATION_ERROR', 'Give --password or --password-stdin, not both.', { fields: { 'password-stdin': ['Not with --password.'] } });
+        throw new DomainError('VALIDATION_ERROR', 'Give --password or --password-stdin, not both.', {
+          fields: { 'password-stdin': ['Not with --password.'] },
+        });
       }
       const password = f['password-stdin'] ? passwordFromStdin(() => fs.readFileSync(0, 'utf8')) : f.password;
       const admin = await createAdmin(db, {
@@ -471,7 +797,14 @@ const COMMANDS: Record<string, Command> = {
         requireTotp: f['require-totp'] === true,
       });
       // Whether a password is set: without one the admin signs in by single sign-on only, which is said, not silent.
-      return { admin: { ...admin, password: password !== undefined }, ...(password === undefined ? { note: 'no password set: this admin signs in by single sign-on (OpenID Connect) only; set one with admin:reset-password' } : {}) };
+      return {
+        admin: { ...admin, password: password !== undefined },
+        ...(password === undefined
+          ? {
+              note: 'no password set: this admin signs in by single sign-on (OpenID Connect) only; set one with admin:reset-password',
+            }
+          : {}),
+      };
     },
   }),
   'sample:selfie': command({
@@ -480,13 +813,25 @@ const COMMANDS: Record<string, Command> = {
     offline: async (f) => {
       const out = path.resolve(f.out);
       fs.copyFileSync(SAMPLE_SELFIE, out);
-      return { selfie: { file: out, bytes: fs.statSync(out).size, type: 'image/jpeg', source: 'NASA portrait of astronaut Eileen Collins, public domain (docs/samples/README.md)' } };
+      return {
+        selfie: {
+          file: out,
+          bytes: fs.statSync(out).size,
+          type: 'image/jpeg',
+          source: 'NASA portrait of astronaut Eileen Collins, public domain (docs/samples/README.md)',
+        },
+      };
     },
   }),
   'admin:reset-password': command({
     summary: "sets a forgotten password (ends the admin's sessions)",
-    flags: { email: EMAIL, password: { type: 'string', required: true, value: 'P', help: 'the new password (at least 12 characters)' } },
-    run: async (db, f) => ({ admin: await setAdminPassword(db, { email: f.email, password: f.password, actor: 'operator' }) }),
+    flags: {
+      email: EMAIL,
+      password: { type: 'string', required: true, value: 'P', help: 'the new password (at least 12 characters)' },
+    },
+    run: async (db, f) => ({
+      admin: await setAdminPassword(db, { email: f.email, password: f.password, actor: 'operator' }),
+    }),
   }),
   'admin:reset-2fa': command({
     summary: "clears a lost authenticator (TOTP and recovery codes; ends the admin's sessions)",
@@ -502,12 +847,22 @@ const COMMANDS: Record<string, Command> = {
       role: { type: 'string', value: 'owner|reviewer|none', help: 'the role in --workspace; none removes them' },
     },
     run: async (db, f) => {
-      if (f.operator !== undefined) return { admin: await setOperator(db, { email: f.email, operator: f.operator, actor: 'operator' }) };
+      if (f.operator !== undefined)
+        return { admin: await setOperator(db, { email: f.email, operator: f.operator, actor: 'operator' }) };
       const role = required(f.role, 'role');
       if (role !== 'owner' && role !== 'reviewer' && role !== 'none') {
-        throw new DomainError('VALIDATION_ERROR', '--role is owner, reviewer or none.', { fields: { role: ['owner, reviewer or none'] } });
+        throw new DomainError('VALIDATION_ERROR', '--role is owner, reviewer or none.', {
+          fields: { role: ['owner, reviewer or none'] },
+        });
       }
-      return { membership: await setMembership(db, { email: f.email, workspaceId: required(f.workspace, 'workspace'), role: role === 'none' ? null : role, actor: 'operator' }) };
+      return {
+        membership: await setMembership(db, {
+          email: f.email,
+          workspaceId: required(f.workspace, 'workspace'),
+          role: role === 'none' ? null : role,
+          actor: 'operator',
+        }),
+      };
     },
   }),
   'admin:sign-out': command({
@@ -524,7 +879,8 @@ const COMMANDS: Record<string, Command> = {
 
 /** A flag one form of a command needs (admin:role --workspace with --role), checked where that form is chosen. */
 function required(v: string | undefined, name: string): string {
-  if (v === undefined) throw new DomainError('VALIDATION_ERROR', `--${name} is required.`, { fields: { [name]: ['Required.'] } });
+  if (v === undefined)
+    throw new DomainError('VALIDATION_ERROR', `--${name} is required.`, { fields: { [name]: ['Required.'] } });
   return v;
 }
 
@@ -557,8 +913,15 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   if (!cmd) {
     if (!asJson) io.err(overview(COMMANDS));
     const suggestion = name ? closest(name, Object.keys(COMMANDS)) : undefined;
-    const message = name ? `Unknown command ${name}${suggestion ? ` (did you mean ${suggestion}?)` : ''}.` : 'No command given.';
-    return fail('UNKNOWN_COMMAND', message, { commands: Object.keys(COMMANDS), ...(suggestion ? { suggestion } : {}) }, EXIT.usage);
+    const message = name
+      ? `Unknown command ${name}${suggestion ? ` (did you mean ${suggestion}?)` : ''}.`
+      : 'No command given.';
+    return fail(
+      'UNKNOWN_COMMAND',
+      message,
+      { commands: Object.keys(COMMANDS), ...(suggestion ? { suggestion } : {}) },
+      EXIT.usage,
+    );
   }
   // --help answers whatever else the line holds: it is how one finds out what else it should hold.
   if (asked.help) {
@@ -598,7 +961,11 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     throw e;
   }
   if ('local' in cmd) {
-    if (env.DATABASE_URL) return fail('VALIDATION_ERROR', 'backup and restore are for the embedded database; back up your own PostgreSQL with its tools (pg_dump; see docs/deploy.md).');
+    if (env.DATABASE_URL)
+      return fail(
+        'VALIDATION_ERROR',
+        'backup and restore are for the embedded database; back up your own PostgreSQL with its tools (pg_dump; see docs/deploy.md).',
+      );
     try {
       print(await cmd.local(env, flags));
       return EXIT.ok;

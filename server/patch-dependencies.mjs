@@ -66,7 +66,9 @@ export const QUEUE_AFTER = `    remove: (x) => {
       return out
     }`;
 
-export const POSTGRES_QUEUE_FILES = ['src/queue.js', 'cjs/src/queue.js', 'cf/src/queue.js'].map((f) => path.join('node_modules/postgres', f));
+export const POSTGRES_QUEUE_FILES = ['src/queue.js', 'cjs/src/queue.js', 'cf/src/queue.js'].map((f) =>
+  path.join('node_modules/postgres', f),
+);
 
 /** Applies the fixes under `dir` (the project's root by default); returns what happened to each file. */
 export function patchDependencies(dir = root) {
@@ -82,5 +84,6 @@ export function patchDependencies(dir = root) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const { file, result } of patchDependencies()) if (result !== 'already fixed') console.log(`patch-dependencies: ${file}: ${result}`);
+  for (const { file, result } of patchDependencies())
+    if (result !== 'already fixed') console.log(`patch-dependencies: ${file}: ${result}`);
 }

@@ -3,7 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { POSTGRES_QUEUE_FILES, QUEUE_AFTER, QUEUE_BEFORE, QUEUE_FIXED_MARK, patchDependencies } from './patch-dependencies.mjs';
+import {
+  POSTGRES_QUEUE_FILES,
+  QUEUE_AFTER,
+  QUEUE_BEFORE,
+  QUEUE_FIXED_MARK,
+  patchDependencies,
+} from './patch-dependencies.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -12,18 +18,25 @@ type QueueModule = { default: <T>(initial?: T[]) => Queue<T> };
 
 describe('fixes in installed dependencies (server/patch-dependencies.mjs, run by npm install)', () => {
   it("postgres.js's pool queue is the fixed one, in each of its builds", () => {
-    for (const f of POSTGRES_QUEUE_FILES) expect(fs.readFileSync(path.join(root, f), 'utf8')).toContain(QUEUE_FIXED_MARK);
+    for (const f of POSTGRES_QUEUE_FILES)
+      expect(fs.readFileSync(path.join(root, f), 'utf8')).toContain(QUEUE_FIXED_MARK);
     expect(patchDependencies(root).map((r) => r.result)).toEqual(['already fixed', 'already fixed', 'already fixed']);
   });
 
   it('the fixed queue answers exactly as the original for any sequence of push, shift and remove', async () => {
     // The original from the installed text (fixed or not), and the fix applied to it.
-    const original = fs.readFileSync(path.join(root, 'node_modules/postgres/src/queue.js'), 'utf8').replace(QUEUE_AFTER, QUEUE_BEFORE);
+    const original = fs
+      .readFileSync(path.join(root, 'node_modules/postgres/src/queue.js'), 'utf8')
+      .replace(QUEUE_AFTER, QUEUE_BEFORE);
     expect(original).toContain(QUEUE_BEFORE);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-queue-'));
     fs.writeFileSync(path.join(dir, 'before.mjs'), original);
     fs.writeFileSync(path.join(dir, 'after.mjs'), original.replace(QUEUE_BEFORE, QUEUE_AFTER));
-    const [before, after] = await Promise.all(['before', 'after'].map(async (n) => ((await import(pathToFileURL(path.join(dir, `${n}.mjs`)).href)) as QueueModule).default));
+    const [before, after] = await Promise.all(
+      ['before', 'after'].map(
+        async (n) => ((await import(pathToFileURL(path.join(dir, `${n}.mjs`)).href)) as QueueModule).default,
+      ),
+    );
     fs.rmSync(dir, { recursive: true, force: true });
     let seed = 7;
     const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;

@@ -35,8 +35,12 @@ describe('decision pipeline across a crash', () => {
     // reads each MRZ itself, about a second, so the kill lands mid-job.
     const portraits = [I.astronaut(), I.graceHopper(), await I.selfie1280()];
     const ids: string[] = [];
-    for (const p of portraits) ids.push(await api.prepare({ selfie: p, front: ['passport', await I.renderDocument('passport', 'front', p)] }));
-    const sql = postgres(JSON.parse(fs.readFileSync(path.join(dataDir, 'server.json'), 'utf8')).databaseUrl as string, { max: 1, onnotice: () => {} });
+    for (const p of portraits)
+      ids.push(await api.prepare({ selfie: p, front: ['passport', await I.renderDocument('passport', 'front', p)] }));
+    const sql = postgres(JSON.parse(fs.readFileSync(path.join(dataDir, 'server.json'), 'utf8')).databaseUrl as string, {
+      max: 1,
+      onnotice: () => {},
+    });
     try {
       await sql`update media set read_sealed = null`;
     } finally {

@@ -12,7 +12,11 @@ import { heldVerification, PERSON } from '@/test/helpers/retention';
 import { ops } from '@/test/helpers/ops-process';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ov-ops-'));
-const audits = async (id: string, action: string) => getDb().select().from(auditLog).where(and(eq(auditLog.verificationId, id), eq(auditLog.action, action)));
+const audits = async (id: string, action: string) =>
+  getDb()
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.verificationId, id), eq(auditLog.action, action)));
 
 describe('operator CLI: retention and erasure', { timeout: 300_000 }, () => {
   it('verification:erase prints a receipt that receipt:verify accepts (and refuses once altered); the erasure is audited', async () => {
@@ -20,7 +24,11 @@ describe('operator CLI: retention and erasure', { timeout: 300_000 }, () => {
     const h = await heldVerification(getDb(), w);
     const erased = await ops('verification:erase', '--id', h.id);
     expect(erased.code).toBe(0);
-    expect(erased.out).toMatchObject({ verification: { id: h.id, status: 'approved', data_erased_at: expect.any(String) }, erased_now: true, receipt: { receipt: { trigger: 'request', requested_by: 'operator' } } });
+    expect(erased.out).toMatchObject({
+      verification: { id: h.id, status: 'approved', data_erased_at: expect.any(String) },
+      erased_now: true,
+      receipt: { receipt: { trigger: 'request', requested_by: 'operator' } },
+    });
     const dir = tmp();
     fs.writeFileSync(path.join(dir, 'receipt.json'), erased.raw);
     const ok = await ops('receipt:verify', '--file', path.join(dir, 'receipt.json'));
@@ -31,7 +39,10 @@ describe('operator CLI: retention and erasure', { timeout: 300_000 }, () => {
     const bad = await ops('receipt:verify', '--file', path.join(dir, 'altered.json'));
     expect([bad.code, bad.out.error.code]).toEqual([1, 'INVALID_SIGNATURE']);
     const [a] = await audits(h.id, 'verification.data_erased');
-    expect(a).toMatchObject({ actor: 'operator', data: { trigger: 'request', receipt_id: erased.out.receipt.receipt.id } });
+    expect(a).toMatchObject({
+      actor: 'operator',
+      data: { trigger: 'request', receipt_id: erased.out.receipt.receipt.id },
+    });
     // Again: the same receipt, no second erasure.
     const again = await ops('verification:erase', '--id', h.id);
     expect([again.out.erased_now, again.out.receipt]).toEqual([false, erased.out.receipt]);
@@ -47,9 +58,14 @@ describe('operator CLI: retention and erasure', { timeout: 300_000 }, () => {
     expect((await getDb().select().from(verifications).where(eq(verifications.id, h.id)))[0].dataErasedAt).toBeNull();
     const later = await ops('retention:run', '--now', new Date(Date.now() + 6 * 86_400_000).toISOString());
     expect(later.out.erased).toBeGreaterThanOrEqual(1);
-    expect((await getDb().select().from(verifications).where(eq(verifications.id, h.id)))[0].dataErasedAt).toBeInstanceOf(Date);
+    expect(
+      (await getDb().select().from(verifications).where(eq(verifications.id, h.id)))[0].dataErasedAt,
+    ).toBeInstanceOf(Date);
     expect((await ops('retention:run', '--now', 'yesterday')).out.error.code).toBe('VALIDATION_ERROR');
-    expect((await ops('retention:run', '--now', '2020-01-01T00:00:00Z')).out.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: { now: ['not in the past'] } } });
+    expect((await ops('retention:run', '--now', '2020-01-01T00:00:00Z')).out.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { fields: { now: ['not in the past'] } },
+    });
   });
 
   it('verification:export --out writes the whole bundle with its photos, readable by the operator only, and audits it', async () => {
@@ -69,7 +85,11 @@ describe('operator CLI: retention and erasure', { timeout: 300_000 }, () => {
 
   it('encryption:status names the key in use by its id; with keys from the environment, rotate asks for them there', async () => {
     const status = await ops('encryption:status');
-    expect(status.out.encryption).toMatchObject({ primary: keyIdOf(Buffer.from(process.env.ENCRYPTION_KEY!, 'base64')), source: 'environment', accepted: [] });
+    expect(status.out.encryption).toMatchObject({
+      primary: keyIdOf(Buffer.from(process.env.ENCRYPTION_KEY!, 'base64')),
+      source: 'environment',
+      accepted: [],
+    });
     expect(JSON.stringify(status.out)).not.toContain(process.env.ENCRYPTION_KEY);
     const rotate = await ops('encryption:rotate');
     expect([rotate.code, rotate.out.error.code]).toEqual([1, 'VALIDATION_ERROR']);

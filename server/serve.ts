@@ -30,7 +30,13 @@ import { env } from '../lib/core/env';
 import { redactConsole } from '../lib/core/log';
 import { newId } from '../lib/core/ids';
 import { markRequestTargetTrusted, REQUEST_TARGET_HEADER } from '../lib/domain/auth/canonical';
-import { CLIENT_ADDRESS_HEADER, FORWARDED_HEADERS, parseTrustedProxies, resolveClientAddress, trustsProxy } from '../lib/domain/auth/client-address';
+import {
+  CLIENT_ADDRESS_HEADER,
+  FORWARDED_HEADERS,
+  parseTrustedProxies,
+  resolveClientAddress,
+  trustsProxy,
+} from '../lib/domain/auth/client-address';
 import { runShutdownHooks, startDraining } from '../lib/core/lifecycle';
 import { HTTP_STATUS } from '../lib/api/http-status';
 import type { ErrorCode } from '../lib/core/errors';
@@ -82,7 +88,13 @@ const SERVED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE',
 
 function sendError(res: http.ServerResponse, code: ErrorCode, message: string, headers: Record<string, string> = {}) {
   const { requestId, body } = envelope(code, message);
-  res.writeHead(HTTP_STATUS[code], { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': requestId, connection: 'close', ...headers });
+  res.writeHead(HTTP_STATUS[code], {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-request-id': requestId,
+    connection: 'close',
+    ...headers,
+  });
   res.end(body);
 }
 
@@ -131,7 +143,9 @@ async function main() {
   // /v1 straight to the route registry on this server, Next.js for the rest (lib/api/node-dispatch.ts), unless
   // the operator turned it off (API_FAST_PATH=0, docs/configuration.md). Not in development: there Next.js reloads
   // the route files as they are edited, and the route files this server loaded once would not change.
-  const v1 = fastPath ? await v1Dispatcher(root, `http://localhost:${e.PORT}`, { compress: nextConfig.compress !== false }) : null;
+  const v1 = fastPath
+    ? await v1Dispatcher(root, `http://localhost:${e.PORT}`, { compress: nextConfig.compress !== false })
+    : null;
 
   const peerTrusted = new WeakMap<net.Socket, boolean>();
   const peerAddresses = new WeakMap<net.Socket, string | null>();
@@ -176,7 +190,9 @@ async function main() {
     let trusted = peerTrusted.get(req.socket);
     if (trusted === undefined) peerTrusted.set(req.socket, (trusted = !!peer && trustsProxy(proxies, peer)));
     if (!trusted) for (const h of FORWARDED_HEADERS) delete req.headers[h];
-    const client = trusted ? resolveClientAddress(peer, req.headers['x-forwarded-for'], proxies) : peerAddress(req.socket, peer);
+    const client = trusted
+      ? resolveClientAddress(peer, req.headers['x-forwarded-for'], proxies)
+      : peerAddress(req.socket, peer);
     if (client) req.headers[CLIENT_ADDRESS_HEADER] = client;
     else delete req.headers[CLIENT_ADDRESS_HEADER];
     // The absolute form names a path on this server like the origin form (the authority is not ours to follow:
@@ -198,7 +214,12 @@ async function main() {
     if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
     const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const code: ErrorCode = timeout ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST';
-    const { body } = envelope(code, timeout ? 'The request took too long to arrive.' : `The HTTP request is malformed (${err.code ?? 'parse error'}).`);
+    const { body } = envelope(
+      code,
+      timeout
+        ? 'The request took too long to arrive.'
+        : `The HTTP request is malformed (${err.code ?? 'parse error'}).`,
+    );
     const status = HTTP_STATUS[code];
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\n` +
@@ -238,7 +259,9 @@ async function main() {
     if (m?.type === 'memory') process.send?.({ type: 'memory', ...process.memoryUsage() });
   });
 
-  server.listen(e.PORT, () => console.log(`✓ Ready on ${e.BASE_URL}, port ${e.PORT} (${dev ? 'development' : 'production'})`));
+  server.listen(e.PORT, () =>
+    console.log(`✓ Ready on ${e.BASE_URL}, port ${e.PORT} (${dev ? 'development' : 'production'})`),
+  );
 }
 
 main().catch((err) => {

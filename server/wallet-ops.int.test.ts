@@ -18,11 +18,27 @@ describe('operator CLI: wallet trust list', { timeout: 300_000 }, () => {
     const added = await ops('wallet-trust:add', '--pem', path.join(dir, 'root.pem'), '--workspace', w.workspace.id);
     expect(added.code).toBe(0);
     expect(added.out).toEqual({
-      added: [{ id: expect.stringMatching(/^iaca_/), workspace_id: w.workspace.id, subject: root.cert.subject, country: 'SE', not_before: expect.any(String), not_after: root.cert.notAfter.toISOString(), expired: false, fingerprint_sha256: expect.stringMatching(/^[0-9a-f]{64}$/), created_at: expect.any(String) }],
+      added: [
+        {
+          id: expect.stringMatching(/^iaca_/),
+          workspace_id: w.workspace.id,
+          subject: root.cert.subject,
+          country: 'SE',
+          not_before: expect.any(String),
+          not_after: root.cert.notAfter.toISOString(),
+          expired: false,
+          fingerprint_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+          created_at: expect.any(String),
+        },
+      ],
       already_trusted: [],
     });
     const bad = await ops('wallet-trust:add', '--pem', path.join(dir, 'signer.pem'));
-    expect([bad.code, bad.out.error.code, bad.out.error.details.fields.pem[0]]).toEqual([1, 'VALIDATION_ERROR', expect.stringMatching(/not a CA certificate/)]);
+    expect([bad.code, bad.out.error.code, bad.out.error.details.fields.pem[0]]).toEqual([
+      1,
+      'VALIDATION_ERROR',
+      expect.stringMatching(/not a CA certificate/),
+    ]);
 
     const listed = await ops('wallet-trust:list', '--workspace', w.workspace.id);
     expect(listed.out.trust_anchors.map((a: { id: string }) => a.id)).toContain(added.out.added[0].id);
@@ -31,7 +47,10 @@ describe('operator CLI: wallet trust list', { timeout: 300_000 }, () => {
 
     const set = await ops('workspace:settings', '--workspace', w.workspace.id, '--wallet', 'offer');
     expect(set.out.workspace.wallet).toBe('offer');
-    expect((await ops('workspace:settings', '--workspace', w.workspace.id, '--wallet', 'always')).out.error.details.fields.wallet).toEqual(['Must be off or offer.']);
+    expect(
+      (await ops('workspace:settings', '--workspace', w.workspace.id, '--wallet', 'always')).out.error.details.fields
+        .wallet,
+    ).toEqual(['Must be off or offer.']);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

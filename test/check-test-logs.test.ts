@@ -32,10 +32,30 @@ describe('test:logs search', () => {
 
   it('ordinary lines pass: ids, request ids, hashes, redacted values', () => {
     const ok = [
-      line({ level: 'info', time: new Date().toISOString(), request_id: 'req_01m84jmytxrr65rcmd51a15j73', msg: 'webhook attempt', event: 'evt_01m84jmytxrr65rcmd51a15j73' }),
-      line({ msg: 'retention sweep', erased: 3, upgraded: { media: 0, results: 0 }, verification_id: '01967a2e-9f0c-7000-8000-00000000abcd' }),
+      line({
+        level: 'info',
+        time: new Date().toISOString(),
+        request_id: 'req_01m84jmytxrr65rcmd51a15j73',
+        msg: 'webhook attempt',
+        event: 'evt_01m84jmytxrr65rcmd51a15j73',
+      }),
+      line({
+        msg: 'retention sweep',
+        erased: 3,
+        upgraded: { media: 0, results: 0 },
+        verification_id: '01967a2e-9f0c-7000-8000-00000000abcd',
+      }),
       line({ sha256: 'ab'.repeat(32), kid: 'rk_4f0c1b2a3d4e5f60', key_id: '0123456789abcdef' }),
-      line(redact({ msg: `/verify/${TOKEN}`, capture_token: TOKEN, data_key: KEY, secret_key: 'sk_live_' + 'A'.repeat(56), embedding: randomEmbedding(64), person: { surname: 'ERIKSSON' } }) as object),
+      line(
+        redact({
+          msg: `/verify/${TOKEN}`,
+          capture_token: TOKEN,
+          data_key: KEY,
+          secret_key: 'sk_live_' + 'A'.repeat(56),
+          embedding: randomEmbedding(64),
+          person: { surname: 'ERIKSSON' },
+        }) as object,
+      ),
     ];
     for (const l of ok) expect(scanText('ok.log', l), l).toEqual([]);
   });
@@ -45,8 +65,13 @@ describe('test:logs search', () => {
     fs.writeFileSync(path.join(dir, 'vitest-1.log'), line({ msg: 'a' }) + '\n' + line({ msg: 'b' }) + '\n');
     fs.writeFileSync(path.join(dir, 'server-1.log'), line({ msg: 'OLSEN' }) + '\n');
     const r = scanDir(dir);
-    expect(r.files).toEqual([{ name: 'server-1.log', lines: 1 }, { name: 'vitest-1.log', lines: 2 }]);
-    expect(r.findings).toEqual([{ file: 'server-1.log', line: 1, what: 'personal data of a test fixture', match: 'OLSEN' }]);
+    expect(r.files).toEqual([
+      { name: 'server-1.log', lines: 1 },
+      { name: 'vitest-1.log', lines: 2 },
+    ]);
+    expect(r.findings).toEqual([
+      { file: 'server-1.log', line: 1, what: 'personal data of a test fixture', match: 'OLSEN' },
+    ]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -45,15 +45,21 @@ export function scanText(file: string, text: string, known = KNOWN_PERSONAL): Fi
   const out: Finding[] = [];
   const lines = text.split('\n');
   lines.forEach((l, i) => {
-    for (const k of known) if (l.includes(k)) out.push({ file, line: i + 1, what: 'personal data of a test fixture', match: k });
+    for (const k of known)
+      if (l.includes(k)) out.push({ file, line: i + 1, what: 'personal data of a test fixture', match: k });
     for (const f of FORBIDDEN) {
-      for (const m of l.matchAll(f.re)) if (!f.accept || f.accept(m[0])) out.push({ file, line: i + 1, what: f.what, match: m[0].slice(0, 24) + (m[0].length > 24 ? '…' : '') });
+      for (const m of l.matchAll(f.re))
+        if (!f.accept || f.accept(m[0]))
+          out.push({ file, line: i + 1, what: f.what, match: m[0].slice(0, 24) + (m[0].length > 24 ? '…' : '') });
     }
   });
   return out;
 }
 
-export function scanDir(dir: string, known = KNOWN_PERSONAL): { files: { name: string; lines: number }[]; findings: Finding[] } {
+export function scanDir(
+  dir: string,
+  known = KNOWN_PERSONAL,
+): { files: { name: string; lines: number }[]; findings: Finding[] } {
   const files: { name: string; lines: number }[] = [];
   const findings: Finding[] = [];
   if (!fs.existsSync(dir)) return { files, findings };
@@ -69,7 +75,9 @@ function main() {
   const { files, findings } = scanDir(TEST_LOG_DIR);
   const total = files.reduce((s, f) => s + f.lines, 0);
   const servers = files.filter((f) => f.name.startsWith('server-')).length;
-  console.log(`test:logs: ${files.length} log files (${servers} from servers), ${total} lines, in ${path.relative(process.cwd(), TEST_LOG_DIR)}`);
+  console.log(
+    `test:logs: ${files.length} log files (${servers} from servers), ${total} lines, in ${path.relative(process.cwd(), TEST_LOG_DIR)}`,
+  );
   for (const f of findings) console.log(`  ${f.file}:${f.line}: ${f.what}: ${f.match}`);
   if (total === 0) {
     console.log('test:logs: no log lines: run the tests first (npm test, or npm run test:unit)');

@@ -5,7 +5,12 @@ import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { getDb } from '@/lib/db/client';
 import { requireSession } from '@/app/admin/_auth/current';
-import { beginTotpEnrolment, confirmTotpEnrolment, disableTotp, regenerateRecoveryCodes } from '@/lib/domain/admin/auth/two-factor';
+import {
+  beginTotpEnrolment,
+  confirmTotpEnrolment,
+  disableTotp,
+  regenerateRecoveryCodes,
+} from '@/lib/domain/admin/auth/two-factor';
 import { changeOwnPassword, signOutEverywhere } from '@/lib/domain/admin/users';
 import { signOut } from '@/app/admin/_auth/nextauth';
 import type { RecoveryState } from '@/components/admin/form-state';
@@ -23,7 +28,11 @@ export const confirmEnrolAction = formAction<typeof codeForm, RecoveryState>(
   codeForm,
   async (f, actor) => {
     const { recoveryCodes } = await confirmTotpEnrolment(getDb(), actor, f.code);
-    return { ok: true, message: 'Two-factor authentication is on. Your other browsers were signed out.', recoveryCodes };
+    return {
+      ok: true,
+      message: 'Two-factor authentication is on. Your other browsers were signed out.',
+      recoveryCodes,
+    };
   },
   { caller: 'enrolling' },
 );
@@ -40,13 +49,25 @@ export const disableTotpAction = formAction(codeForm, async (f, actor) => {
 });
 
 const passwordForm = z
-  .object({ current: z.string().min(1, 'Enter your current password.').max(200), next: z.string().min(12, 'At least 12 characters.').max(200), confirm: z.string().max(200) })
+  .object({
+    current: z.string().min(1, 'Enter your current password.').max(200),
+    next: z.string().min(12, 'At least 12 characters.').max(200),
+    confirm: z.string().max(200),
+  })
   .refine((v) => v.next === v.confirm, { message: 'The two new passwords differ.', path: ['confirm'] });
 
 export const changePasswordAction = formAction(passwordForm, async (f, actor) => {
-  const r = await changeOwnPassword(getDb(), { userId: actor.userId, sessionId: actor.sessionId, current: f.current, next: f.next });
+  const r = await changeOwnPassword(getDb(), {
+    userId: actor.userId,
+    sessionId: actor.sessionId,
+    current: f.current,
+    next: f.next,
+  });
   revalidatePath('/admin/account');
-  return { ok: true, message: `Password changed. ${r.sessions_ended} other session${r.sessions_ended === 1 ? '' : 's'} signed out.` };
+  return {
+    ok: true,
+    message: `Password changed. ${r.sessions_ended} other session${r.sessions_ended === 1 ? '' : 's'} signed out.`,
+  };
 });
 
 export async function signOutEverywhereAction(): Promise<void> {

@@ -14,14 +14,27 @@ import { asFormState, storableForm } from './form';
 
 const waitText = (s = 60) => (s >= 90 ? `${Math.ceil(s / 60)} minutes` : s > 60 ? '2 minutes' : 'a minute');
 
-const passwordForm = z.object({ email: z.string().max(320).default(''), password: z.string().max(200).default(''), next: z.string().max(2000).optional() });
+const passwordForm = z.object({
+  email: z.string().max(320).default(''),
+  password: z.string().max(200).default(''),
+  next: z.string().max(2000).optional(),
+});
 
 export async function signInWithPassword(_: FormState, form: FormData): Promise<FormState> {
   // Text no account can have (a NUL, an unpaired surrogate): the answer of a wrong password, without a lookup.
   if (!storableForm(form)) return { ok: false, message: 'The email or password is not right.', values: { email: '' } };
-  const f = passwordForm.safeParse({ email: form.get('email') ?? undefined, password: form.get('password') ?? undefined, next: form.get('next') ?? undefined });
+  const f = passwordForm.safeParse({
+    email: form.get('email') ?? undefined,
+    password: form.get('password') ?? undefined,
+    next: form.get('next') ?? undefined,
+  });
   const input = f.success ? f.data : { email: '', password: '', next: undefined };
-  const r = await passwordStep(getDb(), { email: input.email, password: input.password, ...(await requestClient()), now: new Date() });
+  const r = await passwordStep(getDb(), {
+    email: input.email,
+    password: input.password,
+    ...(await requestClient()),
+    now: new Date(),
+  });
   const values = { email: input.email };
   if (!r.ok) {
     return r.error === 'throttled'
@@ -29,7 +42,12 @@ export async function signInWithPassword(_: FormState, form: FormData): Promise<
       : { ok: false, message: 'The email or password is not right.', values };
   }
   const next = safeNext(input.next);
-  const redirectTo = r.stage === 'second_factor' ? `/admin/sign-in/code?next=${encodeURIComponent(next)}` : r.stage === 'enrol' ? '/admin/account' : next;
+  const redirectTo =
+    r.stage === 'second_factor'
+      ? `/admin/sign-in/code?next=${encodeURIComponent(next)}`
+      : r.stage === 'enrol'
+        ? '/admin/account'
+        : next;
   try {
     await signIn('ticket', { ticket: r.ticket, redirectTo });
   } catch (e) {
@@ -44,12 +62,20 @@ const codeForm = z.object({ code: z.string().max(40).default(''), next: z.string
 export async function signInWithCode(_: FormState, form: FormData): Promise<FormState> {
   const s = await currentSession();
   if (!s || s.stage !== 'second_factor') redirect('/admin/sign-in');
-  if (!storableForm(form)) return { ok: false, message: 'That code is not right. Use the newest code from your app, or a recovery code.' };
+  if (!storableForm(form))
+    return { ok: false, message: 'That code is not right. Use the newest code from your app, or a recovery code.' };
   const f = codeForm.safeParse({ code: form.get('code') ?? undefined, next: form.get('next') ?? undefined });
   const input = f.success ? f.data : { code: '', next: undefined };
-  const r = await secondFactorStep(getDb(), { sessionId: s.actor.sessionId, code: input.code, ...(await requestClient()), now: new Date() });
+  const r = await secondFactorStep(getDb(), {
+    sessionId: s.actor.sessionId,
+    code: input.code,
+    ...(await requestClient()),
+    now: new Date(),
+  });
   if (!r.ok) {
-    return r.error === 'throttled' ? { ok: false, message: `Too many attempts. Try again in ${waitText(r.retryAfterSeconds)}.` } : { ok: false, message: 'That code is not right. Use the newest code from your app, or a recovery code.' };
+    return r.error === 'throttled'
+      ? { ok: false, message: `Too many attempts. Try again in ${waitText(r.retryAfterSeconds)}.` }
+      : { ok: false, message: 'That code is not right. Use the newest code from your app, or a recovery code.' };
   }
   redirect(safeNext(input.next));
 }
@@ -66,39 +92,63 @@ export async function signOutAction(): Promise<void> {
   await signOut({ redirectTo: '/admin/sign-in' });
 }
 
-const inviteForm = z.object({ token: z.string().max(200).default(''), password: z.string().max(200).default(''), password_confirm: z.string().max(200).optional() });
+const inviteForm = z.object({
+  token: z.string().max(200).default(''),
+  password: z.string().max(200).default(''),
+  password_confirm: z.string().max(200).optional(),
+});
 
 /**
  * Accepting an invitation (/admin/invite/{token}): a new admin chooses a password; someone with an account
  * gives its password (the ordinary, throttled sign-in step). Either way they are signed in as a member.
  */
 export async function acceptInviteAction(_: FormState, form: FormData): Promise<FormState> {
-  const f = inviteForm.safeParse({ token: form.get('token') ?? undefined, password: form.get('password') ?? undefined, password_confirm: form.get('password_confirm') ?? undefined });
+  const f = inviteForm.safeParse({
+    token: form.get('token') ?? undefined,
+    password: form.get('password') ?? undefined,
+    password_confirm: form.get('password_confirm') ?? undefined,
+  });
   if (!f.success || !storableForm(form)) return { ok: false, message: 'The form has invalid fields.' };
   const db = getDb();
   const now = new Date();
   const inv = await openInvite(db, f.data.token, now);
-  if (!inv) return { ok: false, message: 'This invitation link has been used, withdrawn or has expired. Ask for a new one.' };
+  if (!inv)
+    return { ok: false, message: 'This invitation link has been used, withdrawn or has expired. Ask for a new one.' };
   let step;
   try {
     if (inv.existingAccount) {
       step = await passwordStep(db, { email: inv.email, password: f.data.password, ...(await requestClient()), now });
-      if (!step.ok) return { ok: false, message: step.error === 'throttled' ? `Too many attempts. Try again in ${waitText(step.retryAfterSeconds)}.` : 'That is not the password of this account.' };
+      if (!step.ok)
+        return {
+          ok: false,
+          message:
+            step.error === 'throttled'
+              ? `Too many attempts. Try again in ${waitText(step.retryAfterSeconds)}.`
+              : 'That is not the password of this account.',
+        };
       await acceptInvite(db, { token: f.data.token, existingUserId: (await adminIdByEmail(db, inv.email))! }, now);
     } else {
-      if (f.data.password !== f.data.password_confirm) return { ok: false, message: 'The two passwords differ.', fields: { password_confirm: ['Not the same.'] } };
+      if (f.data.password !== f.data.password_confirm)
+        return { ok: false, message: 'The two passwords differ.', fields: { password_confirm: ['Not the same.'] } };
       await acceptInvite(db, { token: f.data.token, password: f.data.password }, now);
-      step = await passwordStep(db, { email: inv.email, password: f.data.password, ...(await requestClient()), now: new Date() });
+      step = await passwordStep(db, {
+        email: inv.email,
+        password: f.data.password,
+        ...(await requestClient()),
+        now: new Date(),
+      });
       if (!step.ok) return { ok: false, message: 'Your account is ready: sign in.' };
     }
   } catch (e) {
     return asFormState(e);
   }
-  const redirectTo = step.stage === 'second_factor' ? '/admin/sign-in/code' : step.stage === 'enrol' ? '/admin/account' : '/admin/queue';
+  const redirectTo =
+    step.stage === 'second_factor' ? '/admin/sign-in/code' : step.stage === 'enrol' ? '/admin/account' : '/admin/queue';
   try {
     await signIn('ticket', { ticket: step.ticket, redirectTo });
   } catch (e) {
-    if (e instanceof AuthError) return { ok: false, message: 'Your account is ready, but signing in did not complete: sign in.' };
+    if (e instanceof AuthError)
+      return { ok: false, message: 'Your account is ready, but signing in did not complete: sign in.' };
     throw e; // the redirect
   }
   return undefined;

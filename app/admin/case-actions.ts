@@ -23,8 +23,16 @@ const decideForm = z.object({
 export const decideAction = formAction(decideForm, async (f, actor) => {
   const decision = { status: f.status, ...(f.reason ? { reason: f.reason } : {}), ...(f.note ? { note: f.note } : {}) };
   await decideCase(getDb(), actor, { verificationId: f.verification_id, decision });
-  const done = new URLSearchParams({ decided: f.verification_id, status: f.status, ...(f.reason && f.status !== 'approved' ? { reason: f.reason } : {}) });
-  return { redirect: f.next_case ? `/admin/verifications/${f.next_case}?${done}` : `/admin/queue?${new URLSearchParams(f.queue ?? '')}&${done}` };
+  const done = new URLSearchParams({
+    decided: f.verification_id,
+    status: f.status,
+    ...(f.reason && f.status !== 'approved' ? { reason: f.reason } : {}),
+  });
+  return {
+    redirect: f.next_case
+      ? `/admin/verifications/${f.next_case}?${done}`
+      : `/admin/queue?${new URLSearchParams(f.queue ?? '')}&${done}`,
+  };
 });
 
 const blockForm = z.object({ verification_id: uuid, note: z.string().max(2000).optional() });
@@ -32,7 +40,10 @@ const blockForm = z.object({ verification_id: uuid, note: z.string().max(2000).o
 export const blockAction = formAction(blockForm, async (f, actor) => {
   await blockCase(getDb(), actor, { verificationId: f.verification_id, note: f.note });
   revalidatePath(`/admin/verifications/${f.verification_id}`);
-  return { ok: true, message: 'Added to the blocklist: a later submission with this face is declined (blocklist_match).' };
+  return {
+    ok: true,
+    message: 'Added to the blocklist: a later submission with this face is declined (blocklist_match).',
+  };
 });
 
 const unblockForm = z.object({ entry_id: z.string().regex(/^blk_[0-9a-z]{26}$/, 'Not a blocklist entry.') });
@@ -49,5 +60,8 @@ const eraseForm = z.object({ verification_id: uuid, confirm: z.literal('erase', 
 export const eraseAction = formAction(eraseForm, async (f, actor) => {
   const r = await eraseCase(getDb(), actor, { verificationId: f.verification_id });
   revalidatePath(`/admin/verifications/${f.verification_id}`);
-  return { ok: true, message: `Erased: its photos, faces and personal fields are gone. Receipt ${r.receipt.receipt.id}, signed by ${r.receipt.signature.kid}.` };
+  return {
+    ok: true,
+    message: `Erased: its photos, faces and personal fields are gone. Receipt ${r.receipt.receipt.id}, signed by ${r.receipt.signature.kid}.`,
+  };
 });

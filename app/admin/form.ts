@@ -26,13 +26,15 @@ export function formFields(form: FormData): Record<string, string> {
 }
 
 /** For the forms that answer every wrong input alike (signing in): true when every field can be stored. */
-export const storableForm = (form: FormData) => Object.entries(formFields(form)).every(([k, v]) => isStorableText(k) && isStorableText(v));
+export const storableForm = (form: FormData) =>
+  Object.entries(formFields(form)).every(([k, v]) => isStorableText(k) && isStorableText(v));
 
 /** A DomainError as form state; anything else is rethrown (Next shows its error page, never a stack trace). */
 export function asFormState(e: unknown): FormState {
   if (!(e instanceof DomainError)) throw e;
   // As plain JSON: zod's field lists have a null prototype, which React refuses to pass to a client component.
-  const details = e.details === undefined ? undefined : (JSON.parse(JSON.stringify(e.details)) as Record<string, unknown>);
+  const details =
+    e.details === undefined ? undefined : (JSON.parse(JSON.stringify(e.details)) as Record<string, unknown>);
   const fields = (details as { fields?: Record<string, string[]> } | undefined)?.fields;
   return { ok: false, message: e.message, fields, details };
 }

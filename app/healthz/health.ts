@@ -20,7 +20,10 @@ import { bearerMatches } from '../metrics/scrape';
 type Check = { ok: boolean } & Record<string, unknown>;
 
 const withTimeout = <T>(p: Promise<T>, ms: number) =>
-  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
+  Promise.race([
+    p,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref()),
+  ]);
 
 export async function healthz(): Promise<Response> {
   return json(200, { data: { status: 'ok' } });
@@ -30,7 +33,9 @@ async function databaseChecks(): Promise<{ database: Check; migrations: Check }>
   const started = performance.now();
   try {
     const rows = await withTimeout(
-      getDb().execute<{ n: number; last: string | null }>(sql`select count(*)::int as n, max(created_at)::text as last from drizzle.__drizzle_migrations`),
+      getDb().execute<{ n: number; last: string | null }>(
+        sql`select count(*)::int as n, max(created_at)::text as last from drizzle.__drizzle_migrations`,
+      ),
       2000,
     );
     const ms = Math.round(performance.now() - started);
@@ -58,5 +63,9 @@ export async function readyz(req: Request): Promise<Response> {
   const ready = Object.values(checks).every((c) => c.ok);
   if (ready) return json(200, { data: detail ? { status: 'ready', checks } : { status: 'ready' } });
   const requestId = newId('req');
-  return errorResponse(new DomainError('NOT_READY', 'The server is not ready for traffic.', detail ? { checks } : undefined, 5), requestId, { 'x-request-id': requestId });
+  return errorResponse(
+    new DomainError('NOT_READY', 'The server is not ready for traffic.', detail ? { checks } : undefined, 5),
+    requestId,
+    { 'x-request-id': requestId },
+  );
 }

@@ -19,7 +19,12 @@ export function bearerMatches(authorization: string | null, token: string): bool
   return hexEqual(sha256Hex(m ? m[1] : ''), sha256Hex(token)) && m !== null;
 }
 
-type OutboxRow = { webhooks_pending: string; webhooks_oldest_s: string | null; jobs_pending: string; jobs_oldest_due_s: string | null };
+type OutboxRow = {
+  webhooks_pending: string;
+  webhooks_oldest_s: string | null;
+  jobs_pending: string;
+  jobs_oldest_due_s: string | null;
+};
 
 /** The outbox's backlog and age, read at scrape time. */
 export async function readOutbox(db: Db) {
@@ -41,7 +46,10 @@ export async function metricsEndpoint(req: Request, db: () => Db): Promise<Respo
   const token = env().METRICS_TOKEN;
   if (!token) return new Response('Not Found\n', { status: 404, headers: PLAIN });
   if (!bearerMatches(req.headers.get('authorization'), token)) {
-    return new Response('Unauthorized: send Authorization: Bearer <METRICS_TOKEN>\n', { status: 401, headers: { ...PLAIN, 'www-authenticate': 'Bearer realm="metrics"' } });
+    return new Response('Unauthorized: send Authorization: Bearer <METRICS_TOKEN>\n', {
+      status: 401,
+      headers: { ...PLAIN, 'www-authenticate': 'Bearer realm="metrics"' },
+    });
   }
   try {
     await readOutbox(db());
@@ -50,5 +58,8 @@ export async function metricsEndpoint(req: Request, db: () => Db): Promise<Respo
     log.warn('metrics: the outbox could not be read', { err: e });
   }
   const { registry } = metrics();
-  return new Response(await registry.metrics(), { status: 200, headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' } });
+  return new Response(await registry.metrics(), {
+    status: 200,
+    headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' },
+  });
 }

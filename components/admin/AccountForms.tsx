@@ -8,14 +8,26 @@ function Answer({ state }: { state: FormState }) {
   if (!state?.message) return null;
   // A form-level "invalid fields" says nothing by itself: show what is wrong with the fields instead.
   const fields = state.fields ? Object.values(state.fields).flat().join(' ') : '';
-  return <Notice tone={state.ok ? 'success' : 'error'}>{fields && !state.ok && state.message === INVALID_FORM ? fields : state.message}</Notice>;
+  return (
+    <Notice tone={state.ok ? 'success' : 'error'}>
+      {fields && !state.ok && state.message === INVALID_FORM ? fields : state.message}
+    </Notice>
+  );
 }
 
 function CodeInput({ id, label }: { id: string; label: string }) {
   return (
     <div>
       <Label htmlFor={id}>{label}</Label>
-      <Input id={id} name="code" autoComplete="one-time-code" inputMode="numeric" required font="code" className="max-w-48" />
+      <Input
+        id={id}
+        name="code"
+        autoComplete="one-time-code"
+        inputMode="numeric"
+        required
+        font="code"
+        className="max-w-48"
+      />
     </div>
   );
 }
@@ -23,7 +35,9 @@ function CodeInput({ id, label }: { id: string; label: string }) {
 export function RecoveryCodes({ codes }: { codes: string[] }) {
   return (
     <Box tone="warning" data-testid="recovery-codes">
-      <p className="text-sm font-semibold text-amber-950">Recovery codes: shown this once. Keep them somewhere safe; each signs you in once if you lose your phone.</p>
+      <p className="text-sm font-semibold text-amber-950">
+        Recovery codes: shown this once. Keep them somewhere safe; each signs you in once if you lose your phone.
+      </p>
       <ul className="mt-2 grid grid-cols-2 gap-1 font-mono text-sm text-neutral-950 sm:grid-cols-5">
         {codes.map((c) => (
           <li key={c}>{c}</li>
@@ -40,7 +54,9 @@ export function ConfirmEnrolForm({ action }: { action: FormAction<RecoveryState>
       <div className="space-y-3">
         <Answer state={state} />
         <RecoveryCodes codes={state.recoveryCodes} />
-        <a href="/admin/queue" className={buttonClass.primary}>I have saved them: continue</a>
+        <a href="/admin/queue" className={buttonClass.primary}>
+          I have saved them: continue
+        </a>
       </div>
     );
   }
@@ -48,7 +64,9 @@ export function ConfirmEnrolForm({ action }: { action: FormAction<RecoveryState>
     <form action={act} className="space-y-3">
       <Answer state={state} />
       <CodeInput id="enrol-code" label="Code from the app" />
-      <Button type="submit" disabled={pending}>{pending ? 'Checking…' : 'Turn on'}</Button>
+      <Button type="submit" disabled={pending}>
+        {pending ? 'Checking…' : 'Turn on'}
+      </Button>
     </form>
   );
 }
@@ -60,7 +78,9 @@ export function RegenerateForm({ action }: { action: FormAction<RecoveryState> }
       <Answer state={state} />
       {state?.ok && state.recoveryCodes ? <RecoveryCodes codes={state.recoveryCodes} /> : null}
       <CodeInput id="regen-code" label="Code from the app" />
-      <Button type="submit" disabled={pending} variant="secondary">New recovery codes</Button>
+      <Button type="submit" disabled={pending} variant="secondary">
+        New recovery codes
+      </Button>
     </form>
   );
 }
@@ -71,7 +91,9 @@ export function DisableForm({ action }: { action: FormAction }) {
     <form action={act} className="space-y-3">
       <Answer state={state} />
       <CodeInput id="disable-code" label="Code from the app" />
-      <Button type="submit" disabled={pending} variant="danger">Turn off two-factor authentication</Button>
+      <Button type="submit" disabled={pending} variant="danger">
+        Turn off two-factor authentication
+      </Button>
     </form>
   );
 }
@@ -94,7 +116,9 @@ export function PasswordForm({ action }: { action: FormAction }) {
         <Input id="confirm" name="confirm" type="password" autoComplete="new-password" required />
       </div>
       <div>
-        <Button type="submit" disabled={pending} variant="secondary">Change password</Button>
+        <Button type="submit" disabled={pending} variant="secondary">
+          Change password
+        </Button>
       </div>
     </form>
   );

@@ -6,7 +6,12 @@
  */
 export type Series = { key: string; label: string; className: string };
 
-export function BarChart(props: { title: string; rows: { label: string; values: Record<string, number> }[]; series: Series[]; unit: string }) {
+export function BarChart(props: {
+  title: string;
+  rows: { label: string; values: Record<string, number> }[];
+  series: Series[];
+  unit: string;
+}) {
   const h = 100;
   const n = props.rows.length || 1;
   const w = n * 10;
@@ -15,9 +20,25 @@ export function BarChart(props: { title: string; rows: { label: string; values: 
   const sum = totals.reduce((a, b) => a + b, 0);
   return (
     <figure className="w-full">
-      <p className="mb-1 text-xs text-neutral-700">Highest: {max} a {props.unit}</p>
-      <svg viewBox={`0 0 ${w} ${h}`} className="h-40 w-full" role="img" aria-label={`${props.title}: ${sum} in all, at most ${max} a ${props.unit} (the figures are in the table)`} preserveAspectRatio="none">
-        <line x1="0" y1={h - 0.5} x2={w} y2={h - 0.5} className="stroke-neutral-300" strokeWidth="1" vectorEffect="non-scaling-stroke" />
+      <p className="mb-1 text-xs text-neutral-700">
+        Highest: {max} a {props.unit}
+      </p>
+      <svg
+        viewBox={`0 0 ${w} ${h}`}
+        className="h-40 w-full"
+        role="img"
+        aria-label={`${props.title}: ${sum} in all, at most ${max} a ${props.unit} (the figures are in the table)`}
+        preserveAspectRatio="none"
+      >
+        <line
+          x1="0"
+          y1={h - 0.5}
+          x2={w}
+          y2={h - 0.5}
+          className="stroke-neutral-300"
+          strokeWidth="1"
+          vectorEffect="non-scaling-stroke"
+        />
         {props.rows.map((r, i) => {
           let y = h;
           return (

@@ -13,7 +13,11 @@ import { Button, buttonClass, Kbd, Label, Notice, Select, Textarea } from './ui'
 type Choice = 'approved' | 'declined' | 'resubmission_requested';
 type Reason = { value: string; label: string };
 
-const TITLES: Record<Choice, string> = { approved: 'Approve this case?', declined: 'Decline this case?', resubmission_requested: 'Ask for a resubmission?' };
+const TITLES: Record<Choice, string> = {
+  approved: 'Approve this case?',
+  declined: 'Decline this case?',
+  resubmission_requested: 'Ask for a resubmission?',
+};
 
 export function DecisionPanel(props: {
   action: FormAction;
@@ -62,8 +66,10 @@ export function DecisionPanel(props: {
     return () => document.removeEventListener('keydown', onKey);
   }, [open, props.next, props.previous, props.canDecide, props.testMode, router]);
 
-  const details = state?.details as { decided_by?: string; decided_status?: string; decided_reason?: string | null; decided_at?: string } | undefined;
-  const reasons = open === 'declined' ? props.declineReasons : open === 'resubmission_requested' ? props.resubmitReasons : [];
+  const details = state?.details as
+    { decided_by?: string; decided_status?: string; decided_reason?: string | null; decided_at?: string } | undefined;
+  const reasons =
+    open === 'declined' ? props.declineReasons : open === 'resubmission_requested' ? props.resubmitReasons : [];
 
   return (
     <div ref={root}>
@@ -74,10 +80,15 @@ export function DecisionPanel(props: {
             <p data-testid="decided-by">
               {details.decided_by} set it to {details.decided_status?.replace(/_/g, ' ')}
               {details.decided_reason ? ` (${details.decided_reason.replace(/_/g, ' ')})` : ''}
-              {details.decided_at ? ` at ${details.decided_at.slice(0, 19).replace('T', ' ')} UTC` : ''}. Nothing was changed by you.
+              {details.decided_at ? ` at ${details.decided_at.slice(0, 19).replace('T', ' ')} UTC` : ''}. Nothing was
+              changed by you.
             </p>
           ) : null}
-          <button type="button" onClick={() => router.refresh()} className="mt-1 font-semibold underline underline-offset-2">
+          <button
+            type="button"
+            onClick={() => router.refresh()}
+            className="mt-1 font-semibold underline underline-offset-2"
+          >
             Reload the case
           </button>
         </Notice>
@@ -91,7 +102,12 @@ export function DecisionPanel(props: {
             Decline…
           </Button>
           {props.testMode ? (
-            <Button type="button" variant="secondary" onClick={() => setOpen('resubmission_requested')} aria-keyshortcuts="r">
+            <Button
+              type="button"
+              variant="secondary"
+              onClick={() => setOpen('resubmission_requested')}
+              aria-keyshortcuts="r"
+            >
               Ask for resubmission…
             </Button>
           ) : null}
@@ -110,22 +126,49 @@ export function DecisionPanel(props: {
             Next case →
           </a>
         ) : null}
-        <button type="button" className="text-neutral-800 underline underline-offset-2" onClick={() => setHelp((h) => !h)} aria-expanded={help}>
+        <button
+          type="button"
+          className="text-neutral-800 underline underline-offset-2"
+          onClick={() => setHelp((h) => !h)}
+          aria-expanded={help}
+        >
           Keyboard shortcuts
         </button>
       </div>
       {help ? (
-        <ul className="mt-2 grid grid-cols-2 gap-1 rounded-md bg-neutral-100 p-3 text-sm text-neutral-900 sm:grid-cols-3" aria-label="Keyboard shortcuts">
-          <li><Kbd>a</Kbd> approve</li>
-          <li><Kbd>d</Kbd> decline</li>
-          {props.testMode ? <li><Kbd>r</Kbd> resubmission</li> : null}
-          <li><Kbd>j</Kbd> next case</li>
-          <li><Kbd>k</Kbd> previous case</li>
-          <li><Kbd>?</Kbd> this list</li>
+        <ul
+          className="mt-2 grid grid-cols-2 gap-1 rounded-md bg-neutral-100 p-3 text-sm text-neutral-900 sm:grid-cols-3"
+          aria-label="Keyboard shortcuts"
+        >
+          <li>
+            <Kbd>a</Kbd> approve
+          </li>
+          <li>
+            <Kbd>d</Kbd> decline
+          </li>
+          {props.testMode ? (
+            <li>
+              <Kbd>r</Kbd> resubmission
+            </li>
+          ) : null}
+          <li>
+            <Kbd>j</Kbd> next case
+          </li>
+          <li>
+            <Kbd>k</Kbd> previous case
+          </li>
+          <li>
+            <Kbd>?</Kbd> this list
+          </li>
         </ul>
       ) : null}
 
-      <dialog ref={dialog} onClose={() => setOpen(null)} aria-labelledby="decision-dialog-title" className="m-auto w-[calc(100%-1.5rem)] max-w-md rounded-lg border border-neutral-300 p-0 shadow-xl backdrop:bg-neutral-950/50">
+      <dialog
+        ref={dialog}
+        onClose={() => setOpen(null)}
+        aria-labelledby="decision-dialog-title"
+        className="m-auto w-[calc(100%-1.5rem)] max-w-md rounded-lg border border-neutral-300 p-0 shadow-xl backdrop:bg-neutral-950/50"
+      >
         {open ? (
           <form
             action={(form) => {
@@ -135,7 +178,9 @@ export function DecisionPanel(props: {
             }}
             className="space-y-4 p-5"
           >
-            <h2 id="decision-dialog-title" className="text-lg font-bold text-neutral-950">{TITLES[open]}</h2>
+            <h2 id="decision-dialog-title" className="text-lg font-bold text-neutral-950">
+              {TITLES[open]}
+            </h2>
             <input type="hidden" name="verification_id" value={props.verificationId} />
             <input type="hidden" name="status" value={open} />
             <input type="hidden" name="next_case" value={props.next ?? ''} />
@@ -144,25 +189,51 @@ export function DecisionPanel(props: {
               <div>
                 <Label htmlFor="reason">Reason</Label>
                 <Select id="reason" name="reason" required autoFocus defaultValue="">
-                  <option value="" disabled>Choose a reason</option>
+                  <option value="" disabled>
+                    Choose a reason
+                  </option>
                   {reasons.map((r) => (
-                    <option key={r.value} value={r.value}>{r.label} ({r.value})</option>
+                    <option key={r.value} value={r.value}>
+                      {r.label} ({r.value})
+                    </option>
                   ))}
                 </Select>
               </div>
             ) : (
-              <p className="text-sm text-neutral-800">The integrator is told at once (webhook), and the decision cannot be undone.</p>
+              <p className="text-sm text-neutral-800">
+                The integrator is told at once (webhook), and the decision cannot be undone.
+              </p>
             )}
             <div>
-              <Label htmlFor="note">Note for the audit log <span className="font-normal text-neutral-700">(optional, not sent to the integrator)</span></Label>
+              <Label htmlFor="note">
+                Note for the audit log{' '}
+                <span className="font-normal text-neutral-700">(optional, not sent to the integrator)</span>
+              </Label>
               <Textarea id="note" name="note" rows={3} maxLength={2000} />
             </div>
             <div className="flex flex-wrap justify-end gap-2">
               <Button type="button" variant="secondary" onClick={() => setOpen(null)}>
                 Cancel
               </Button>
-              <button type="submit" disabled={pending} autoFocus={!reasons.length} className={open === 'approved' ? buttonClass.success : open === 'declined' ? buttonClass.danger : buttonClass.primary}>
-                {pending ? 'Saving…' : open === 'approved' ? 'Approve' : open === 'declined' ? 'Decline' : 'Ask for resubmission'}
+              <button
+                type="submit"
+                disabled={pending}
+                autoFocus={!reasons.length}
+                className={
+                  open === 'approved'
+                    ? buttonClass.success
+                    : open === 'declined'
+                      ? buttonClass.danger
+                      : buttonClass.primary
+                }
+              >
+                {pending
+                  ? 'Saving…'
+                  : open === 'approved'
+                    ? 'Approve'
+                    : open === 'declined'
+                      ? 'Decline'
+                      : 'Ask for resubmission'}
               </button>
             </div>
           </form>

@@ -9,10 +9,18 @@ export function FactTable(props: { facts: Fact[]; caption: string }) {
       <caption className="sr-only">{props.caption}</caption>
       <THead className="hidden border-b border-neutral-200 text-neutral-800 md:table-header-group">
         <tr>
-          <Th density="column" nowrap strong>Check</Th>
-          <Th density="column" nowrap strong>Measured</Th>
-          <Th density="column" nowrap strong>Threshold</Th>
-          <Th density="column" nowrap strong>Result</Th>
+          <Th density="column" nowrap strong>
+            Check
+          </Th>
+          <Th density="column" nowrap strong>
+            Measured
+          </Th>
+          <Th density="column" nowrap strong>
+            Threshold
+          </Th>
+          <Th density="column" nowrap strong>
+            Result
+          </Th>
         </tr>
       </THead>
       <tbody className="divide-y divide-neutral-200">

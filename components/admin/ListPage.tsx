@@ -7,14 +7,21 @@ import { ButtonLink, Empty, Notice, Table, TableFrame, Th, THead } from './ui';
 type Query = Record<string, string | string[] | undefined>;
 
 /** The named query parameters (strings only), as a lib/ filter schema takes them. */
-export const filtersFrom = (q: Query, keys: string[]) => Object.fromEntries(keys.map((k) => [k, typeof q[k] === 'string' ? q[k] : undefined])) as Record<string, string | undefined>;
+export const filtersFrom = (q: Query, keys: string[]) =>
+  Object.fromEntries(keys.map((k) => [k, typeof q[k] === 'string' ? q[k] : undefined])) as Record<
+    string,
+    string | undefined
+  >;
 
 /**
  * Runs a query on filters from the URL that may be invalid: a VALIDATION_ERROR (or any DomainError) becomes a
  * message, not an error page. Text Postgres cannot store (a NUL, an unpaired surrogate) is such an error, named
  * by its parameter, before the query runs (lib/core/input-text.ts).
  */
-export async function withFilters<T>(filters: Record<string, string | undefined>, run: () => Promise<T>): Promise<{ result: T | null; problem: DomainError | null }> {
+export async function withFilters<T>(
+  filters: Record<string, string | undefined>,
+  run: () => Promise<T>,
+): Promise<{ result: T | null; problem: DomainError | null }> {
   try {
     assertStorableText(filters, 'query', 'The filters are not valid.');
     return { result: await run(), problem: null };
@@ -29,13 +36,20 @@ export function FilterProblem({ problem }: { problem: DomainError | null }) {
   const fields = (problem.details as { fields?: Record<string, string[]> } | undefined)?.fields ?? {};
   return (
     <Notice tone="error">
-      {problem.message} {Object.entries(fields).map(([k, v]) => `${k}: ${v.join(' ')}`).join(' ')}
+      {problem.message}{' '}
+      {Object.entries(fields)
+        .map(([k, v]) => `${k}: ${v.join(' ')}`)
+        .join(' ')}
     </Notice>
   );
 }
 
 /** The next page's URL: the same filters, the new cursor. */
-export function nextPageHref(path: string, filters: Record<string, string | undefined>, cursor: string | null): string | null {
+export function nextPageHref(
+  path: string,
+  filters: Record<string, string | undefined>,
+  cursor: string | null,
+): string | null {
   if (!cursor) return null;
   const kept = Object.entries(filters).filter((e): e is [string, string] => !!e[1] && e[0] !== 'cursor');
   return `${path}?${new URLSearchParams([...kept, ['cursor', cursor]])}`;
@@ -52,7 +66,15 @@ export function NextPage({ href, label }: { href: string | null; label: string }
 }
 
 /** A results table that scrolls sideways inside its frame on a narrow screen (the page itself never does). */
-export function ResultsTable(props: { caption: string; columns: string[]; testId: string; minWidth: string; empty: string; rows: unknown[] | null; children: ReactNode }) {
+export function ResultsTable(props: {
+  caption: string;
+  columns: string[];
+  testId: string;
+  minWidth: string;
+  empty: string;
+  rows: unknown[] | null;
+  children: ReactNode;
+}) {
   if (!props.rows) return null;
   if (props.rows.length === 0) return <Empty>{props.empty}</Empty>;
   return (

@@ -13,7 +13,10 @@ export function Shell(props: { actor: Actor; children: ReactNode; signOut: () =>
   const nav = navFor(props.actor, { enrolling: props.enrolling });
   return (
     <div className="min-h-screen bg-neutral-50">
-      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-blue-900">
+      <a
+        href="#main"
+        className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-blue-900"
+      >
         Skip to content
       </a>
       <header className="border-b border-neutral-200 bg-white">
@@ -24,10 +27,17 @@ export function Shell(props: { actor: Actor; children: ReactNode; signOut: () =>
           <div className="flex min-w-0 items-center gap-3 text-sm">
             <span className="truncate text-neutral-800" title={props.actor.email}>
               {props.actor.email}
-              {props.actor.isOperator ? <span className="ml-1 rounded bg-neutral-900 px-1.5 py-0.5 text-xs font-semibold text-white">operator</span> : null}
+              {props.actor.isOperator ? (
+                <span className="ml-1 rounded bg-neutral-900 px-1.5 py-0.5 text-xs font-semibold text-white">
+                  operator
+                </span>
+              ) : null}
             </span>
             <form action={props.signOut}>
-              <button type="submit" className="min-h-9 rounded-md px-2 font-semibold text-blue-800 underline underline-offset-2 hover:text-blue-950 focus-visible:outline-2 focus-visible:outline-blue-900">
+              <button
+                type="submit"
+                className="min-h-9 rounded-md px-2 font-semibold text-blue-800 underline underline-offset-2 hover:text-blue-950 focus-visible:outline-2 focus-visible:outline-blue-900"
+              >
                 Sign out
               </button>
             </form>

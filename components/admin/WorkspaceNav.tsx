@@ -9,7 +9,12 @@ export const WORKSPACE_TABS = [
   ['usage', 'Usage'],
 ] as const;
 
-export function WorkspaceHeader(props: { workspace: { id: string; name: string }; current: (typeof WORKSPACE_TABS)[number][0]; title: string; subtitle?: React.ReactNode }) {
+export function WorkspaceHeader(props: {
+  workspace: { id: string; name: string };
+  current: (typeof WORKSPACE_TABS)[number][0];
+  title: string;
+  subtitle?: React.ReactNode;
+}) {
   return (
     <>
       <p className="mb-1 text-sm">
@@ -20,7 +25,11 @@ export function WorkspaceHeader(props: { workspace: { id: string; name: string }
       <PageHeader title={`${props.title}: ${props.workspace.name}`} subtitle={props.subtitle} />
       <Tabs
         label="Workspace sections"
-        items={WORKSPACE_TABS.map(([slug, label]) => ({ href: `/admin/workspaces/${props.workspace.id}/${slug}`, label, current: slug === props.current }))}
+        items={WORKSPACE_TABS.map(([slug, label]) => ({
+          href: `/admin/workspaces/${props.workspace.id}/${slug}`,
+          label,
+          current: slug === props.current,
+        }))}
       />
     </>
   );

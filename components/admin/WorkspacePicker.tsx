@@ -2,7 +2,12 @@
 import type { Membership } from '@/lib/domain/admin/access';
 import { Button, Label, Select } from './ui';
 
-export function WorkspacePicker(props: { workspaces: Membership[]; current: string | null; hidden?: Record<string, string>; counts?: Map<string, number> }) {
+export function WorkspacePicker(props: {
+  workspaces: Membership[];
+  current: string | null;
+  hidden?: Record<string, string>;
+  counts?: Map<string, number>;
+}) {
   if (props.workspaces.length <= 1) return null;
   return (
     <form method="get" className="flex flex-wrap items-end gap-2">
@@ -10,9 +15,7 @@ export function WorkspacePicker(props: { workspaces: Membership[]; current: stri
         <input key={k} type="hidden" name={k} value={v} />
       ))}
       <div>
-        <Label htmlFor="workspace">
-          Workspace
-        </Label>
+        <Label htmlFor="workspace">Workspace</Label>
         <Select id="workspace" name="workspace" defaultValue={props.current ?? ''}>
           <option value="">All workspaces</option>
           {props.workspaces.map((w) => (

@@ -4,7 +4,15 @@
 export const INVALID_FORM = 'The form has invalid fields.';
 
 /** What a form shows after its action: a message, and for validation errors the fields concerned. */
-export type FormState = { ok?: boolean; message?: string; fields?: Record<string, string[]>; details?: Record<string, unknown>; values?: Record<string, string> } | undefined;
+export type FormState =
+  | {
+      ok?: boolean;
+      message?: string;
+      fields?: Record<string, string[]>;
+      details?: Record<string, unknown>;
+      values?: Record<string, string>;
+    }
+  | undefined;
 
 /** A second factor's confirmation or renewal: the new recovery codes, shown once. */
 export type RecoveryState = (FormState & { recoveryCodes?: string[] }) | undefined;

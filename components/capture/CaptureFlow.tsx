@@ -40,23 +40,39 @@ export function stepFor(s: CaptureState): Step {
 }
 
 const progressKey = (step: Step): StepName =>
-  step === 'stepUp' || step === 'docType' || step === 'front' || step === 'back' ? 'document' : step === 'waiting' ? 'result' : step;
+  step === 'stepUp' || step === 'docType' || step === 'front' || step === 'back'
+    ? 'document'
+    : step === 'waiting'
+      ? 'result'
+      : step;
 
 /** A forward arrow that points the way the text reads (mirrored right to left). */
 export function Forward() {
   return (
-    <svg aria-hidden="true" viewBox="0 0 20 20" className="size-5 shrink-0 fill-none stroke-current stroke-2 rtl:-scale-x-100" data-testid="forward-icon">
+    <svg
+      aria-hidden="true"
+      viewBox="0 0 20 20"
+      className="size-5 shrink-0 fill-none stroke-current stroke-2 rtl:-scale-x-100"
+      data-testid="forward-icon"
+    >
       <path d="M4 10h12M11 5l5 5-5 5" />
     </svg>
   );
 }
 
-export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg: string | null; embed?: EmbedTarget | null }) {
+export function CaptureFlow(props: {
+  token: string;
+  initial: CaptureState;
+  qrSvg: string | null;
+  embed?: EmbedTarget | null;
+}) {
   const { token } = props;
   const t = useTranslations();
   const [state, setState] = useState(props.initial);
   const [step, setStep] = useState<Step>(() => stepFor(props.initial));
-  const [docType, setDocType] = useState<DocumentType>((props.initial.media.document_type as DocumentType) ?? 'id_card');
+  const [docType, setDocType] = useState<DocumentType>(
+    (props.initial.media.document_type as DocumentType) ?? 'id_card',
+  );
   const [previews, setPreviews] = useState<Partial<Record<Shot, { url: string; mirrored: boolean }>>>({});
   /** a digital ID wallet is being asked (WalletOffer): the embedding site's `wallet` step */
   const [walletActive, setWalletActive] = useState(false);
@@ -130,13 +146,24 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
     setStep(state.reason === 'document_quality' ? 'docType' : 'selfie');
   };
 
-  const steps: StepName[] = ['consent', 'selfie', ...(state.needs_document ? (['document'] as const) : []), 'review', 'result'];
+  const steps: StepName[] = [
+    'consent',
+    'selfie',
+    ...(state.needs_document ? (['document'] as const) : []),
+    'review',
+    'result',
+  ];
   const current = steps.indexOf(progressKey(step));
   const qr = props.qrSvg ? (
     <div className="hidden rounded-lg border border-neutral-300 p-4 md:block">
       <h3 className="font-semibold">{t('otherDevice.title')}</h3>
       <p className="text-sm text-neutral-700">{t('otherDevice.hint')}</p>
-      <div className="mx-auto mt-3 w-44" role="img" aria-label={t('otherDevice.title')} dangerouslySetInnerHTML={{ __html: props.qrSvg }} />
+      <div
+        className="mx-auto mt-3 w-44"
+        role="img"
+        aria-label={t('otherDevice.title')}
+        dangerouslySetInnerHTML={{ __html: props.qrSvg }}
+      />
     </div>
   ) : null;
 
@@ -163,12 +190,21 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
         {state.mode === 'test' && <p className="rounded bg-neutral-100 p-2 text-sm">{t('page.testMode')}</p>}
       </header>
 
-      <nav aria-label={t('progress', { current: current + 1, total: steps.length, name: t(`steps.${steps[current]}`) })}>
+      <nav
+        aria-label={t('progress', { current: current + 1, total: steps.length, name: t(`steps.${steps[current]}`) })}
+      >
         <ol className="flex gap-1" data-testid="progress">
           {steps.map((s, i) => (
             <li key={s} aria-current={i === current ? 'step' : undefined} className="min-w-0 flex-1">
-              <span className={`block h-1.5 rounded ${i <= current ? 'bg-blue-700' : 'bg-neutral-300'}`} aria-hidden="true" />
-              <span className={`mt-1 block text-xs wrap-anywhere ${i === current ? 'font-semibold text-neutral-900' : 'text-neutral-600'}`}>{t(`steps.${s}`)}</span>
+              <span
+                className={`block h-1.5 rounded ${i <= current ? 'bg-blue-700' : 'bg-neutral-300'}`}
+                aria-hidden="true"
+              />
+              <span
+                className={`mt-1 block text-xs wrap-anywhere ${i === current ? 'font-semibold text-neutral-900' : 'text-neutral-600'}`}
+              >
+                {t(`steps.${s}`)}
+              </span>
             </li>
           ))}
         </ol>
@@ -181,14 +217,33 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
 
         {step === 'consent' && state.consent.version && (
           <>
-            <Consent token={token} version={state.consent.version} onAccepted={(s) => { setState(s); setStep(stepFor(s)); }} />
+            <Consent
+              token={token}
+              version={state.consent.version}
+              onAccepted={(s) => {
+                setState(s);
+                setStep(stepFor(s));
+              }}
+            />
             {qr}
           </>
         )}
-        {step === 'selfie' && <WalletOffer token={token} state={state} divider onDecided={walletDecided} onActive={setWalletActive} />}
-        {step === 'selfie' && state.active_liveness?.required && !state.active_liveness.done && <HeadTurnChallenge token={token} onDone={afterChallenge} />}
+        {step === 'selfie' && (
+          <WalletOffer token={token} state={state} divider onDecided={walletDecided} onActive={setWalletActive} />
+        )}
+        {step === 'selfie' && state.active_liveness?.required && !state.active_liveness.done && (
+          <HeadTurnChallenge token={token} onDone={afterChallenge} />
+        )}
         {step === 'selfie' && !(state.active_liveness?.required && !state.active_liveness.done) && (
-          <PhotoStep key="selfie" token={token} target={{ type: 'selfie' }} title={t('selfie.title')} intro={t('selfie.intro')} qr={qr} onUploaded={afterUpload('selfie')} />
+          <PhotoStep
+            key="selfie"
+            token={token}
+            target={{ type: 'selfie' }}
+            title={t('selfie.title')}
+            intro={t('selfie.intro')}
+            qr={qr}
+            onUploaded={afterUpload('selfie')}
+          />
         )}
         {step === 'stepUp' && (
           <div role="status" aria-live="polite" data-testid="step-up" className="space-y-3">
@@ -201,7 +256,13 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
             <p>{t('stepUp.how')}</p>
             <p className="rounded-md bg-blue-50 p-3 text-blue-950">{t('stepUp.kept')}</p>
             {/* docs/wallet.md: a wallet's signed age claim decides instead of the document, where it is offered. */}
-            <WalletOffer token={token} state={state} intro="insteadOfDocument" onDecided={walletDecided} onActive={setWalletActive} />
+            <WalletOffer
+              token={token}
+              state={state}
+              intro="insteadOfDocument"
+              onDecided={walletDecided}
+              onActive={setWalletActive}
+            />
             <button type="button" className="btn-primary w-full gap-2" onClick={() => setStep('docType')}>
               {t('stepUp.continue')}
               <Forward />
@@ -213,8 +274,18 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
             <legend className="sr-only">{t('document.question')}</legend>
             {state.step_up === 'document' && <p>{t('stepUp.choose')}</p>}
             {DOCUMENT_TYPES.map((d) => (
-              <label key={d} className="flex cursor-pointer items-center gap-3 rounded-lg border border-neutral-300 p-3 has-[:checked]:border-blue-700 has-[:checked]:bg-blue-50">
-                <input type="radio" name="doctype" value={d} checked={docType === d} onChange={() => setDocType(d)} className="size-5" />
+              <label
+                key={d}
+                className="flex cursor-pointer items-center gap-3 rounded-lg border border-neutral-300 p-3 has-[:checked]:border-blue-700 has-[:checked]:bg-blue-50"
+              >
+                <input
+                  type="radio"
+                  name="doctype"
+                  value={d}
+                  checked={docType === d}
+                  onChange={() => setDocType(d)}
+                  className="size-5"
+                />
                 {t(`document.types.${d}`)}
               </label>
             ))}
@@ -224,10 +295,26 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
           </fieldset>
         )}
         {step === 'front' && (
-          <PhotoStep key={`front-${docType}`} token={token} target={{ type: 'document', side: 'front', documentType: docType }} title={titles.front} intro={t('document.intro')} qr={qr} onUploaded={afterUpload('front')} />
+          <PhotoStep
+            key={`front-${docType}`}
+            token={token}
+            target={{ type: 'document', side: 'front', documentType: docType }}
+            title={titles.front}
+            intro={t('document.intro')}
+            qr={qr}
+            onUploaded={afterUpload('front')}
+          />
         )}
         {step === 'back' && (
-          <PhotoStep key="back" token={token} target={{ type: 'document', side: 'back', documentType: docType }} title={t('document.back')} intro={t('document.intro')} qr={qr} onUploaded={afterUpload('back')} />
+          <PhotoStep
+            key="back"
+            token={token}
+            target={{ type: 'document', side: 'back', documentType: docType }}
+            title={t('document.back')}
+            intro={t('document.intro')}
+            qr={qr}
+            onUploaded={afterUpload('back')}
+          />
         )}
         {step === 'review' && (
           <div className="space-y-4">
@@ -237,11 +324,19 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
               {(Object.keys(previews) as Shot[]).map((k) => (
                 <li key={k}>
                   {/* eslint-disable-next-line @next/next/no-img-element -- a local object URL */}
-                  <img src={previews[k]!.url} alt={titles[k]} className={`rounded-lg border border-neutral-300 ${previews[k]!.mirrored ? '-scale-x-100' : ''}`} />
+                  <img
+                    src={previews[k]!.url}
+                    alt={titles[k]}
+                    className={`rounded-lg border border-neutral-300 ${previews[k]!.mirrored ? '-scale-x-100' : ''}`}
+                  />
                 </li>
               ))}
             </ul>
-            {errorCode && <p role="alert" className="text-red-800">{advise(t, { code: errorCode })}</p>}
+            {errorCode && (
+              <p role="alert" className="text-red-800">
+                {advise(t, { code: errorCode })}
+              </p>
+            )}
             <button type="button" className="btn-primary w-full" disabled={busy} onClick={submit}>
               {busy ? t('review.submitting') : t('review.submit')}
             </button>
@@ -252,7 +347,10 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
         )}
         {step === 'waiting' && (
           <div role="status" aria-live="polite" className="flex items-center gap-3">
-            <span aria-hidden="true" className="size-6 animate-spin rounded-full border-4 border-blue-700 border-t-transparent" />
+            <span
+              aria-hidden="true"
+              className="size-6 animate-spin rounded-full border-4 border-blue-700 border-t-transparent"
+            />
             {t('waiting')}
           </div>
         )}
@@ -261,7 +359,15 @@ export function CaptureFlow(props: { token: string; initial: CaptureState; qrSvg
             state={state}
             onRetry={retry}
             // A verification sent back for another try may be decided by a wallet instead of new photos.
-            walletOffer={<WalletOffer token={token} state={state} intro="stepUp" onDecided={walletDecided} onActive={setWalletActive} />}
+            walletOffer={
+              <WalletOffer
+                token={token}
+                state={state}
+                intro="stepUp"
+                onDecided={walletDecided}
+                onActive={setWalletActive}
+              />
+            }
           />
         )}
       </main>
@@ -280,14 +386,21 @@ function resultTitle(t: Translate, status: string) {
 function Result(props: { state: CaptureState; onRetry: () => void; walletOffer?: React.ReactNode }) {
   const { state } = props;
   const t = useTranslations();
-  const text: Record<string, string> = { approved: t('result.approvedText'), declined: t('result.declinedText'), review: t('result.reviewText'), resubmission_requested: t('result.resubmissionText') };
+  const text: Record<string, string> = {
+    approved: t('result.approvedText'),
+    declined: t('result.declinedText'),
+    review: t('result.reviewText'),
+    resubmission_requested: t('result.resubmissionText'),
+  };
   const reason = state.reason;
   return (
     <div role="status" aria-live="polite" data-testid="result" data-status={state.status} className="space-y-3">
       <p>{text[state.status] ?? t('link.expiredText')}</p>
       {state.status === 'resubmission_requested' && (
         <>
-          {isReasonMessage(reason) && <p className="rounded-md bg-amber-50 p-3 text-amber-950">{t(`reasons.${reason}`)}</p>}
+          {isReasonMessage(reason) && (
+            <p className="rounded-md bg-amber-50 p-3 text-amber-950">{t(`reasons.${reason}`)}</p>
+          )}
           <p className="text-sm text-neutral-700">{t('result.attemptsLeft', { count: state.attempts_remaining })}</p>
           {props.walletOffer}
           <button type="button" className="btn-primary w-full" onClick={props.onRetry}>
@@ -296,7 +409,12 @@ function Result(props: { state: CaptureState; onRetry: () => void; walletOffer?:
         </>
       )}
       {state.status !== 'resubmission_requested' && state.return_url && state.return_host && (
-        <a href={state.return_url} rel="noopener noreferrer" className="btn-primary flex w-full gap-2 text-center" data-testid="return">
+        <a
+          href={state.return_url}
+          rel="noopener noreferrer"
+          className="btn-primary flex w-full gap-2 text-center"
+          data-testid="return"
+        >
           {t('result.backTo', { host: state.return_host })}
           <Forward />
         </a>

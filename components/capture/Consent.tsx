@@ -12,7 +12,11 @@ import { DEFAULT_LOCALE, dirOf } from '@/lib/core/i18n/locales';
 
 type Loaded = { path: string; text: string; sha: string } | { path: string; failed: true } | null;
 
-export function Consent(props: { token: string; version: NonNullable<CaptureState['consent']['version']>; onAccepted: (s: CaptureState) => void }) {
+export function Consent(props: {
+  token: string;
+  version: NonNullable<CaptureState['consent']['version']>;
+  onAccepted: (s: CaptureState) => void;
+}) {
   const { token, version, onAccepted } = props;
   const t = useTranslations();
   const pageLocale = useLocale();

@@ -43,7 +43,9 @@ export function DocumentGuide(props: Props) {
           const moved = r.quad && previous ? quadShift(r.quad, previous, video.videoWidth, video.videoHeight) : 1;
           previous = r.quad;
           steady = r.advice === 'ready' && moved <= GUIDE.maxShift ? steady + 1 : 0;
-          setSeen(r.quad ? { quad: r.quad, w: video.videoWidth, h: video.videoHeight, ready: r.advice === 'ready' } : null);
+          setSeen(
+            r.quad ? { quad: r.quad, w: video.videoWidth, h: video.videoHeight, ready: r.advice === 'ready' } : null,
+          );
           latest.current.onAdvice(r.advice);
           if (steady >= AUTO_CAPTURE_FRAMES && latest.current.armed) {
             stopped = true;

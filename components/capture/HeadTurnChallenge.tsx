@@ -43,7 +43,9 @@ function frameOf(video: HTMLVideoElement): Promise<Blob | null> {
 }
 
 function pageTurn(points: number[][]): number | null {
-  return points.length >= 3 ? turnOf([points[0][0], points[0][1]], [points[1][0], points[1][1]], [points[2][0], points[2][1]]) : null;
+  return points.length >= 3
+    ? turnOf([points[0][0], points[0][1]], [points[1][0], points[1][1]], [points[2][0], points[2][1]])
+    : null;
 }
 function pageMatches(step: ChallengeStep, turn: number | null) {
   if (turn === null) return false;
@@ -78,7 +80,11 @@ export function HeadTurnChallenge(props: { token: string; onDone: () => void }) 
   };
 
   const skip = async () => {
-    const r = await call(token, '/liveness', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ skip: true }) });
+    const r = await call(token, '/liveness', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ skip: true }),
+    });
     if (r.ok) onDone();
     else setError(r.code);
   };
@@ -90,7 +96,11 @@ export function HeadTurnChallenge(props: { token: string; onDone: () => void }) 
       const form = new FormData();
       form.append('nonce', ch.nonce);
       frames.current.forEach((b, i) => form.append(`frame_${i}`, b, `frame_${i}.jpg`));
-      const r = await call<{ passed: boolean; failure: string | null; frames: { turn: number | null }[] }>(token, `/liveness/${ch.id}`, { method: 'POST', body: form });
+      const r = await call<{ passed: boolean; failure: string | null; frames: { turn: number | null }[] }>(
+        token,
+        `/liveness/${ch.id}`,
+        { method: 'POST', body: form },
+      );
       if (r.ok && r.data.passed) return onDone();
       if (!r.ok) setError(r.code);
       else console.info('head-turn challenge failed', r.data.failure, JSON.stringify(r.data.frames));
@@ -159,16 +169,39 @@ export function HeadTurnChallenge(props: { token: string; onDone: () => void }) 
       )}
       {(phase === 'running' || phase === 'checking') && (
         <div className="space-y-2">
-          <Webcam ref={webcam} audio={false} mirrored videoConstraints={{ facingMode: 'user', width: 640, height: 480 }} screenshotFormat="image/jpeg" className="w-full rounded-lg bg-black" />
-          <p className="text-sm text-neutral-700">{challenge && step && t('challenge.step', { current: index + 1, total: challenge.steps.length })}</p>
-          <p role="status" aria-live="assertive" data-testid="head-turn-instruction" data-step={phase === 'checking' ? 'checking' : step} data-turn={turnSeen ?? ''} className="text-xl font-semibold">
+          <Webcam
+            ref={webcam}
+            audio={false}
+            mirrored
+            videoConstraints={{ facingMode: 'user', width: 640, height: 480 }}
+            screenshotFormat="image/jpeg"
+            className="w-full rounded-lg bg-black"
+          />
+          <p className="text-sm text-neutral-700">
+            {challenge && step && t('challenge.step', { current: index + 1, total: challenge.steps.length })}
+          </p>
+          <p
+            role="status"
+            aria-live="assertive"
+            data-testid="head-turn-instruction"
+            data-step={phase === 'checking' ? 'checking' : step}
+            data-turn={turnSeen ?? ''}
+            className="text-xl font-semibold"
+          >
             {phase === 'checking' ? t('challenge.checking') : step && t(`challenge.turn.${step}`)}
-            {phase === 'running' && step && held > 0 && <span className="block text-base font-medium">{t('challenge.hold')}</span>}
+            {phase === 'running' && step && held > 0 && (
+              <span className="block text-base font-medium">{t('challenge.hold')}</span>
+            )}
           </p>
         </div>
       )}
       {(phase === 'timeout' || phase === 'failed') && (
-        <p role="alert" data-testid="head-turn-result" data-result={phase} className="rounded-md bg-amber-50 p-3 text-amber-950">
+        <p
+          role="alert"
+          data-testid="head-turn-result"
+          data-result={phase}
+          className="rounded-md bg-amber-50 p-3 text-amber-950"
+        >
           {phase === 'timeout' ? t('challenge.timeout') : t('challenge.failed')}
         </p>
       )}
@@ -182,7 +215,9 @@ export function HeadTurnChallenge(props: { token: string; onDone: () => void }) 
           </button>
         </div>
       )}
-      {phase !== 'running' && phase !== 'checking' && <p className="text-sm text-neutral-600">{t('challenge.skipNote')}</p>}
+      {phase !== 'running' && phase !== 'checking' && (
+        <p className="text-sm text-neutral-600">{t('challenge.skipNote')}</p>
+      )}
     </div>
   );
 }

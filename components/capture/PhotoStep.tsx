@@ -27,7 +27,14 @@ const IN_APP = /FBAN|FBAV|Instagram|Line\/|MicroMessenger|Snapchat|TikTok|; wv\)
 /** Consecutive passing frames before the capture button enables (steadiness). */
 const READY_FRAMES = 2;
 
-export function PhotoStep(props: { token: string; target: PhotoTarget; title: string; intro: string; qr: React.ReactNode; onUploaded: (preview: string, mirrored: boolean) => void }) {
+export function PhotoStep(props: {
+  token: string;
+  target: PhotoTarget;
+  title: string;
+  intro: string;
+  qr: React.ReactNode;
+  onUploaded: (preview: string, mirrored: boolean) => void;
+}) {
   const { token, target, onUploaded } = props;
   const t = useTranslations();
   const selfie = target.type === 'selfie';
@@ -79,7 +86,13 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
 
   const onCameraError = useCallback((e: string | DOMException) => {
     const name = typeof e === 'string' ? e : e.name;
-    setCamera(name === 'NotAllowedError' || name === 'SecurityError' ? 'denied' : name === 'NotFoundError' || name === 'OverconstrainedError' ? 'nocamera' : 'error');
+    setCamera(
+      name === 'NotAllowedError' || name === 'SecurityError'
+        ? 'denied'
+        : name === 'NotFoundError' || name === 'OverconstrainedError'
+          ? 'nocamera'
+          : 'error',
+    );
   }, []);
 
   /** The frame at the camera's own resolution, as a JPEG (a canvas blob: the CSP allows no data: fetches). */
@@ -132,7 +145,12 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
     return false;
   };
 
-  const fallbackText = { denied: t('camera.denied'), nocamera: t('camera.none'), inapp: t('camera.inApp'), error: t('camera.error') } as Record<string, string>;
+  const fallbackText = {
+    denied: t('camera.denied'),
+    nocamera: t('camera.none'),
+    inapp: t('camera.inApp'),
+    error: t('camera.error'),
+  } as Record<string, string>;
   // A document can always be taken by hand (the guide may not see every document); a selfie once its checks pass.
   const canCapture = camera === 'live' && !uploading && (!selfie || readyFrames >= READY_FRAMES);
   let adviceText: string;
@@ -151,13 +169,28 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
       {preview ? (
         <div className="space-y-3">
           {/* eslint-disable-next-line @next/next/no-img-element -- a local object URL, nothing to optimise */}
-          <img src={preview.url} alt={props.title} className={`w-full rounded-lg border border-neutral-300 ${preview.mirrored ? '-scale-x-100' : ''}`} data-testid="photo-preview" />
+          <img
+            src={preview.url}
+            alt={props.title}
+            className={`w-full rounded-lg border border-neutral-300 ${preview.mirrored ? '-scale-x-100' : ''}`}
+            data-testid="photo-preview"
+          />
           {uploading && <p role="status">{t('camera.checking')}</p>}
           <div className="flex gap-3">
-            <button type="button" className="btn-secondary flex-1" disabled={uploading} onClick={() => setPreview(null)}>
+            <button
+              type="button"
+              className="btn-secondary flex-1"
+              disabled={uploading}
+              onClick={() => setPreview(null)}
+            >
               {t('camera.retake')}
             </button>
-            <button type="button" className="btn-primary flex-1" disabled={uploading} onClick={() => upload(preview.blob, preview.mirrored)}>
+            <button
+              type="button"
+              className="btn-primary flex-1"
+              disabled={uploading}
+              onClick={() => upload(preview.blob, preview.mirrored)}
+            >
               {t('camera.usePhoto')}
             </button>
           </div>
@@ -169,19 +202,40 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
               ref={webcam}
               audio={false}
               forceScreenshotSourceSize
-              videoConstraints={{ facingMode: selfie ? 'user' : { ideal: 'environment' }, width: { ideal: 1280 }, height: { ideal: 720 } }}
+              videoConstraints={{
+                facingMode: selfie ? 'user' : { ideal: 'environment' },
+                width: { ideal: 1280 },
+                height: { ideal: 720 },
+              }}
               onUserMedia={() => setCamera('live')}
               onUserMediaError={onCameraError}
               aria-label={props.title}
               className={`aspect-[4/3] w-full object-cover ${selfie ? '-scale-x-100' : ''}`}
               data-testid="camera"
             />
-            {selfie && <div aria-hidden="true" className="pointer-events-none absolute inset-[12%_22%] rounded-[50%] border-4 border-white/70" />}
+            {selfie && (
+              <div
+                aria-hidden="true"
+                className="pointer-events-none absolute inset-[12%_22%] rounded-[50%] border-4 border-white/70"
+              />
+            )}
             {!selfie && (
-              <DocumentGuide video={() => webcam.current?.video} active={camera === 'live' && !preview && !uploading} armed={autoArmed} onAdvice={onDocumentAdvice} onSteady={autoTake} />
+              <DocumentGuide
+                video={() => webcam.current?.video}
+                active={camera === 'live' && !preview && !uploading}
+                armed={autoArmed}
+                onAdvice={onDocumentAdvice}
+                onSteady={autoTake}
+              />
             )}
           </div>
-          <p role="status" aria-live="polite" data-testid="advice" data-advice={advice} className={`rounded-md p-3 font-medium ${advice === 'ready' ? 'bg-green-50 text-green-900' : 'bg-amber-50 text-amber-900'}`}>
+          <p
+            role="status"
+            aria-live="polite"
+            data-testid="advice"
+            data-advice={advice}
+            className={`rounded-md p-3 font-medium ${advice === 'ready' ? 'bg-green-50 text-green-900' : 'bg-amber-50 text-amber-900'}`}
+          >
             {camera === 'starting' ? t('camera.starting') : adviceText}
           </p>
           <button type="button" className="btn-primary w-full" disabled={!canCapture} onClick={take}>
@@ -198,7 +252,11 @@ export function PhotoStep(props: { token: string; target: PhotoTarget; title: st
               {fallbackText[camera]}
             </p>
           )}
-          <PhotoDropzone label={t('camera.dropzone')} hint={t('camera.dropzoneHint', { size: MAX_UPLOAD_MB })} onFile={(file) => setPreview({ url: URL.createObjectURL(file), blob: file })} />
+          <PhotoDropzone
+            label={t('camera.dropzone')}
+            hint={t('camera.dropzoneHint', { size: MAX_UPLOAD_MB })}
+            onFile={(file) => setPreview({ url: URL.createObjectURL(file), blob: file })}
+          />
           {camera === 'off' && (
             <button type="button" className="btn-link" onClick={() => setCamera('starting')}>
               {t('camera.useCamera')}

@@ -41,7 +41,11 @@ function problemOf(e: unknown): Problem {
   return 'declined';
 }
 
-const REFUSALS: Record<string, Problem> = { untrusted_issuer: 'untrusted', claim_missing: 'notShared', expired: 'expired' };
+const REFUSALS: Record<string, Problem> = {
+  untrusted_issuer: 'untrusted',
+  claim_missing: 'notShared',
+  expired: 'expired',
+};
 
 /**
  * `intro`: the offer's words where it stands in for something else (new photos after a resubmission request, or the
@@ -60,7 +64,11 @@ export function WalletOffer(props: {
   const t = useTranslations();
   // The server renders no offer (it cannot know the browser); the browser's own answer after hydration. A stable
   // string, as useSyncExternalStore compares snapshots.
-  const protocolList = useSyncExternalStore(noSubscription, () => supportedWalletProtocols().join(' '), () => '');
+  const protocolList = useSyncExternalStore(
+    noSubscription,
+    () => supportedWalletProtocols().join(' '),
+    () => '',
+  );
   const protocols = protocolList ? protocolList.split(' ') : [];
   const [phase, setPhase] = useState<'idle' | 'wallet' | 'checking'>('idle');
   const [problem, setProblem] = useState<Problem | null>(null);
@@ -75,7 +83,11 @@ export function WalletOffer(props: {
     setPhase('wallet');
     const requests: WalletRequest[] = [];
     for (const protocol of protocols) {
-      const r = await call<WalletRequest>(token, '/wallet-requests', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ protocol }) });
+      const r = await call<WalletRequest>(token, '/wallet-requests', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ protocol }),
+      });
       if (!r.ok) {
         setPhase('idle');
         return setProblem(r.code === 'network' ? 'network' : 'declined');
@@ -84,7 +96,9 @@ export function WalletOffer(props: {
     }
     let credential: { protocol?: string; data?: unknown } | null;
     try {
-      credential = (await navigator.credentials.get({ digital: { requests: requests.map((r) => ({ protocol: r.protocol, data: r.data })) } } as CredentialRequestOptions)) as typeof credential;
+      credential = (await navigator.credentials.get({
+        digital: { requests: requests.map((r) => ({ protocol: r.protocol, data: r.data })) },
+      } as CredentialRequestOptions)) as typeof credential;
     } catch (e) {
       setPhase('idle');
       return setProblem(problemOf(e));
@@ -108,28 +122,51 @@ export function WalletOffer(props: {
 
   return (
     <>
-    <section aria-labelledby="wallet-title" className="space-y-3 rounded-lg border border-blue-200 bg-blue-50 p-4" data-testid="wallet-offer">
-      <h3 id="wallet-title" className="font-semibold">{t('wallet.title')}</h3>
-      <p className="text-sm text-neutral-800">
-        {props.intro === 'stepUp' ? t('wallet.stepUp', { age }) : props.intro === 'insteadOfDocument' ? t('wallet.insteadOfDocument', { age }) : t('wallet.intro', { age })}
-      </p>
-      {problem && (
-        <p role="alert" className="rounded-md bg-white p-3 text-sm text-red-900" data-testid="wallet-problem" data-problem={problem}>
-          {t(`wallet.problems.${problem}`)}
+      <section
+        aria-labelledby="wallet-title"
+        className="space-y-3 rounded-lg border border-blue-200 bg-blue-50 p-4"
+        data-testid="wallet-offer"
+      >
+        <h3 id="wallet-title" className="font-semibold">
+          {t('wallet.title')}
+        </h3>
+        <p className="text-sm text-neutral-800">
+          {props.intro === 'stepUp'
+            ? t('wallet.stepUp', { age })
+            : props.intro === 'insteadOfDocument'
+              ? t('wallet.insteadOfDocument', { age })
+              : t('wallet.intro', { age })}
+        </p>
+        {problem && (
+          <p
+            role="alert"
+            className="rounded-md bg-white p-3 text-sm text-red-900"
+            data-testid="wallet-problem"
+            data-problem={problem}
+          >
+            {t(`wallet.problems.${problem}`)}
+          </p>
+        )}
+        <button type="button" className="btn-primary w-full" disabled={phase !== 'idle'} onClick={() => void start()}>
+          {phase === 'wallet'
+            ? t('wallet.waiting')
+            : phase === 'checking'
+              ? t('wallet.checking')
+              : problem
+                ? t('wallet.retry')
+                : t('wallet.use')}
+        </button>
+        <p role="status" aria-live="polite" className="sr-only">
+          {phase === 'wallet' ? t('wallet.waiting') : phase === 'checking' ? t('wallet.checking') : ''}
+        </p>
+      </section>
+      {props.divider && (
+        <p className="flex items-center gap-3 text-sm font-semibold text-neutral-700" aria-hidden="true">
+          <span className="h-px flex-1 bg-neutral-300" />
+          {t('wallet.orSelfie')}
+          <span className="h-px flex-1 bg-neutral-300" />
         </p>
       )}
-      <button type="button" className="btn-primary w-full" disabled={phase !== 'idle'} onClick={() => void start()}>
-        {phase === 'wallet' ? t('wallet.waiting') : phase === 'checking' ? t('wallet.checking') : problem ? t('wallet.retry') : t('wallet.use')}
-      </button>
-      <p role="status" aria-live="polite" className="sr-only">{phase === 'wallet' ? t('wallet.waiting') : phase === 'checking' ? t('wallet.checking') : ''}</p>
-    </section>
-    {props.divider && (
-      <p className="flex items-center gap-3 text-sm font-semibold text-neutral-700" aria-hidden="true">
-        <span className="h-px flex-1 bg-neutral-300" />
-        {t('wallet.orSelfie')}
-        <span className="h-px flex-1 bg-neutral-300" />
-      </p>
-    )}
     </>
   );
 }

@@ -11,7 +11,10 @@ import type { Locale } from '@/lib/core/i18n/locales';
 import type { Translate } from './message-keys';
 
 const translator = (locale: Locale) =>
-  createTranslator({ locale, messages: JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, `../../messages/${locale}.json`), 'utf8')) }) as unknown as Translate;
+  createTranslator({
+    locale,
+    messages: JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, `../../messages/${locale}.json`), 'utf8')),
+  }) as unknown as Translate;
 
 describe('advice for a refused upload', () => {
   it('DOCUMENT_UNREADABLE: lay it flat, fill the frame, tilt it away from the light', () => {

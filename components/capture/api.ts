@@ -27,7 +27,8 @@ export type CaptureState = {
   wallet?: { offer: boolean; age: number };
 };
 
-export type ApiResult<T> = { ok: true; data: T } | { ok: false; code: string; message: string; details?: Record<string, unknown> };
+export type ApiResult<T> =
+  { ok: true; data: T } | { ok: false; code: string; message: string; details?: Record<string, unknown> };
 
 export async function call<T>(token: string, path: string, init?: RequestInit): Promise<ApiResult<T>> {
   let res: Response;
@@ -38,7 +39,12 @@ export async function call<T>(token: string, path: string, init?: RequestInit): 
   }
   const body = await res.json().catch(() => null);
   if (res.ok && body?.data) return { ok: true, data: body.data as T };
-  return { ok: false, code: body?.error?.code ?? 'generic', message: body?.error?.message ?? `HTTP ${res.status}`, details: body?.error?.details };
+  return {
+    ok: false,
+    code: body?.error?.code ?? 'generic',
+    message: body?.error?.message ?? `HTTP ${res.status}`,
+    details: body?.error?.details,
+  };
 }
 
 /** The upload limit in megabytes, as the page states it. */

@@ -49,14 +49,22 @@ export function statusEvents(before: string, after: string): EmbedEvent[] {
 /** The camera is out of reach in this frame (no delegation, or a browser that gives frames none). */
 function cameraRefusedInFrame(): boolean {
   if (window.parent === window) return false;
-  const policy = (document as Document & { permissionsPolicy?: { allowsFeature(f: string): boolean }; featurePolicy?: { allowsFeature(f: string): boolean } });
+  const policy = document as Document & {
+    permissionsPolicy?: { allowsFeature(f: string): boolean };
+    featurePolicy?: { allowsFeature(f: string): boolean };
+  };
   const p = policy.permissionsPolicy ?? policy.featurePolicy;
   if (p && !p.allowsFeature('camera')) return true;
   return typeof navigator.mediaDevices?.getUserMedia !== 'function';
 }
 
 /** CaptureFlow's one line: the events of its step, status and errors, when the page is embedded. */
-export function useEmbedEvents(target: EmbedTarget | null | undefined, step: string, status: string, errorCode: string | null) {
+export function useEmbedEvents(
+  target: EmbedTarget | null | undefined,
+  step: string,
+  status: string,
+  errorCode: string | null,
+) {
   const seen = useRef<{ step: EmbedStep | null; status: string } | null>(null);
   const origin = target?.origin;
   const id = target?.verificationId;

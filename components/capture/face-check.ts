@@ -9,7 +9,8 @@ import type { Human } from '@vladmandic/human';
 import { SELFIE } from '@/lib/domain/media/thresholds';
 import { laplacianVariance } from '@/lib/domain/media/laplacian';
 
-export type Advice = 'noFace' | 'multipleFaces' | 'notCentred' | 'tooFar' | 'tooClose' | 'tooDark' | 'tooBright' | 'blurry' | 'ready';
+export type Advice =
+  'noFace' | 'multipleFaces' | 'notCentred' | 'tooFar' | 'tooClose' | 'tooDark' | 'tooBright' | 'blurry' | 'ready';
 export type FaceCheck = { advice: Advice; faces: number; brightness: number | null; sharpness: number | null };
 
 let human: Promise<Human> | null = null;
@@ -72,7 +73,8 @@ function regionGrey(video: HTMLVideoElement, box: [number, number, number, numbe
   ctx.drawImage(video, x, y, w, h, 0, 0, size, height);
   const rgba = ctx.getImageData(0, 0, size, height).data;
   const grey = new Uint8ClampedArray(size * height);
-  for (let i = 0; i < grey.length; i++) grey[i] = 0.299 * rgba[4 * i] + 0.587 * rgba[4 * i + 1] + 0.114 * rgba[4 * i + 2];
+  for (let i = 0; i < grey.length; i++)
+    grey[i] = 0.299 * rgba[4 * i] + 0.587 * rgba[4 * i + 1] + 0.114 * rgba[4 * i + 2];
   return { grey, w: size, h: height };
 }
 
@@ -90,7 +92,12 @@ export async function checkSelfieFrame(video: HTMLVideoElement): Promise<FaceChe
     // No face: say "too dark" when it is, which is the usual reason a camera sees none.
     const whole = regionGrey(video, [0, 0, vw, vh], 96);
     const s = greyStats(whole.grey, whole.w, whole.h);
-    return { advice: s.brightness < SELFIE.minBrightness ? 'tooDark' : 'noFace', faces: 0, brightness: s.brightness, sharpness: s.sharpness };
+    return {
+      advice: s.brightness < SELFIE.minBrightness ? 'tooDark' : 'noFace',
+      faces: 0,
+      brightness: s.brightness,
+      sharpness: s.sharpness,
+    };
   }
   if (faces.length > 1) return { advice: 'multipleFaces', faces: faces.length, brightness: null, sharpness: null };
   const [x, y, w, hh] = faces[0].box;

@@ -14,10 +14,21 @@ import { inngest } from '../../lib/domain/events/inngest-client';
 const MAX_ROUNDS = 8;
 
 /** `context`: what the handlers get; tests pass their own (a receiver's CA, scaled delays). */
-export function inngestFunction(job: JobDefinition, context: () => JobContext = () => ({ db: getDb(), now: () => new Date() })) {
-  const triggers = [...(job.event ? [{ event: job.event }] : []), ...(job.cron ? [{ cron: job.cron }] : [])] as [{ event: string } | { cron: string }];
+export function inngestFunction(
+  job: JobDefinition,
+  context: () => JobContext = () => ({ db: getDb(), now: () => new Date() }),
+) {
+  const triggers = [...(job.event ? [{ event: job.event }] : []), ...(job.cron ? [{ cron: job.cron }] : [])] as [
+    { event: string } | { cron: string },
+  ];
   return inngest.createFunction(
-    { id: job.id, name: job.description, triggers, retries: 3, ...(job.concurrency ? { concurrency: { limit: job.concurrency } } : {}) },
+    {
+      id: job.id,
+      name: job.description,
+      triggers,
+      retries: 3,
+      ...(job.concurrency ? { concurrency: { limit: job.concurrency } } : {}),
+    },
     async ({ event, step }) => {
       const payload = job.event && event.name === job.event ? parsePayload(job, event.data) : null;
       let last: unknown = null;

@@ -41,14 +41,29 @@ describe('authenticate before reading the body', () => {
   beforeAll(async () => {
     await ensureConsent();
     w = await makeWorkspace();
-    id = (await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: w.testSecret })).json.data.id;
+    id = (
+      await call(create, {
+        method: 'POST',
+        path: '/v1/verifications',
+        body: {},
+        apiKey: w.apiKey,
+        secret: w.testSecret,
+      })
+    ).json.data.id;
   });
 
   const multipartHeaders = { 'content-type': 'multipart/form-data; boundary=XyZ' };
 
   it('unknown X-API-Key: 401, and not one chunk of a 10 MiB upload is read', async () => {
     const b = watchedBody();
-    const res = await media(request(`/v1/verifications/${id}/media`, b.stream, { ...multipartHeaders, 'x-api-key': 'pk_unknown', 'x-hmac-signature': 'a'.repeat(64) }), ctx({ id }));
+    const res = await media(
+      request(`/v1/verifications/${id}/media`, b.stream, {
+        ...multipartHeaders,
+        'x-api-key': 'pk_unknown',
+        'x-hmac-signature': 'a'.repeat(64),
+      }),
+      ctx({ id }),
+    );
     expect([res.status, (await res.json()).error.code]).toEqual([401, 'INVALID_API_KEY']);
     expect(b.seen.pulled).toBe(0);
   });
@@ -60,7 +75,10 @@ describe('authenticate before reading the body', () => {
       [{ 'x-api-key': w.apiKey, 'x-hmac-signature': 'A'.repeat(64) }, 'INVALID_SIGNATURE'],
     ] as const) {
       const b = watchedBody();
-      const res = await media(request(`/v1/verifications/${id}/media`, b.stream, { ...multipartHeaders, ...headers }), ctx({ id }));
+      const res = await media(
+        request(`/v1/verifications/${id}/media`, b.stream, { ...multipartHeaders, ...headers }),
+        ctx({ id }),
+      );
       expect([res.status, (await res.json()).error.code]).toEqual([401, code]);
       expect(b.seen.pulled).toBe(0);
     }
@@ -71,7 +89,10 @@ describe('authenticate before reading the body', () => {
       const res = await media(request(`/v1/verifications/${id}/media`, body, multipartHeaders), ctx({ id }));
       expect([res.status, (await res.json()).error.code]).toEqual([401, 'MISSING_API_KEY']);
     }
-    const noBoundary = await media(request(`/v1/verifications/${id}/media`, 'x', { 'content-type': 'multipart/form-data', 'x-api-key': 'pk_nope' }), ctx({ id }));
+    const noBoundary = await media(
+      request(`/v1/verifications/${id}/media`, 'x', { 'content-type': 'multipart/form-data', 'x-api-key': 'pk_nope' }),
+      ctx({ id }),
+    );
     expect(noBoundary.status).toBe(401);
   });
 
@@ -81,7 +102,13 @@ describe('authenticate before reading the body', () => {
     expect(first.status).toBe(200);
     const b = watchedBody();
     const sig = signJsonRequest(limited.testSecret, 'POST', '/v1/verifications', 'irrelevant');
-    const res = await create(request('/v1/verifications', b.stream, { 'content-type': 'application/json', 'x-api-key': limited.apiKey, 'x-hmac-signature': sig }));
+    const res = await create(
+      request('/v1/verifications', b.stream, {
+        'content-type': 'application/json',
+        'x-api-key': limited.apiKey,
+        'x-hmac-signature': sig,
+      }),
+    );
     const body = await res.json();
     expect([res.status, body.error.code]).toEqual([429, 'RATE_LIMIT']);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -114,7 +141,10 @@ describe('authenticate before reading the body', () => {
     );
     const p = `/v1/verifications/${id}/media`;
     const sig = signMultipartRequest(w.testSecret, 'POST', p, [], []);
-    const res = await media(request(p, stream, { ...multipartHeaders, 'x-api-key': w.apiKey, 'x-hmac-signature': sig }), ctx({ id }));
+    const res = await media(
+      request(p, stream, { ...multipartHeaders, 'x-api-key': w.apiKey, 'x-hmac-signature': sig }),
+      ctx({ id }),
+    );
     const sentWhenAnswered = sent; // what is sent after the answer is read and dropped, not parsed
     const body = await res.json();
     expect([res.status, body.error.code]).toEqual([422, 'VALIDATION_ERROR']);
@@ -125,7 +155,13 @@ describe('authenticate before reading the body', () => {
   it('a JSON body over 64 KiB is refused as it streams: 413 after the 2nd chunk, not after reading 10 MiB', async () => {
     const b = watchedBody(160, 0x20);
     const sig = signJsonRequest(w.testSecret, 'POST', '/v1/verifications', '');
-    const res = await create(request('/v1/verifications', b.stream, { 'content-type': 'application/json', 'x-api-key': w.apiKey, 'x-hmac-signature': sig }));
+    const res = await create(
+      request('/v1/verifications', b.stream, {
+        'content-type': 'application/json',
+        'x-api-key': w.apiKey,
+        'x-hmac-signature': sig,
+      }),
+    );
     const pulledWhenAnswered = b.seen.pulled;
     expect([res.status, (await res.json()).error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
     // Answered at the 2nd chunk; the rest is then read and dropped (so the client sees the answer), never kept.
@@ -134,13 +170,35 @@ describe('authenticate before reading the body', () => {
 
   it('external_metadata nested 10,000 deep is 422, not a stack overflow', async () => {
     const deep = '{"external_metadata":' + '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000) + '}';
-    const r = await call(create, { method: 'POST', path: '/v1/verifications', body: deep, apiKey: w.apiKey, secret: w.testSecret });
+    const r = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: deep,
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+    });
     expect([r.status, r.json.error.code]).toEqual([422, 'VALIDATION_ERROR']);
     const arrays = '{"external_metadata":{"a":' + '['.repeat(10_000) + ']'.repeat(10_000) + '}}';
-    const r2 = await call(create, { method: 'POST', path: '/v1/verifications', body: arrays, apiKey: w.apiKey, secret: w.testSecret });
+    const r2 = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: arrays,
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+    });
     expect([r2.status, r2.json.error.code]).toEqual([422, 'VALIDATION_ERROR']);
     // 64 levels are fine.
     const ok = '{"external_metadata":' + '{"a":'.repeat(63) + '1' + '}'.repeat(63) + '}';
-    expect((await call(create, { method: 'POST', path: '/v1/verifications', body: ok, apiKey: w.apiKey, secret: w.testSecret })).status).toBe(201);
+    expect(
+      (
+        await call(create, {
+          method: 'POST',
+          path: '/v1/verifications',
+          body: ok,
+          apiKey: w.apiKey,
+          secret: w.testSecret,
+        })
+      ).status,
+    ).toBe(201);
   });
 });

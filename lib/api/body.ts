@@ -56,7 +56,11 @@ export function declaredLength(req: Pick<ApiRequest, 'headers'>): number | null 
  * the bytes received fall behind the pace (BODY_PACE), or the declared size's deadline passes. One timer at a time,
  * set for the moment the bytes received would fall behind, so a body that keeps up costs a timer or two.
  */
-export function watchPace(declared: number | null, onSlow: () => void, pace: { graceMs: number; minBytesPerSecond: number } = BODY_PACE) {
+export function watchPace(
+  declared: number | null,
+  onSlow: () => void,
+  pace: { graceMs: number; minBytesPerSecond: number } = BODY_PACE,
+) {
   const started = Date.now();
   const deadline = declared === null ? Infinity : pace.graceMs + (declared / pace.minBytesPerSecond) * 1000;
   let received = 0;
@@ -89,7 +93,11 @@ export function refuseDeclaredLength(req: Pick<ApiRequest, 'headers'>, limit: nu
  * bytes: 413 as soon as the total passes `limit`. Whatever `onChunk` throws (a parser refusing the body) stops
  * the reading there; the rest is never read.
  */
-export async function streamBody(req: ApiRequest, limit: number, onChunk: (chunk: Uint8Array) => void | Promise<void>): Promise<number> {
+export async function streamBody(
+  req: ApiRequest,
+  limit: number,
+  onChunk: (chunk: Uint8Array) => void | Promise<void>,
+): Promise<number> {
   refuseDeclaredLength(req, limit);
   if (!req.body) return 0;
   const reader = req.body.getReader();
@@ -162,7 +170,11 @@ export const DISCARD_MAX_MS = 30_000;
  * answer instead of a reset connection (cancelling the stream destroys the socket before the answer is
  * written). Bounded: at most 32 MiB or 30 s more, then the connection is dropped.
  */
-async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes = DISCARD_MAX_BYTES, maxMs = DISCARD_MAX_MS) {
+async function discardRest(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  maxBytes = DISCARD_MAX_BYTES,
+  maxMs = DISCARD_MAX_MS,
+) {
   const until = Date.now() + maxMs;
   let n = 0;
   try {
@@ -220,7 +232,8 @@ export function jsonDepthOver(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -235,7 +248,9 @@ export function parseJsonBody(raw: Uint8Array): unknown {
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
   } catch {
-    throw new DomainError('VALIDATION_ERROR', 'The request body is not valid UTF-8.', { fields: { body: ['Invalid UTF-8'] } });
+    throw new DomainError('VALIDATION_ERROR', 'The request body is not valid UTF-8.', {
+      fields: { body: ['Invalid UTF-8'] },
+    });
   }
   if (jsonDepthOver(text, JSON_MAX_DEPTH)) {
     throw new DomainError('VALIDATION_ERROR', `The request body nests deeper than ${JSON_MAX_DEPTH} levels.`, {

@@ -26,7 +26,9 @@ describe('concurrency on PostgreSQL 15', () => {
     previous = getDbHandle();
     handle = connect(pg.url, { max: 40 });
     setDbHandle(handle);
-    const [{ v }] = await handle.db.execute<{ v: string }>(sql`select extversion as v from pg_extension where extname = 'vector'`);
+    const [{ v }] = await handle.db.execute<{ v: string }>(
+      sql`select extversion as v from pg_extension where extname = 'vector'`,
+    );
     expect(v).toMatch(/^0\.\d+/);
   }, 180_000);
 
@@ -39,12 +41,25 @@ describe('concurrency on PostgreSQL 15', () => {
   it('50 simultaneous identical consent acceptances leave exactly one record', async () => {
     const active = await ensureConsent(handle.db);
     const w = await makeWorkspace({}, { db: handle.db });
-    const c = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: w.testSecret });
+    const c = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: {},
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+    });
     const id = c.json.data.id;
     const body = { consent_version_id: active.id, text_sha256: active.textSha256 };
     const rs = await Promise.all(
       Array.from({ length: 50 }, () =>
-        call(consent, { method: 'POST', path: `/v1/verifications/${id}/consent`, body, apiKey: w.apiKey, secret: w.testSecret, params: { id } }),
+        call(consent, {
+          method: 'POST',
+          path: `/v1/verifications/${id}/consent`,
+          body,
+          apiKey: w.apiKey,
+          secret: w.testSecret,
+          params: { id },
+        }),
       ),
     );
     expect(rs.map((r) => r.status)).toEqual(Array(50).fill(200));
@@ -58,7 +73,10 @@ describe('concurrency on PostgreSQL 15', () => {
     const a = await makeWorkspace({}, { db: handle.db });
     const b = await makeWorkspace({}, { db: handle.db });
     const get = (w: typeof a) => call(getConsent, { path: '/v1/consent', apiKey: w.apiKey, secret: w.testSecret });
-    const [ra, rb] = await Promise.all([Promise.all(Array.from({ length: 100 }, () => get(a))), Promise.all(Array.from({ length: 10 }, () => get(b)))]);
+    const [ra, rb] = await Promise.all([
+      Promise.all(Array.from({ length: 100 }, () => get(a))),
+      Promise.all(Array.from({ length: 10 }, () => get(b))),
+    ]);
     const codes = ra.map((r) => r.status);
     expect(codes.filter((s) => s === 200)).toHaveLength(60);
     expect(codes.filter((s) => s === 429)).toHaveLength(40);

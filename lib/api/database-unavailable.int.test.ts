@@ -37,6 +37,7 @@ describe('database unavailable', () => {
       expect([code, databaseUnavailable({ code })]).toEqual([code, true]);
       expect([code, databaseUnavailable(new Error('query failed', { cause: { code } }))]).toEqual([code, true]);
     }
-    for (const code of ['23505', '40001', '42P01', '57014', undefined]) expect([code, databaseUnavailable({ code })]).toEqual([code, false]);
+    for (const code of ['23505', '40001', '42P01', '57014', undefined])
+      expect([code, databaseUnavailable({ code })]).toEqual([code, false]);
   });
 });

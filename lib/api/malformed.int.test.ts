@@ -8,7 +8,8 @@ import { GET as unknownPath } from '@/app/v1/[...path]/route';
 import { call } from '@/test/helpers/http';
 import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
 
-const sign = (secret: string, s: string | Buffer, body: string | Buffer = '') => createHmac('sha256', secret).update(s).update(body).digest('hex');
+const sign = (secret: string, s: string | Buffer, body: string | Buffer = '') =>
+  createHmac('sha256', secret).update(s).update(body).digest('hex');
 
 describe('malformed input', () => {
   let w: TestWorkspace;
@@ -38,15 +39,31 @@ describe('malformed input', () => {
     ];
     for (const [body, field] of cases) {
       const r = await post(body);
-      expect([body, r.status, r.json.error.code, Object.keys(r.json.error.details.fields)]).toEqual([body, 422, 'VALIDATION_ERROR', [field]]);
+      expect([body, r.status, r.json.error.code, Object.keys(r.json.error.details.fields)]).toEqual([
+        body,
+        422,
+        'VALIDATION_ERROR',
+        [field],
+      ]);
     }
     // A surrogate pair is one character, stored as such.
-    const ok = await post('{"external_id":"ok-\\ud83d\\ude00","external_metadata":{"\\ud83d\\ude00":"\\ud83d\\ude00"}}');
+    const ok = await post(
+      '{"external_id":"ok-\\ud83d\\ude00","external_metadata":{"\\ud83d\\ude00":"\\ud83d\\ude00"}}',
+    );
     expect([ok.status, ok.json.data.external_id]).toEqual([201, 'ok-😀']);
-    for (const [query, field] of [['external_id=a%00b', 'external_id'], ['status=approved&external_id=%00', 'external_id'], ['a%00=1', 'query']]) {
+    for (const [query, field] of [
+      ['external_id=a%00b', 'external_id'],
+      ['status=approved&external_id=%00', 'external_id'],
+      ['a%00=1', 'query'],
+    ]) {
       const path = `/v1/verifications?${query}`;
       const r = await call(list, { path, apiKey: w.apiKey, secret: w.testSecret });
-      expect([query, r.status, r.json.error.code, Object.keys(r.json.error.details.fields)]).toEqual([query, 422, 'VALIDATION_ERROR', [field]]);
+      expect([query, r.status, r.json.error.code, Object.keys(r.json.error.details.fields)]).toEqual([
+        query,
+        422,
+        'VALIDATION_ERROR',
+        [field],
+      ]);
     }
   });
 
@@ -77,7 +94,12 @@ describe('malformed input', () => {
         c.close();
       },
     });
-    const req = new Request('http://verify.test/v1/verifications', { method: 'POST', body: stream, duplex: 'half', headers: { 'x-api-key': w.apiKey, 'x-hmac-signature': 'a'.repeat(64), 'content-type': 'application/json' } } as RequestInit);
+    const req = new Request('http://verify.test/v1/verifications', {
+      method: 'POST',
+      body: stream,
+      duplex: 'half',
+      headers: { 'x-api-key': w.apiKey, 'x-hmac-signature': 'a'.repeat(64), 'content-type': 'application/json' },
+    } as RequestInit);
     const res = await create(req);
     expect(res.status).toBe(413);
   });
@@ -126,7 +148,12 @@ describe('malformed input', () => {
   it('non-UUID and unknown ids → 404 NOT_FOUND', async () => {
     for (const id of ['not-a-uuid', "1' or '1'='1", '00000000-0000-7000-8000-000000000000']) {
       const path = `/v1/verifications/${encodeURIComponent(id)}`;
-      const r = await call(getOne, { path, apiKey: w.apiKey, signature: sign(w.testSecret, 'GET' + path), params: { id } });
+      const r = await call(getOne, {
+        path,
+        apiKey: w.apiKey,
+        signature: sign(w.testSecret, 'GET' + path),
+        params: { id },
+      });
       expect([r.status, r.json.error.code]).toEqual([404, 'NOT_FOUND']);
     }
   });
@@ -165,7 +192,14 @@ describe('malformed input', () => {
       const h = { 'content-type': 'application/json', 'idempotency-key': key };
       const a = await post('{}', h);
       const other = await makeWorkspace();
-      const b = await call(create, { method: 'POST', path: '/v1/verifications', body: '{}', headers: h, apiKey: other.apiKey, secret: other.testSecret });
+      const b = await call(create, {
+        method: 'POST',
+        path: '/v1/verifications',
+        body: '{}',
+        headers: h,
+        apiKey: other.apiKey,
+        secret: other.testSecret,
+      });
       expect(b.json.data.id).not.toBe(a.json.data.id);
     });
   });

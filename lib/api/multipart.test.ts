@@ -31,14 +31,22 @@ function request(bytes: Uint8Array, contentType: string, cuts: number[] = [], de
   const at = [...new Set(cuts.filter((x) => x > 0 && x < bytes.length))].sort((a, b) => a - b).concat(bytes.length);
   const pieces = at.map((end, i) => bytes.subarray(i === 0 ? 0 : at[i - 1], end));
   const seen = { pulled: 0 };
-  const body = new ReadableStream<Uint8Array>({
-    async pull(c) {
-      if (seen.pulled >= pieces.length) return c.close();
-      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
-      c.enqueue(pieces[seen.pulled++]);
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(c) {
+        if (seen.pulled >= pieces.length) return c.close();
+        if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+        c.enqueue(pieces[seen.pulled++]);
+      },
     },
-  }, { highWaterMark: 0 });
-  const req = new Request('http://verify.test/x', { method: 'POST', body, headers: { 'content-type': contentType }, duplex: 'half' } as RequestInit);
+    { highWaterMark: 0 },
+  );
+  const req = new Request('http://verify.test/x', {
+    method: 'POST',
+    body,
+    headers: { 'content-type': contentType },
+    duplex: 'half',
+  } as RequestInit);
   return { req, seen };
 }
 
@@ -90,7 +98,9 @@ describe('multipart bodies', () => {
           const theirs = await new Response(bytes as BodyInit, { headers: { 'content-type': contentType } }).formData();
           const theirFields = [...theirs.entries()].filter(([, v]) => typeof v === 'string');
           expect(ours.fields).toEqual(theirFields);
-          const read = await Promise.all(ours.files.map(async (f) => [f.field, (await f.read()).toString('hex'), f.type]));
+          const read = await Promise.all(
+            ours.files.map(async (f) => [f.field, (await f.read()).toString('hex'), f.type]),
+          );
           expect(read).toEqual(files.map(([n, b]) => [n, Buffer.from(b).toString('hex'), 'image/jpeg']));
           for (const [i, f] of ours.files.entries()) {
             expect(f.sha256).toBe(createHash('sha256').update(files[i][1]).digest('hex'));
@@ -131,18 +141,54 @@ describe('multipart bodies', () => {
   });
 
   const refused: [string, string | Buffer, string][] = [
-    ['no closing boundary (truncated)', '--XyZ\nContent-Disposition: form-data; name="type"\n\nselfie', 'VALIDATION_ERROR'],
-    ['truncated inside a file', '--XyZ\nContent-Disposition: form-data; name="file"; filename="a.jpg"\n\nabcdef', 'VALIDATION_ERROR'],
+    [
+      'no closing boundary (truncated)',
+      '--XyZ\nContent-Disposition: form-data; name="type"\n\nselfie',
+      'VALIDATION_ERROR',
+    ],
+    [
+      'truncated inside a file',
+      '--XyZ\nContent-Disposition: form-data; name="file"; filename="a.jpg"\n\nabcdef',
+      'VALIDATION_ERROR',
+    ],
     ['truncated inside a part header', '--XyZ\nContent-Disposition: form-da', 'VALIDATION_ERROR'],
     ['no boundary at all', 'type=selfie', 'VALIDATION_ERROR'],
     ['a part without a name', '--XyZ\nContent-Disposition: form-data; filename="a"\n\nx\n--XyZ--', 'VALIDATION_ERROR'],
-    ['only parts that are not form-data', '--XyZ\nContent-Disposition: attachment; name="a"\n\nx\n--XyZ--', 'VALIDATION_ERROR'],
+    [
+      'only parts that are not form-data',
+      '--XyZ\nContent-Disposition: attachment; name="a"\n\nx\n--XyZ--',
+      'VALIDATION_ERROR',
+    ],
     ['junk after a boundary', '--XyZjunk\nContent-Disposition: form-data; name="a"\n\nx\n--XyZ--', 'VALIDATION_ERROR'],
-    ['a field given twice', '--XyZ\nContent-Disposition: form-data; name="a"\n\nx\n--XyZ\nContent-Disposition: form-data; name="a"\n\ny\n--XyZ--', 'VALIDATION_ERROR'],
-    ['a file given twice', '--XyZ\nContent-Disposition: form-data; name="f"; filename="a"\n\nx\n--XyZ\nContent-Disposition: form-data; name="f"; filename="b"\n\ny\n--XyZ--', 'VALIDATION_ERROR'],
+    [
+      'a field given twice',
+      '--XyZ\nContent-Disposition: form-data; name="a"\n\nx\n--XyZ\nContent-Disposition: form-data; name="a"\n\ny\n--XyZ--',
+      'VALIDATION_ERROR',
+    ],
+    [
+      'a file given twice',
+      '--XyZ\nContent-Disposition: form-data; name="f"; filename="a"\n\nx\n--XyZ\nContent-Disposition: form-data; name="f"; filename="b"\n\ny\n--XyZ--',
+      'VALIDATION_ERROR',
+    ],
     ['an empty form', '--XyZ--', 'VALIDATION_ERROR'],
-    ['a field that is not UTF-8', Buffer.concat([crlf('--XyZ\nContent-Disposition: form-data; name="a"\n\n'), Buffer.from([0xc3, 0x28]), crlf('\n--XyZ--')]), 'VALIDATION_ERROR'],
-    ['a field with a NUL character', Buffer.concat([crlf('--XyZ\nContent-Disposition: form-data; name="a"\n\n'), Buffer.from([0x61, 0x00, 0x62]), crlf('\n--XyZ--')]), 'VALIDATION_ERROR'],
+    [
+      'a field that is not UTF-8',
+      Buffer.concat([
+        crlf('--XyZ\nContent-Disposition: form-data; name="a"\n\n'),
+        Buffer.from([0xc3, 0x28]),
+        crlf('\n--XyZ--'),
+      ]),
+      'VALIDATION_ERROR',
+    ],
+    [
+      'a field with a NUL character',
+      Buffer.concat([
+        crlf('--XyZ\nContent-Disposition: form-data; name="a"\n\n'),
+        Buffer.from([0x61, 0x00, 0x62]),
+        crlf('\n--XyZ--'),
+      ]),
+      'VALIDATION_ERROR',
+    ],
   ];
   for (const [name, body, code] of refused) {
     it(`refuses ${name}, leaving no spool open`, async () => {
@@ -152,7 +198,13 @@ describe('multipart bodies', () => {
   }
 
   it('refuses a Content-Type without a usable boundary', () => {
-    for (const ct of ['multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; boundary=' + 'x'.repeat(71), 'multipart/mixed; boundary=a', 'text/plain']) {
+    for (const ct of [
+      'multipart/form-data',
+      'multipart/form-data; boundary=',
+      'multipart/form-data; boundary=' + 'x'.repeat(71),
+      'multipart/mixed; boundary=a',
+      'text/plain',
+    ]) {
       expect(multipartBoundary(ct)).toBeNull();
     }
   });
@@ -177,36 +229,65 @@ describe('multipart bodies', () => {
 
   it('a file over its limit is refused with 413 while it streams; a long field with 422', async () => {
     const small = { ...LIMITS, maxFileBytes: 1000, maxFieldBytes: 10 };
-    const bigFile = Buffer.concat([crlf('--XyZ\nContent-Disposition: form-data; name="file"; filename="a.jpg"\n\n'), Buffer.alloc(200_000, 1), crlf('\n--XyZ--')]);
+    const bigFile = Buffer.concat([
+      crlf('--XyZ\nContent-Disposition: form-data; name="file"; filename="a.jpg"\n\n'),
+      Buffer.alloc(200_000, 1),
+      crlf('\n--XyZ--'),
+    ]);
     // A client on a network: a piece every 5 ms. The answer comes at the piece that passes the limit; what is
     // sent after it is read and dropped.
-    const { req, seen } = request(bigFile, CT, Array.from({ length: 100 }, (_, i) => 100 + i * 2000), 5);
+    const { req, seen } = request(
+      bigFile,
+      CT,
+      Array.from({ length: 100 }, (_, i) => 100 + i * 2000),
+      5,
+    );
     let pulledWhenRefused = -1;
-    const code = await codeOf(() => readMultipart(req, CT, small, 16 << 20, tmp).finally(() => (pulledWhenRefused = seen.pulled)));
+    const code = await codeOf(() =>
+      readMultipart(req, CT, small, 16 << 20, tmp).finally(() => (pulledWhenRefused = seen.pulled)),
+    );
     expect(code).toBe('PAYLOAD_TOO_LARGE');
     expect(pulledWhenRefused).toBeLessThan(5);
-    expect(await codeOf(() => parse(crlf('--XyZ\nContent-Disposition: form-data; name="a"\n\n' + 'x'.repeat(11) + '\n--XyZ--'), CT, [], small))).toBe('VALIDATION_ERROR');
+    expect(
+      await codeOf(() =>
+        parse(
+          crlf('--XyZ\nContent-Disposition: form-data; name="a"\n\n' + 'x'.repeat(11) + '\n--XyZ--'),
+          CT,
+          [],
+          small,
+        ),
+      ),
+    ).toBe('VALIDATION_ERROR');
     expect(openSpools()).toEqual([]);
   });
 
   it('the whole body over its limit is 413, however its parts are sized', async () => {
     const { bytes, contentType } = await encode([['a', 'x'.repeat(2000)]], [['f', new Uint8Array(5000)]]);
-    const code = await codeOf(() => readMultipart(request(bytes, contentType, [100, 3000]).req, contentType, LIMITS, 4000, tmp));
+    const code = await codeOf(() =>
+      readMultipart(request(bytes, contentType, [100, 3000]).req, contentType, LIMITS, 4000, tmp),
+    );
     expect(code).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('property: arbitrary bytes never crash it: the result is a form or a DomainError, and no spool stays open', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ maxLength: 600 }), fc.array(fc.nat({ max: 600 }), { maxLength: 5 }), async (junk, cuts) => {
-        const prefixed = Buffer.concat([crlf('--XyZ\nContent-Disposition: form-data; name="a"; filename="b"\n\n'), junk]);
-        for (const body of [junk, prefixed]) {
-          try {
-            await (await parse(body, CT, cuts)).dispose();
-          } catch (e) {
-            expect(e).toBeInstanceOf(DomainError);
+      fc.asyncProperty(
+        fc.uint8Array({ maxLength: 600 }),
+        fc.array(fc.nat({ max: 600 }), { maxLength: 5 }),
+        async (junk, cuts) => {
+          const prefixed = Buffer.concat([
+            crlf('--XyZ\nContent-Disposition: form-data; name="a"; filename="b"\n\n'),
+            junk,
+          ]);
+          for (const body of [junk, prefixed]) {
+            try {
+              await (await parse(body, CT, cuts)).dispose();
+            } catch (e) {
+              expect(e).toBeInstanceOf(DomainError);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
     expect(openSpools()).toEqual([]);

@@ -51,7 +51,9 @@ export function headerParams(value: string): Map<string, string> {
 /** The boundary of a `multipart/form-data` Content-Type; null when it is not one or has no usable boundary. */
 export function multipartBoundary(contentType: string | null): string | null {
   if (!contentType || !/^\s*multipart\/form-data\s*(;|$)/i.test(contentType)) return null;
-  const b = headerParams(contentType.slice(contentType.indexOf(';') >= 0 ? contentType.indexOf(';') : contentType.length)).get('boundary');
+  const b = headerParams(
+    contentType.slice(contentType.indexOf(';') >= 0 ? contentType.indexOf(';') : contentType.length),
+  ).get('boundary');
   return b !== undefined && BOUNDARY_RE.test(b) ? b : null;
 }
 
@@ -109,7 +111,11 @@ export async function readMultipart(
       return false;
     }
     if (seen.has(name)) {
-      fail(new DomainError('VALIDATION_ERROR', `The field ${name} is given more than once.`, { fields: { [name]: ['Given more than once.'] } }));
+      fail(
+        new DomainError('VALIDATION_ERROR', `The field ${name} is given more than once.`, {
+          fields: { [name]: ['Given more than once.'] },
+        }),
+      );
       return false;
     }
     seen.add(name);
@@ -122,19 +128,33 @@ export async function readMultipart(
     // Field values arrive as bytes (latin1 keeps one character per byte) and are decoded below, strictly.
     defCharset: 'latin1',
     isPartAFile: (_name, _type, filename) => filename !== undefined,
-    limits: { parts: limits.maxParts, fieldSize: limits.maxFieldBytes, fileSize: limits.maxFileBytes, headerSize: limits.maxHeaderBytes, fieldNameSize: 200 },
+    limits: {
+      parts: limits.maxParts,
+      fieldSize: limits.maxFieldBytes,
+      fileSize: limits.maxFileBytes,
+      headerSize: limits.maxHeaderBytes,
+      fieldNameSize: 200,
+    },
   });
 
   bb.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
     if (!named(name)) return;
     if (valueTruncated) {
-      return fail(new DomainError('VALIDATION_ERROR', `The field ${name} is longer than ${limits.maxFieldBytes} bytes.`, { fields: { [name]: [`At most ${limits.maxFieldBytes} bytes.`] } }));
+      return fail(
+        new DomainError('VALIDATION_ERROR', `The field ${name} is longer than ${limits.maxFieldBytes} bytes.`, {
+          fields: { [name]: [`At most ${limits.maxFieldBytes} bytes.`] },
+        }),
+      );
     }
     let text: string;
     try {
       text = utf8.decode(Buffer.from(value, 'latin1'));
     } catch {
-      return fail(new DomainError('VALIDATION_ERROR', `The field ${name} is not valid UTF-8.`, { fields: { [name]: ['Invalid UTF-8.'] } }));
+      return fail(
+        new DomainError('VALIDATION_ERROR', `The field ${name} is not valid UTF-8.`, {
+          fields: { [name]: ['Invalid UTF-8.'] },
+        }),
+      );
     }
     fields.push([name, text]);
   });
@@ -147,7 +167,11 @@ export async function readMultipart(
       return;
     }
     stream.on('limit', () =>
-      fail(new DomainError('PAYLOAD_TOO_LARGE', `The file exceeds ${Math.round(limits.maxFileBytes / 1024 / 1024)} MiB.`, { limit_bytes: limits.maxFileBytes })),
+      fail(
+        new DomainError('PAYLOAD_TOO_LARGE', `The file exceeds ${Math.round(limits.maxFileBytes / 1024 / 1024)} MiB.`, {
+          limit_bytes: limits.maxFileBytes,
+        }),
+      ),
     );
     streams.push(stream);
     pending.push(spoolFile(name, mimeType, stream));
@@ -177,11 +201,13 @@ export async function readMultipart(
         .finally(() => stream.resume());
     });
     return new Promise<void>((resolve) => {
-      stream.once('end', () =>
-        void writes.then(() => {
-          spool.sha256 = hash.digest('hex');
-          resolve();
-        }),
+      stream.once(
+        'end',
+        () =>
+          void writes.then(() => {
+            spool.sha256 = hash.digest('hex');
+            resolve();
+          }),
       );
       stream.once('error', () => void writes.then(() => resolve()));
       stream.once('close', () => void writes.then(() => resolve()));
@@ -189,11 +215,21 @@ export async function readMultipart(
   }
 
   bb.on('partsLimit', () =>
-    fail(new DomainError('VALIDATION_ERROR', `The form has more than ${limits.maxParts} parts.`, { fields: { body: [`At most ${limits.maxParts} parts.`] } })),
+    fail(
+      new DomainError('VALIDATION_ERROR', `The form has more than ${limits.maxParts} parts.`, {
+        fields: { body: [`At most ${limits.maxParts} parts.`] },
+      }),
+    ),
   );
   const finished = new Promise<void>((resolve) => {
     bb.on('error', (e: Error) => {
-      fail(malformed(/unexpected end/i.test(e.message) ? 'The body ended before the closing boundary.' : 'A boundary or part header is malformed.'));
+      fail(
+        malformed(
+          /unexpected end/i.test(e.message)
+            ? 'The body ended before the closing boundary.'
+            : 'A boundary or part header is malformed.',
+        ),
+      );
       resolve();
     });
     bb.on('finish', () => resolve());

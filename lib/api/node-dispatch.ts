@@ -12,7 +12,18 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { matchRoute, scanRoutes } from '../core/observability/routes';
 import { RESPONSE_TEXT, type Answer, type TextResponse } from './respond';
-import { cutShort, declaredLength, DISCARD_MAX_BYTES, DISCARD_MAX_MS, joinChunks, refuseDeclaredLength, tooLarge, tooSlow, watchPace, type ApiRequest } from './body';
+import {
+  cutShort,
+  declaredLength,
+  DISCARD_MAX_BYTES,
+  DISCARD_MAX_MS,
+  joinChunks,
+  refuseDeclaredLength,
+  tooLarge,
+  tooSlow,
+  watchPace,
+  type ApiRequest,
+} from './body';
 import { DomainError } from '../core/errors';
 import { ALLOWED_METHODS, API_ANSWER, type ApiAnswerer } from './route';
 
@@ -238,15 +249,16 @@ export async function writeWebResponse(res: ServerResponse, answer: Response): P
       if (done) break;
       if (res.destroyed) throw new Error('client gone');
       // Backpressure: the next chunk is read once the socket has taken this one.
-      if (!res.write(value)) await new Promise<void>((resolve) => {
-        const go = () => {
-          res.off('drain', go);
-          res.off('close', go);
-          resolve();
-        };
-        res.on('drain', go);
-        res.on('close', go);
-      });
+      if (!res.write(value))
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            res.off('drain', go);
+            res.off('close', go);
+            resolve();
+          };
+          res.on('drain', go);
+          res.on('close', go);
+        });
     }
     res.end();
   } catch {
@@ -262,7 +274,8 @@ type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) 
  * 1 KiB or more when the client accepts it, and `Vary: Accept-Encoding`. The same middleware, so /v1 answers are
  * encoded as Next.js encoded them.
  */
-const nextCompression = (): Middleware => (createRequire(import.meta.url)('next/dist/compiled/compression') as () => Middleware)();
+const nextCompression = (): Middleware =>
+  (createRequire(import.meta.url)('next/dist/compiled/compression') as () => Middleware)();
 
 /**
  * The paths served here: /v1, and the hosted page's own API (`/api/capture/{token}/…`, `apiRoute` files like /v1's),
@@ -286,52 +299,61 @@ export type V1Dispatcher = ((req: IncomingMessage, res: ServerResponse) => Promi
 export async function v1Dispatcher(root: string, origin: string, opts: { compress: boolean }): Promise<V1Dispatcher> {
   const compress = opts.compress ? nextCompression() : null;
   const appDir = path.join(root, 'app');
-  const routes = scanRoutes(appDir).filter((r) => r.template === '/v1' || FAST_PREFIXES.some((p) => r.template.startsWith(p)));
+  const routes = scanRoutes(appDir).filter(
+    (r) => r.template === '/v1' || FAST_PREFIXES.some((p) => r.template.startsWith(p)),
+  );
   const handlers = new Map<string, Partial<Record<string, RouteHandler>>>();
   for (const r of routes) {
     if (!/route\.(ts|js)$/.test(r.file)) continue;
     const mod = (await import(pathToFileURL(r.file).href)) as Record<string, unknown>;
-    handlers.set(r.file, Object.fromEntries(DECLARED.filter((m) => typeof mod[m] === 'function').map((m) => [m, mod[m] as RouteHandler])));
+    handlers.set(
+      r.file,
+      Object.fromEntries(DECLARED.filter((m) => typeof mod[m] === 'function').map((m) => [m, mod[m] as RouteHandler])),
+    );
   }
   const allowed = (pathname: string): string[] | null => {
     const match = matchRoute(routes, pathname);
     const hs = match ? handlers.get(match.file) : undefined;
     if (!hs) return null;
-    const refusing = Object.values(hs).find((h) => h && ALLOWED_METHODS in h) as { [ALLOWED_METHODS]: string[] } | undefined;
+    const refusing = Object.values(hs).find((h) => h && ALLOWED_METHODS in h) as
+      { [ALLOWED_METHODS]: string[] } | undefined;
     return refusing ? refusing[ALLOWED_METHODS] : Object.keys(hs);
   };
-  return Object.assign(async (req: IncomingMessage, res: ServerResponse) => {
-    const target = req.url ?? '/';
-    if (!FAST_PREFIXES.some((p) => target.startsWith(p))) return false;
-    const q = target.indexOf('?');
-    const pathname = q < 0 ? target : target.slice(0, q);
-    if (!plainPath(pathname)) return false;
-    const match = matchRoute(routes, pathname);
-    const handler = match ? handlers.get(match.file)?.[req.method ?? ''] : undefined;
-    if (!match || !handler) return false;
-    // An `apiRoute` handler: served without a web Request or Response (lib/api/route.ts, API_ANSWER).
-    const answerer = (handler as { [API_ANSWER]?: ApiAnswerer })[API_ANSWER];
-    if (answerer) {
-      if (!URL.canParse(origin + target)) return false; // as toWebRequest: a URL the web API will not take is Next.js's
-      compress?.(req, res, () => {});
-      const answer = await answerer(new NodeApiRequest(req, origin), match.params);
-      // A body cut off as too slow: its answer, then the connection closed (what is left of the body never read).
-      if (answer.status === 408 && !req.complete) {
-        answer.headers = { ...answer.headers, connection: 'close' };
-        res.once('finish', () => setTimeout(() => req.socket.destroy(), 1000).unref());
+  return Object.assign(
+    async (req: IncomingMessage, res: ServerResponse) => {
+      const target = req.url ?? '/';
+      if (!FAST_PREFIXES.some((p) => target.startsWith(p))) return false;
+      const q = target.indexOf('?');
+      const pathname = q < 0 ? target : target.slice(0, q);
+      if (!plainPath(pathname)) return false;
+      const match = matchRoute(routes, pathname);
+      const handler = match ? handlers.get(match.file)?.[req.method ?? ''] : undefined;
+      if (!match || !handler) return false;
+      // An `apiRoute` handler: served without a web Request or Response (lib/api/route.ts, API_ANSWER).
+      const answerer = (handler as { [API_ANSWER]?: ApiAnswerer })[API_ANSWER];
+      if (answerer) {
+        if (!URL.canParse(origin + target)) return false; // as toWebRequest: a URL the web API will not take is Next.js's
+        compress?.(req, res, () => {});
+        const answer = await answerer(new NodeApiRequest(req, origin), match.params);
+        // A body cut off as too slow: its answer, then the connection closed (what is left of the body never read).
+        if (answer.status === 408 && !req.complete) {
+          answer.headers = { ...answer.headers, connection: 'close' };
+          res.once('finish', () => setTimeout(() => req.socket.destroy(), 1000).unref());
+        }
+        writeAnswer(res, answer);
+        return true;
       }
-      writeAnswer(res, answer);
+      let request: Request;
+      try {
+        request = toWebRequest(req, origin);
+      } catch {
+        return false; // a URL the web API will not take: Next.js answers it as before
+      }
+      compress?.(req, res, () => {});
+      const answer = await handler(request, { params: Promise.resolve(match.params) });
+      await writeWebResponse(res, answer);
       return true;
-    }
-    let request: Request;
-    try {
-      request = toWebRequest(req, origin);
-    } catch {
-      return false; // a URL the web API will not take: Next.js answers it as before
-    }
-    compress?.(req, res, () => {});
-    const answer = await handler(request, { params: Promise.resolve(match.params) });
-    await writeWebResponse(res, answer);
-    return true;
-  }, { allowed });
+    },
+    { allowed },
+  );
 }

@@ -31,13 +31,21 @@ describe('the /v1 contract', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const doc = await res.json();
     expect(doc.openapi).toBe('3.1.0');
-    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((m) => Object.values(m).map((o) => o.operationId));
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((m) =>
+      Object.values(m).map((o) => o.operationId),
+    );
     expect(ids.sort()).toEqual([...Object.keys(OPERATIONS), 'getOpenApiDocument'].sort());
-    expect(doc.components.securitySchemes.HmacSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-HMAC-Signature' });
+    expect(doc.components.securitySchemes.HmacSignature).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-HMAC-Signature',
+    });
     expect(doc.components.securitySchemes.HmacSignature.description).toContain('METHOD + path[?query] + body');
     expect(doc.paths['/v1/verifications'].post.security).toEqual([{ ApiKey: [], HmacSignature: [] }, { ApiKey: [] }]);
     expect(doc.paths['/v1/verifications/{id}/media'].post.requestBody.content['multipart/form-data']).toBeTruthy();
-    expect(doc.webhooks.verificationEvent.post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookEvent' });
+    expect(doc.webhooks.verificationEvent.post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/WebhookEvent',
+    });
     // Other methods: 405 in the envelope.
     expect((await openApiPost()).status).toBe(405);
   });
@@ -47,7 +55,12 @@ describe('the /v1 contract', () => {
     for (const file of routeFiles(path.join(root, 'app/v1'))) {
       const rel = path.relative(path.join(root, 'app'), path.dirname(file));
       if (rel === 'v1/[...path]' || rel === 'v1/openapi.json') continue;
-      const apiPath = '/' + rel.split(path.sep).map((s) => s.replace(/^\[(\w+)\]$/, '{$1}')).join('/');
+      const apiPath =
+        '/' +
+        rel
+          .split(path.sep)
+          .map((s) => s.replace(/^\[(\w+)\]$/, '{$1}'))
+          .join('/');
       const mod = (await import(file)) as Record<string, { operationId?: string }>;
       for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH']) {
         const id = mod[method]?.operationId;
@@ -60,31 +73,60 @@ describe('the /v1 contract', () => {
     expect([...served].sort()).toEqual(Object.keys(OPERATIONS).sort());
   });
 
-  it('passes the OpenAPI linter (Redocly CLI, recommended rules): no error, no warning', { timeout: 120_000 }, async () => {
-    const res = await openApiRoute();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-openapi-'));
-    const file = path.join(dir, 'openapi.json');
-    fs.writeFileSync(file, await res.text());
-    const redocly = path.join(root, 'node_modules/.bin/redocly');
-    // Offline: no telemetry, no update check.
-    const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_UPDATE_NOTIFIER: '1' };
-    let stdout: string;
-    try {
-      ({ stdout } = await run(redocly, ['lint', file, '--format=json'], { cwd: dir, env }));
-    } catch (e) {
-      stdout = (e as { stdout: string }).stdout;
-    }
-    const report = JSON.parse(stdout.slice(stdout.indexOf('{')));
-    expect(report.problems).toEqual([]);
-    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
-  });
+  it(
+    'passes the OpenAPI linter (Redocly CLI, recommended rules): no error, no warning',
+    { timeout: 120_000 },
+    async () => {
+      const res = await openApiRoute();
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-openapi-'));
+      const file = path.join(dir, 'openapi.json');
+      fs.writeFileSync(file, await res.text());
+      const redocly = path.join(root, 'node_modules/.bin/redocly');
+      // Offline: no telemetry, no update check.
+      const env = {
+        ...process.env,
+        REDOCLY_TELEMETRY: 'off',
+        REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+        NO_UPDATE_NOTIFIER: '1',
+      };
+      let stdout: string;
+      try {
+        ({ stdout } = await run(redocly, ['lint', file, '--format=json'], { cwd: dir, env }));
+      } catch (e) {
+        stdout = (e as { stdout: string }).stdout;
+      }
+      const report = JSON.parse(stdout.slice(stdout.indexOf('{')));
+      expect(report.problems).toEqual([]);
+      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+    },
+  );
 
   it('the check on answers refuses an undocumented field, a wrong type, an undeclared status or error code', () => {
     const v = {
-      id: '01900000-0000-7000-8000-000000000000', status: 'created', mode: 'test', flow: 'age', check_method: 'estimation', external_id: null, external_metadata: null,
-      url: null, return_url: null, locale: null, created_at: '2026-11-22T10:00:00.000Z', started_at: null, submitted_at: null, completed_at: null, updated_at: '2026-11-22T10:00:00.000Z',
-      attempts_remaining: 5, reason: null, result: null, duplicate_check: { checked: false, duplicate_count: 0, duplicates: [] },
-      consent: null, consent_accepted: false, consent_version: null, consented_at: null, data_erased_at: null,
+      id: '01900000-0000-7000-8000-000000000000',
+      status: 'created',
+      mode: 'test',
+      flow: 'age',
+      check_method: 'estimation',
+      external_id: null,
+      external_metadata: null,
+      url: null,
+      return_url: null,
+      locale: null,
+      created_at: '2026-11-22T10:00:00.000Z',
+      started_at: null,
+      submitted_at: null,
+      completed_at: null,
+      updated_at: '2026-11-22T10:00:00.000Z',
+      attempts_remaining: 5,
+      reason: null,
+      result: null,
+      duplicate_check: { checked: false, duplicate_count: 0, duplicates: [] },
+      consent: null,
+      consent_accepted: false,
+      consent_version: null,
+      consented_at: null,
+      data_erased_at: null,
     };
     expect(() => checkContract(getOne, 200, { data: v })).not.toThrow();
     expect(() => checkContract(getOne, 200, { data: { ...v, secret: 1 } })).toThrow(ContractError);

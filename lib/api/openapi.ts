@@ -53,16 +53,21 @@ function tidy(node: unknown): unknown {
 function componentSchemas(): Record<string, Json> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of NAMED) registry.add(schema, { id });
-  const { schemas } = z.toJSONSchema(registry, { io: 'input', target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any' });
+  const { schemas } = z.toJSONSchema(registry, {
+    io: 'input',
+    target: 'draft-2020-12',
+    uri: (id) => `#/components/schemas/${id}`,
+    unrepresentable: 'any',
+  });
   return tidy(schemas) as Record<string, Json>;
 }
 
 const idOf = (schema: z.ZodType) => NAMED.find(([, s]) => s === schema)?.[0];
 
 const SIGNATURE = [
-  'Lowercase hex HMAC-SHA256, keyed with one of the workspace\'s secret keys (`sk_test_…` or `sk_live_…`; the key\'s prefix sets the mode), of the canonical request:',
+  "Lowercase hex HMAC-SHA256, keyed with one of the workspace's secret keys (`sk_test_…` or `sk_live_…`; the key's prefix sets the mode), of the canonical request:",
   '',
-  '- JSON or bodyless: `METHOD + path[?query] + body`, no separators. METHOD uppercase; the path without scheme or host, with the query exactly as sent (same bytes, same order, same percent-encodings); the body\'s raw bytes as sent (empty when none).',
+  "- JSON or bodyless: `METHOD + path[?query] + body`, no separators. METHOD uppercase; the path without scheme or host, with the query exactly as sent (same bytes, same order, same percent-encodings); the body's raw bytes as sent (empty when none).",
   '- multipart/form-data: `METHOD + path[?query] + "\\n" + fields + "\\n" + fileHashes`: each non-file field as `rfc3986(name)=rfc3986(value)` (everything but `A-Z a-z 0-9 - . _ ~` percent-encoded, uppercase hex), sorted by name then value, joined with `&`; each file\'s lowercase hex SHA-256, sorted, joined with `,`.',
   '',
   'Every non-deleted key of the workspace validates; signatures are compared in constant time. The literal `placeholder` authenticates as test mode only where a workspace allows it.',
@@ -78,10 +83,18 @@ function errorResponses(codes: ErrorCode[]): Record<string, Json> {
     const retry = list.some((c) => c === 'RATE_LIMIT' || c === 'ANALYSIS_QUEUE_FULL' || c === 'DATABASE_UNAVAILABLE');
     out[String(status)] = {
       description: list.map((c) => `\`${c}\``).join(', '),
-      headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' }, ...(retry ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}) },
+      headers: {
+        'X-Request-Id': { $ref: '#/components/headers/RequestId' },
+        ...(retry ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+      },
       content: {
         'application/json': {
-          schema: { allOf: [ref('Error'), { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: list } } } } }] },
+          schema: {
+            allOf: [
+              ref('Error'),
+              { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: list } } } } },
+            ],
+          },
         },
       },
     };
@@ -100,13 +113,28 @@ function operationObject(op: Operation): Json {
   const parameters: Json[] = [];
   for (const name of op.path.match(/\{(\w+)\}/g) ?? []) {
     const n = name.slice(1, -1);
-    parameters.push({ name: n, in: 'path', required: true, description: 'The verification id (a UUID); any other value is 404', schema: { type: 'string' } });
+    parameters.push({
+      name: n,
+      in: 'path',
+      required: true,
+      description: 'The verification id (a UUID); any other value is 404',
+      schema: { type: 'string' },
+    });
   }
   if (op.query) {
-    const q = tidy(z.toJSONSchema(op.query, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' })) as { properties: Record<string, Json>; required?: string[] };
+    const q = tidy(z.toJSONSchema(op.query, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' })) as {
+      properties: Record<string, Json>;
+      required?: string[];
+    };
     for (const [name, schema] of Object.entries(q.properties)) {
       const { description, ...rest } = schema;
-      parameters.push({ name, in: 'query', required: q.required?.includes(name) ?? false, ...(description ? { description } : {}), schema: rest });
+      parameters.push({
+        name,
+        in: 'query',
+        required: q.required?.includes(name) ?? false,
+        ...(description ? { description } : {}),
+        schema: rest,
+      });
     }
   }
   const o: Json = {
@@ -114,39 +142,75 @@ function operationObject(op: Operation): Json {
     summary: op.summary,
     description: op.description,
     tags: [op.tag],
-    security: op.auth === 'apiKeyUnsignedAllowed' ? [{ ApiKey: [], HmacSignature: [] }, { ApiKey: [] }] : [{ ApiKey: [], HmacSignature: [] }],
+    security:
+      op.auth === 'apiKeyUnsignedAllowed'
+        ? [{ ApiKey: [], HmacSignature: [] }, { ApiKey: [] }]
+        : [{ ApiKey: [], HmacSignature: [] }],
   };
   if (op.auth !== 'captureToken') {
     parameters.push({
       name: 'X-Request-Timestamp',
       in: 'header',
       required: false,
-      description: 'Extension, against replays: Unix time in whole seconds, within 300 s of the server\'s clock, signed in front of the canonical string (`timestamp + "\\n" + canonical`). Required where the workspace sets `require_request_timestamp` (401 `MISSING_TIMESTAMP`); out of the window, 401 `INVALID_TIMESTAMP`.',
+      description:
+        'Extension, against replays: Unix time in whole seconds, within 300 s of the server\'s clock, signed in front of the canonical string (`timestamp + "\\n" + canonical`). Required where the workspace sets `require_request_timestamp` (401 `MISSING_TIMESTAMP`); out of the window, 401 `INVALID_TIMESTAMP`.',
       schema: { type: 'string', pattern: '^[0-9]{1,12}$' },
     });
   }
   if (op.operationId === 'createVerification') {
-    parameters.push({ name: 'Idempotency-Key', in: 'header', required: false, description: '1 to 255 printable ASCII characters: a retry with the same key and body returns the same verification', schema: { type: 'string', minLength: 1, maxLength: 255 } });
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        '1 to 255 printable ASCII characters: a retry with the same key and body returns the same verification',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
   }
   if (parameters.length) o.parameters = parameters;
   const bodySchema = op.documentedBody ?? op.body;
   if (op.multipart && op.body) {
     const fields = ref(idOf(op.body)!);
-    const files = Object.fromEntries(Object.entries(op.files ?? {}).map(([n, d]) => [n, { type: 'string', contentMediaType: 'application/octet-stream', description: d }]));
+    const files = Object.fromEntries(
+      Object.entries(op.files ?? {}).map(([n, d]) => [
+        n,
+        { type: 'string', contentMediaType: 'application/octet-stream', description: d },
+      ]),
+    );
     o.requestBody = {
       required: true,
-      content: { 'multipart/form-data': { schema: { allOf: [fields, { type: 'object', required: Object.keys(files), properties: files }] } } },
+      content: {
+        'multipart/form-data': {
+          schema: { allOf: [fields, { type: 'object', required: Object.keys(files), properties: files }] },
+        },
+      },
     };
   } else if (bodySchema) {
     const id = idOf(bodySchema);
-    o.requestBody = { required: op.operationId !== 'createVerification', content: { 'application/json': { schema: id ? ref(id) : tidy(z.toJSONSchema(bodySchema, { io: 'input', unrepresentable: 'any' })) } } };
+    o.requestBody = {
+      required: op.operationId !== 'createVerification',
+      content: {
+        'application/json': {
+          schema: id ? ref(id) : tidy(z.toJSONSchema(bodySchema, { io: 'input', unrepresentable: 'any' })),
+        },
+      },
+    };
   }
   const responses: Record<string, Json> = {};
   for (const [status, r] of Object.entries(op.responses)) {
     responses[status] = {
       description: r!.description,
       headers: RATE_HEADERS,
-      content: { 'application/json': { schema: { type: 'object', required: ['data'], additionalProperties: false, properties: { data: ref(idOf(r!.schema)!) } } } },
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['data'],
+            additionalProperties: false,
+            properties: { data: ref(idOf(r!.schema)!) },
+          },
+        },
+      },
     };
   }
   Object.assign(responses, errorResponses(errorsOf(op)));
@@ -168,11 +232,15 @@ export function openApiDocument(baseUrl: string): Json {
     get: {
       operationId: 'getOpenApiDocument',
       summary: 'This document',
-      description: 'The OpenAPI 3.1 description of /v1, generated from the code\'s own route registry. No authentication.',
+      description:
+        "The OpenAPI 3.1 description of /v1, generated from the code's own route registry. No authentication.",
       tags: ['Reference'],
       security: [],
       // The service's own server answers a malformed request, or one too slow to arrive, on any path.
-      responses: { '200': { description: 'The document', content: { 'application/json': { schema: { type: 'object' } } } }, ...errorResponses(['BAD_REQUEST', 'REQUEST_TIMEOUT']) },
+      responses: {
+        '200': { description: 'The document', content: { 'application/json': { schema: { type: 'object' } } } },
+        ...errorResponses(['BAD_REQUEST', 'REQUEST_TIMEOUT']),
+      },
     },
   };
   const doc: Json = {
@@ -191,7 +259,10 @@ export function openApiDocument(baseUrl: string): Json {
       { name: 'Consent', description: 'The consent text and its acceptance' },
       { name: 'Media', description: 'Selfie and document uploads' },
       { name: 'Privacy', description: 'Erasure on request (extension)' },
-      { name: 'Wallet', description: 'Age proof from a digital ID wallet through the W3C Digital Credentials API (extension)' },
+      {
+        name: 'Wallet',
+        description: 'Age proof from a digital ID wallet through the W3C Digital Credentials API (extension)',
+      },
       { name: 'Reference', description: 'This description of the API' },
     ],
     paths,
@@ -205,10 +276,34 @@ export function openApiDocument(baseUrl: string): Json {
           tags: ['Verifications'],
           security: [],
           parameters: [
-            { name: 'X-Auth-Client', in: 'header', required: true, description: 'The workspace\'s API key', schema: { type: 'string' } },
-            { name: 'X-Timestamp', in: 'header', required: true, description: 'Unix time of signing', schema: { type: 'string', pattern: '^[0-9]+$' } },
-            { name: 'X-HMAC-Signature', in: 'header', required: true, description: 'Lowercase hex HMAC-SHA256 of `{X-Timestamp}.{raw body}`', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
-            { name: 'X-Webhook-Id', in: 'header', required: true, description: 'One per event, the same on every retry', schema: { type: 'string' } },
+            {
+              name: 'X-Auth-Client',
+              in: 'header',
+              required: true,
+              description: "The workspace's API key",
+              schema: { type: 'string' },
+            },
+            {
+              name: 'X-Timestamp',
+              in: 'header',
+              required: true,
+              description: 'Unix time of signing',
+              schema: { type: 'string', pattern: '^[0-9]+$' },
+            },
+            {
+              name: 'X-HMAC-Signature',
+              in: 'header',
+              required: true,
+              description: 'Lowercase hex HMAC-SHA256 of `{X-Timestamp}.{raw body}`',
+              schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+            },
+            {
+              name: 'X-Webhook-Id',
+              in: 'header',
+              required: true,
+              description: 'One per event, the same on every retry',
+              schema: { type: 'string' },
+            },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookEvent') } } },
           responses: { '200': { description: 'Received (any 2xx). Answer within 5 seconds.' } },
@@ -218,14 +313,22 @@ export function openApiDocument(baseUrl: string): Json {
     components: {
       schemas: componentSchemas(),
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The workspace\'s public key (`pk_…`).' },
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: "The workspace's public key (`pk_…`).",
+        },
         HmacSignature: { type: 'apiKey', in: 'header', name: 'X-HMAC-Signature', description: SIGNATURE },
       },
       headers: {
-        RequestId: { description: 'This request\'s id; quote it when reporting a problem', schema: { type: 'string' } },
+        RequestId: { description: "This request's id; quote it when reporting a problem", schema: { type: 'string' } },
         RateLimitLimit: { description: 'Requests allowed per minute', schema: { type: 'integer' } },
         RateLimitRemaining: { description: 'Left in the current window', schema: { type: 'integer' } },
-        RateLimitReset: { description: 'Unix time at which the oldest counted request leaves the window', schema: { type: 'integer' } },
+        RateLimitReset: {
+          description: 'Unix time at which the oldest counted request leaves the window',
+          schema: { type: 'integer' },
+        },
         RetryAfter: { description: 'Whole seconds to wait, at least 1', schema: { type: 'integer', minimum: 1 } },
       },
     },

@@ -26,7 +26,12 @@ import {
   uploadMediaHandler,
 } from './handlers/verifications';
 import { eraseDataHandler } from './handlers/retention';
-import { createWalletRequestHandler, submitWalletResponseHandler, walletRequestBody, walletResponseBody } from './handlers/wallet';
+import {
+  createWalletRequestHandler,
+  submitWalletResponseHandler,
+  walletRequestBody,
+  walletResponseBody,
+} from './handlers/wallet';
 import * as S from './schemas';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
@@ -51,16 +56,45 @@ export type Contract = {
 export type Operation = RouteOptions<z.ZodType, z.ZodType, z.ZodType> & Contract;
 
 /** Any request can meet these: a malformed request, a body over its limit, the rate limit, our own trouble. */
-export const EVERY_OPERATION_ERRORS: readonly ErrorCode[] = ['BAD_REQUEST', 'VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'REQUEST_TIMEOUT', 'RATE_LIMIT', 'INTERNAL_ERROR', 'DATABASE_UNAVAILABLE'];
+export const EVERY_OPERATION_ERRORS: readonly ErrorCode[] = [
+  'BAD_REQUEST',
+  'VALIDATION_ERROR',
+  'PAYLOAD_TOO_LARGE',
+  'REQUEST_TIMEOUT',
+  'RATE_LIMIT',
+  'INTERNAL_ERROR',
+  'DATABASE_UNAVAILABLE',
+];
 /** Every signed endpoint. */
-export const AUTH_ERRORS: readonly ErrorCode[] = ['MISSING_API_KEY', 'INVALID_API_KEY', 'MISSING_SIGNATURE', 'INVALID_SIGNATURE', 'NO_SECRET_KEYS', 'MISSING_TIMESTAMP', 'INVALID_TIMESTAMP'];
+export const AUTH_ERRORS: readonly ErrorCode[] = [
+  'MISSING_API_KEY',
+  'INVALID_API_KEY',
+  'MISSING_SIGNATURE',
+  'INVALID_SIGNATURE',
+  'NO_SECRET_KEYS',
+  'MISSING_TIMESTAMP',
+  'INVALID_TIMESTAMP',
+];
 export const MEDIA_CHECK_ERRORS: readonly ErrorCode[] = [
-  'NO_FACE_DETECTED', 'MULTIPLE_FACES', 'FACE_TOO_BLURRY', 'FACE_TOO_DARK', 'FACE_TOO_BRIGHT', 'FACE_OCCLUDED', 'FACE_TOO_SMALL', 'FACE_CUT_OFF',
-  'DOCUMENT_NOT_FOUND', 'DOCUMENT_TOO_BLURRY', 'DOCUMENT_UNREADABLE', 'IMAGE_TOO_SMALL', 'IMAGE_TOO_LARGE',
+  'NO_FACE_DETECTED',
+  'MULTIPLE_FACES',
+  'FACE_TOO_BLURRY',
+  'FACE_TOO_DARK',
+  'FACE_TOO_BRIGHT',
+  'FACE_OCCLUDED',
+  'FACE_TOO_SMALL',
+  'FACE_CUT_OFF',
+  'DOCUMENT_NOT_FOUND',
+  'DOCUMENT_TOO_BLURRY',
+  'DOCUMENT_UNREADABLE',
+  'IMAGE_TOO_SMALL',
+  'IMAGE_TOO_LARGE',
 ];
 
 /** Keeps each operation's handler typed by its own schemas. */
-function defineOperation<PS extends z.ZodType, BS extends z.ZodType, QS extends z.ZodType>(op: RouteOptions<PS, BS, QS> & Contract): Operation {
+function defineOperation<PS extends z.ZodType, BS extends z.ZodType, QS extends z.ZodType>(
+  op: RouteOptions<PS, BS, QS> & Contract,
+): Operation {
   return op as unknown as Operation;
 }
 
@@ -72,11 +106,16 @@ export const OPERATIONS = {
     tag: 'Verifications',
     summary: 'Create a verification',
     description:
-      'Starts a verification session in `created`; give its `url` to the end user. Signed, unless the workspace does not enforce signatures (then the mode is the body\'s `mode`, or live). Send `Idempotency-Key` to make a retry safe: the same key and body return the same verification (`Idempotent-Replayed: true`).',
+      "Starts a verification session in `created`; give its `url` to the end user. Signed, unless the workspace does not enforce signatures (then the mode is the body's `mode`, or live). Send `Idempotency-Key` to make a retry safe: the same key and body return the same verification (`Idempotent-Replayed: true`).",
     auth: 'apiKeyUnsignedAllowed',
     body: createVerificationBody,
     handler: createVerificationHandler,
-    responses: { 201: { description: 'Created (or replayed for the same Idempotency-Key and body)', schema: S.verificationCreatedSchema } },
+    responses: {
+      201: {
+        description: 'Created (or replayed for the same Idempotency-Key and body)',
+        schema: S.verificationCreatedSchema,
+      },
+    },
     errors: ['UNSUPPORTED_MEDIA_TYPE'],
   }),
   listVerifications: defineOperation({
@@ -86,7 +125,7 @@ export const OPERATIONS = {
     tag: 'Verifications',
     summary: 'List verifications (reconciliation)',
     description:
-      'Extension. The verifications of the key\'s workspace and mode, oldest change first (by `updated_at`, then `id`), filtered by `external_id`, `status` and `updated_since`, in pages continued with `cursor`. The query is signed exactly as sent.',
+      "Extension. The verifications of the key's workspace and mode, oldest change first (by `updated_at`, then `id`), filtered by `external_id`, `status` and `updated_since`, in pages continued with `cursor`. The query is signed exactly as sent.",
     auth: 'apiKey',
     query: listVerificationsQuery,
     handler: listVerificationsHandler,
@@ -99,7 +138,8 @@ export const OPERATIONS = {
     path: '/v1/verifications/{id}',
     tag: 'Verifications',
     summary: 'Read a verification',
-    description: 'Status, result, timestamps, attempts, reason, duplicate check and consent. Another workspace\'s or the other mode\'s id is 404.',
+    description:
+      "Status, result, timestamps, attempts, reason, duplicate check and consent. Another workspace's or the other mode's id is 404.",
     auth: 'apiKey',
     params: idParams,
     handler: getVerificationHandler,
@@ -113,7 +153,7 @@ export const OPERATIONS = {
     tag: 'Consent',
     summary: 'The active consent version',
     description:
-      'Show the text at `url` unchanged and send its SHA-256 back on acceptance. Extension: `?lang=` (a BCP 47 tag of one of the capture page\'s languages, e.g. `fr` or `fr-CA`) answers with that language\'s text (`url`, `text_sha256`) under the same version id, or the English one when the version has no text in it (`locale` says which); without `lang`, English.',
+      "Show the text at `url` unchanged and send its SHA-256 back on acceptance. Extension: `?lang=` (a BCP 47 tag of one of the capture page's languages, e.g. `fr` or `fr-CA`) answers with that language's text (`url`, `text_sha256`) under the same version id, or the English one when the version has no text in it (`locale` says which); without `lang`, English.",
     auth: 'apiKey',
     query: consentQuery,
     handler: getActiveConsentHandler,
@@ -125,7 +165,7 @@ export const OPERATIONS = {
     method: 'POST',
     path: '/v1/verifications/{id}/consent',
     tag: 'Consent',
-    summary: 'Record the user\'s consent',
+    summary: "Record the user's consent",
     description:
       'Either `{consent_version_id, text_sha256}` or `{consent_version, accepted: true}`. Idempotent: the same version again returns the existing record.',
     auth: 'apiKey',
@@ -134,7 +174,13 @@ export const OPERATIONS = {
     documentedBody: z.union([consentById, consentByLabel]),
     handler: acceptConsentHandler,
     responses: { 200: { description: 'The consent record', schema: S.consentAcceptedSchema } },
-    errors: ['NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'INVALID_STATUS', 'CONSENT_VERSION_INACTIVE', 'CONSENT_SHA256_MISMATCH'],
+    errors: [
+      'NOT_FOUND',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'INVALID_STATUS',
+      'CONSENT_VERSION_INACTIVE',
+      'CONSENT_SHA256_MISMATCH',
+    ],
   }),
   uploadMedia: defineOperation({
     operationId: 'uploadMedia',
@@ -148,10 +194,19 @@ export const OPERATIONS = {
     params: idParams,
     multipart: true,
     body: mediaFields,
-    files: { file: 'The image: JPEG, PNG or WebP (by content), at most 10 MiB, 320x240 (a document 240x150) to 8000x8000 pixels' },
+    files: {
+      file: 'The image: JPEG, PNG or WebP (by content), at most 10 MiB, 320x240 (a document 240x150) to 8000x8000 pixels',
+    },
     handler: uploadMediaHandler,
     responses: { 201: { description: 'Accepted', schema: S.mediaSchema } },
-    errors: ['NOT_FOUND', 'CONSENT_REQUIRED', 'INVALID_STATUS', 'UNSUPPORTED_MEDIA_TYPE', 'ANALYSIS_QUEUE_FULL', ...MEDIA_CHECK_ERRORS],
+    errors: [
+      'NOT_FOUND',
+      'CONSENT_REQUIRED',
+      'INVALID_STATUS',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'ANALYSIS_QUEUE_FULL',
+      ...MEDIA_CHECK_ERRORS,
+    ],
   }),
   submitVerification: defineOperation({
     operationId: 'submitVerification',
@@ -159,7 +214,8 @@ export const OPERATIONS = {
     path: '/v1/verifications/{id}/submit',
     tag: 'Verifications',
     summary: 'Submit for a decision',
-    description: 'No body. Consumes one of 5 attempts. Live mode: `submitted` (the decision follows by webhook or GET); test mode: `review`.',
+    description:
+      'No body. Consumes one of 5 attempts. Live mode: `submitted` (the decision follows by webhook or GET); test mode: `review`.',
     auth: 'apiKey',
     params: idParams,
     handler: submitHandler,
@@ -171,8 +227,9 @@ export const OPERATIONS = {
     method: 'DELETE',
     path: '/v1/verifications/{id}/data',
     tag: 'Privacy',
-    summary: 'Erase a verification\'s data now',
-    description: 'Extension. Photos, face data and personal fields are erased; a case in progress is abandoned. Idempotent: a repeat returns the same signed receipt.',
+    summary: "Erase a verification's data now",
+    description:
+      'Extension. Photos, face data and personal fields are erased; a case in progress is abandoned. Idempotent: a repeat returns the same signed receipt.',
     auth: 'apiKey',
     params: idParams,
     handler: eraseDataHandler,
@@ -186,7 +243,7 @@ export const OPERATIONS = {
     tag: 'Wallet',
     summary: 'Ask a digital ID wallet for an age proof',
     description:
-      'Extension (docs/wallet.md). A request for the W3C Digital Credentials API, bound to this verification and to `origin`, the page that will call `navigator.credentials.get`: a fresh nonce and response key, asking only for `age_over_NN` (NN the workspace\'s age threshold) of an ISO mDL, not retained. Pass `data` unchanged with `protocol`; send what the browser returns to wallet-responses within 5 minutes. Consent first; the verification must be in `created`, `started` or `resubmission_requested` with an attempt left; an identity (KYC) verification takes no wallet proof (409).',
+      "Extension (docs/wallet.md). A request for the W3C Digital Credentials API, bound to this verification and to `origin`, the page that will call `navigator.credentials.get`: a fresh nonce and response key, asking only for `age_over_NN` (NN the workspace's age threshold) of an ISO mDL, not retained. Pass `data` unchanged with `protocol`; send what the browser returns to wallet-responses within 5 minutes. Consent first; the verification must be in `created`, `started` or `resubmission_requested` with an attempt left; an identity (KYC) verification takes no wallet proof (409).",
     auth: 'apiKey',
     params: idParams,
     body: walletRequestBody,
@@ -199,9 +256,9 @@ export const OPERATIONS = {
     method: 'POST',
     path: '/v1/verifications/{id}/wallet-responses',
     tag: 'Wallet',
-    summary: 'Verify a wallet\'s age proof and decide',
+    summary: "Verify a wallet's age proof and decide",
     description:
-      'Extension (docs/wallet.md). The DigitalCredential the browser returned, for one of this verification\'s wallet requests. Verified against the IACA roots the operator trusts: decryption with that request\'s key, the session transcript rebuilt from the request, the certificate chain and dates, the MSO signature and validity, each element\'s digest, the device signature, and that only `age_over_NN` was disclosed. A valid proof is one attempt and decides at once (live: `approved`, or `declined` with `age_below_threshold`; test mode: `review`), with its webhook; `result.age_source` is `wallet`. Any failed check is 422 `WALLET_RESPONSE_INVALID` with `details.reason`, and the verification stays as it was. A request is answered once (`replayed`).',
+      "Extension (docs/wallet.md). The DigitalCredential the browser returned, for one of this verification's wallet requests. Verified against the IACA roots the operator trusts: decryption with that request's key, the session transcript rebuilt from the request, the certificate chain and dates, the MSO signature and validity, each element's digest, the device signature, and that only `age_over_NN` was disclosed. A valid proof is one attempt and decides at once (live: `approved`, or `declined` with `age_below_threshold`; test mode: `review`), with its webhook; `result.age_source` is `wallet`. Any failed check is 422 `WALLET_RESPONSE_INVALID` with `details.reason`, and the verification stays as it was. A request is answered once (`replayed`).",
     auth: 'apiKey',
     params: idParams,
     body: walletResponseBody,

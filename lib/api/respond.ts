@@ -38,8 +38,18 @@ export function json(status: number, body: unknown, headers: Headers = {}): Resp
 
 /** Node and postgres.js codes of a connection that could not be made or was lost. */
 const CONNECTION_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
-  'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
 ]);
 /** SQLSTATEs of a server that cannot serve now: connection exceptions (08), shutting down or starting (57P01-03), full (53300). */
 const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
@@ -68,13 +78,21 @@ export function errorResponse(err: unknown, requestId: string, headers: Headers 
 export function errorAnswer(err: unknown, requestId: string, headers: Headers = {}): Answer {
   if (!(err instanceof DomainError) && databaseUnavailable(err)) {
     log.warn('database unavailable', { request_id: requestId, err });
-    err = new DomainError('DATABASE_UNAVAILABLE', 'The database cannot be reached right now. Retry shortly.', undefined, DATABASE_RETRY_AFTER_S);
+    err = new DomainError(
+      'DATABASE_UNAVAILABLE',
+      'The database cannot be reached right now. Retry shortly.',
+      undefined,
+      DATABASE_RETRY_AFTER_S,
+    );
   }
   if (err instanceof DomainError) {
     const error: Record<string, unknown> = { code: err.code, message: err.message };
     if (err.details) error.details = err.details;
     error.request_id = requestId;
-    const retry: Headers = err.retryAfterSeconds === undefined ? {} : { 'retry-after': String(Math.max(1, Math.ceil(err.retryAfterSeconds))) };
+    const retry: Headers =
+      err.retryAfterSeconds === undefined
+        ? {}
+        : { 'retry-after': String(Math.max(1, Math.ceil(err.retryAfterSeconds))) };
     return jsonAnswer(HTTP_STATUS[err.code], { error }, { ...headers, ...retry });
   }
   log.error('unhandled error', { request_id: requestId, err });

@@ -18,7 +18,13 @@ import type { z } from 'zod';
 import { getDb, type Db } from '@/lib/db/client';
 import { newId } from '../core/ids';
 import { withLogContext } from '../core/log';
-import { identify, REQUEST_TIMESTAMP_HEADER, verifySignature, type AuthResult, type PendingSignature } from '../domain/auth/authenticate';
+import {
+  identify,
+  REQUEST_TIMESTAMP_HEADER,
+  verifySignature,
+  type AuthResult,
+  type PendingSignature,
+} from '../domain/auth/authenticate';
 import type { VerificationRow } from '@/lib/db/schema';
 import { authenticateCapture, captureRateKey, CAPTURE_RATE_LIMIT_PER_MINUTE } from '../domain/capture/auth';
 import { canonicalJson, canonicalMultipartFromHashes, requestTarget } from '../domain/auth/canonical';
@@ -27,17 +33,36 @@ import { peekRateLimit, rateLimitError, takeRateLimit, type RateLimitState } fro
 import { DomainError, parseOrThrow, validationError } from '../core/errors';
 import { assertStorableText } from '../core/input-text';
 import { errorAnswer, errorResponse, JSON_HEADERS, toResponse, type Answer } from './respond';
-import { discardRefusedBody, isJsonContentType, JSON_BODY_LIMIT, parseJsonBody, readBodyLimited, type ApiRequest } from './body';
+import {
+  discardRefusedBody,
+  isJsonContentType,
+  JSON_BODY_LIMIT,
+  parseJsonBody,
+  readBodyLimited,
+  type ApiRequest,
+} from './body';
 import { stringifyJson } from '../core/json-raw';
 import { clientAddressOf } from '../domain/auth/client-address';
 import { multipartBoundary, readMultipart, type ParsedForm } from './multipart';
-import { countSignatureFailure, releaseSignatureAttempt, reserveSignatureAttempt, tooManyFailures, type CountedFailure } from './signature-failures';
+import {
+  countSignatureFailure,
+  releaseSignatureAttempt,
+  reserveSignatureAttempt,
+  tooManyFailures,
+  type CountedFailure,
+} from './signature-failures';
 import { notFoundInMode, signatureMismatch } from './teaching-errors';
 import { enterServerSlot, enterUpload, UPLOAD_BOUNDS, type UploadTicket } from './uploads-in-progress';
 import { notePressure } from '../domain/media/pressure';
 
 /** A place among the uploads in progress; a refusal marks the workspace as pressing the analysis (lib/domain/media/pressure.ts). */
-function enterUploadOf(workspaceId: string, key: string, bound: number, scope: 'workspace' | 'verification', total?: false): UploadTicket {
+function enterUploadOf(
+  workspaceId: string,
+  key: string,
+  bound: number,
+  scope: 'workspace' | 'verification',
+  total?: false,
+): UploadTicket {
   try {
     return enterUpload(key, bound, scope, total);
   } catch (e) {
@@ -119,18 +144,25 @@ export const MULTIPART_BODY_LIMIT = LIMITS.maxFileBytes + 64 * 1024;
 export const API_ANSWER = Symbol.for('open-verify.api-answer');
 export type ApiAnswerer = (req: ApiRequest, params: Record<string, string | string[]>) => Promise<Answer>;
 
-export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType = z.ZodType, QS extends z.ZodType = z.ZodType>(
-  opts: RouteOptions<PS, BS, QS>,
-) {
+export function apiRoute<
+  PS extends z.ZodType = z.ZodType,
+  BS extends z.ZodType = z.ZodType,
+  QS extends z.ZodType = z.ZodType,
+>(opts: RouteOptions<PS, BS, QS>) {
   const answer: ApiAnswerer = (req, params) => {
     const requestId = newId('req');
     // Every log line written while this request is served carries its id (the same as X-Request-Id).
     return withLogContext({ requestId }, () => serve(req, params, requestId));
   };
-  const route = async (req: Request, nextCtx?: NextCtx): Promise<Response> => toResponse(await answer(req, nextCtx ? await nextCtx.params : {}));
+  const route = async (req: Request, nextCtx?: NextCtx): Promise<Response> =>
+    toResponse(await answer(req, nextCtx ? await nextCtx.params : {}));
   return Object.assign(route, { operationId: opts.operationId, [API_ANSWER]: answer });
 
-  async function serve(req: ApiRequest, rawParams: Record<string, string | string[]>, requestId: string): Promise<Answer> {
+  async function serve(
+    req: ApiRequest,
+    rawParams: Record<string, string | string[]>,
+    requestId: string,
+  ): Promise<Answer> {
     // One object for the whole request: the answer's headers, the rate limit's added as it is taken.
     const headers: Record<string, string> = { ...JSON_HEADERS, 'x-request-id': requestId };
     let ticket: UploadTicket | undefined;
@@ -156,8 +188,20 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
       if (opts.auth === 'captureToken') {
         // The link first (an unknown token is 404 and leaves nothing behind), then its own bounds and rate limit.
         ({ auth, verification } = await authenticateCapture(db, String(rawParams.token ?? '')));
-        if (opts.multipart) ticket = enterUploadOf(verification.workspaceId, `link:${verification.id}`, UPLOAD_BOUNDS.perCaptureLink, 'verification');
-        await limitBy(db, headers, captureRateKey(verification.id), CAPTURE_RATE_LIMIT_PER_MINUTE, 'this verification link');
+        if (opts.multipart)
+          ticket = enterUploadOf(
+            verification.workspaceId,
+            `link:${verification.id}`,
+            UPLOAD_BOUNDS.perCaptureLink,
+            'verification',
+          );
+        await limitBy(
+          db,
+          headers,
+          captureRateKey(verification.id),
+          CAPTURE_RATE_LIMIT_PER_MINUTE,
+          'this verification link',
+        );
       } else {
         const who = await identify(db, {
           apiKey: req.headers.get('x-api-key'),
@@ -168,13 +212,21 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
         if ('auth' in who) auth = who.auth;
         else pending = who.pending;
         const workspace = auth?.workspace ?? pending!.workspace;
-        if (opts.multipart) ticket = enterUploadOf(workspace.id, `ws:${workspace.id}`, UPLOAD_BOUNDS.perApiKey, 'workspace', pending ? false : undefined);
+        if (opts.multipart)
+          ticket = enterUploadOf(
+            workspace.id,
+            `ws:${workspace.id}`,
+            UPLOAD_BOUNDS.perApiKey,
+            'workspace',
+            pending ? false : undefined,
+          );
         // A request still to prove its signature spends nothing of the workspace's limit before it does (step 3);
         // an upload's failure is counted now, before its body, and given back once the signature is proven.
         if (pending && opts.multipart) reservation = await reserveSignatureAttempt(db, workspace.apiKey, address);
         if (!pending) await limitBy(db, headers, `ws:${workspace.id}`, workspace.rateLimitPerMinute);
         // A body to read first: a workspace already over its limit is refused before it, unread.
-        else if (req.method !== 'GET' && req.method !== 'HEAD') await limitBy(db, headers, `ws:${workspace.id}`, workspace.rateLimitPerMinute, undefined, true);
+        else if (req.method !== 'GET' && req.method !== 'HEAD')
+          await limitBy(db, headers, `ws:${workspace.id}`, workspace.rateLimitPerMinute, undefined, true);
       }
 
       // 2. The body, with its limits enforced while it streams (files spooled to disk, hashed on the way).
@@ -211,7 +263,14 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
           auth = verifySignature(
             pending,
             form
-              ? [canonicalMultipartFromHashes(req.method, target, form.fields, form.files.map((f) => f.sha256))]
+              ? [
+                  canonicalMultipartFromHashes(
+                    req.method,
+                    target,
+                    form.fields,
+                    form.files.map((f) => f.sha256),
+                  ),
+                ]
               : canonicalJson(req.method, target, rawBody),
           );
         } catch (e) {
@@ -220,7 +279,9 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
             reservation = undefined; // counted: kept
             if (counted.over) throw tooManyFailures(counted.wait);
             // What the server signed, to compare with what the caller signed (teaching-errors.ts).
-            const parts = form ? { fields: form.fields, fileHashes: form.files.map((f) => f.sha256) } : { body: rawBody };
+            const parts = form
+              ? { fields: form.fields, fileHashes: form.files.map((f) => f.sha256) }
+              : { body: rawBody };
             throw signatureMismatch({ method: req.method, target, timestamp: pending.timestamp, ...parts });
           }
           throw e;
@@ -241,7 +302,9 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
         params = r.data;
       }
 
-      const query: z.infer<QS> = opts.query ? parseOrThrow(opts.query, queryParameters(requestTarget(req))) : (undefined as z.infer<QS>);
+      const query: z.infer<QS> = opts.query
+        ? parseOrThrow(opts.query, queryParameters(requestTarget(req)))
+        : (undefined as z.infer<QS>);
 
       let body: z.infer<BS> = undefined as z.infer<BS>;
       if (form) {
@@ -261,7 +324,9 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
         });
       }
 
-      const result = await opts.handler({ db, req, requestId, auth: auth!, params, body, query, rawBody, form, verification }).catch((e: unknown) => Promise.reject(notFoundInMode(e, auth)));
+      const result = await opts
+        .handler({ db, req, requestId, auth: auth!, params, body, query, rawBody, form, verification })
+        .catch((e: unknown) => Promise.reject(notFoundInMode(e, auth)));
       const text = stringifyJson({ data: result.data });
       if (result.headers) Object.assign(headers, result.headers);
       return { status: result.status ?? 200, headers, text };
@@ -284,7 +349,11 @@ export function apiRoute<PS extends z.ZodType = z.ZodType, BS extends z.ZodType 
 }
 
 /** The refusals of an upload's body for what it contains, which give its counted failure back (serve(), above). */
-const REFUSED_FOR_CONTENT: ReadonlySet<string> = new Set(['VALIDATION_ERROR', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE']);
+const REFUSED_FOR_CONTENT: ReadonlySet<string> = new Set([
+  'VALIDATION_ERROR',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'PAYLOAD_TOO_LARGE',
+]);
 
 /** Whether the request says it has a body (a length above 0, or chunked). */
 function mayHaveBody(req: ApiRequest): boolean {
@@ -309,7 +378,14 @@ export function queryParameters(target: string): Record<string, string> {
  * Takes one request of `key`'s rate limit (or, with `peek`, only looks whether one is left); docs/api.md: every
  * response carries its state (set on `headers`).
  */
-async function limitBy(db: Db, headers: Record<string, string>, key: string, perMinute: number, scope?: string, peek = false) {
+async function limitBy(
+  db: Db,
+  headers: Record<string, string>,
+  key: string,
+  perMinute: number,
+  scope?: string,
+  peek = false,
+) {
   const limit: RateLimitState = await (peek ? peekRateLimit : takeRateLimit)(db, key, perMinute, Date.now());
   headers['x-ratelimit-limit'] = String(limit.limit);
   headers['x-ratelimit-remaining'] = String(limit.remaining);
@@ -324,14 +400,17 @@ export const ALLOWED_METHODS = Symbol.for('open-verify.allowed-methods');
 
 /** Handlers for the methods a path does not support: 405 in the error envelope, with Allow. */
 export function methodNotAllowed(...allowed: Method[]) {
-  const handler = Object.assign(async () => {
-    const requestId = newId('req');
-    return errorResponse(
-      new DomainError('METHOD_NOT_ALLOWED', `Method not allowed. Allowed: ${allowed.join(', ')}.`, { allowed }),
-      requestId,
-      { 'x-request-id': requestId, allow: allowed.join(', ') },
-    );
-  }, { [ALLOWED_METHODS]: allowed });
+  const handler = Object.assign(
+    async () => {
+      const requestId = newId('req');
+      return errorResponse(
+        new DomainError('METHOD_NOT_ALLOWED', `Method not allowed. Allowed: ${allowed.join(', ')}.`, { allowed }),
+        requestId,
+        { 'x-request-id': requestId, allow: allowed.join(', ') },
+      );
+    },
+    { [ALLOWED_METHODS]: allowed },
+  );
   return { GET: handler, POST: handler, PUT: handler, PATCH: handler, DELETE: handler };
 }
 

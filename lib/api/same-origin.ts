@@ -27,7 +27,12 @@ function sameOrigin(origin: string, expected: URL): boolean {
     return false;
   }
   if (o.origin === expected.origin) return true;
-  return LOOPBACK.has(expected.hostname) && LOOPBACK.has(o.hostname) && o.protocol === expected.protocol && o.port === expected.port;
+  return (
+    LOOPBACK.has(expected.hostname) &&
+    LOOPBACK.has(o.hostname) &&
+    o.protocol === expected.protocol &&
+    o.port === expected.port
+  );
 }
 
 /** The `host[:port]`s that are BASE_URL's origin (Next.js's serverActions.allowedOrigins takes hosts). */
@@ -38,11 +43,19 @@ export function sameOriginHosts(baseUrl: string): string[] {
 }
 
 /** Why this request must be refused (a sentence), or null when it may go on. */
-export function crossSiteProblem(method: string, pathname: string, headers: Pick<Headers, 'get'>, baseUrl: string): string | null {
+export function crossSiteProblem(
+  method: string,
+  pathname: string,
+  headers: Pick<Headers, 'get'>,
+  baseUrl: string,
+): string | null {
   if (SAFE_METHODS.has(method.toUpperCase()) || !isCookieGuardedPath(pathname)) return null;
   const origin = headers.get('origin');
   const expected = new URL(baseUrl);
-  if (origin !== null) return sameOrigin(origin, expected) ? null : `This form was sent from another site (${origin.slice(0, 200)}), not from ${expected.origin}.`;
+  if (origin !== null)
+    return sameOrigin(origin, expected)
+      ? null
+      : `This form was sent from another site (${origin.slice(0, 200)}), not from ${expected.origin}.`;
   if (headers.get('sec-fetch-site') === 'same-origin') return null;
   return `This form must be sent from ${expected.origin} by a browser (the request has no Origin).`;
 }

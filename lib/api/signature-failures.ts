@@ -30,7 +30,12 @@ export type CountedFailure = {
 const keysOf = (apiKey: string, address: string) => ({ key: `key:${apiKey}`, addr: `addr:${apiKey} ${address}` });
 
 /** Adds one failure to the key's and the key-and-address's counts, in one statement, and says whether either is over. */
-export async function countSignatureFailure(db: DbOrTx, apiKey: string, address: string, now = Date.now()): Promise<CountedFailure> {
+export async function countSignatureFailure(
+  db: DbOrTx,
+  apiKey: string,
+  address: string,
+  now = Date.now(),
+): Promise<CountedFailure> {
   const { key, addr } = keysOf(apiKey, address);
   const stale = now - WINDOW_MS;
   const rows = await db.execute<{ key: string; failures: number; window_started_at: string }>(sql`
@@ -43,10 +48,15 @@ export async function countSignatureFailure(db: DbOrTx, apiKey: string, address:
   let wait = 0;
   for (const r of rows) {
     const bound = r.key === key ? MAX_KEY_FAILURES : MAX_FAILURES;
-    if (Number(r.failures) > bound) wait = Math.max(wait, Math.max(1, Math.ceil((Number(r.window_started_at) + WINDOW_MS - now) / 1000)));
+    if (Number(r.failures) > bound)
+      wait = Math.max(wait, Math.max(1, Math.ceil((Number(r.window_started_at) + WINDOW_MS - now) / 1000)));
   }
   await pruneNowAndThen(db, now);
-  return { over: wait > 0, wait, rows: rows.map((r) => ({ key: r.key, windowStartedAt: Number(r.window_started_at) })) };
+  return {
+    over: wait > 0,
+    wait,
+    rows: rows.map((r) => ({ key: r.key, windowStartedAt: Number(r.window_started_at) })),
+  };
 }
 
 /**

@@ -30,9 +30,18 @@ describe('errors that teach', () => {
 
   it('INVALID_SIGNATURE, the body left out of the signed string: the body length and SHA-256 the server signed', async () => {
     const body = '{"external_id":"user-42"}';
-    const r = await call(create, { method: 'POST', path: '/v1/verifications', body, apiKey: w.apiKey, signature: hmac(w.testSecret, 'POST/v1/verifications') });
+    const r = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body,
+      apiKey: w.apiKey,
+      signature: hmac(w.testSecret, 'POST/v1/verifications'),
+    });
     expect([r.status, r.json.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
-    expect(r.json.error.details).toEqual({ canonical: { method: 'POST', path: '/v1/verifications', body_length: 25, body_sha256: sha256(body) }, docs: DOCS });
+    expect(r.json.error.details).toEqual({
+      canonical: { method: 'POST', path: '/v1/verifications', body_length: 25, body_sha256: sha256(body) },
+      docs: DOCS,
+    });
     expect(r.json.error.message).toBe(
       'The signature does not match the request. The server signed HMAC-SHA256 of "POST/v1/verifications" followed by the raw body (25 bytes here), no separators: compare details.canonical with what you signed (path without scheme or host, the query exactly as sent, the exact body bytes).',
     );
@@ -41,8 +50,18 @@ describe('errors that teach', () => {
 
   it('INVALID_SIGNATURE, the full URL signed: the path the server signed has no scheme or host', async () => {
     const body = '{"external_id":"user-43"}';
-    const r = await call(create, { method: 'POST', path: '/v1/verifications', body, apiKey: w.apiKey, signature: hmac(w.testSecret, 'POSThttp://verify.test/v1/verifications' + body) });
-    expect([r.status, r.json.error.code, r.json.error.details.canonical.path]).toEqual([401, 'INVALID_SIGNATURE', '/v1/verifications']);
+    const r = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body,
+      apiKey: w.apiKey,
+      signature: hmac(w.testSecret, 'POSThttp://verify.test/v1/verifications' + body),
+    });
+    expect([r.status, r.json.error.code, r.json.error.details.canonical.path]).toEqual([
+      401,
+      'INVALID_SIGNATURE',
+      '/v1/verifications',
+    ]);
     expectNoSecrets(r.text, hmac(w.testSecret, 'POST/v1/verifications' + body));
   });
 
@@ -50,7 +69,10 @@ describe('errors that teach', () => {
     const path = '/v1/verifications?external_id=user-42&limit=5';
     const r = await call(list, { path, apiKey: w.apiKey, signature: hmac(w.testSecret, 'GET/v1/verifications') });
     expect([r.status, r.json.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
-    expect(r.json.error.details).toEqual({ canonical: { method: 'GET', path, body_length: 0, body_sha256: sha256('') }, docs: DOCS });
+    expect(r.json.error.details).toEqual({
+      canonical: { method: 'GET', path, body_length: 0, body_sha256: sha256('') },
+      docs: DOCS,
+    });
     expectNoSecrets(r.text, hmac(w.testSecret, 'GET' + path));
   });
 
@@ -61,28 +83,58 @@ describe('errors that teach', () => {
     form.append('type', 'selfie');
     form.append('file', new Blob([file], { type: 'image/jpeg' }), 'selfie.jpg');
     const path = `/v1/verifications/${id}/media`;
-    const req = new Request('http://verify.test' + path, { method: 'POST', body: form, headers: { 'x-api-key': w.apiKey, 'x-hmac-signature': hmac(w.testSecret, `POST${path}`) } });
+    const req = new Request('http://verify.test' + path, {
+      method: 'POST',
+      body: form,
+      headers: { 'x-api-key': w.apiKey, 'x-hmac-signature': hmac(w.testSecret, `POST${path}`) },
+    });
     const res = await upload(req, { params: Promise.resolve({ id }) });
     const json = await res.json();
     expect([res.status, json.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
-    expect(json.error.details).toEqual({ canonical: { method: 'POST', path, lines: [`POST${path}`, 'type=selfie', sha256(file)] }, docs: DOCS });
+    expect(json.error.details).toEqual({
+      canonical: { method: 'POST', path, lines: [`POST${path}`, 'type=selfie', sha256(file)] },
+      docs: DOCS,
+    });
     expectNoSecrets(JSON.stringify(json), hmac(w.testSecret, `POST${path}\ntype=selfie\n${sha256(file)}`));
   });
 
   it("a key of one mode reading the other mode's verification: 404 naming the key's mode, nothing of the other", async () => {
-    const live = await call(create, { method: 'POST', path: '/v1/verifications', body: { external_id: 'live-1' }, apiKey: w.apiKey, secret: w.liveSecret });
-    const test = await call(create, { method: 'POST', path: '/v1/verifications', body: { external_id: 'test-1' }, apiKey: w.apiKey, secret: w.testSecret });
+    const live = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: { external_id: 'live-1' },
+      apiKey: w.apiKey,
+      secret: w.liveSecret,
+    });
+    const test = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: { external_id: 'test-1' },
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+    });
     expect([live.status, test.status]).toEqual([201, 201]);
-    const read = (id: string, secret: string) => call(getOne, { path: `/v1/verifications/${id}`, params: { id }, apiKey: w.apiKey, secret });
+    const read = (id: string, secret: string) =>
+      call(getOne, { path: `/v1/verifications/${id}`, params: { id }, apiKey: w.apiKey, secret });
     const byTest = await read(live.json.data.id, w.testSecret);
-    expect([byTest.status, byTest.json.error.code, byTest.json.error.message]).toEqual([404, 'NOT_FOUND', 'Verification not found for this test key.']);
+    expect([byTest.status, byTest.json.error.code, byTest.json.error.message]).toEqual([
+      404,
+      'NOT_FOUND',
+      'Verification not found for this test key.',
+    ]);
     const byLive = await read(test.json.data.id, w.liveSecret);
     expect([byLive.status, byLive.json.error.message]).toEqual([404, 'Verification not found for this live key.']);
     // An id that exists in no mode gets the same answer: the message tells nothing of the other mode.
     const none = await read('01936f3e-1c2a-7000-8000-0000000000ff', w.testSecret);
     expect([none.status, none.json.error.message]).toEqual([404, 'Verification not found for this test key.']);
     const id = live.json.data.id;
-    const sub = await call(submit, { method: 'POST', path: `/v1/verifications/${id}/submit`, params: { id }, apiKey: w.apiKey, secret: w.testSecret });
+    const sub = await call(submit, {
+      method: 'POST',
+      path: `/v1/verifications/${id}/submit`,
+      params: { id },
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+    });
     expect([sub.status, sub.json.error.message]).toEqual([404, 'Verification not found for this test key.']);
   });
 });

@@ -44,8 +44,11 @@ export function signatureMismatch(c: BuiltCanonical): DomainError {
 
 /** A verification not found by a request of one mode says which: "not found for this test key". */
 export function notFoundInMode(e: unknown, auth: AuthResult | undefined): unknown {
-  if (!(e instanceof DomainError) || e.code !== 'NOT_FOUND' || e.message !== 'Verification not found.' || !auth) return e;
-  if (auth.via.kind === 'key') return new DomainError('NOT_FOUND', `Verification not found for this ${auth.mode} key.`, e.details);
-  if (auth.via.kind === 'placeholder') return new DomainError('NOT_FOUND', 'Verification not found in test mode (the placeholder signature).', e.details);
+  if (!(e instanceof DomainError) || e.code !== 'NOT_FOUND' || e.message !== 'Verification not found.' || !auth)
+    return e;
+  if (auth.via.kind === 'key')
+    return new DomainError('NOT_FOUND', `Verification not found for this ${auth.mode} key.`, e.details);
+  if (auth.via.kind === 'placeholder')
+    return new DomainError('NOT_FOUND', 'Verification not found in test mode (the placeholder signature).', e.details);
   return e;
 }

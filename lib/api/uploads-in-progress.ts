@@ -40,7 +40,12 @@ function queueFull(scope: string): DomainError {
  * later, `enterServerSlot`), or throws 503 ANALYSIS_QUEUE_FULL (`details.scope`: `scope` when the key has all its
  * places, `server` when the process has). `release()` gives the places back (once).
  */
-export function enterUpload(key: string, perKey: number, scope: 'workspace' | 'verification', total: number | false = UPLOAD_BOUNDS.total): UploadTicket {
+export function enterUpload(
+  key: string,
+  perKey: number,
+  scope: 'workspace' | 'verification',
+  total: number | false = UPLOAD_BOUNDS.total,
+): UploadTicket {
   const s = state();
   const mine = s.byKey.get(key) ?? 0;
   if (mine >= perKey) throw queueFull(scope);

@@ -13,21 +13,42 @@ export type Flags<F extends Spec> = { [K in keyof F]: F[K] extends boolean ? boo
 export class UsageError extends Error {}
 
 /** The flags of `argv` (and its words, where `words` allows them) over the declaration's defaults. */
-export function parseFlags<const F extends Spec>(spec: F, argv: string[], words = 0): { flags: Flags<F>; words: string[] } {
-  const options = Object.fromEntries(Object.entries(spec).map(([name, dflt]) => [name, typeof dflt === 'boolean' ? { type: 'boolean' as const, default: dflt } : { type: 'string' as const, default: dflt }]));
+export function parseFlags<const F extends Spec>(
+  spec: F,
+  argv: string[],
+  words = 0,
+): { flags: Flags<F>; words: string[] } {
+  const options = Object.fromEntries(
+    Object.entries(spec).map(([name, dflt]) => [
+      name,
+      typeof dflt === 'boolean'
+        ? { type: 'boolean' as const, default: dflt }
+        : { type: 'string' as const, default: dflt },
+    ]),
+  );
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: words > 0 });
   } catch (e) {
     // node's advice on a positional that starts with '-' is dropped: the known flags follow.
-    throw new UsageError(`${(e instanceof Error ? e.message : String(e)).replace(/\. To specify a positional argument[^]*$/, '')}\n${known(spec)}`);
+    throw new UsageError(
+      `${(e instanceof Error ? e.message : String(e)).replace(/\. To specify a positional argument[^]*$/, '')}\n${known(spec)}`,
+    );
   }
-  if (parsed.positionals.length > words) throw new UsageError(`unexpected ${parsed.positionals.slice(words).map((w) => `'${w}'`).join(', ')}\n${known(spec)}`);
+  if (parsed.positionals.length > words)
+    throw new UsageError(
+      `unexpected ${parsed.positionals
+        .slice(words)
+        .map((w) => `'${w}'`)
+        .join(', ')}\n${known(spec)}`,
+    );
   return { flags: parsed.values as Flags<F>, words: parsed.positionals };
 }
 
 function known(spec: Spec): string {
-  const list = Object.entries(spec).map(([name, dflt]) => (typeof dflt === 'boolean' ? `--${name}` : `--${name} <value>${dflt === '' ? '' : ` (default ${dflt})`}`));
+  const list = Object.entries(spec).map(([name, dflt]) =>
+    typeof dflt === 'boolean' ? `--${name}` : `--${name} <value>${dflt === '' ? '' : ` (default ${dflt})`}`,
+  );
   return `known flags: ${list.length ? list.join(', ') : 'none'}`;
 }
 
@@ -35,7 +56,10 @@ function known(spec: Spec): string {
  * parseFlags over this process's arguments; a usage error ends the process with its message and exit code 2.
  * `argv: []` gives the defaults (a script imported by another, whose flags are not its own).
  */
-export function cliFlags<const F extends Spec>(spec: F, opts: { argv?: string[]; words?: number } = {}): Flags<F> & { words: string[] } {
+export function cliFlags<const F extends Spec>(
+  spec: F,
+  opts: { argv?: string[]; words?: number } = {},
+): Flags<F> & { words: string[] } {
   try {
     const { flags, words } = parseFlags(spec, opts.argv ?? process.argv.slice(2), opts.words);
     return { ...flags, words };

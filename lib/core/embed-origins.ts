@@ -18,9 +18,11 @@ export function embedOriginProblem(s: string): string | null {
     return 'not an origin (scheme://host[:port])';
   }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') return 'https:// only';
-  if (u.protocol === 'http:' && !LOOPBACK_HOSTS.has(u.hostname)) return 'https:// only (http:// for localhost in test mode)';
+  if (u.protocol === 'http:' && !LOOPBACK_HOSTS.has(u.hostname))
+    return 'https:// only (http:// for localhost in test mode)';
   // An origin has no user, path, query or fragment: "https://a.example/" is refused too, so what is stored is what was typed.
-  if (u.username || u.password || u.search || u.hash || u.origin === 'null' || s !== u.origin) return 'an origin only (scheme://host[:port], no path, no trailing slash, lower case)';
+  if (u.username || u.password || u.search || u.hash || u.origin === 'null' || s !== u.origin)
+    return 'an origin only (scheme://host[:port], no path, no trailing slash, lower case)';
   if (u.hostname.includes('*')) return 'no wildcards';
   return null;
 }

@@ -13,7 +13,10 @@ const csvSeconds = z
 const schema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// connection URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'a postgres:// connection URL')
+    .optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   ENCRYPTION_KEY: z
     .string()
@@ -25,8 +28,16 @@ const schema = z.object({
    */
   ENCRYPTION_KEYS_PREVIOUS: z
     .string()
-    .transform((s) => s.split(',').map((k) => k.trim()).filter(Boolean))
-    .refine((ks) => ks.every((k) => Buffer.from(k, 'base64').length === 32), 'comma-separated keys of 32 bytes each, base64-encoded')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (ks) => ks.every((k) => Buffer.from(k, 'base64').length === 32),
+      'comma-separated keys of 32 bytes each, base64-encoded',
+    )
     .optional(),
   /**
    * A key file instead of ENCRYPTION_KEY (which it then overrides): its first line is the key that encrypts,
@@ -69,9 +80,19 @@ const schema = z.object({
   /** `1`: every admin must use a second factor (TOTP); otherwise per user (admin:create --require-totp). */
   ADMIN_REQUIRE_TOTP: z.enum(['0', '1']).default('0'),
   /** Minutes without a request after which an admin session ends. */
-  ADMIN_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
+  ADMIN_SESSION_IDLE_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(30),
   /** Hours after sign-in at which an admin session ends, however active. */
-  ADMIN_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(12),
+  ADMIN_SESSION_MAX_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 30)
+    .default(12),
   /**
    * Reverse proxies in front of the server, by address or CIDR range, comma-separated (`127.0.0.1,10.0.0.0/8`):
    * only a connection from one of them has its X-Forwarded-For/-Host/-Proto believed (lib/domain/auth/client-address.ts).
@@ -80,7 +101,12 @@ const schema = z.object({
   TRUSTED_PROXIES: z
     .string()
     .refine(
-      (s) => s.split(',').map((x) => x.trim()).filter(Boolean).every((x) => (x.includes('/') ? ipaddr.isValidCIDR(x) : ipaddr.isValid(x))),
+      (s) =>
+        s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean)
+          .every((x) => (x.includes('/') ? ipaddr.isValidCIDR(x) : ipaddr.isValid(x))),
       'comma-separated IP addresses or CIDR ranges of your reverse proxies, e.g. 127.0.0.1,10.0.0.0/8',
     )
     .default(''),
@@ -90,14 +116,22 @@ const schema = z.object({
    * Outgoing email (invitations to the admin area): `smtp://user:pass@host:587` (STARTTLS when offered) or
    * `smtps://…:465`. Unset: no email is sent, the invitation link is shown to the inviter only.
    */
-  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s]+$/, 'an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587')
+    .optional(),
   /** The From of that email; unset: `Open Verify <no-reply@{BASE_URL's host}>`. */
   SMTP_FROM: z.string().min(3).max(300).optional(),
   /**
    * Turns on /metrics (Prometheus, docs/operating.md "Metrics"): a scrape must send `Authorization: Bearer <this>`.
    * Unset: /metrics answers 404.
    */
-  METRICS_TOKEN: z.string().min(16, 'at least 16 characters (openssl rand -hex 32)').max(512).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces').optional(),
+  METRICS_TOKEN: z
+    .string()
+    .min(16, 'at least 16 characters (openssl rand -hex 32)')
+    .max(512)
+    .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+    .optional(),
   /**
    * Turns on tracing (docs/operating.md "Traces"): spans are exported over OTLP/HTTP (JSON) to `{this}/v1/traces`.
    * Unset: no tracing SDK is loaded and nothing is exported.
@@ -124,7 +158,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   }
   const oidc = [env.AUTH_OIDC_ISSUER, env.AUTH_OIDC_ID, env.AUTH_OIDC_SECRET].filter(Boolean).length;
   if (oidc !== 0 && oidc !== 3) {
-    throw new EnvError('Invalid environment:\n  AUTH_OIDC_ISSUER, AUTH_OIDC_ID, AUTH_OIDC_SECRET: set all three for single sign-on, or none');
+    throw new EnvError(
+      'Invalid environment:\n  AUTH_OIDC_ISSUER, AUTH_OIDC_ID, AUTH_OIDC_SECRET: set all three for single sign-on, or none',
+    );
   }
   const baseUrl = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
   return { ...env, BASE_URL: baseUrl };

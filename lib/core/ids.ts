@@ -26,7 +26,24 @@ function base32Of40(n: number): string {
   return out;
 }
 
-export type IdPrefix = 'ws' | 'key' | 'con' | 'med' | 'aud' | 'adm' | 'req' | 'evt' | 'wat' | 'job' | 'blk' | 'ses' | 'rcp' | 'rk' | 'inv' | 'wrq' | 'iaca';
+export type IdPrefix =
+  | 'ws'
+  | 'key'
+  | 'con'
+  | 'med'
+  | 'aud'
+  | 'adm'
+  | 'req'
+  | 'evt'
+  | 'wat'
+  | 'job'
+  | 'blk'
+  | 'ses'
+  | 'rcp'
+  | 'rk'
+  | 'inv'
+  | 'wrq'
+  | 'iaca';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${sortableBody()}`;

@@ -53,7 +53,11 @@ export function storableTextProblems(value: unknown, topLevel = 'body'): Record<
 }
 
 /** Throws VALIDATION_ERROR (fields as above) when `value` holds text Postgres cannot store. */
-export function assertStorableText(value: unknown, topLevel = 'body', message = 'The request has invalid fields.'): void {
+export function assertStorableText(
+  value: unknown,
+  topLevel = 'body',
+  message = 'The request has invalid fields.',
+): void {
   const fields = storableTextProblems(value, topLevel);
   if (fields) throw new DomainError('VALIDATION_ERROR', message, { fields });
 }

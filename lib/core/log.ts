@@ -53,7 +53,11 @@ export function dropQueryParams(s: string): string {
 }
 
 function errorFields(e: Error, depth: number): Record<string, unknown> {
-  const f: Record<string, unknown> = { name: e.name, message: scrubText(dropQueryParams(e.message)), stack: e.stack && scrubText(dropQueryParams(e.stack)) };
+  const f: Record<string, unknown> = {
+    name: e.name,
+    message: scrubText(dropQueryParams(e.message)),
+    stack: e.stack && scrubText(dropQueryParams(e.stack)),
+  };
   const code = (e as { code?: unknown }).code;
   if (code !== undefined) f.code = code;
   if (e.cause !== undefined && depth < 6) f.cause = redact(e.cause, depth + 1);
@@ -73,11 +77,19 @@ function consoleSafeError(e: Error, depth: number): Error {
     const v = (e as unknown as Record<string, unknown>)[k];
     if (typeof v === 'string' || typeof v === 'number') (out as unknown as Record<string, unknown>)[k] = v;
   }
-  if (e.cause !== undefined && depth < 6) out.cause = e.cause instanceof Error ? consoleSafeError(e.cause, depth + 1) : redact(e.cause, depth + 1);
+  if (e.cause !== undefined && depth < 6)
+    out.cause = e.cause instanceof Error ? consoleSafeError(e.cause, depth + 1) : redact(e.cause, depth + 1);
   return out;
 }
 
-const consoleSafe = (arg: unknown): unknown => (arg instanceof Error ? consoleSafeError(arg, 0) : typeof arg === 'string' ? scrubText(arg) : arg !== null && typeof arg === 'object' ? redact(arg) : arg);
+const consoleSafe = (arg: unknown): unknown =>
+  arg instanceof Error
+    ? consoleSafeError(arg, 0)
+    : typeof arg === 'string'
+      ? scrubText(arg)
+      : arg !== null && typeof arg === 'object'
+        ? redact(arg)
+        : arg;
 
 /**
  * Everything written with console.* in this process passes the same redaction as the log: Next.js prints the
@@ -97,7 +109,8 @@ export function redactConsole(target: Console = console) {
 /** What is being served: set by the API's route wrapper (and the admin's server actions) for everything they call. */
 export type LogContext = { requestId?: string; job?: string };
 const context = new AsyncLocalStorage<LogContext>();
-export const withLogContext = <T>(ctx: LogContext, fn: () => T): T => context.run({ ...context.getStore(), ...ctx }, fn);
+export const withLogContext = <T>(ctx: LogContext, fn: () => T): T =>
+  context.run({ ...context.getStore(), ...ctx }, fn);
 
 function level(): pino.LevelWithSilent {
   try {
@@ -134,10 +147,12 @@ export function resetLogger(destination?: pino.DestinationStream) {
 }
 
 type Fields = Record<string, unknown>;
-const write = (lvl: 'debug' | 'info' | 'warn' | 'error') => (msg: string, fields: Fields = {}) => {
-  const l = base();
-  if (!l.isLevelEnabled(lvl)) return;
-  l[lvl](redact(fields) as Fields, scrubText(msg));
-};
+const write =
+  (lvl: 'debug' | 'info' | 'warn' | 'error') =>
+  (msg: string, fields: Fields = {}) => {
+    const l = base();
+    if (!l.isLevelEnabled(lvl)) return;
+    l[lvl](redact(fields) as Fields, scrubText(msg));
+  };
 
 export const log = { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };

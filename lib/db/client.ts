@@ -41,7 +41,14 @@ function preparing<T extends postgres.Sql | postgres.TransactionSql>(client: T, 
       const value = Reflect.get(target, prop, receiver);
       if (prop === 'unsafe') {
         return (text: string, args?: unknown[], opts?: object) =>
-          traceQuery((target.unsafe as (t: string, a?: unknown[], o?: object) => unknown)(text, args, { ...opts, prepare: true }), text, server);
+          traceQuery(
+            (target.unsafe as (t: string, a?: unknown[], o?: object) => unknown)(text, args, {
+              ...opts,
+              prepare: true,
+            }),
+            text,
+            server,
+          );
       }
       if (prop === 'begin' || prop === 'savepoint') {
         return (...a: unknown[]) => {

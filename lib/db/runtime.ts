@@ -90,7 +90,9 @@ export function loadOrCreateEncryptionKey(dataDir: string): { key: string; gener
 export async function resolveRuntime(env: Env, opts: { own: boolean; port?: number }): Promise<Runtime> {
   if (env.DATABASE_URL) {
     if (!env.ENCRYPTION_KEY) {
-      throw new RuntimeError('ENCRYPTION_KEY is required with DATABASE_URL (32 bytes, base64: openssl rand -base64 32).');
+      throw new RuntimeError(
+        'ENCRYPTION_KEY is required with DATABASE_URL (32 bytes, base64: openssl rand -base64 32).',
+      );
     }
     return { databaseUrl: env.DATABASE_URL, encryptionKey: env.ENCRYPTION_KEY, release: async () => {} };
   }
@@ -102,7 +104,9 @@ export async function resolveRuntime(env: Env, opts: { own: boolean; port?: numb
   const encryptionKey = env.ENCRYPTION_KEY ?? own!.key;
   if (running) {
     if (opts.own) {
-      throw new RuntimeError(`The service is already running on this data directory (pid ${running.pid}); stop it first.`);
+      throw new RuntimeError(
+        `The service is already running on this data directory (pid ${running.pid}); stop it first.`,
+      );
     }
     return { databaseUrl: running.databaseUrl, encryptionKey, release: async () => {} };
   }

@@ -18,8 +18,21 @@ export async function bundles({ write = true } = {}) {
   const common = { bundle: true, minify: true, target: 'es2020', legalComments: 'none', write, absWorkingDir: here };
   const [esm, iife, react] = await Promise.all([
     build({ ...common, entryPoints: ['src/index.ts'], format: 'esm', outfile: path.join(out, 'index.js') }),
-    build({ ...common, entryPoints: ['src/index.ts'], format: 'iife', globalName: 'OpenVerifyEmbed', outfile: path.join(out, 'open-verify-embed.js') }),
-    build({ ...common, entryPoints: ['src/react.tsx'], format: 'esm', jsx: 'automatic', external: ['react', 'react/jsx-runtime', './index.js'], outfile: path.join(out, 'react.js') }),
+    build({
+      ...common,
+      entryPoints: ['src/index.ts'],
+      format: 'iife',
+      globalName: 'OpenVerifyEmbed',
+      outfile: path.join(out, 'open-verify-embed.js'),
+    }),
+    build({
+      ...common,
+      entryPoints: ['src/react.tsx'],
+      format: 'esm',
+      jsx: 'automatic',
+      external: ['react', 'react/jsx-runtime', './index.js'],
+      outfile: path.join(out, 'react.js'),
+    }),
   ]);
   const text = (r) => (write ? null : r.outputFiles[0].text);
   return { esm: text(esm), iife: text(iife), react: text(react) };
@@ -31,7 +44,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   fs.rmSync(out, { recursive: true, force: true });
   await bundles();
   // Declarations: tsc from this package, or the repository's.
-  const tsc = [path.join(here, 'node_modules/.bin/tsc'), path.join(here, '../../node_modules/.bin/tsc')].find((p) => fs.existsSync(p));
+  const tsc = [path.join(here, 'node_modules/.bin/tsc'), path.join(here, '../../node_modules/.bin/tsc')].find((p) =>
+    fs.existsSync(p),
+  );
   execFileSync(tsc, ['-p', 'tsconfig.json'], { cwd: here, stdio: 'inherit' });
   // react.js imports the core as ./index.js (dist/index.js): one copy of it in an application.
   if (process.argv.includes('--size')) {

@@ -26,7 +26,12 @@ function need(name: string): string {
 const step = (name: string, data: unknown) => console.log(JSON.stringify({ step: name, ...(data as object) }));
 
 // OPEN_VERIFY_REQUEST_TIMESTAMP=1: every request signed with X-Request-Timestamp (docs/api.md "Request timestamps").
-const ov = new OpenVerify({ baseUrl: need('OPEN_VERIFY_BASE_URL'), apiKey: need('OPEN_VERIFY_API_KEY'), secretKey: need('OPEN_VERIFY_SECRET_KEY'), requestTimestamp: process.env.OPEN_VERIFY_REQUEST_TIMESTAMP === '1' });
+const ov = new OpenVerify({
+  baseUrl: need('OPEN_VERIFY_BASE_URL'),
+  apiKey: need('OPEN_VERIFY_API_KEY'),
+  secretKey: need('OPEN_VERIFY_SECRET_KEY'),
+  requestTimestamp: process.env.OPEN_VERIFY_REQUEST_TIMESTAMP === '1',
+});
 const externalId = process.env.EXTERNAL_ID ?? 'user-42';
 const selfie = process.env.SELFIE ?? fileURLToPath(new URL('../../docs/samples/selfie.jpg', import.meta.url));
 
@@ -38,12 +43,21 @@ step('created', { id: created.id, status: created.status, mode: created.mode, ur
 const { version, consent } = await ov.consent(created.id, (text) => {
   void text; // show `text` to the user, unchanged, and continue once they accept
 });
-step('consented', { version: version.version, text_sha256: version.text_sha256, accepted_at: consent.consent?.accepted_at });
+step('consented', {
+  version: version.version,
+  text_sha256: version.text_sha256,
+  accepted_at: consent.consent?.accepted_at,
+});
 
 // 4. Upload the selfie (multipart, signed over the fields and the file's SHA-256).
 try {
   const png = selfie.toLowerCase().endsWith('.png');
-  const media = await ov.uploadMedia(created.id, { type: 'selfie', file: await readFile(selfie), filename: png ? 'selfie.png' : 'selfie.jpg', contentType: png ? 'image/png' : 'image/jpeg' });
+  const media = await ov.uploadMedia(created.id, {
+    type: 'selfie',
+    file: await readFile(selfie),
+    filename: png ? 'selfie.png' : 'selfie.jpg',
+    contentType: png ? 'image/png' : 'image/jpeg',
+  });
   step('uploaded', { media_id: media.id, type: media.type, status: media.status });
 } catch (e) {
   // A photo that fails a check: the first failing check is the code; tell the user what to change.
@@ -64,8 +78,13 @@ step(waiting ? 'waiting for a person' : 'decided', {
   reason: decided.reason,
   duplicate_check: decided.duplicate_check,
   external_metadata: decided.external_metadata,
-  ...(waiting ? { next: `decide it at ${process.env.OPEN_VERIFY_BASE_URL}/admin, or: npm run ops -- verification:decide --id ${created.id} --status approved` } : {}),
-  webhooks: "signed with the workspace's active key (on the demo workspace: the live secret), whatever key signed these requests",
+  ...(waiting
+    ? {
+        next: `decide it at ${process.env.OPEN_VERIFY_BASE_URL}/admin, or: npm run ops -- verification:decide --id ${created.id} --status approved`,
+      }
+    : {}),
+  webhooks:
+    "signed with the workspace's active key (on the demo workspace: the live secret), whatever key signed these requests",
 });
 
 // Reconciliation: everything of this user, newest change last.

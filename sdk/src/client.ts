@@ -61,7 +61,14 @@ export const OPERATIONS = {
 } as const;
 
 /** The statuses that fire a webhook: a decision, or a state someone must act on. */
-export const DECIDED_STATUSES: readonly VerificationStatus[] = ['approved', 'declined', 'resubmission_requested', 'review', 'abandoned', 'expired'];
+export const DECIDED_STATUSES: readonly VerificationStatus[] = [
+  'approved',
+  'declined',
+  'resubmission_requested',
+  'review',
+  'abandoned',
+  'expired',
+];
 export const TERMINAL_STATUSES: readonly VerificationStatus[] = ['approved', 'declined', 'abandoned', 'expired'];
 
 export type UploadInput = {
@@ -73,19 +80,35 @@ export type UploadInput = {
   contentType?: string;
 };
 
-type Send = { json?: unknown; form?: { fields: [string, string][]; file: Uint8Array; filename: string; contentType: string }; headers?: Record<string, string> };
+type Send = {
+  json?: unknown;
+  form?: { fields: [string, string][]; file: Uint8Array; filename: string; contentType: string };
+  headers?: Record<string, string>;
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const enc = new TextEncoder();
 
 export class OpenVerify {
   private readonly base: URL;
-  private readonly opts: Required<Omit<OpenVerifyOptions, 'fetch' | 'now'>> & { fetch: typeof fetch; now: () => number };
+  private readonly opts: Required<Omit<OpenVerifyOptions, 'fetch' | 'now'>> & {
+    fetch: typeof fetch;
+    now: () => number;
+  };
 
   constructor(options: OpenVerifyOptions) {
-    if (!/^sk_(test|live)_/.test(options.secretKey)) throw new TypeError('secretKey must be an sk_test_… or sk_live_… key.');
+    if (!/^sk_(test|live)_/.test(options.secretKey))
+      throw new TypeError('secretKey must be an sk_test_… or sk_live_… key.');
     this.base = new URL(options.baseUrl);
-    this.opts = { retries: 2, timeoutMs: 30_000, maxRetryAfterSeconds: 10, requestTimestamp: false, ...options, fetch: options.fetch ?? globalThis.fetch.bind(globalThis), now: options.now ?? Date.now };
+    this.opts = {
+      retries: 2,
+      timeoutMs: 30_000,
+      maxRetryAfterSeconds: 10,
+      requestTimestamp: false,
+      ...options,
+      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+      now: options.now ?? Date.now,
+    };
   }
 
   /** The mode the secret key works in. */
@@ -94,8 +117,14 @@ export class OpenVerify {
   }
 
   /** POST /v1/verifications. A retry after a lost answer returns the same verification (Idempotency-Key). */
-  createVerification(input: CreateVerificationInput = {}, options: { idempotencyKey?: string } = {}): Promise<VerificationCreated> {
-    return this.request('POST', '/v1/verifications', { json: input, headers: { 'idempotency-key': options.idempotencyKey ?? crypto.randomUUID() } });
+  createVerification(
+    input: CreateVerificationInput = {},
+    options: { idempotencyKey?: string } = {},
+  ): Promise<VerificationCreated> {
+    return this.request('POST', '/v1/verifications', {
+      json: input,
+      headers: { 'idempotency-key': options.idempotencyKey ?? crypto.randomUUID() },
+    });
   }
 
   getVerification(id: string): Promise<Verification> {
@@ -139,20 +168,27 @@ export class OpenVerify {
     if (!res.ok) throw new NetworkError(`Could not fetch the consent text: HTTP ${res.status}`);
     const bytes = new Uint8Array(await res.arrayBuffer());
     if ((await sha256Hex(bytes)) !== version.text_sha256.toLowerCase()) {
-      throw new ConsentIntegrityError('The consent text does not match its SHA-256: it changed on the way, or a new version is active. Fetch the active version again.');
+      throw new ConsentIntegrityError(
+        'The consent text does not match its SHA-256: it changed on the way, or a new version is active. Fetch the active version again.',
+      );
     }
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   }
 
   acceptConsent(id: string, consentVersionId: number, textSha256: string): Promise<ConsentAccepted> {
-    return this.request('POST', `/v1/verifications/${encodeURIComponent(id)}/consent`, { json: { consent_version_id: consentVersionId, text_sha256: textSha256 } });
+    return this.request('POST', `/v1/verifications/${encodeURIComponent(id)}/consent`, {
+      json: { consent_version_id: consentVersionId, text_sha256: textSha256 },
+    });
   }
 
   /**
    * The consent step: the active version, its text fetched and checked against its hash, then `show(text)` (where
    * you display it, unchanged, and resolve once the user accepted), then the acceptance recorded with that hash.
    */
-  async consent(id: string, show: (text: string, version: ConsentVersion) => void | Promise<void> = () => {}): Promise<{ version: ConsentVersion; text: string; consent: ConsentAccepted }> {
+  async consent(
+    id: string,
+    show: (text: string, version: ConsentVersion) => void | Promise<void> = () => {},
+  ): Promise<{ version: ConsentVersion; text: string; consent: ConsentAccepted }> {
     const version = await this.getActiveConsent();
     const text = await this.fetchConsentText(version);
     await show(text, version);
@@ -162,12 +198,22 @@ export class OpenVerify {
 
   /** POST /v1/verifications/{id}/media: multipart, signed over the fields and the file's SHA-256. */
   async uploadMedia(id: string, input: UploadInput): Promise<Media> {
-    const file = input.file instanceof Uint8Array ? input.file : input.file instanceof ArrayBuffer ? new Uint8Array(input.file) : new Uint8Array(await input.file.arrayBuffer());
+    const file =
+      input.file instanceof Uint8Array
+        ? input.file
+        : input.file instanceof ArrayBuffer
+          ? new Uint8Array(input.file)
+          : new Uint8Array(await input.file.arrayBuffer());
     const fields: [string, string][] = [['type', input.type]];
     if (input.side) fields.push(['side', input.side]);
     if (input.document_type) fields.push(['document_type', input.document_type]);
     return this.request('POST', `/v1/verifications/${encodeURIComponent(id)}/media`, {
-      form: { fields, file, filename: input.filename ?? 'photo.jpg', contentType: input.contentType ?? 'application/octet-stream' },
+      form: {
+        fields,
+        file,
+        filename: input.filename ?? 'photo.jpg',
+        contentType: input.contentType ?? 'application/octet-stream',
+      },
     });
   }
 
@@ -176,16 +222,24 @@ export class OpenVerify {
     try {
       return await this.request('POST', `/v1/verifications/${encodeURIComponent(id)}/submit`);
     } catch (e) {
-      if (e instanceof ConflictError && e.code === 'INVALID_STATUS' && (e as ConflictError & { retried?: boolean }).retried) {
+      if (
+        e instanceof ConflictError &&
+        e.code === 'INVALID_STATUS' &&
+        (e as ConflictError & { retried?: boolean }).retried
+      ) {
         const v = await this.getVerification(id);
-        if (v.submitted_at) return { id: v.id, status: v.status, submitted_at: v.submitted_at, attempts_remaining: v.attempts_remaining };
+        if (v.submitted_at)
+          return { id: v.id, status: v.status, submitted_at: v.submitted_at, attempts_remaining: v.attempts_remaining };
       }
       throw e;
     }
   }
 
   /** Polls GET until the verification reaches one of `statuses` (default: any status that fires a webhook). */
-  async waitForDecision(id: string, options: { timeoutMs?: number; intervalMs?: number; statuses?: readonly VerificationStatus[] } = {}): Promise<Verification> {
+  async waitForDecision(
+    id: string,
+    options: { timeoutMs?: number; intervalMs?: number; statuses?: readonly VerificationStatus[] } = {},
+  ): Promise<Verification> {
     const until = Date.now() + (options.timeoutMs ?? 120_000);
     const statuses = options.statuses ?? DECIDED_STATUSES;
     for (;;) {
@@ -202,7 +256,9 @@ export class OpenVerify {
    * `navigator.credentials.get({ digital: { requests: [{ protocol, data }] } })` on that page.
    */
   createWalletRequest(id: string, input: WalletRequestInput): Promise<WalletRequest> {
-    return this.request('POST', `/v1/verifications/${encodeURIComponent(id)}/wallet-requests`, { json: { protocol: input.protocol, origin: input.origin } });
+    return this.request('POST', `/v1/verifications/${encodeURIComponent(id)}/wallet-requests`, {
+      json: { protocol: input.protocol, origin: input.origin },
+    });
   }
 
   /**
@@ -211,7 +267,9 @@ export class OpenVerify {
    * WalletResponseInvalidError (`reason`), the verification unchanged.
    */
   submitWalletResponse(id: string, input: WalletResponseInput): Promise<Verification> {
-    return this.request('POST', `/v1/verifications/${encodeURIComponent(id)}/wallet-responses`, { json: { request_id: input.request_id, protocol: input.protocol, data: input.data } });
+    return this.request('POST', `/v1/verifications/${encodeURIComponent(id)}/wallet-responses`, {
+      json: { request_id: input.request_id, protocol: input.protocol, data: input.data },
+    });
   }
 
   /** DELETE /v1/verifications/{id}/data: erase now, with the signed receipt (idempotent). */
@@ -223,7 +281,11 @@ export class OpenVerify {
     const prefix = this.base.pathname.replace(/\/+$/, '');
     const target = prefix + path;
     const url = this.base.origin + target;
-    const headers: Record<string, string> = { 'x-api-key': this.opts.apiKey, accept: 'application/json', ...send.headers };
+    const headers: Record<string, string> = {
+      'x-api-key': this.opts.apiKey,
+      accept: 'application/json',
+      ...send.headers,
+    };
     let body: BodyInit | undefined;
     let canonical: Uint8Array | string;
     if (send.form) {
@@ -252,13 +314,20 @@ export class OpenVerify {
       }
       let res: Response;
       try {
-        res = await this.opts.fetch(url, { method, headers: { ...headers }, body, signal: AbortSignal.timeout(this.opts.timeoutMs) });
+        res = await this.opts.fetch(url, {
+          method,
+          headers: { ...headers },
+          body,
+          signal: AbortSignal.timeout(this.opts.timeoutMs),
+        });
       } catch (e) {
         if (attempt < this.opts.retries) {
           await sleep(250 * 2 ** attempt);
           continue;
         }
-        throw new NetworkError(`${method} ${path}: no answer after ${attempt + 1} tries: ${(e as Error).message}`, { cause: e });
+        throw new NetworkError(`${method} ${path}: no answer after ${attempt + 1} tries: ${(e as Error).message}`, {
+          cause: e,
+        });
       }
       const text = await res.text();
       let parsed: unknown = undefined;
@@ -269,7 +338,12 @@ export class OpenVerify {
       }
       if (res.ok) return (parsed as { data: T }).data;
       const retryAfter = res.headers.has('retry-after') ? Number(res.headers.get('retry-after')) : undefined;
-      if (res.status === 503 && retryAfter !== undefined && retryAfter <= this.opts.maxRetryAfterSeconds && attempt < this.opts.retries) {
+      if (
+        res.status === 503 &&
+        retryAfter !== undefined &&
+        retryAfter <= this.opts.maxRetryAfterSeconds &&
+        attempt < this.opts.retries
+      ) {
         await sleep(retryAfter * 1000);
         continue;
       }

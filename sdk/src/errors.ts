@@ -1,19 +1,59 @@
 import type { WalletRefusalReason } from './types.js';
 /** Every error code the API answers with (GET /v1/openapi.json, components.schemas.Error). */
 export const ERROR_CODES = [
-  'BAD_REQUEST', 'MISSING_API_KEY', 'INVALID_API_KEY', 'MISSING_SIGNATURE', 'INVALID_SIGNATURE', 'NO_SECRET_KEYS',
-  'CONSENT_REQUIRED', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'INVALID_STATUS', 'CONSENT_VERSION_INACTIVE', 'CONSENT_SHA256_MISMATCH',
-  'KEY_LIMIT_REACHED', 'ENCRYPTION_KEY_IN_USE', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION_ERROR', 'MISSING_REQUIRED_MEDIA',
+  'BAD_REQUEST',
+  'MISSING_API_KEY',
+  'INVALID_API_KEY',
+  'MISSING_SIGNATURE',
+  'INVALID_SIGNATURE',
+  'NO_SECRET_KEYS',
+  'CONSENT_REQUIRED',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'INVALID_STATUS',
+  'CONSENT_VERSION_INACTIVE',
+  'CONSENT_SHA256_MISMATCH',
+  'KEY_LIMIT_REACHED',
+  'ENCRYPTION_KEY_IN_USE',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'VALIDATION_ERROR',
+  'MISSING_REQUIRED_MEDIA',
   'WALLET_RESPONSE_INVALID',
-  'NO_FACE_DETECTED', 'FACE_CUT_OFF', 'MULTIPLE_FACES', 'FACE_TOO_BLURRY', 'FACE_TOO_DARK', 'FACE_TOO_BRIGHT', 'FACE_OCCLUDED', 'FACE_TOO_SMALL',
-  'DOCUMENT_NOT_FOUND', 'DOCUMENT_TOO_BLURRY', 'IMAGE_TOO_SMALL', 'IMAGE_TOO_LARGE', 'RATE_LIMIT', 'INTERNAL_ERROR', 'ANALYSIS_QUEUE_FULL',
-  'DATABASE_UNAVAILABLE', 'NOT_READY', 'REQUEST_TIMEOUT',
+  'NO_FACE_DETECTED',
+  'FACE_CUT_OFF',
+  'MULTIPLE_FACES',
+  'FACE_TOO_BLURRY',
+  'FACE_TOO_DARK',
+  'FACE_TOO_BRIGHT',
+  'FACE_OCCLUDED',
+  'FACE_TOO_SMALL',
+  'DOCUMENT_NOT_FOUND',
+  'DOCUMENT_TOO_BLURRY',
+  'IMAGE_TOO_SMALL',
+  'IMAGE_TOO_LARGE',
+  'RATE_LIMIT',
+  'INTERNAL_ERROR',
+  'ANALYSIS_QUEUE_FULL',
+  'DATABASE_UNAVAILABLE',
+  'NOT_READY',
+  'REQUEST_TIMEOUT',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export const MEDIA_REJECTION_CODES = [
-  'NO_FACE_DETECTED', 'FACE_CUT_OFF', 'MULTIPLE_FACES', 'FACE_TOO_BLURRY', 'FACE_TOO_DARK', 'FACE_TOO_BRIGHT', 'FACE_OCCLUDED', 'FACE_TOO_SMALL',
-  'DOCUMENT_NOT_FOUND', 'DOCUMENT_TOO_BLURRY', 'IMAGE_TOO_SMALL', 'IMAGE_TOO_LARGE',
+  'NO_FACE_DETECTED',
+  'FACE_CUT_OFF',
+  'MULTIPLE_FACES',
+  'FACE_TOO_BLURRY',
+  'FACE_TOO_DARK',
+  'FACE_TOO_BRIGHT',
+  'FACE_OCCLUDED',
+  'FACE_TOO_SMALL',
+  'DOCUMENT_NOT_FOUND',
+  'DOCUMENT_TOO_BLURRY',
+  'IMAGE_TOO_SMALL',
+  'IMAGE_TOO_LARGE',
 ] as const satisfies readonly ErrorCode[];
 
 /** Base of everything this SDK throws. */
@@ -32,7 +72,14 @@ export class ApiError extends OpenVerifyError {
   readonly requestId: string | undefined;
   /** Seconds to wait before retrying (429 and 503), from Retry-After. */
   readonly retryAfter: number | undefined;
-  constructor(init: { code: string; status: number; message: string; details?: Record<string, unknown>; requestId?: string; retryAfter?: number }) {
+  constructor(init: {
+    code: string;
+    status: number;
+    message: string;
+    details?: Record<string, unknown>;
+    requestId?: string;
+    retryAfter?: number;
+  }) {
     super(`${init.code}: ${init.message}`);
     this.code = init.code;
     this.status = init.status;
@@ -86,7 +133,8 @@ export class WebhookVerificationError extends OpenVerifyError {}
 
 /** The typed error for an error envelope. */
 export function apiError(status: number, body: unknown, retryAfter?: number): ApiError {
-  const e = (body as { error?: { code?: unknown; message?: unknown; details?: unknown; request_id?: unknown } } | null)?.error;
+  const e = (body as { error?: { code?: unknown; message?: unknown; details?: unknown; request_id?: unknown } } | null)
+    ?.error;
   const init = {
     code: typeof e?.code === 'string' ? e.code : status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST',
     status,

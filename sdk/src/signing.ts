@@ -20,7 +20,10 @@ const keys = new Map<string, Promise<CryptoKey>>();
 function hmacKey(secret: string): Promise<CryptoKey> {
   let k = keys.get(secret);
   if (!k) {
-    k = crypto.subtle.importKey('raw', enc.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    k = crypto.subtle.importKey('raw', enc.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ]);
     keys.set(secret, k);
   }
   return k;
@@ -75,8 +78,16 @@ export function withTimestamp(timestamp: number, canonical: Uint8Array | string)
 }
 
 /** multipart/form-data: METHOD + path[?query] + "\n" + sorted fields + "\n" + sorted file SHA-256s. */
-export function canonicalMultipart(method: string, pathWithQuery: string, fields: [string, string][], fileHashes: string[]): string {
+export function canonicalMultipart(
+  method: string,
+  pathWithQuery: string,
+  fields: [string, string][],
+  fileHashes: string[],
+): string {
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  const sorted = [...fields].sort((a, b) => cmp(a[0], b[0]) || cmp(a[1], b[1])).map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`).join('&');
+  const sorted = [...fields]
+    .sort((a, b) => cmp(a[0], b[0]) || cmp(a[1], b[1]))
+    .map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`)
+    .join('&');
   return `${method.toUpperCase()}${pathWithQuery}\n${sorted}\n${[...fileHashes].sort().join(',')}`;
 }

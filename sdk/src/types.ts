@@ -1,6 +1,14 @@
 /** The API's objects (GET /v1/openapi.json, components.schemas). New fields and statuses may appear. */
 export type VerificationStatus =
-  | 'created' | 'started' | 'submitted' | 'resubmission_requested' | 'review' | 'approved' | 'declined' | 'abandoned' | 'expired';
+  | 'created'
+  | 'started'
+  | 'submitted'
+  | 'resubmission_requested'
+  | 'review'
+  | 'approved'
+  | 'declined'
+  | 'abandoned'
+  | 'expired';
 export type Mode = 'test' | 'live';
 export type JsonObject = { [key: string]: unknown };
 
@@ -8,14 +16,22 @@ export type DuplicateCheck = {
   /** false means no answer (duplicates allowed, or no usable face), not a clean face */
   checked: boolean;
   duplicate_count: number;
-  duplicates: { verification_id: string; external_id: string | null; similarity_score: number; verified_at: string | null }[];
+  duplicates: {
+    verification_id: string;
+    external_id: string | null;
+    similarity_score: number;
+    verified_at: string | null;
+  }[];
 };
 
 /**
  * The decision. Every Age result says where its age came from (extension): `estimation` (the selfie's estimated
  * range) or `document` (a document's date of birth, also after a step-up from estimation); more may be added.
  */
-export type VerificationResult = JsonObject & { decision?: string; age_source?: 'estimation' | 'document' | 'wallet' | (string & {}) };
+export type VerificationResult = JsonObject & {
+  decision?: string;
+  age_source?: 'estimation' | 'document' | 'wallet' | (string & {});
+};
 
 export type ConsentRecord = { version_id: number; version: string; accepted_at: string };
 
@@ -45,10 +61,27 @@ export type Verification = {
   data_erased_at: string | null;
 };
 
-export type VerificationCreated = Pick<Verification, 'id' | 'status' | 'mode' | 'external_id' | 'external_metadata' | 'url' | 'return_url' | 'created_at'>;
+export type VerificationCreated = Pick<
+  Verification,
+  'id' | 'status' | 'mode' | 'external_id' | 'external_metadata' | 'url' | 'return_url' | 'created_at'
+>;
 export type VerificationList = { items: Verification[]; next_cursor: string | null };
-export type ConsentVersion = { id: number; version: string; text_sha256: string; url: string; consent_text: string; locale?: string; locales?: string[] };
-export type ConsentAccepted = { id: string; consent: ConsentRecord | null; consent_accepted: boolean; consent_version: string | null; consented_at: string | null };
+export type ConsentVersion = {
+  id: number;
+  version: string;
+  text_sha256: string;
+  url: string;
+  consent_text: string;
+  locale?: string;
+  locales?: string[];
+};
+export type ConsentAccepted = {
+  id: string;
+  consent: ConsentRecord | null;
+  consent_accepted: boolean;
+  consent_version: string | null;
+  consented_at: string | null;
+};
 export type Media = {
   id: string;
   verification_id: string;
@@ -59,7 +92,12 @@ export type Media = {
   created_at: string;
 };
 export type Submitted = { id: string; status: VerificationStatus; submitted_at: string; attempts_remaining: number };
-export type Erasure = { id: string; status: VerificationStatus; data_erased_at: string; receipt: { receipt: JsonObject; signature: { alg: 'EdDSA'; kid: string; value: string } } };
+export type Erasure = {
+  id: string;
+  status: VerificationStatus;
+  data_erased_at: string;
+  receipt: { receipt: JsonObject; signature: { alg: 'EdDSA'; kid: string; value: string } };
+};
 
 export type WebhookEvent = {
   verification_id: string;
@@ -104,4 +142,12 @@ export type WalletRequestInput = {
 export type WalletRequest = { id: string; protocol: WalletProtocol; data: JsonObject; expires_at: string };
 /** The DigitalCredential as the browser gave it, for the request `request_id`. */
 export type WalletResponseInput = { request_id: string; protocol: string; data: unknown };
-export type WalletRefusalReason = 'untrusted_issuer' | 'invalid_signature' | 'digest_mismatch' | 'expired' | 'transcript_mismatch' | 'replayed' | 'claim_missing' | 'malformed';
+export type WalletRefusalReason =
+  | 'untrusted_issuer'
+  | 'invalid_signature'
+  | 'digest_mismatch'
+  | 'expired'
+  | 'transcript_mismatch'
+  | 'replayed'
+  | 'claim_missing'
+  | 'malformed';

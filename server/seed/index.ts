@@ -16,7 +16,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
  */
 export const DEFAULT_CONSENT_DIR = path.join(here, 'consent');
 export const DEFAULT_CONSENT_TEXTS = (): Record<Locale, string> =>
-  Object.fromEntries(LOCALES.map((l) => [l, fs.readFileSync(path.join(DEFAULT_CONSENT_DIR, `${l}.txt`), 'utf8')])) as Record<Locale, string>;
+  Object.fromEntries(
+    LOCALES.map((l) => [l, fs.readFileSync(path.join(DEFAULT_CONSENT_DIR, `${l}.txt`), 'utf8')]),
+  ) as Record<Locale, string>;
 /** Its English text. */
 /** The label of the version seeded on first start (the English-only text of earlier releases was 2026-11-22). */
 export const DEFAULT_CONSENT_VERSION = '2026-11-26';

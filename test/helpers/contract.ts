@@ -19,14 +19,22 @@ export function checkContract(handler: unknown, status: number, body: unknown): 
   if (!op) throw new ContractError(`route names operation ${id}, which the registry does not have`);
   if (status >= 400) {
     const r = errorSchema.safeParse(body);
-    if (!r.success) throw new ContractError(`${id} ${status}: not the error envelope: ${z.prettifyError(r.error)}\n${JSON.stringify(body)}`);
+    if (!r.success)
+      throw new ContractError(
+        `${id} ${status}: not the error envelope: ${z.prettifyError(r.error)}\n${JSON.stringify(body)}`,
+      );
     const code = r.data.error.code;
-    if (!errorsOf(op).includes(code)) throw new ContractError(`${id} answered ${code}, which its contract does not list (lib/api/operations.ts)`);
-    if (HTTP_STATUS[code] !== status) throw new ContractError(`${id} answered ${code} with ${status}, not ${HTTP_STATUS[code]}`);
+    if (!errorsOf(op).includes(code))
+      throw new ContractError(`${id} answered ${code}, which its contract does not list (lib/api/operations.ts)`);
+    if (HTTP_STATUS[code] !== status)
+      throw new ContractError(`${id} answered ${code} with ${status}, not ${HTTP_STATUS[code]}`);
     return;
   }
   const declared = op.responses[status as 200 | 201];
   if (!declared) throw new ContractError(`${id} answered ${status}, which its contract does not declare`);
   const r = z.strictObject({ data: declared.schema }).safeParse(body);
-  if (!r.success) throw new ContractError(`${id} ${status}: the body does not match the contract: ${z.prettifyError(r.error)}\n${JSON.stringify(body).slice(0, 2000)}`);
+  if (!r.success)
+    throw new ContractError(
+      `${id} ${status}: the body does not match the contract: ${z.prettifyError(r.error)}\n${JSON.stringify(body).slice(0, 2000)}`,
+    );
 }

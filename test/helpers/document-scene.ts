@@ -73,37 +73,47 @@ export function homography(from: Corner[], to: Corner[]): number[] {
 function tableTexture(w: number, h: number, kind: 'wood' | 'grey') {
   const px = Buffer.alloc(w * h * 3);
   let s = 7;
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    const i = (y * w + x) * 3;
-    if (kind === 'wood') {
-      const grain = 16 * Math.sin(y / 8 + Math.sin(x / 120) * 3) + (s % 12);
-      px[i] = 88 + grain;
-      px[i + 1] = 60 + grain * 0.7;
-      px[i + 2] = 40 + grain * 0.5;
-    } else {
-      const v = 70 + (s % 10);
-      px[i] = v;
-      px[i + 1] = v + 2;
-      px[i + 2] = v + 6;
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      s = (s * 1103515245 + 12345) & 0x7fffffff;
+      const i = (y * w + x) * 3;
+      if (kind === 'wood') {
+        const grain = 16 * Math.sin(y / 8 + Math.sin(x / 120) * 3) + (s % 12);
+        px[i] = 88 + grain;
+        px[i + 1] = 60 + grain * 0.7;
+        px[i + 2] = 40 + grain * 0.5;
+      } else {
+        const v = 70 + (s % 10);
+        px[i] = v;
+        px[i + 1] = v + 2;
+        px[i + 2] = v + 6;
+      }
     }
-  }
   return px;
 }
 
 /** The picture (JPEG) and the document's corners in it: top left, top right, bottom right, bottom left. */
-export async function documentScene(o: Scene = {}): Promise<{ jpeg: Buffer; corners: Corner[]; width: number; height: number }> {
+export async function documentScene(
+  o: Scene = {},
+): Promise<{ jpeg: Buffer; corners: Corner[]; width: number; height: number }> {
   const kind = o.kind ?? 'passport';
   const W = o.width ?? 960;
   const H = o.height ?? 720;
   const rect = cardRect(kind);
   // As a camera exposes a document in ordinary light: its white paper at about 230, not the renderer's 255 (only a
   // specular reflection, the glare spot below, clips).
-  let card = await sharp(await renderDocument(kind, o.side ?? 'front', o.portrait ?? astronaut())).extract(rect).linear(0.9, 0).png().toBuffer();
+  let card = await sharp(await renderDocument(kind, o.side ?? 'front', o.portrait ?? astronaut()))
+    .extract(rect)
+    .linear(0.9, 0)
+    .png()
+    .toBuffer();
   if (o.glare) {
     const r = o.glare.r * rect.width;
     const svg = `<svg width="${rect.width}" height="${rect.height}"><defs><radialGradient id="g"><stop offset="0" stop-color="#fff" stop-opacity="1"/><stop offset="0.55" stop-color="#fff" stop-opacity="1"/><stop offset="1" stop-color="#fff" stop-opacity="0"/></radialGradient></defs><circle cx="${o.glare.x * rect.width}" cy="${o.glare.y * rect.height}" r="${r}" fill="url(#g)"/></svg>`;
-    card = await sharp(card).composite([{ input: Buffer.from(svg) }]).png().toBuffer();
+    card = await sharp(card)
+      .composite([{ input: Buffer.from(svg) }])
+      .png()
+      .toBuffer();
   }
   const src = await sharp(card).removeAlpha().raw().toBuffer();
   // Where the card's corners land: scaled, tilted (the top edge shortened), turned, moved.
@@ -119,32 +129,41 @@ export async function documentScene(o: Scene = {}): Promise<{ jpeg: Buffer; corn
   const a = ((o.rotate ?? 0) * Math.PI) / 180;
   const cx = (o.cx ?? 0.5) * W;
   const cy = (o.cy ?? 0.5) * H;
-  const corners = local.map((p) => ({ x: cx + p.x * Math.cos(a) - p.y * Math.sin(a), y: cy + p.x * Math.sin(a) + p.y * Math.cos(a) }));
-  const cardCorners = [{ x: 0, y: 0 }, { x: rect.width, y: 0 }, { x: rect.width, y: rect.height }, { x: 0, y: rect.height }];
+  const corners = local.map((p) => ({
+    x: cx + p.x * Math.cos(a) - p.y * Math.sin(a),
+    y: cy + p.x * Math.sin(a) + p.y * Math.cos(a),
+  }));
+  const cardCorners = [
+    { x: 0, y: 0 },
+    { x: rect.width, y: 0 },
+    { x: rect.width, y: rect.height },
+    { x: 0, y: rect.height },
+  ];
   const m = homography(corners, cardCorners); // picture → card
   const out = tableTexture(W, H, o.table ?? 'wood');
-  for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) {
-    const px = x + 0.5;
-    const py = y + 0.5;
-    const d = m[6] * px + m[7] * py + 1;
-    const u = (m[0] * px + m[1] * py + m[2]) / d - 0.5;
-    const v = (m[3] * px + m[4] * py + m[5]) / d - 0.5;
-    if (u < 0 || v < 0 || u > rect.width - 1 || v > rect.height - 1) continue;
-    const x0 = Math.floor(u);
-    const y0 = Math.floor(v);
-    const fx = u - x0;
-    const fy = v - y0;
-    const x1 = Math.min(x0 + 1, rect.width - 1);
-    const y1 = Math.min(y0 + 1, rect.height - 1);
-    const o2 = (y * W + x) * 3;
-    for (let c = 0; c < 3; c++) {
-      const p00 = src[(y0 * rect.width + x0) * 3 + c];
-      const p10 = src[(y0 * rect.width + x1) * 3 + c];
-      const p01 = src[(y1 * rect.width + x0) * 3 + c];
-      const p11 = src[(y1 * rect.width + x1) * 3 + c];
-      out[o2 + c] = Math.round(p00 * (1 - fx) * (1 - fy) + p10 * fx * (1 - fy) + p01 * (1 - fx) * fy + p11 * fx * fy);
+  for (let y = 0; y < H; y++)
+    for (let x = 0; x < W; x++) {
+      const px = x + 0.5;
+      const py = y + 0.5;
+      const d = m[6] * px + m[7] * py + 1;
+      const u = (m[0] * px + m[1] * py + m[2]) / d - 0.5;
+      const v = (m[3] * px + m[4] * py + m[5]) / d - 0.5;
+      if (u < 0 || v < 0 || u > rect.width - 1 || v > rect.height - 1) continue;
+      const x0 = Math.floor(u);
+      const y0 = Math.floor(v);
+      const fx = u - x0;
+      const fy = v - y0;
+      const x1 = Math.min(x0 + 1, rect.width - 1);
+      const y1 = Math.min(y0 + 1, rect.height - 1);
+      const o2 = (y * W + x) * 3;
+      for (let c = 0; c < 3; c++) {
+        const p00 = src[(y0 * rect.width + x0) * 3 + c];
+        const p10 = src[(y0 * rect.width + x1) * 3 + c];
+        const p01 = src[(y1 * rect.width + x0) * 3 + c];
+        const p11 = src[(y1 * rect.width + x1) * 3 + c];
+        out[o2 + c] = Math.round(p00 * (1 - fx) * (1 - fy) + p10 * fx * (1 - fy) + p01 * (1 - fx) * fy + p11 * fx * fy);
+      }
     }
-  }
   let img = sharp(out, { raw: { width: W, height: H, channels: 3 } });
   if (o.blur) img = img.blur(o.blur);
   return { jpeg: await img.jpeg({ quality: 90 }).toBuffer(), corners, width: W, height: H };

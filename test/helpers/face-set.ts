@@ -29,7 +29,11 @@ export async function cropFace(img: Buffer, box: number[], size = SELFIE): Promi
   const top = Math.max(0, Math.round(cy - side / 2));
   const width = Math.min(meta.width! - left, Math.round(side));
   const height = Math.min(meta.height! - top, Math.round(side));
-  return sharp(img).extract({ left, top, width, height }).resize(size, size, { fit: 'contain', background: '#556' }).jpeg({ quality: 92 }).toBuffer();
+  return sharp(img)
+    .extract({ left, top, width, height })
+    .resize(size, size, { fit: 'contain', background: '#556' })
+    .jpeg({ quality: 92 })
+    .toBuffer();
 }
 
 export type Analyze = (bytes: Buffer, kind: 'selfie') => Promise<Analysis>;
@@ -40,8 +44,21 @@ export type Analyze = (bytes: Buffer, kind: 'selfie') => Promise<Analysis>;
  */
 export async function labelledFaces(analyze: Analyze): Promise<LabelledFace[]> {
   const out: LabelledFace[] = [
-    { id: 'astronaut', person: 'astronaut', knownAge: KNOWN_AGES.astronaut, image: await sharp(I.astronaut()).resize(SELFIE, SELFIE).jpeg({ quality: 92 }).toBuffer() },
-    { id: 'grace_hopper', person: 'grace_hopper', knownAge: KNOWN_AGES.grace_hopper, image: await sharp(I.graceHopper()).resize(SELFIE, SELFIE, { fit: 'cover', position: 'top' }).jpeg({ quality: 92 }).toBuffer() },
+    {
+      id: 'astronaut',
+      person: 'astronaut',
+      knownAge: KNOWN_AGES.astronaut,
+      image: await sharp(I.astronaut()).resize(SELFIE, SELFIE).jpeg({ quality: 92 }).toBuffer(),
+    },
+    {
+      id: 'grace_hopper',
+      person: 'grace_hopper',
+      knownAge: KNOWN_AGES.grace_hopper,
+      image: await sharp(I.graceHopper())
+        .resize(SELFIE, SELFIE, { fit: 'cover', position: 'top' })
+        .jpeg({ quality: 92 })
+        .toBuffer(),
+    },
   ];
   for (const n of [1, 2, 3, 4, 5, 6] as const) {
     const img = I.faceApiSample(n);
@@ -67,9 +84,31 @@ export async function sameFaceVariants(image: Buffer): Promise<{ name: string; i
     { name: 'mirrored', image: await j(sharp(image).flop()) },
     { name: 'darker', image: await j(sharp(image).linear(0.7, 0)) },
     { name: 'brighter', image: await j(sharp(image).linear(1.15, 20)) },
-    { name: 'rotated 8°', image: await j(sharp(image).rotate(8, { background: '#556' }).resize(w, h, { fit: 'cover' })) },
-    { name: 'closer', image: await j(sharp(image).extract({ left: Math.round(w * 0.1), top: Math.round(h * 0.08), width: Math.round(w * 0.8), height: Math.round(h * 0.8) }).resize(w, h)) },
-    { name: 'low resolution', image: await j(sharp(image).resize(Math.round(w / 3)).resize(w, h)) },
+    {
+      name: 'rotated 8°',
+      image: await j(sharp(image).rotate(8, { background: '#556' }).resize(w, h, { fit: 'cover' })),
+    },
+    {
+      name: 'closer',
+      image: await j(
+        sharp(image)
+          .extract({
+            left: Math.round(w * 0.1),
+            top: Math.round(h * 0.08),
+            width: Math.round(w * 0.8),
+            height: Math.round(h * 0.8),
+          })
+          .resize(w, h),
+      ),
+    },
+    {
+      name: 'low resolution',
+      image: await j(
+        sharp(image)
+          .resize(Math.round(w / 3))
+          .resize(w, h),
+      ),
+    },
     { name: 'jpeg q30', image: await sharp(image).jpeg({ quality: 30 }).toBuffer() },
   ];
 }
@@ -121,16 +160,20 @@ export async function printedHalftone(image: Buffer, cell = 4, strength = 0.5): 
   const rgb = await sharp(image).removeAlpha().raw().toBuffer();
   const out = Buffer.alloc(w * h * 3);
   const c = Math.SQRT1_2;
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
-    const u = (((x * c + y * c) / cell) % 1 + 1) % 1;
-    const v = (((-x * c + y * c) / cell) % 1 + 1) % 1;
-    const dot = Math.cos(2 * Math.PI * u) * Math.cos(2 * Math.PI * v); // -1..1, the dot pattern
-    for (let k = 0; k < 3; k++) {
-      const i = (y * w + x) * 3 + k;
-      out[i] = Math.max(0, Math.min(255, rgb[i] * (1 + strength * 0.5 * dot)));
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const u = ((((x * c + y * c) / cell) % 1) + 1) % 1;
+      const v = ((((-x * c + y * c) / cell) % 1) + 1) % 1;
+      const dot = Math.cos(2 * Math.PI * u) * Math.cos(2 * Math.PI * v); // -1..1, the dot pattern
+      for (let k = 0; k < 3; k++) {
+        const i = (y * w + x) * 3 + k;
+        out[i] = Math.max(0, Math.min(255, rgb[i] * (1 + strength * 0.5 * dot)));
+      }
     }
-  }
-  return sharp(out, { raw: { width: w, height: h, channels: 3 } }).blur(0.5).jpeg({ quality: 90 }).toBuffer();
+  return sharp(out, { raw: { width: w, height: h, channels: 3 } })
+    .blur(0.5)
+    .jpeg({ quality: 90 })
+    .toBuffer();
 }
 
 /**
@@ -139,7 +182,10 @@ export async function printedHalftone(image: Buffer, cell = 4, strength = 0.5): 
  * slightly out of focus. No stripes are visible; the grid beats against the sampling into colour moiré bands.
  * `density` is screen pixels per camera pixel (near 1: slow beats), `angle` the tilt of the phone in degrees.
  */
-export async function moireReplay(image: Buffer, opts: { density?: number; angle?: number; blur?: number; strength?: number } = {}): Promise<Buffer> {
+export async function moireReplay(
+  image: Buffer,
+  opts: { density?: number; angle?: number; blur?: number; strength?: number } = {},
+): Promise<Buffer> {
   const { density = 1.1, angle = 1.5, blur = 1.2, strength = 0.25 } = opts;
   const meta = await sharp(image).metadata();
   const w = meta.width!;
@@ -158,10 +204,17 @@ export async function moireReplay(image: Buffer, opts: { density?: number; angle
       const sx = (x / K) | 0;
       const sub = x % K;
       const i = (y * W + x) * 3;
-      for (let c = 0; c < 3; c++) out[i + c] = Math.max(0, Math.min(255, Math.round(src[(sy * sw + sx) * 3 + c] * (sub === c && !gap ? 1 + strength : 1 - strength))));
+      for (let c = 0; c < 3; c++)
+        out[i + c] = Math.max(
+          0,
+          Math.min(255, Math.round(src[(sy * sw + sx) * 3 + c] * (sub === c && !gap ? 1 + strength : 1 - strength))),
+        );
     }
   }
-  const shot = await sharp(out, { raw: { width: W, height: H, channels: 3 } }).rotate(angle, { background: '#111' }).png({ compressionLevel: 0 }).toBuffer();
+  const shot = await sharp(out, { raw: { width: W, height: H, channels: 3 } })
+    .rotate(angle, { background: '#111' })
+    .png({ compressionLevel: 0 })
+    .toBuffer();
   return sharp(shot).resize(w, h, { fit: 'cover', kernel: 'nearest' }).blur(blur).jpeg({ quality: 90 }).toBuffer();
 }
 
@@ -170,8 +223,12 @@ export async function screenWithBezel(image: Buffer): Promise<Buffer> {
   const meta = await sharp(image).metadata();
   const w = meta.width!;
   const h = meta.height!;
-  const screen = await sharp(await screenReplay(image)).resize(Math.round(w * 0.86), Math.round(h * 0.86)).toBuffer();
-  const bezel = await sharp({ create: { width: Math.round(w * 0.92), height: Math.round(h * 0.92), channels: 3, background: '#111' } })
+  const screen = await sharp(await screenReplay(image))
+    .resize(Math.round(w * 0.86), Math.round(h * 0.86))
+    .toBuffer();
+  const bezel = await sharp({
+    create: { width: Math.round(w * 0.92), height: Math.round(h * 0.92), channels: 3, background: '#111' },
+  })
     .composite([{ input: screen, left: Math.round(w * 0.03), top: Math.round(h * 0.03) }])
     .png()
     .toBuffer();

@@ -32,8 +32,11 @@ export async function turnedHead(image: Buffer, turn: number, face: Box = ASTRON
       const a = Math.floor(sx);
       const f = sx - a;
       const b = Math.min(W - 1, a + 1);
-      for (let c = 0; c < 3; c++) out[(y * W + x) * 3 + c] = Math.round((1 - f) * data[(y * W + a) * 3 + c] + f * data[(y * W + b) * 3 + c]);
+      for (let c = 0; c < 3; c++)
+        out[(y * W + x) * 3 + c] = Math.round((1 - f) * data[(y * W + a) * 3 + c] + f * data[(y * W + b) * 3 + c]);
     }
   }
-  return sharp(out, { raw: { width: W, height: H, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+  return sharp(out, { raw: { width: W, height: H, channels: 3 } })
+    .jpeg({ quality: 92 })
+    .toBuffer();
 }

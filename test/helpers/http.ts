@@ -23,8 +23,15 @@ export type CallOptions = {
 export async function call(handler: Handler, o: CallOptions) {
   const method = o.method ?? 'GET';
   const body =
-    o.body === undefined ? undefined : typeof o.body === 'string' || o.body instanceof Uint8Array ? o.body : JSON.stringify(o.body);
-  const headers: Record<string, string> = { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...o.headers };
+    o.body === undefined
+      ? undefined
+      : typeof o.body === 'string' || o.body instanceof Uint8Array
+        ? o.body
+        : JSON.stringify(o.body);
+  const headers: Record<string, string> = {
+    ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    ...o.headers,
+  };
   if (o.apiKey) headers['x-api-key'] = o.apiKey;
   if (o.signature !== undefined) {
     if (o.signature !== null) headers['x-hmac-signature'] = o.signature;

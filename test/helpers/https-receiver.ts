@@ -11,8 +11,31 @@ export type Reply = { status: number; delayMs?: number; headers?: Record<string,
 
 export function selfSignedCert(): { key: string; cert: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ov-cert-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
-  const out = { key: fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'), cert: fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      path.join(dir, 'key.pem'),
+      '-out',
+      path.join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  const out = {
+    key: fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'),
+    cert: fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8'),
+  };
   fs.rmSync(dir, { recursive: true, force: true });
   return out;
 }
@@ -21,7 +44,10 @@ export function selfSignedCert(): { key: string; cert: string } {
  * Answers each request with the next scripted reply (the last one repeats), or what `replies(n)` says for the n-th;
  * `script()` starts a new script (counted from the next request).
  */
-export async function startReceiver(tls: { key: string; cert: string }, replies: Reply[] | ((n: number, r: Received) => Reply) = [{ status: 200 }]) {
+export async function startReceiver(
+  tls: { key: string; cert: string },
+  replies: Reply[] | ((n: number, r: Received) => Reply) = [{ status: 200 }],
+) {
   const received: Received[] = [];
   let script = replies;
   let scriptStart = 0;
@@ -50,6 +76,10 @@ export async function startReceiver(tls: { key: string; cert: string }, replies:
       script = r;
       scriptStart = received.length;
     },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

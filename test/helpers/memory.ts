@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 
-export const peakResidentBytes = () => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;
+export const peakResidentBytes = () =>
+  Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;
 
 export const resetPeakResident = () => fs.writeFileSync('/proc/self/clear_refs', '5');
 

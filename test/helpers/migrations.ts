@@ -29,8 +29,12 @@ export function databaseBefore(tagSuffix: string) {
       const upto = journal.entries.findIndex((e: { tag: string }) => e.tag.endsWith(tagSuffix));
       expect(upto).toBeGreaterThan(0);
       fs.mkdirSync(path.join(dir, 'meta'));
-      for (const e of journal.entries.slice(0, upto)) fs.copyFileSync(path.join(MIGRATIONS_DIR, `${e.tag}.sql`), path.join(dir, `${e.tag}.sql`));
-      fs.writeFileSync(path.join(dir, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, upto) }));
+      for (const e of journal.entries.slice(0, upto))
+        fs.copyFileSync(path.join(MIGRATIONS_DIR, `${e.tag}.sql`), path.join(dir, `${e.tag}.sql`));
+      fs.writeFileSync(
+        path.join(dir, 'meta/_journal.json'),
+        JSON.stringify({ ...journal, entries: journal.entries.slice(0, upto) }),
+      );
       const h = connect(pg.url, { max: 1 });
       await migrate(h.db, { migrationsFolder: dir });
       return h;

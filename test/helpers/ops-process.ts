@@ -22,7 +22,10 @@ type OpsResult = { code: number; out: JsonBody; raw: string };
 export async function opsProcess(...args: string[]): Promise<OpsResult> {
   const tsx = path.resolve('node_modules/.bin/tsx');
   try {
-    const { stdout } = await run(tsx, ['server/ops.ts', ...args, '--json'], { env: { ...process.env, LOG_LEVEL: 'silent' }, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run(tsx, ['server/ops.ts', ...args, '--json'], {
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, out: oneJsonLine(stdout), raw: stdout };
   } catch (e) {
     const err = e as { code: number; stdout: string };

@@ -25,7 +25,12 @@ function thread(env: NodeJS.ProcessEnv): Thread {
     const flag = new Int32Array(new SharedArrayBuffer(4));
     const worker = new Worker(path.join(root, 'test/helpers/ops-worker.mjs'), {
       env,
-      workerData: { port: port2, flag, entry: path.join(root, 'server/ops.ts'), envModule: path.join(root, 'lib/core/env.ts') },
+      workerData: {
+        port: port2,
+        flag,
+        entry: path.join(root, 'server/ops.ts'),
+        envModule: path.join(root, 'lib/core/env.ts'),
+      },
       transferList: [port2],
     });
     worker.unref();
@@ -46,7 +51,11 @@ export function prewarmOps(env: NodeJS.ProcessEnv) {
  * `stdout`, as execFileSync throws.
  */
 export function opsSync(argv: string[], env: NodeJS.ProcessEnv): string {
-  if (OWN_PROCESS.has(argv[0])) return execFileSync(path.join(root, 'node_modules/.bin/tsx'), ['server/ops.ts', ...argv], { cwd: root, env }).toString();
+  if (OWN_PROCESS.has(argv[0]))
+    return execFileSync(path.join(root, 'node_modules/.bin/tsx'), ['server/ops.ts', ...argv], {
+      cwd: root,
+      env,
+    }).toString();
   const t = thread(env);
   Atomics.store(t.flag, 0, 0);
   t.port.postMessage({ argv });
@@ -55,11 +64,16 @@ export function opsSync(argv: string[], env: NodeJS.ProcessEnv): string {
     void t.worker.terminate();
     throw new Error(`ops ${argv.join(' ')}: no answer in ${WAIT_MS / 1000} s`);
   }
-  const answer = receiveMessageOnPort(t.port)!.message as { code: number; stdout: string; stderr: string } | { error: string };
+  const answer = receiveMessageOnPort(t.port)!.message as
+    { code: number; stdout: string; stderr: string } | { error: string };
   if ('error' in answer) throw new Error(`ops ${argv.join(' ')}: ${answer.error}`);
   if (answer.stderr) process.stderr.write(answer.stderr);
   if (answer.code !== 0) {
-    throw Object.assign(new Error(`Command failed: ops ${argv.join(' ')}\n${answer.stdout}`), { status: answer.code, stdout: Buffer.from(answer.stdout), stderr: Buffer.from(answer.stderr) });
+    throw Object.assign(new Error(`Command failed: ops ${argv.join(' ')}\n${answer.stdout}`), {
+      status: answer.code,
+      stdout: Buffer.from(answer.stdout),
+      stderr: Buffer.from(answer.stderr),
+    });
   }
   return answer.stdout;
 }

@@ -15,7 +15,10 @@ const done = (answer) => {
 let loaded;
 try {
   register();
-  loaded = { main: (await import(pathToFileURL(entry).href)).main, resetEnvCache: (await import(pathToFileURL(envModule).href)).resetEnvCache };
+  loaded = {
+    main: (await import(pathToFileURL(entry).href)).main,
+    resetEnvCache: (await import(pathToFileURL(envModule).href)).resetEnvCache,
+  };
 } catch (e) {
   loaded = { error: String(e?.stack ?? e) };
 }

@@ -32,11 +32,27 @@ export async function startPg15(settings: Record<string, string> = {}): Promise<
   const data = path.join(dir, 'data');
   const user = postgresUser();
   fs.chownSync(dir, user.uid, user.gid);
-  execFileSync(`${BIN}/initdb`, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], { stdio: 'ignore', ...user, cwd: dir });
+  execFileSync(`${BIN}/initdb`, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], {
+    stdio: 'ignore',
+    ...user,
+    cwd: dir,
+  });
   const port = await freePort();
   const args = [
-    '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
-    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=300',
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'max_connections=300',
     ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
   ];
   let proc: ChildProcess = spawn(`${BIN}/postgres`, args, { stdio: 'ignore', ...user, cwd: dir });
@@ -51,7 +67,8 @@ export async function startPg15(settings: Record<string, string> = {}): Promise<
         return;
       } catch (e) {
         await sql.end({ timeout: 1 }).catch(() => {});
-        if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`PostgreSQL 15 did not start: ${(e as Error).message}`);
+        if (Date.now() > deadline || proc.exitCode !== null)
+          throw new Error(`PostgreSQL 15 did not start: ${(e as Error).message}`);
         await new Promise((r) => setTimeout(r, 200));
       }
     }

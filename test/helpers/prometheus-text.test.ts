@@ -6,11 +6,22 @@ import { parsePrometheusText, PrometheusTextError, sampleNames } from './prometh
 describe('parsePrometheusText', () => {
   it("reads prom-client's exposition: families by TYPE, histogram samples under their family, escaped labels and help", async () => {
     const registry = new client.Registry();
-    const c = new client.Counter({ name: 'things_total', help: 'Things, with a \\ and a\nnew line.', labelNames: ['kind'], registers: [registry] });
+    const c = new client.Counter({
+      name: 'things_total',
+      help: 'Things, with a \\ and a\nnew line.',
+      labelNames: ['kind'],
+      registers: [registry],
+    });
     c.inc({ kind: 'a "quoted" \\ value\nnext line' }, 2);
     c.inc({ kind: 'plain' });
     new client.Gauge({ name: 'level', help: 'A level.', registers: [registry] }).set(-1.5);
-    const h = new client.Histogram({ name: 'wait_seconds', help: 'Waits.', labelNames: ['route'], buckets: [0.1, 1], registers: [registry] });
+    const h = new client.Histogram({
+      name: 'wait_seconds',
+      help: 'Waits.',
+      labelNames: ['route'],
+      buckets: [0.1, 1],
+      registers: [registry],
+    });
     h.observe({ route: '/v1/verifications/{id}' }, 0.5);
     const families = parsePrometheusText(await registry.metrics());
 
@@ -18,14 +29,24 @@ describe('parsePrometheusText', () => {
     const things = families.get('things_total')!;
     expect(things.type).toBe('counter');
     expect(things.help).toBe('Things, with a \\ and a\nnew line.');
-    expect(things.samples).toContainEqual({ name: 'things_total', labels: { kind: 'a "quoted" \\ value\nnext line' }, value: 2 });
+    expect(things.samples).toContainEqual({
+      name: 'things_total',
+      labels: { kind: 'a "quoted" \\ value\nnext line' },
+      value: 2,
+    });
     expect(things.samples).toContainEqual({ name: 'things_total', labels: { kind: 'plain' }, value: 1 });
     expect(families.get('level')!.samples).toEqual([{ name: 'level', labels: {}, value: -1.5 }]);
     const wait = families.get('wait_seconds')!;
     expect(wait.type).toBe('histogram');
-    expect(wait.samples.filter((s) => s.name === 'wait_seconds_bucket').map((s) => [s.labels.le, s.value])).toEqual([['0.1', 0], ['1', 1], ['+Inf', 1]]);
+    expect(wait.samples.filter((s) => s.name === 'wait_seconds_bucket').map((s) => [s.labels.le, s.value])).toEqual([
+      ['0.1', 0],
+      ['1', 1],
+      ['+Inf', 1],
+    ]);
     expect(wait.samples.find((s) => s.name === 'wait_seconds_sum')!.value).toBe(0.5);
-    expect(sampleNames(families)).toEqual(new Set(['things_total', 'level', 'wait_seconds_bucket', 'wait_seconds_sum', 'wait_seconds_count']));
+    expect(sampleNames(families)).toEqual(
+      new Set(['things_total', 'level', 'wait_seconds_bucket', 'wait_seconds_sum', 'wait_seconds_count']),
+    );
   });
 
   it('reads special values, timestamps, comments, a trailing comma; an untyped sample is its own family', () => {

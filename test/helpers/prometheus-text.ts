@@ -11,7 +11,13 @@ export type Family = { name: string; help: string | null; type: MetricType; samp
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const TYPES = new Set<MetricType>(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
-const SUFFIXES: Record<MetricType, string[]> = { counter: [''], gauge: [''], untyped: [''], histogram: ['_bucket', '_sum', '_count'], summary: ['', '_sum', '_count'] };
+const SUFFIXES: Record<MetricType, string[]> = {
+  counter: [''],
+  gauge: [''],
+  untyped: [''],
+  histogram: ['_bucket', '_sum', '_count'],
+  summary: ['', '_sum', '_count'],
+};
 
 export class PrometheusTextError extends Error {
   constructor(line: number, message: string) {
@@ -106,11 +112,14 @@ export function parsePrometheusText(text: string): Map<string, Family> {
     let labels: Record<string, string> = {};
     if (rest.startsWith('{')) ({ labels, rest } = parseLabels(rest, line));
     const parts = rest.trim().split(/\s+/);
-    if (parts.length < 1 || parts.length > 2 || parts[0] === '') throw new PrometheusTextError(line, 'expected a value and an optional timestamp');
+    if (parts.length < 1 || parts.length > 2 || parts[0] === '')
+      throw new PrometheusTextError(line, 'expected a value and an optional timestamp');
     const value = parseValue(parts[0], line);
-    if (parts[1] !== undefined && !/^-?\d+$/.test(parts[1])) throw new PrometheusTextError(line, `bad timestamp: ${parts[1]}`);
+    if (parts[1] !== undefined && !/^-?\d+$/.test(parts[1]))
+      throw new PrometheusTextError(line, `bad timestamp: ${parts[1]}`);
     const f = family(owner(name));
-    if (f.type === 'histogram' && name.endsWith('_bucket') && !('le' in labels)) throw new PrometheusTextError(line, `${name} without le`);
+    if (f.type === 'histogram' && name.endsWith('_bucket') && !('le' in labels))
+      throw new PrometheusTextError(line, `${name} without le`);
     f.samples.push({ name, labels, value });
   });
   return families;

@@ -3,7 +3,21 @@
  * grouping, matchers or durations. Enough for the dashboard's queries (deploy/grafana), tested in
  * server/observability.server.int.test.ts beside the scrape it checks them against.
  */
-const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'offset', 'bool', 'inf', 'nan']);
+const KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'offset',
+  'bool',
+  'inf',
+  'nan',
+]);
 
 export function promqlMetricNames(expr: string): string[] {
   const stripped = expr

@@ -17,13 +17,16 @@ export async function startRouteServer() {
   const observe = httpObserver(root);
   const serve = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const match = table.match((req.url ?? '/').split('?')[0]);
-    const mod = match && match.file.endsWith('route.ts') ? ((await import(match.file)) as Record<string, RouteHandler>) : null;
+    const mod =
+      match && match.file.endsWith('route.ts') ? ((await import(match.file)) as Record<string, RouteHandler>) : null;
     const handler = mod?.[req.method ?? 'GET'];
     if (!match || !handler) {
       res.writeHead(404).end();
       return;
     }
-    const answer = await handler(toWebRequest(req, `http://${req.headers.host}`), { params: Promise.resolve(match.params) });
+    const answer = await handler(toWebRequest(req, `http://${req.headers.host}`), {
+      params: Promise.resolve(match.params),
+    });
     await writeWebResponse(res, answer);
   };
   const server = http.createServer((req, res) => void observe(req, res, () => serve(req, res)));
@@ -31,6 +34,10 @@ export async function startRouteServer() {
   const port = (server.address() as net.AddressInfo).port;
   return {
     base: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -13,7 +13,10 @@ export const tsx = path.join(root, 'node_modules/.bin/tsx');
 export function ensureBuild(log = false) {
   if (fs.existsSync(path.join(root, '.next/BUILD_ID'))) return;
   if (log) console.log('building (next build)…');
-  execFileSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], { cwd: root, stdio: 'ignore' });
+  execFileSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], {
+    cwd: root,
+    stdio: 'ignore',
+  });
 }
 
 export async function freePort(): Promise<number> {
@@ -26,7 +29,13 @@ export async function freePort(): Promise<number> {
 }
 
 export function childEnv(dataDir: string, port: number, extra: Record<string, string> = {}) {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', NEXT_TELEMETRY_DISABLED: '1' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    LOG_LEVEL: 'info',
+    NEXT_TELEMETRY_DISABLED: '1',
+  };
   delete env.DATABASE_URL;
   delete env.ENCRYPTION_KEY;
   delete env.ENCRYPTION_KEY_FILE;
@@ -53,7 +62,12 @@ export type Server = { proc: ChildProcess; out: () => string; base: string };
 
 export async function start(dataDir: string, port: number, extra: Record<string, string> = {}): Promise<Server> {
   // Its own process group, so kill() can take the launcher, Next and the embedded database down at once.
-  const proc = spawn(tsx, ['server/launch.ts', 'start'], { cwd: root, env: childEnv(dataDir, port, extra), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const proc = spawn(tsx, ['server/launch.ts', 'start'], {
+    cwd: root,
+    env: childEnv(dataDir, port, extra),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   // The logs (stderr: JSON lines) are also kept for npm run test:logs, which searches them for what must never
   // be logged. (stdout carries the first start's banner, which shows the demo secrets once, on purpose.)
@@ -86,8 +100,17 @@ export async function start(dataDir: string, port: number, extra: Record<string,
  * A start that must be refused: the launcher's exit status and everything it printed. A server that comes up
  * instead is stopped and reported as an error.
  */
-export async function startRefused(dataDir: string, port: number, extra: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-  const proc = spawn(tsx, ['server/launch.ts', 'start'], { cwd: root, env: childEnv(dataDir, port, extra), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+export async function startRefused(
+  dataDir: string,
+  port: number,
+  extra: Record<string, string> = {},
+): Promise<{ code: number | null; out: string }> {
+  const proc = spawn(tsx, ['server/launch.ts', 'start'], {
+    cwd: root,
+    env: childEnv(dataDir, port, extra),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
@@ -97,7 +120,13 @@ export async function startRefused(dataDir: string, port: number, extra: Record<
     for (;;) {
       if (proc.exitCode !== null || proc.signalCode !== null) return false;
       if (Date.now() > deadline) return true;
-      if (await fetch(`http://127.0.0.1:${port}/v1/none`).then(() => true, () => false)) return true;
+      if (
+        await fetch(`http://127.0.0.1:${port}/v1/none`).then(
+          () => true,
+          () => false,
+        )
+      )
+        return true;
       await new Promise((r) => setTimeout(r, 250));
     }
   })();
@@ -112,7 +141,6 @@ export async function stop(s: Server): Promise<number | null> {
   s.proc.kill('SIGINT');
   return new Promise((r) => (s.proc.exitCode !== null ? r(s.proc.exitCode) : s.proc.once('exit', (code) => r(code))));
 }
-
 
 /** A crash: SIGKILL to the whole process group (launcher, Next, embedded database), no clean-up. */
 export async function kill(s: Server): Promise<void> {

@@ -37,7 +37,13 @@ export function fromReadable(s: ReadableSpan): FlatSpan {
   };
 }
 
-type OtlpValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values: OtlpValue[] } };
+type OtlpValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  doubleValue?: number;
+  boolValue?: boolean;
+  arrayValue?: { values: OtlpValue[] };
+};
 type OtlpSpan = {
   traceId: string;
   spanId: string;
@@ -48,10 +54,16 @@ type OtlpSpan = {
   links?: { traceId: string; spanId: string }[];
   status?: { code?: number };
 };
-type OtlpBody = { resourceSpans: { resource?: { attributes?: { key: string; value: OtlpValue }[] }; scopeSpans: { scope?: { name?: string }; spans: OtlpSpan[] }[] }[] };
+type OtlpBody = {
+  resourceSpans: {
+    resource?: { attributes?: { key: string; value: OtlpValue }[] };
+    scopeSpans: { scope?: { name?: string }; spans: OtlpSpan[] }[];
+  }[];
+};
 
 const value = (v: OtlpValue): unknown =>
-  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.doubleValue ?? v.boolValue ?? v.arrayValue?.values.map(value)));
+  v.stringValue ??
+  (v.intValue !== undefined ? Number(v.intValue) : (v.doubleValue ?? v.boolValue ?? v.arrayValue?.values.map(value)));
 
 /** The spans of one OTLP/JSON export request, and its resources' attributes. */
 export function fromOtlpJson(body: OtlpBody): { spans: FlatSpan[]; resources: Record<string, unknown>[] } {
@@ -88,7 +100,11 @@ export async function startOtlpReceiver() {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       requests.push({ path: req.url ?? '', contentType: String(req.headers['content-type'] ?? '') });
-      if (req.method !== 'POST' || req.url !== '/v1/traces' || !String(req.headers['content-type']).startsWith('application/json')) {
+      if (
+        req.method !== 'POST' ||
+        req.url !== '/v1/traces' ||
+        !String(req.headers['content-type']).startsWith('application/json')
+      ) {
         res.writeHead(415).end();
         return;
       }
@@ -100,14 +116,25 @@ export async function startOtlpReceiver() {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as net.AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}`, spans, resources, requests, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    spans,
+    resources,
+    requests,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 /** The chain of a span's ancestors within its trace, nearest first (stops where a parent is missing). */
 export function ancestors(spans: FlatSpan[], span: FlatSpan): FlatSpan[] {
   const byId = new Map(spans.map((s) => [s.spanId, s]));
   const out: FlatSpan[] = [];
-  for (let p = span.parentSpanId ? byId.get(span.parentSpanId) : undefined; p; p = p.parentSpanId ? byId.get(p.parentSpanId) : undefined) out.push(p);
+  for (
+    let p = span.parentSpanId ? byId.get(span.parentSpanId) : undefined;
+    p;
+    p = p.parentSpanId ? byId.get(p.parentSpanId) : undefined
+  )
+    out.push(p);
   return out;
 }
 

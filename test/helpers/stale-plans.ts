@@ -17,7 +17,8 @@ type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: 
 
 /** Every scan of `verifications` in a plan: the node type and the index it uses. */
 function scansOfVerifications(node: PlanNode, out: string[] = []): string[] {
-  if (node['Relation Name'] === 'verifications' && node['Node Type'] !== 'ModifyTable') out.push(`${node['Node Type']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}`);
+  if (node['Relation Name'] === 'verifications' && node['Node Type'] !== 'ModifyTable')
+    out.push(`${node['Node Type']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}`);
   for (const child of node.Plans ?? []) scansOfVerifications(child, out);
   return out;
 }
@@ -55,9 +56,13 @@ export async function plansById(db: Db, id: string, workspaceId: string): Promis
         await tx.execute(sql.raw(`prepare ${stmt} as ${s.text}`));
         for (const mode of ['force_custom_plan', 'force_generic_plan']) {
           await tx.execute(sql.raw(`set local plan_cache_mode = ${mode}`));
-          const [row] = await tx.execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(sql.raw(`explain (format json) execute ${stmt}(${s.values.map(literal).join(', ')})`));
+          const [row] = await tx.execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+            sql.raw(`explain (format json) execute ${stmt}(${s.values.map(literal).join(', ')})`),
+          );
           const plan = row['QUERY PLAN'];
-          out[`${name}, ${mode === 'force_custom_plan' ? 'custom' : 'generic'} plan`] = scansOfVerifications((typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan);
+          out[`${name}, ${mode === 'force_custom_plan' ? 'custom' : 'generic'} plan`] = scansOfVerifications(
+            (typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan,
+          );
         }
         throw new RolledBack();
       })
@@ -81,7 +86,9 @@ export async function growWithoutAnalysis(db: Db, workspaceId: string, rows: num
       select '${tag}-0000-7000-8000-' || lpad(to_hex(g), 12, '0'), '${workspaceId}', 'test', 'age', md5('${tag}' || g), 'user-' || g
       from generate_series(1, ${rows}) g`),
   );
-  return `${tag}-0000-7000-8000-${Math.ceil(rows / 2).toString(16).padStart(12, '0')}`;
+  return `${tag}-0000-7000-8000-${Math.ceil(rows / 2)
+    .toString(16)
+    .padStart(12, '0')}`;
 }
 
 /**
@@ -102,7 +109,10 @@ export function staleStatisticsSuite(kind: 'embedded' | 'pg15') {
     const [stats] = await db.execute<{ reltuples: number; analysed: boolean }>(
       sql`select c.reltuples, (s.last_analyze is not null or s.last_autoanalyze is not null) as analysed from pg_class c join pg_stat_user_tables s on s.relid = c.oid where c.relname = 'verifications'`,
     );
-    expect({ reltuples: Number(stats.reltuples), analysed: stats.analysed }).toEqual({ reltuples: -1, analysed: false });
+    expect({ reltuples: Number(stats.reltuples), analysed: stats.analysed }).toEqual({
+      reltuples: -1,
+      analysed: false,
+    });
 
     const pk = ['Index Scan using verifications_pkey'];
     expect(await plansById(db, id, w.workspace.id)).toEqual({
@@ -114,7 +124,11 @@ export function staleStatisticsSuite(kind: 'embedded' | 'pg15') {
 
     // The same read, run: the verification within its workspace and mode, nothing outside them.
     expect((await getVerification(db, { id, workspaceId: w.workspace.id, mode: 'test' })).verification.id).toBe(id);
-    await expect(getVerification(db, { id, workspaceId: w.workspace.id, mode: 'live' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(getVerification(db, { id, workspaceId: other.workspace.id, mode: 'test' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(getVerification(db, { id, workspaceId: w.workspace.id, mode: 'live' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    await expect(getVerification(db, { id, workspaceId: other.workspace.id, mode: 'test' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   }, 180_000);
 }

@@ -25,7 +25,11 @@ export default class SummaryReporter implements Reporter {
       })
       .sort((a, b) => b.seconds - a.seconds)
       .slice(0, 15);
-    process.stdout.write('\nSlowest test files:\n' + slowest.map((s) => `${s.seconds.toFixed(1).padStart(7)} s  ${s.file}`).join('\n') + '\n');
+    process.stdout.write(
+      '\nSlowest test files:\n' +
+        slowest.map((s) => `${s.seconds.toFixed(1).padStart(7)} s  ${s.file}`).join('\n') +
+        '\n',
+    );
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }

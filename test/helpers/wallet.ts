@@ -8,8 +8,24 @@
  */
 import { CompactEncrypt, importJWK } from 'jose';
 import { Aes128Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
-import { CoseKey, DataItem, cborDecode, cborEncode, mdoc, mdocContext, x509, SessionTranscript } from '@/lib/domain/wallet/mdoc';
-import { DcApiHandover, DCQL_ID, jwkThumbprint, MDL_DOCTYPE, MDL_NAMESPACE, type WalletProtocol } from '@/lib/domain/wallet/protocol';
+import {
+  CoseKey,
+  DataItem,
+  cborDecode,
+  cborEncode,
+  mdoc,
+  mdocContext,
+  x509,
+  SessionTranscript,
+} from '@/lib/domain/wallet/mdoc';
+import {
+  DcApiHandover,
+  DCQL_ID,
+  jwkThumbprint,
+  MDL_DOCTYPE,
+  MDL_NAMESPACE,
+  type WalletProtocol,
+} from '@/lib/domain/wallet/protocol';
 import { MDL_DS_EKU } from '@/lib/domain/wallet/x509';
 
 const EC = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
@@ -18,10 +34,15 @@ const DAY = 86_400_000;
 export type TestCa = { cert: x509.X509Certificate; pem: string; keys: CryptoKeyPair; name: string };
 export type TestSigner = { cert: x509.X509Certificate; keys: CryptoKeyPair; ca: TestCa };
 
-const serial = () => Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex').replace(/^[89a-f]/, '1');
+const serial = () =>
+  Buffer.from(crypto.getRandomValues(new Uint8Array(8)))
+    .toString('hex')
+    .replace(/^[89a-f]/, '1');
 
 /** A self-signed IACA root. */
-export async function makeIaca(opts: { name?: string; country?: string; notBefore?: Date; notAfter?: Date } = {}): Promise<TestCa> {
+export async function makeIaca(
+  opts: { name?: string; country?: string; notBefore?: Date; notAfter?: Date } = {},
+): Promise<TestCa> {
   const keys = (await crypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair;
   const name = `C=${opts.country ?? 'UT'}, O=Utopia Department of Motor Vehicles, CN=${opts.name ?? 'Utopia IACA'}`;
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -41,7 +62,10 @@ export async function makeIaca(opts: { name?: string; country?: string; notBefor
 }
 
 /** A document signer certificate issued by `ca`. */
-export async function makeSigner(ca: TestCa, opts: { country?: string; notBefore?: Date; notAfter?: Date; eku?: string } = {}): Promise<TestSigner> {
+export async function makeSigner(
+  ca: TestCa,
+  opts: { country?: string; notBefore?: Date; notAfter?: Date; eku?: string } = {},
+): Promise<TestSigner> {
   const keys = (await crypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
@@ -65,22 +89,45 @@ const jwkOf = async (k: CryptoKey) => (await crypto.subtle.exportKey('jwk', k)) 
 /** The COSE key of a WebCrypto key; `alg` set, or the COSE protected header of what it signs stays empty. */
 const coseKey = async (k: CryptoKey) => {
   const jwk = await jwkOf(k);
-  return CoseKey.fromJwk({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, ...(jwk.d ? { d: jwk.d } : {}), alg: 'ES256' });
+  return CoseKey.fromJwk({
+    kty: jwk.kty,
+    crv: jwk.crv,
+    x: jwk.x,
+    y: jwk.y,
+    ...(jwk.d ? { d: jwk.d } : {}),
+    alg: 'ES256',
+  });
 };
 
 export type Credential = { issuerSigned: mdoc.IssuerSigned; deviceKey: CryptoKeyPair };
 
 /** An mDL with the given elements (of the mDL namespace) and MSO validity. */
-export async function issueMdl(signer: TestSigner, opts: { elements?: Record<string, unknown>; validFrom?: Date; validUntil?: Date; signed?: Date } = {}): Promise<Credential> {
+export async function issueMdl(
+  signer: TestSigner,
+  opts: { elements?: Record<string, unknown>; validFrom?: Date; validUntil?: Date; signed?: Date } = {},
+): Promise<Credential> {
   const deviceKey = (await crypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair;
   const signed = opts.signed ?? new Date(Date.now() - 60_000);
   const issuer = new mdoc.Issuer(MDL_DOCTYPE, mdocContext);
-  issuer.addIssuerNamespace(MDL_NAMESPACE, opts.elements ?? { family_name: 'Doe', given_name: 'Jane', birth_date: '1990-01-01', age_over_18: true, age_over_21: true });
+  issuer.addIssuerNamespace(
+    MDL_NAMESPACE,
+    opts.elements ?? {
+      family_name: 'Doe',
+      given_name: 'Jane',
+      birth_date: '1990-01-01',
+      age_over_18: true,
+      age_over_21: true,
+    },
+  );
   const issuerSigned = await issuer.sign({
     signingKey: await coseKey(signer.keys.privateKey),
     algorithm: mdoc.SignatureAlgorithm.ES256,
     digestAlgorithm: 'SHA-256',
-    validityInfo: { signed, validFrom: opts.validFrom ?? signed, validUntil: opts.validUntil ?? new Date(Date.now() + 30 * DAY) },
+    validityInfo: {
+      signed,
+      validFrom: opts.validFrom ?? signed,
+      validUntil: opts.validUntil ?? new Date(Date.now() + 30 * DAY),
+    },
     deviceKeyInfo: { deviceKey: mdoc.DeviceKey.fromJwk((await coseKey(deviceKey.publicKey)).jwk) },
     certificates: [new Uint8Array(signer.cert.rawData)],
   });
@@ -105,7 +152,12 @@ export type Misbehaviour = {
 };
 
 /** What a wallet answered: the DigitalCredential's data, and (for a second verifier) the plain DeviceResponse and transcript. */
-export type WalletAnswer = { protocol: WalletProtocol; data: { response: string }; deviceResponse: Uint8Array; transcript: Uint8Array };
+export type WalletAnswer = {
+  protocol: WalletProtocol;
+  data: { response: string };
+  deviceResponse: Uint8Array;
+  transcript: Uint8Array;
+};
 
 const b64u = (b: Uint8Array) => Buffer.from(b).toString('base64url');
 
@@ -120,28 +172,65 @@ function askedElement(protocol: WalletProtocol, data: Record<string, unknown>): 
 }
 
 /** Answers a request's `data` for a page at `origin`, as a wallet with `credential` would. */
-export async function walletRespond(credential: Credential, protocol: WalletProtocol, data: Record<string, unknown>, origin: string, bad: Misbehaviour = {}): Promise<WalletAnswer> {
+export async function walletRespond(
+  credential: Credential,
+  protocol: WalletProtocol,
+  data: Record<string, unknown>,
+  origin: string,
+  bad: Misbehaviour = {},
+): Promise<WalletAnswer> {
   const transcriptOrigin = bad.transcriptOrigin ?? origin;
   const element = askedElement(protocol, data);
   let transcript: mdoc.SessionTranscript;
   let encryptTo: Record<string, unknown>;
   if (protocol === 'openid4vp-v1-unsigned') {
     encryptTo = (data.client_metadata as { jwks: { keys: Record<string, unknown>[] } }).jwks.keys[0];
-    transcript = await SessionTranscript.forOid4VpDcApi({ origin: transcriptOrigin, nonce: String(data.nonce), jwkThumbprint: await jwkThumbprint(encryptTo as JsonWebKey) }, mdocContext);
+    transcript = await SessionTranscript.forOid4VpDcApi(
+      {
+        origin: transcriptOrigin,
+        nonce: String(data.nonce),
+        jwkThumbprint: await jwkThumbprint(encryptTo as JsonWebKey),
+      },
+      mdocContext,
+    );
   } else {
-    const info = cborDecode(new Uint8Array(Buffer.from(String(data.encryptionInfo), 'base64url'))) as [string, Map<string, unknown>];
+    const info = cborDecode(new Uint8Array(Buffer.from(String(data.encryptionInfo), 'base64url'))) as [
+      string,
+      Map<string, unknown>,
+    ];
     const k = info[1].get('recipientPublicKey') as Map<number, Uint8Array>;
     encryptTo = { kty: 'EC', crv: 'P-256', x: b64u(k.get(-2)!), y: b64u(k.get(-3)!) };
-    const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', cborEncode([String(data.encryptionInfo), transcriptOrigin]) as BufferSource));
-    transcript = SessionTranscript.create({ handover: (DcApiHandover as unknown as { fromDecodedStructure(h: Uint8Array): mdoc.QrHandover }).fromDecodedStructure(hash) });
+    const hash = new Uint8Array(
+      await crypto.subtle.digest(
+        'SHA-256',
+        cborEncode([String(data.encryptionInfo), transcriptOrigin]) as BufferSource,
+      ),
+    );
+    transcript = SessionTranscript.create({
+      handover: (
+        DcApiHandover as unknown as { fromDecodedStructure(h: Uint8Array): mdoc.QrHandover }
+      ).fromDecodedStructure(hash),
+    });
   }
 
   const asked = bad.omitElement ? [] : [bad.answerWith ?? element, ...(bad.alsoDisclose ?? [])];
   const deviceRequest = mdoc.DeviceRequest.create({
-    docRequests: [mdoc.DocRequest.create({ itemsRequest: mdoc.ItemsRequest.create({ docType: MDL_DOCTYPE, namespaces: { [MDL_NAMESPACE]: Object.fromEntries(asked.map((e) => [e, false])) } }) })],
+    docRequests: [
+      mdoc.DocRequest.create({
+        itemsRequest: mdoc.ItemsRequest.create({
+          docType: MDL_DOCTYPE,
+          namespaces: { [MDL_NAMESPACE]: Object.fromEntries(asked.map((e) => [e, false])) },
+        }),
+      }),
+    ],
   });
   const response = await mdoc.Holder.createDeviceResponseForDeviceRequest(
-    { deviceRequest, sessionTranscript: transcript, issuerSigned: [credential.issuerSigned], signature: { signingKey: await coseKey(credential.deviceKey.privateKey) } },
+    {
+      deviceRequest,
+      sessionTranscript: transcript,
+      issuerSigned: [credential.issuerSigned],
+      signature: { signingKey: await coseKey(credential.deviceKey.privateKey) },
+    },
     mdocContext,
   );
   let deviceResponse = response.encode();
@@ -152,13 +241,28 @@ export async function walletRespond(credential: Credential, protocol: WalletProt
   if (protocol === 'openid4vp-v1-unsigned') {
     const payload = new TextEncoder().encode(JSON.stringify({ vp_token: { [DCQL_ID]: [b64u(deviceResponse)] } }));
     const key = await importJWK({ kty: 'EC', crv: 'P-256', x: String(encryptTo.x), y: String(encryptTo.y) }, 'ECDH-ES');
-    const jwe = await new CompactEncrypt(payload).setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', ...(encryptTo.kid ? { kid: String(encryptTo.kid) } : {}) }).encrypt(key);
+    const jwe = await new CompactEncrypt(payload)
+      .setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', ...(encryptTo.kid ? { kid: String(encryptTo.kid) } : {}) })
+      .encrypt(key);
     return { protocol, data: { response: jwe }, deviceResponse, transcript: transcriptBytes };
   }
   const suite = new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes128Gcm() });
-  const recipientPublicKey = await suite.kem.importKey('jwk', { kty: 'EC', crv: 'P-256', x: String(encryptTo.x), y: String(encryptTo.y) }, true);
-  const sealed = await suite.seal({ recipientPublicKey, info: transcriptBytes.slice().buffer }, deviceResponse.slice().buffer);
-  const encrypted = cborEncode(['dcapi', new Map<string, Uint8Array>([['enc', new Uint8Array(sealed.enc)], ['cipherText', new Uint8Array(sealed.ct)]])]);
+  const recipientPublicKey = await suite.kem.importKey(
+    'jwk',
+    { kty: 'EC', crv: 'P-256', x: String(encryptTo.x), y: String(encryptTo.y) },
+    true,
+  );
+  const sealed = await suite.seal(
+    { recipientPublicKey, info: transcriptBytes.slice().buffer },
+    deviceResponse.slice().buffer,
+  );
+  const encrypted = cborEncode([
+    'dcapi',
+    new Map<string, Uint8Array>([
+      ['enc', new Uint8Array(sealed.enc)],
+      ['cipherText', new Uint8Array(sealed.ct)],
+    ]),
+  ]);
   return { protocol, data: { response: b64u(encrypted) }, deviceResponse, transcript: transcriptBytes };
 }
 
@@ -166,7 +270,9 @@ export async function walletRespond(credential: Credential, protocol: WalletProt
 function tamper(deviceResponse: Uint8Array, element: string): Uint8Array {
   const raw = cborDecode(deviceResponse, { unwrapTopLevelDataItem: false } as never) as Map<string, unknown>;
   const doc = (raw.get('documents') as Map<string, unknown>[])[0];
-  const ns = ((doc.get('issuerSigned') as Map<string, unknown>).get('nameSpaces') as Map<string, InstanceType<typeof DataItem>[]>).get(MDL_NAMESPACE)!;
+  const ns = (
+    (doc.get('issuerSigned') as Map<string, unknown>).get('nameSpaces') as Map<string, InstanceType<typeof DataItem>[]>
+  ).get(MDL_NAMESPACE)!;
   for (const [i, di] of ns.entries()) {
     const item = cborDecode(di.buffer, { unwrapTopLevelDataItem: false } as never) as Map<string, unknown>;
     if (item.get('elementIdentifier') !== element) continue;
@@ -188,10 +294,16 @@ async function reworkIssuerAuth(deviceResponse: Uint8Array, disclosed: string, b
   const [protectedHeader, , payload] = issuerAuth as [Uint8Array, unknown, Uint8Array, Uint8Array];
   const bytes = new Uint8Array(payload);
   if (bad.alterMso) {
-    const mso = cborDecode((cborDecode(bytes, { unwrapTopLevelDataItem: false } as never) as InstanceType<typeof DataItem>).buffer, { unwrapTopLevelDataItem: false } as never) as Map<string, unknown>;
+    const mso = cborDecode(
+      (cborDecode(bytes, { unwrapTopLevelDataItem: false } as never) as InstanceType<typeof DataItem>).buffer,
+      { unwrapTopLevelDataItem: false } as never,
+    ) as Map<string, unknown>;
     const digests = (mso.get('valueDigests') as Map<string, Map<number, Uint8Array>>).get(MDL_NAMESPACE)!;
     const ns = (issuerSigned.get('nameSpaces') as Map<string, InstanceType<typeof DataItem>[]>).get(MDL_NAMESPACE)!;
-    const disclosedId = ns.map((di) => cborDecode(di.buffer, { unwrapTopLevelDataItem: false } as never) as Map<string, unknown>).find((i) => i.get('elementIdentifier') === disclosed)?.get('digestID');
+    const disclosedId = ns
+      .map((di) => cborDecode(di.buffer, { unwrapTopLevelDataItem: false } as never) as Map<string, unknown>)
+      .find((i) => i.get('elementIdentifier') === disclosed)
+      ?.get('digestID');
     const other = [...digests.entries()].find(([id]) => id !== disclosedId)![1];
     const at = Buffer.from(bytes).indexOf(Buffer.from(other));
     if (at < 0) throw new Error('the digest was not found in the MSO bytes');
@@ -201,7 +313,9 @@ async function reworkIssuerAuth(deviceResponse: Uint8Array, disclosed: string, b
   if (bad.resignMso) {
     const forger = (await crypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair;
     const toBeSigned = cborEncode(['Signature1', protectedHeader, new Uint8Array(0), bytes]);
-    issuerAuth[3] = new Uint8Array(await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, forger.privateKey, toBeSigned as BufferSource));
+    issuerAuth[3] = new Uint8Array(
+      await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, forger.privateKey, toBeSigned as BufferSource),
+    );
   }
   return cborEncode(raw);
 }

@@ -5,7 +5,11 @@
 import fs from 'node:fs';
 import sharp from 'sharp';
 
-export async function writeY4m(file: string, image: Buffer, opts: { width?: number; height?: number; frames?: number } = {}) {
+export async function writeY4m(
+  file: string,
+  image: Buffer,
+  opts: { width?: number; height?: number; frames?: number } = {},
+) {
   const width = opts.width ?? 640;
   const height = opts.height ?? 480;
   const frame = await y4mFrame(image, width, height);
@@ -14,16 +18,27 @@ export async function writeY4m(file: string, image: Buffer, opts: { width?: numb
 }
 
 /** A video of several pictures, each held for `hold` frames at `fps` (Chromium loops it): e.g. a head turning. */
-export async function writeY4mSequence(file: string, images: Buffer[], opts: { width?: number; height?: number; hold?: number; fps?: number } = {}) {
+export async function writeY4mSequence(
+  file: string,
+  images: Buffer[],
+  opts: { width?: number; height?: number; hold?: number; fps?: number } = {},
+) {
   const width = opts.width ?? 640;
   const height = opts.height ?? 480;
   const frames = await Promise.all(images.map((i) => y4mFrame(i, width, height)));
   const header = Buffer.from(`YUV4MPEG2 W${width} H${height} F${opts.fps ?? 5}:1 Ip A1:1 C420jpeg\n`);
-  fs.writeFileSync(file, Buffer.concat([header, ...frames.flatMap((f) => Array.from({ length: opts.hold ?? 6 }, () => f))]));
+  fs.writeFileSync(
+    file,
+    Buffer.concat([header, ...frames.flatMap((f) => Array.from({ length: opts.hold ?? 6 }, () => f))]),
+  );
 }
 
 async function y4mFrame(image: Buffer, width: number, height: number): Promise<Buffer> {
-  const { data } = await sharp(image).resize(width, height, { fit: 'cover' }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data } = await sharp(image)
+    .resize(width, height, { fit: 'cover' })
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const y = Buffer.alloc(width * height);
   const u = Buffer.alloc((width / 2) * (height / 2));
   const v = Buffer.alloc((width / 2) * (height / 2));

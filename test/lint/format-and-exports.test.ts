@@ -18,15 +18,18 @@ describe('the formatter', () => {
   it("refuses code not in the project's format, and accepts it formatted", async () => {
     const file = path.join(root, 'lib/core/example.ts');
     const options = { ...(await prettier.resolveConfig(file)), filepath: file };
-    const drifted = "export const x = { a: 1, b: \"two\" }\nexport function f( a:number ){ return a+1 }\n";
+    const drifted = 'export const x = { a: 1, b: "two" }\nexport function f( a:number ){ return a+1 }\n';
     expect(await prettier.check(drifted, options)).toBe(false);
     const formatted = await prettier.format(drifted, options);
-    expect(formatted).toBe("export const x = { a: 1, b: 'two' };\nexport function f(a: number) {\n  return a + 1;\n}\n");
+    expect(formatted).toBe(
+      "export const x = { a: 1, b: 'two' };\nexport function f(a: number) {\n  return a + 1;\n}\n",
+    );
     expect(await prettier.check(formatted, options)).toBe(true);
   });
 
   it('ignores the docs and the migrations, and formats the code', async () => {
-    const ignored = async (rel: string) => (await prettier.getFileInfo(path.join(root, rel), { ignorePath: path.join(root, '.prettierignore') })).ignored;
+    const ignored = async (rel: string) =>
+      (await prettier.getFileInfo(path.join(root, rel), { ignorePath: path.join(root, '.prettierignore') })).ignored;
     expect(await ignored('docs/api.md')).toBe(true);
     expect(await ignored('lib/db/migrations/0000_init.sql')).toBe(true);
     expect(await ignored('lib/api/route.ts')).toBe(false);
@@ -39,12 +42,25 @@ describe('the unused-export check', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'knip-'));
     try {
       fs.copyFileSync(path.join(root, 'knip.json'), path.join(dir, 'knip.json'));
-      fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'fixture', private: true, type: 'module' }));
-      fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'esnext', moduleResolution: 'bundler', strict: true } }));
+      fs.writeFileSync(
+        path.join(dir, 'package.json'),
+        JSON.stringify({ name: 'fixture', private: true, type: 'module' }),
+      );
+      fs.writeFileSync(
+        path.join(dir, 'tsconfig.json'),
+        JSON.stringify({ compilerOptions: { module: 'esnext', moduleResolution: 'bundler', strict: true } }),
+      );
       fs.mkdirSync(path.join(dir, 'lib/core'), { recursive: true });
       fs.mkdirSync(path.join(dir, 'server'));
-      fs.writeFileSync(path.join(dir, 'server/main.ts'), "import { used } from '../lib/core/values';\nconsole.log(used);\n");
-      const knip = () => run(path.join(root, 'node_modules/.bin/knip'), ['--no-progress', '--no-config-hints'], { cwd: dir }).then(() => ({ code: 0, out: '' }), (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }));
+      fs.writeFileSync(
+        path.join(dir, 'server/main.ts'),
+        "import { used } from '../lib/core/values';\nconsole.log(used);\n",
+      );
+      const knip = () =>
+        run(path.join(root, 'node_modules/.bin/knip'), ['--no-progress', '--no-config-hints'], { cwd: dir }).then(
+          () => ({ code: 0, out: '' }),
+          (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
+        );
 
       // `dead` is exported and imported by nothing: a violation.
       fs.writeFileSync(path.join(dir, 'lib/core/values.ts'), 'export const used = 1;\nexport const dead = 2;\n');

@@ -42,10 +42,12 @@ export function outsideReferences(file: string, text: string): Finding[] {
     const fromRoot = path.posix.normalize(m[0]);
     const climbs = fromFile.startsWith('../') && (fromFile.startsWith('../../') || !allowed(fromFile.slice(3)));
     const sibling = /^\.\.\/shared\//.test(fromRoot) && !allowed(fromRoot.slice(3));
-    if (climbs || sibling) out.push({ file, line: lineOf(text, m.index), problem: `points outside the repository: ${m[0]}` });
+    if (climbs || sibling)
+      out.push({ file, line: lineOf(text, m.index), problem: `points outside the repository: ${m[0]}` });
   }
   for (const m of text.matchAll(/\/work\/shared\/[^\s'"`)\]>,;]*/g)) {
-    if (!allowed(m[0].slice('/work/'.length))) out.push({ file, line: lineOf(text, m.index), problem: `points outside the repository: ${m[0]}` });
+    if (!allowed(m[0].slice('/work/'.length)))
+      out.push({ file, line: lineOf(text, m.index), problem: `points outside the repository: ${m[0]}` });
   }
   return out;
 }
@@ -81,7 +83,10 @@ export function relativeLinks(md: string): { target: string; line: number }[] {
   const text = withoutCode(md);
   const out: { target: string; line: number }[] = [];
   const add = (raw: string, index: number) => {
-    const target = raw.trim().replace(/^<(.*)>$/, '$1').replace(/\s+("[^"]*"|'[^']*')$/, '');
+    const target = raw
+      .trim()
+      .replace(/^<(.*)>$/, '$1')
+      .replace(/\s+("[^"]*"|'[^']*')$/, '');
     if (!target || /^[a-z][a-z0-9+.-]*:/i.test(target)) return; // http:, https:, mailto:, …
     out.push({ target, line: lineOf(text, index) });
   };
@@ -94,7 +99,12 @@ export function relativeLinks(md: string): { target: string; line: number }[] {
  * Broken links of one markdown file: a target that is not a tracked file (or a folder holding one), or an
  * anchor that is no heading of the markdown file it names. `read` returns a tracked markdown file's text.
  */
-export function brokenLinks(file: string, md: string, tracked: ReadonlySet<string>, read: (file: string) => string): Finding[] {
+export function brokenLinks(
+  file: string,
+  md: string,
+  tracked: ReadonlySet<string>,
+  read: (file: string) => string,
+): Finding[] {
   const out: Finding[] = [];
   const dir = path.posix.dirname(file);
   const folders = new Set<string>();
@@ -131,12 +141,15 @@ export function headings(md: string): string[] {
  */
 export function brokenCitations(file: string, text: string, headingsOf: (doc: string) => string[] | null): Finding[] {
   const out: Finding[] = [];
-  for (const m of text.matchAll(/\b(SECURITY\.md|docs\/[\w/-]+\.md) "([^"\n]+(?:\n[ \t]*(?:\*|\/\/|#)?[ \t]*[^"\n]+)?)"/g)) {
+  for (const m of text.matchAll(
+    /\b(SECURITY\.md|docs\/[\w/-]+\.md) "([^"\n]+(?:\n[ \t]*(?:\*|\/\/|#)?[ \t]*[^"\n]+)?)"/g,
+  )) {
     const [, doc, quoted] = m;
     const hs = headingsOf(doc);
     const cited = headingText(quoted.replace(/\n[ \t]*(?:\*|\/\/|#)?[ \t]*/g, ' '));
     if (!hs) out.push({ file, line: lineOf(text, m.index), problem: `cites ${doc}, which is not a tracked file` });
-    else if (!hs.some((h) => h.startsWith(cited))) out.push({ file, line: lineOf(text, m.index), problem: `cites ${doc} "${cited}": no such heading` });
+    else if (!hs.some((h) => h.startsWith(cited)))
+      out.push({ file, line: lineOf(text, m.index), problem: `cites ${doc} "${cited}": no such heading` });
   }
   return out;
 }

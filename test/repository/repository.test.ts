@@ -18,12 +18,15 @@ const isText = (buf: Buffer) => !buf.subarray(0, 8000).includes(0);
 /** Crafted violations are built at run time, so this file does not commit one itself. */
 const up = '..' + '/';
 const docsDir = 'docs' + '/';
-const show = (fs: { file: string; line: number; problem: string }[]) => fs.map((f) => `${f.file}:${f.line}: ${f.problem}`);
+const show = (fs: { file: string; line: number; problem: string }[]) =>
+  fs.map((f) => `${f.file}:${f.line}: ${f.problem}`);
 
 describe('the checks, on crafted input', () => {
   it("flags every name of the contract's sources, in any case", () => {
     for (const name of FORBIDDEN_NAMES) {
-      expect(show(outsideReferences('lib/x.ts', `// see ${name.toUpperCase()} "Events"\n`))).toEqual([`lib/x.ts:1: names ${name}`]);
+      expect(show(outsideReferences('lib/x.ts', `// see ${name.toUpperCase()} "Events"\n`))).toEqual([
+        `lib/x.ts:1: names ${name}`,
+      ]);
     }
   });
 
@@ -34,19 +37,33 @@ describe('the checks, on crafted input', () => {
     expect(outsideReferences('docs/a.md', 'see ../../notes.md')).toHaveLength(1);
     expect(outsideReferences('lib/a/b.ts', `import x from '${up}${up}${up}outside';`)).toHaveLength(1);
     expect(outsideReferences('docs/a.md', `run python3 ${up}shared/tools/imports.py`)).toHaveLength(1);
-    expect(outsideReferences('scripts/a.ts', `const f = '${['', 'work', 'shared', 'tools', 'x'].join('/')}';`)).toHaveLength(1);
+    expect(
+      outsideReferences('scripts/a.ts', `const f = '${['', 'work', 'shared', 'tools', 'x'].join('/')}';`),
+    ).toHaveLength(1);
   });
 
   it('allows paths inside the repository and the labelled photo sets', () => {
-    expect(outsideReferences('server/ops-cli.test.ts', "path.resolve(import.meta.dirname, '../docs/cli.md')")).toEqual([]);
+    expect(outsideReferences('server/ops-cli.test.ts', "path.resolve(import.meta.dirname, '../docs/cli.md')")).toEqual(
+      [],
+    );
     expect(outsideReferences('lib/a/b.ts', "import { x } from '../../lib/db/client';")).toEqual([]);
-    expect(outsideReferences('README.md', 'npm run evaluate -- ../shared/eval/dev and ../shared/eval/calib')).toEqual([]);
+    expect(outsideReferences('README.md', 'npm run evaluate -- ../shared/eval/dev and ../shared/eval/calib')).toEqual(
+      [],
+    );
     expect(outsideReferences('docs/accuracy.md', '`../shared/eval/calib`')).toEqual([]);
   });
 
   it("computes GitHub's heading anchors", () => {
-    const anchors = headingAnchors('# API reference\n## Speed (`npm run bench:admin`)\n## Rotating `ENCRYPTION_KEY` without downtime\n## Notes\n## Notes\n```\n# not a heading\n```\n');
-    expect([...anchors]).toEqual(['api-reference', 'speed-npm-run-benchadmin', 'rotating-encryption_key-without-downtime', 'notes', 'notes-1']);
+    const anchors = headingAnchors(
+      '# API reference\n## Speed (`npm run bench:admin`)\n## Rotating `ENCRYPTION_KEY` without downtime\n## Notes\n## Notes\n```\n# not a heading\n```\n',
+    );
+    expect([...anchors]).toEqual([
+      'api-reference',
+      'speed-npm-run-benchadmin',
+      'rotating-encryption_key-without-downtime',
+      'notes',
+      'notes-1',
+    ]);
   });
 
   it('flags a link to a missing file or heading, and passes good ones', () => {
@@ -70,7 +87,9 @@ describe('the checks, on crafted input', () => {
 
   it('flags a citation of a section that does not exist, passes shortened and wrapped ones', () => {
     const api = `${docsDir}api.md`;
-    const docs: Record<string, string[]> = { [api]: headings('# API\n## Request timestamps (extension)\n## Decision `reasons`\n') };
+    const docs: Record<string, string[]> = {
+      [api]: headings('# API\n## Request timestamps (extension)\n## Decision `reasons`\n'),
+    };
     const of = (d: string) => docs[d] ?? null;
     const text = [
       `/** ${api} "Request timestamps": ok, shortened */`,

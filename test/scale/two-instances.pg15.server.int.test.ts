@@ -17,7 +17,16 @@ import { signJsonRequest, signMultipartRequest } from '@/lib/domain/auth/sign';
 import type { Received, startReceiver } from '@/test/helpers/https-receiver';
 import * as I from '@/test/helpers/images';
 import { kill } from '@/test/helpers/server';
-import { expectEnvelope, makeWorkspace, raw, sharedPg15, startService, waitFor, type RawResponse, type Service } from '../security/harness';
+import {
+  expectEnvelope,
+  makeWorkspace,
+  raw,
+  sharedPg15,
+  startService,
+  waitFor,
+  type RawResponse,
+  type Service,
+} from '../security/harness';
 
 type Ws = ReturnType<typeof makeWorkspace>;
 const LEASE_MS = 15_000; // PIPELINE_LEASE_MS's default: the lease a dead instance's job is held for
@@ -58,9 +67,14 @@ describe('two instances on one PostgreSQL 15', () => {
     const { width, height } = await sharp(img).metadata();
     const dx = Math.floor(i / 2) % 12;
     const dy = Math.floor(i / 24) % 12;
-    return sharp(img).extract({ left: dx, top: dy, width: width! - 12, height: height! - 12 }).jpeg({ quality: 90 }).toBuffer();
+    return sharp(img)
+      .extract({ left: dx, top: dy, width: width! - 12, height: height! - 12 })
+      .jpeg({ quality: 90 })
+      .toBuffer();
   };
-  const selfieOnly = async (i: number): Promise<[Record<string, string>, Buffer][]> => [[{ type: 'selfie' }, await nth(faces, i)]];
+  const selfieOnly = async (i: number): Promise<[Record<string, string>, Buffer][]> => [
+    [{ type: 'selfie' }, await nth(faces, i)],
+  ];
 
   /**
    * A client of the pair: each request goes to the next live instance; a request an instance does not answer
@@ -70,10 +84,18 @@ describe('two instances on one PostgreSQL 15', () => {
   function balancer(w: Ws) {
     let next = 0;
     const live = new Set<Service>([a, b]);
-    const sent = new Map<Service, number>([[a, 0], [b, 0]]);
+    const sent = new Map<Service, number>([
+      [a, 0],
+      [b, 0],
+    ]);
     /** Which instance accepted each verification's submit. */
     const submittedVia = new Map<string, Service>();
-    async function send(method: string, p: string, headers: Record<string, string>, body?: string | Buffer): Promise<RawResponse & { via: Service }> {
+    async function send(
+      method: string,
+      p: string,
+      headers: Record<string, string>,
+      body?: string | Buffer,
+    ): Promise<RawResponse & { via: Service }> {
       for (let tries = 0; ; tries++) {
         const pool = [a, b].filter((s) => live.has(s));
         const s = pool[next++ % pool.length];
@@ -91,7 +113,17 @@ describe('two instances on one PostgreSQL 15', () => {
       }
     }
     const json = (method: string, p: string, body = '', extra: Record<string, string> = {}) =>
-      send(method, p, { 'content-type': 'application/json', 'x-api-key': w.apiKey, 'x-hmac-signature': signJsonRequest(w.live, method, p, body), ...extra }, body || undefined);
+      send(
+        method,
+        p,
+        {
+          'content-type': 'application/json',
+          'x-api-key': w.apiKey,
+          'x-hmac-signature': signJsonRequest(w.live, method, p, body),
+          ...extra,
+        },
+        body || undefined,
+      );
     return {
       sent,
       submittedVia,
@@ -99,18 +131,43 @@ describe('two instances on one PostgreSQL 15', () => {
       drop: (s: Service) => live.delete(s),
       json,
       /** Create (with an Idempotency-Key, so a retried create is one verification), consent, upload, submit. */
-      async verify(i: number, consent: { id: number; text_sha256: string }, uploads: [Record<string, string>, Buffer][]) {
+      async verify(
+        i: number,
+        consent: { id: number; text_sha256: string },
+        uploads: [Record<string, string>, Buffer][],
+      ) {
         const created = await json('POST', '/v1/verifications', '{}', { 'idempotency-key': `two-${w.id}-${i}` });
         expect(created.status, created.text).toBe(201);
         const id = created.json.data.id as string;
-        const c = await json('POST', `/v1/verifications/${id}/consent`, JSON.stringify({ consent_version_id: consent.id, text_sha256: consent.text_sha256 }));
+        const c = await json(
+          'POST',
+          `/v1/verifications/${id}/consent`,
+          JSON.stringify({ consent_version_id: consent.id, text_sha256: consent.text_sha256 }),
+        );
         expect(c.status, c.text).toBe(200);
         for (const [fields, file] of uploads) {
           const p = `/v1/verifications/${id}/media`;
           const boundary = 'XyZtwo';
-          const parts = Object.entries(fields).map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
-          const body = Buffer.concat([Buffer.from(`${parts.join('')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="s.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`), file, Buffer.from(`\r\n--${boundary}--\r\n`)]);
-          const up = await send('POST', p, { 'content-type': `multipart/form-data; boundary=${boundary}`, 'x-api-key': w.apiKey, 'x-hmac-signature': signMultipartRequest(w.live, 'POST', p, Object.entries(fields), [file]) }, body);
+          const parts = Object.entries(fields).map(
+            ([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`,
+          );
+          const body = Buffer.concat([
+            Buffer.from(
+              `${parts.join('')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="s.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+            ),
+            file,
+            Buffer.from(`\r\n--${boundary}--\r\n`),
+          ]);
+          const up = await send(
+            'POST',
+            p,
+            {
+              'content-type': `multipart/form-data; boundary=${boundary}`,
+              'x-api-key': w.apiKey,
+              'x-hmac-signature': signMultipartRequest(w.live, 'POST', p, Object.entries(fields), [file]),
+            },
+            body,
+          );
           expect(up.status, up.text).toBe(201);
         }
         const sub = await json('POST', `/v1/verifications/${id}/submit`);
@@ -129,7 +186,13 @@ describe('two instances on one PostgreSQL 15', () => {
   }
 
   /** Runs `n` verifications, `concurrency` at a time, calling `after(done)` as each finishes. */
-  async function load(lb: ReturnType<typeof balancer>, n: number, concurrency: number, media: (i: number) => Promise<[Record<string, string>, Buffer][]>, after: (done: number) => void = () => {}) {
+  async function load(
+    lb: ReturnType<typeof balancer>,
+    n: number,
+    concurrency: number,
+    media: (i: number) => Promise<[Record<string, string>, Buffer][]>,
+    after: (done: number) => void = () => {},
+  ) {
     const consent = (await lb.json('GET', '/v1/consent')).json.data;
     const ids: string[] = [];
     let i = 0;
@@ -152,8 +215,22 @@ describe('two instances on one PostgreSQL 15', () => {
    * event whose attempt a killed instance sent but never recorded: same X-Webhook-Id).
    */
   async function exactlyOnce(w: Ws, ids: string[], ms: number) {
-    await waitFor('every verification decided', async () => (await sql`select count(*)::int as n from verifications where id in ${sql(ids)} and status in ('submitted', 'started', 'created')`)[0].n === 0, ms);
-    await waitFor('every webhook delivered', async () => (await sql`select count(*)::int as n from webhook_events where verification_id in ${sql(ids)} and state = 'delivered'`)[0].n >= ids.length, 60_000);
+    await waitFor(
+      'every verification decided',
+      async () =>
+        (
+          await sql`select count(*)::int as n from verifications where id in ${sql(ids)} and status in ('submitted', 'started', 'created')`
+        )[0].n === 0,
+      ms,
+    );
+    await waitFor(
+      'every webhook delivered',
+      async () =>
+        (
+          await sql`select count(*)::int as n from webhook_events where verification_id in ${sql(ids)} and state = 'delivered'`
+        )[0].n >= ids.length,
+      60_000,
+    );
     const rows = await sql`
       select v.id, v.status, v.reason,
         (select count(*)::int from pipeline_jobs j where j.verification_id = v.id) as jobs,
@@ -234,7 +311,8 @@ describe('two instances on one PostgreSQL 15', () => {
     const victimJustClaimed = async () => {
       const via = [...lb.submittedVia].filter(([, s]) => s === b).map(([id]) => id);
       if (!via.length) return undefined;
-      const rows = await sql`select verification_id from pipeline_jobs where verification_id in ${sql(via)} and status = 'running' and updated_at > now() - interval '300 milliseconds'`;
+      const rows =
+        await sql`select verification_id from pipeline_jobs where verification_id in ${sql(via)} and status = 'running' and updated_at > now() - interval '300 milliseconds'`;
       return rows.length ? rows : undefined;
     };
     const ids = await load(lb, 40, 6, media, (done) => {
@@ -249,8 +327,10 @@ describe('two instances on one PostgreSQL 15', () => {
         // survivor renews its own every third of a lease: wait one such period and a half).
         const [{ at }] = await sql`select now() as at`;
         await new Promise((r) => setTimeout(r, LEASE_MS / 2));
-        held = (await sql`select j.verification_id from pipeline_jobs j join verifications v on v.id = j.verification_id
-          where v.workspace_id = ${w.id} and j.status = 'running' and j.lease_until <= ${at}::timestamptz + ${`${LEASE_MS} milliseconds`}::interval`).map((r) => r.verification_id as string);
+        held = (
+          await sql`select j.verification_id from pipeline_jobs j join verifications v on v.id = j.verification_id
+          where v.workspace_id = ${w.id} and j.status = 'running' and j.lease_until <= ${at}::timestamptz + ${`${LEASE_MS} milliseconds`}::interval`
+        ).map((r) => r.verification_id as string);
       })();
     });
     await killing;

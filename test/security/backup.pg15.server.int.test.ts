@@ -52,7 +52,8 @@ describe('PostgreSQL 15: pg_dump, pg_restore into a fresh database, start on it'
     expect((await api.submit(inReview)).data.status).toBe('review');
     const started = await api.prepare({ selfie: I.astronaut() });
     /** The photos of a verification, decrypted (verification:export). */
-    const photos = (o: ReturnType<typeof opsCli>, id: string) => o('verification:export', '--id', id).media.map((m: { photo_base64: string }) => m.photo_base64);
+    const photos = (o: ReturnType<typeof opsCli>, id: string) =>
+      o('verification:export', '--id', id).media.map((m: { photo_base64: string }) => m.photo_base64);
     const before = { inReview: photos(ops, inReview), started: photos(ops, started) };
     expect(before.inReview[0].length).toBeGreaterThan(10_000);
     expect(await stop(server)).toBe(0);
@@ -66,7 +67,10 @@ describe('PostgreSQL 15: pg_dump, pg_restore into a fresh database, start on it'
     server = await start(dir, port, restoredEnv);
     const get = async (id: string) => {
       const p = `/v1/verifications/${id}`;
-      return raw(server!.base, 'GET', p, { 'x-api-key': apiKey, 'x-hmac-signature': signJsonRequest(secret, 'GET', p) });
+      return raw(server!.base, 'GET', p, {
+        'x-api-key': apiKey,
+        'x-hmac-signature': signJsonRequest(secret, 'GET', p),
+      });
     };
     const r = await get(inReview);
     expect([r.status, r.json.data.status]).toEqual([200, 'review']);

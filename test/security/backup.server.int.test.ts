@@ -41,7 +41,11 @@ describe('backup and restore of the embedded database', () => {
         order by b.media_id`;
       const open = (r: (typeof rows)[number]) =>
         r.sealed_by === 'data_key'
-          ? aesGcmDecrypt(r.ciphertext, `media:${r.media_id}`, aesGcmDecrypt(r.wrapped, `data_key:${r.verification_id}`, key))
+          ? aesGcmDecrypt(
+              r.ciphertext,
+              `media:${r.media_id}`,
+              aesGcmDecrypt(r.wrapped, `data_key:${r.verification_id}`, key),
+            )
           : aesGcmDecrypt(r.ciphertext, `media:${r.media_id}`, key);
       return Object.fromEntries(rows.map((r) => [r.media_id, sha(open(r))]));
     } finally {
@@ -88,7 +92,11 @@ describe('backup and restore of the embedded database', () => {
     expect(fs.statSync(file).size).toBeGreaterThan(1000);
     // The backup does not carry the key: no trace of it in the archive's bytes.
     const key = fs.readFileSync(path.join(svc.dataDir, 'encryption.key'), 'utf8').trim();
-    expect(execFileSync('sh', ['-c', `gzip -dc '${file}' | grep -c -F '${key}' || true`]).toString().trim()).toBe('0');
+    expect(
+      execFileSync('sh', ['-c', `gzip -dc '${file}' | grep -c -F '${key}' || true`])
+        .toString()
+        .trim(),
+    ).toBe('0');
 
     seeded = { w, inReview, key };
     const after = (await api.json('POST', '/v1/verifications', '{"external_id":"after-the-backup"}')).data.id as string;
@@ -101,7 +109,11 @@ describe('backup and restore of the embedded database', () => {
     expect(r.restored).toMatchObject({ verifications: 2, media: 2, moved_aside: null });
     svc.server = await start(svc.dataDir, svc.port, svc.env);
 
-    const get = (id: string) => raw(svc!.server.base, 'GET', `/v1/verifications/${id}`, { 'x-api-key': w.apiKey, 'x-hmac-signature': signJsonRequest(w.test, 'GET', `/v1/verifications/${id}`) });
+    const get = (id: string) =>
+      raw(svc!.server.base, 'GET', `/v1/verifications/${id}`, {
+        'x-api-key': w.apiKey,
+        'x-hmac-signature': signJsonRequest(w.test, 'GET', `/v1/verifications/${id}`),
+      });
     expect((await get(inReview)).json.data.status).toBe('review');
     expect((await get(started)).json.data.status).toBe('started');
     expect((await get(after)).status).toBe(404);
@@ -146,14 +158,36 @@ describe('backup and restore of the embedded database', () => {
     fs.writeFileSync(other, newKeyBase64() + '\n', { mode: 0o600 });
     before.beside = fs.readdirSync(keep).sort();
     const wrong = opsAt(fresh, port, {}, 'restore', '--from', file, '--encryption-key-file', other);
-    expect([wrong.code, wrong.out.error?.code, wrong.out.error?.details.missing_key_ids]).toEqual([1, 'ENCRYPTION_KEY_UNAVAILABLE', [kid]]);
-    const wrongEnv = opsAt(fresh, port, { ENCRYPTION_KEY: newKeyBase64() }, 'restore', '--from', file, '--encryption-key-file', path.join(keep, 'encryption.key'));
+    expect([wrong.code, wrong.out.error?.code, wrong.out.error?.details.missing_key_ids]).toEqual([
+      1,
+      'ENCRYPTION_KEY_UNAVAILABLE',
+      [kid],
+    ]);
+    const wrongEnv = opsAt(
+      fresh,
+      port,
+      { ENCRYPTION_KEY: newKeyBase64() },
+      'restore',
+      '--from',
+      file,
+      '--encryption-key-file',
+      path.join(keep, 'encryption.key'),
+    );
     expect([wrongEnv.code, wrongEnv.out.error?.code]).toEqual([1, 'ENCRYPTION_KEY_UNAVAILABLE']);
     expect(wrongEnv.out.error.message).toContain('ENCRYPTION_KEY');
     untouched();
 
     // With the key: restored, and the key id checked is reported.
-    const ok = opsAt(fresh, port, {}, 'restore', '--from', file, '--encryption-key-file', path.join(keep, 'encryption.key'));
+    const ok = opsAt(
+      fresh,
+      port,
+      {},
+      'restore',
+      '--from',
+      file,
+      '--encryption-key-file',
+      path.join(keep, 'encryption.key'),
+    );
     expect([ok.code, ok.out.restored?.key_ids]).toEqual([0, [kid]]);
     expect(fs.readFileSync(path.join(fresh, 'NOTE'), 'utf8')).toBe('restore here\n');
 
@@ -177,7 +211,10 @@ describe('backup and restore of the embedded database', () => {
     const again = opsAt(fresh, port, {}, 'restore', '--from', file, '--force', '--encryption-key-file', rotated);
     expect([again.code, again.out.restored?.key_ids]).toEqual([0, [kid]]);
     const read = (f: string) => fs.readFileSync(f, 'utf8').trim();
-    expect([read(path.join(fresh, 'encryption.key')), read(path.join(fresh, 'encryption.key.previous'))]).toEqual([read(rotated), seeded.key]);
+    expect([read(path.join(fresh, 'encryption.key')), read(path.join(fresh, 'encryption.key.previous'))]).toEqual([
+      read(rotated),
+      seeded.key,
+    ]);
     const aside = fs.readdirSync(fresh).filter((f) => f.startsWith('encryption.key.before-restore-'));
     expect(aside.map((f) => read(path.join(fresh, f)))).toEqual([read(other)]);
 
@@ -185,7 +222,10 @@ describe('backup and restore of the embedded database', () => {
     const server = await start(fresh, port);
     try {
       const p = `/v1/verifications/${seeded.inReview}`;
-      const r = await raw(server.base, 'GET', p, { 'x-api-key': seeded.w.apiKey, 'x-hmac-signature': signJsonRequest(seeded.w.test, 'GET', p) });
+      const r = await raw(server.base, 'GET', p, {
+        'x-api-key': seeded.w.apiKey,
+        'x-hmac-signature': signJsonRequest(seeded.w.test, 'GET', p),
+      });
       expect([r.status, r.json.data.status]).toEqual([200, 'review']);
     } finally {
       expect(await stop(server)).toBe(0);

@@ -41,7 +41,9 @@ describe('kill -9 on the embedded database', () => {
       await svc.restart();
       const ready = Date.now();
       while (rx.received.length < 2 && Date.now() < ready + 60_000) await new Promise((r) => setTimeout(r, 50));
-      console.log(`embedded: webhook delivered again ${((Date.now() - ready) / 1000).toFixed(1)} s after the server was ready (${((ready - restarted) / 1000).toFixed(1)} s to restart)`);
+      console.log(
+        `embedded: webhook delivered again ${((Date.now() - ready) / 1000).toFixed(1)} s after the server was ready (${((ready - restarted) / 1000).toFixed(1)} s to restart)`,
+      );
       expect(rx.received.length).toBe(2);
       // Well within its 25 s lease: released at start, not waited out.
       expect(rx.received[1].at - ready).toBeLessThan(10_000);
@@ -59,7 +61,10 @@ describe('kill -9 on the embedded database', () => {
       } finally {
         await sql.end();
       }
-      const g = await raw(svc.server.base, 'GET', `/v1/verifications/${id}`, { 'x-api-key': w.apiKey, 'x-hmac-signature': signJsonRequest(w.test, 'GET', `/v1/verifications/${id}`) });
+      const g = await raw(svc.server.base, 'GET', `/v1/verifications/${id}`, {
+        'x-api-key': w.apiKey,
+        'x-hmac-signature': signJsonRequest(w.test, 'GET', `/v1/verifications/${id}`),
+      });
       expect(g.json.data.status).toBe('review');
     } finally {
       await rx.close();

@@ -27,7 +27,11 @@ describe('embedded database: credentials and file modes', () => {
     ensureBuild();
     // What an earlier version left: a world-readable directory and server.json.
     fs.chmodSync(dataDir, 0o755);
-    fs.writeFileSync(path.join(dataDir, 'server.json'), '{"pid":999999,"databaseUrl":"postgres://postgres:postgres@127.0.0.1:1/postgres"}', { mode: 0o644 });
+    fs.writeFileSync(
+      path.join(dataDir, 'server.json'),
+      '{"pid":999999,"databaseUrl":"postgres://postgres:postgres@127.0.0.1:1/postgres"}',
+      { mode: 0o644 },
+    );
     fs.chmodSync(path.join(dataDir, 'server.json'), 0o644);
     server = await start(dataDir, await freePort());
     workspaceId = /workspace id\s+(ws_\w+)/.exec(server.out())![1];
@@ -54,7 +58,10 @@ describe('embedded database: credentials and file modes', () => {
     const attempt = async (href: string) => {
       const sql = postgres(href, { max: 1, onnotice: () => {}, connect_timeout: 5 });
       try {
-        return await sql`select count(*)::int as n from workspaces`.then((r) => `ok ${r[0].n}`, (e: { code?: string }) => e.code ?? String(e));
+        return await sql`select count(*)::int as n from workspaces`.then(
+          (r) => `ok ${r[0].n}`,
+          (e: { code?: string }) => e.code ?? String(e),
+        );
       } finally {
         await sql.end({ timeout: 1 });
       }
@@ -83,10 +90,14 @@ describe('embedded database: credentials and file modes', () => {
     await expect(sql`select 1`).rejects.toMatchObject({ code: '28P01' });
     await sql.end({ timeout: 1 });
     // The CLI, same user, reads the URL and works while the server runs.
-    const out = execFileSync('node_modules/.bin/tsx', ['server/ops.ts', 'key:list', '--workspace', workspaceId, '--json'], {
-      cwd: path.resolve(import.meta.dirname, '../..'),
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', ENCRYPTION_KEY: '', LOG_LEVEL: 'silent' },
-    }).toString();
+    const out = execFileSync(
+      'node_modules/.bin/tsx',
+      ['server/ops.ts', 'key:list', '--workspace', workspaceId, '--json'],
+      {
+        cwd: path.resolve(import.meta.dirname, '../..'),
+        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', ENCRYPTION_KEY: '', LOG_LEVEL: 'silent' },
+      },
+    ).toString();
     expect(JSON.parse(out).secret_keys).toHaveLength(2);
   }, 120_000);
 });

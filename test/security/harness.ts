@@ -69,11 +69,20 @@ export async function startService(
 }
 
 /** A workspace with its keys (rate limit raised unless given), through the operator CLI. */
-export function makeWorkspace(svc: Service, flags: string[] = [], settings: string[] = ['--rate-limit-per-minute', '100000']) {
+export function makeWorkspace(
+  svc: Service,
+  flags: string[] = [],
+  settings: string[] = ['--rate-limit-per-minute', '100000'],
+) {
   const created = svc.ops('workspace:create', '--name', `sec-${Math.random().toString(36).slice(2, 8)}`, ...flags);
   if (settings.length) svc.ops('workspace:settings', '--workspace', created.workspace.id, ...settings);
   const secret = (mode: string) => created.secret_keys.find((k: { mode: string }) => k.mode === mode).secret as string;
-  return { id: created.workspace.id as string, apiKey: created.workspace.api_key as string, test: secret('test'), live: secret('live') };
+  return {
+    id: created.workspace.id as string,
+    apiKey: created.workspace.api_key as string,
+    test: secret('test'),
+    live: secret('live'),
+  };
 }
 
 export type RawResponse = { status: number; headers: http.IncomingHttpHeaders; text: string; json: JsonValue };
@@ -93,25 +102,28 @@ export function raw(
     // Keep-alive, as browsers and fetch do (`agent: false` would send Connection: close, and a server that
     // answers before the body is in then closes while the client still writes).
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const req = http.request({ host: u.hostname, port: u.port, method, path: pathAndQuery, headers, agent, timeout: timeoutMs }, (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: JsonValue;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, text, json });
-        // A request answered before it was all sent (413 on Content-Length, 401 before the body): done with it.
-        if (!req.writableFinished) req.destroy();
-        agent.destroy();
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: u.hostname, port: u.port, method, path: pathAndQuery, headers, agent, timeout: timeoutMs },
+      (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: JsonValue;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, text, json });
+          // A request answered before it was all sent (413 on Content-Length, 401 before the body): done with it.
+          if (!req.writableFinished) req.destroy();
+          agent.destroy();
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`timeout: ${method} ${pathAndQuery}`)));
     // A server may answer and close before the whole body is sent (a 401 for a 10 MB upload): writing the
     // rest then fails (EPIPE), but the answer was read.
@@ -140,7 +152,9 @@ export function expectEnvelope(r: RawResponse, allowed?: number[], context = '')
   expect(DOCUMENTED.has(e.code), where).toBe(true);
   expect(HTTP_STATUS[e.code as keyof typeof HTTP_STATUS], where).toBe(r.status);
   expect(typeof e.message, where).toBe('string');
-  expect(r.text, where).not.toMatch(/\n\s+at |node_modules|\/work\/|\.ts:\d+|TypeError|RangeError|SyntaxError: Unexpected/);
+  expect(r.text, where).not.toMatch(
+    /\n\s+at |node_modules|\/work\/|\.ts:\d+|TypeError|RangeError|SyntaxError: Unexpected/,
+  );
   return e as { code: string; message: string; details?: JsonValue };
 }
 
@@ -194,7 +208,12 @@ export async function sharedPg15(extra: Record<string, string> = {}) {
 }
 
 /** Polls `f` every `every` ms until it returns something truthy (that value), or fails naming `what` after `ms`. */
-export async function waitFor<T>(what: string, f: () => Promise<T | undefined | null | false>, ms = 90_000, every = 200): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  f: () => Promise<T | undefined | null | false>,
+  ms = 90_000,
+  every = 200,
+): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
     const v = await f();

@@ -17,11 +17,18 @@ import { expectEnvelope, makeWorkspace, raw, rssMb, startService, type RawRespon
 type Ws = ReturnType<typeof makeWorkspace>;
 
 /** A multipart body, written by hand (so it can be as wrong as an attacker makes it). */
-function multipart(parts: { name: string; value?: string; file?: Uint8Array; filename?: string; type?: string }[], boundary = 'XyZb0undary') {
+function multipart(
+  parts: { name: string; value?: string; file?: Uint8Array; filename?: string; type?: string }[],
+  boundary = 'XyZb0undary',
+) {
   const chunks: Buffer[] = [];
   for (const p of parts) {
     const disp = `form-data; name="${p.name}"${p.file ? `; filename="${p.filename ?? 'photo.jpg'}"` : ''}`;
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disp}\r\n${p.file ? `Content-Type: ${p.type ?? 'image/jpeg'}\r\n` : ''}\r\n`));
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: ${disp}\r\n${p.file ? `Content-Type: ${p.type ?? 'image/jpeg'}\r\n` : ''}\r\n`,
+      ),
+    );
     chunks.push(p.file ? Buffer.from(p.file) : Buffer.from(p.value ?? ''));
     chunks.push(Buffer.from('\r\n'));
   }
@@ -49,7 +56,8 @@ function rawSocket(port: number, request: string | Buffer): Promise<RawResponse>
         if (i > 0) headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
       }
       let body = rest.join('\r\n\r\n');
-      if (/chunked/i.test(headers['transfer-encoding'] ?? '')) body = body.replace(/^[0-9a-f]+\r\n/i, '').replace(/\r\n0\r\n\r\n$/, '');
+      if (/chunked/i.test(headers['transfer-encoding'] ?? ''))
+        body = body.replace(/^[0-9a-f]+\r\n/i, '').replace(/\r\n0\r\n\r\n$/, '');
       let json;
       try {
         json = JSON.parse(body);
@@ -75,13 +83,48 @@ describe('hostile input against the production build', () => {
   let rssAfterWarmUp = 0;
 
   const get = (path: string, w: Ws = ws, secret = w.test, extra: Record<string, string> = {}) =>
-    raw(base, 'GET', path, { 'x-api-key': w.apiKey, 'x-hmac-signature': signJsonRequest(secret, 'GET', path), ...extra });
+    raw(base, 'GET', path, {
+      'x-api-key': w.apiKey,
+      'x-hmac-signature': signJsonRequest(secret, 'GET', path),
+      ...extra,
+    });
   const postJson = (path: string, body: string | Uint8Array, w: Ws = ws, extra: Record<string, string> = {}) =>
-    raw(base, 'POST', path, { 'content-type': 'application/json', 'x-api-key': w.apiKey, 'x-hmac-signature': signJsonRequest(w.test, 'POST', path, body), ...extra }, body);
-  const postMultipart = (path: string, fields: [string, string][], files: Uint8Array[], body: Buffer, contentType: string, w: Ws = ws) =>
-    raw(base, 'POST', path, { 'content-type': contentType, 'x-api-key': w.apiKey, 'x-hmac-signature': signMultipartRequest(w.test, 'POST', path, fields, files) }, body);
+    raw(
+      base,
+      'POST',
+      path,
+      {
+        'content-type': 'application/json',
+        'x-api-key': w.apiKey,
+        'x-hmac-signature': signJsonRequest(w.test, 'POST', path, body),
+        ...extra,
+      },
+      body,
+    );
+  const postMultipart = (
+    path: string,
+    fields: [string, string][],
+    files: Uint8Array[],
+    body: Buffer,
+    contentType: string,
+    w: Ws = ws,
+  ) =>
+    raw(
+      base,
+      'POST',
+      path,
+      {
+        'content-type': contentType,
+        'x-api-key': w.apiKey,
+        'x-hmac-signature': signMultipartRequest(w.test, 'POST', path, fields, files),
+      },
+      body,
+    );
   const upload = (file: Uint8Array, type = 'image/jpeg', filename = 'photo.jpg') => {
-    const m = multipart([{ name: 'type', value: 'selfie' }, { name: 'file', file, type, filename }]);
+    const m = multipart([
+      { name: 'type', value: 'selfie' },
+      { name: 'file', file, type, filename },
+    ]);
     return postMultipart(`/v1/verifications/${id}/media`, [['type', 'selfie']], [file], m.body, m.contentType);
   };
 
@@ -90,7 +133,10 @@ describe('hostile input against the production build', () => {
     const c = await postJson('/v1/verifications', '{}');
     id = c.json.data.id;
     token = new URL(c.json.data.url).pathname.split('/').pop()!;
-    const ok = await postJson(`/v1/verifications/${id}/consent`, JSON.stringify({ consent_version_id: consent.id, text_sha256: consent.text_sha256 }));
+    const ok = await postJson(
+      `/v1/verifications/${id}/consent`,
+      JSON.stringify({ consent_version_id: consent.id, text_sha256: consent.text_sha256 }),
+    );
     expect(ok.status).toBe(200);
   };
 
@@ -112,34 +158,127 @@ describe('hostile input against the production build', () => {
 
   /** Every route of the API and the capture page, with how it takes its body. */
   const routes = () => [
-    { name: 'POST /v1/verifications', method: 'POST', path: '/v1/verifications', body: 'json' as const, auth: 'key' as const },
-    { name: 'GET /v1/verifications/{id}', method: 'GET', path: `/v1/verifications/${id}`, body: 'none' as const, auth: 'key' as const },
+    {
+      name: 'POST /v1/verifications',
+      method: 'POST',
+      path: '/v1/verifications',
+      body: 'json' as const,
+      auth: 'key' as const,
+    },
+    {
+      name: 'GET /v1/verifications/{id}',
+      method: 'GET',
+      path: `/v1/verifications/${id}`,
+      body: 'none' as const,
+      auth: 'key' as const,
+    },
     { name: 'GET /v1/consent', method: 'GET', path: '/v1/consent', body: 'none' as const, auth: 'key' as const },
-    { name: 'POST /v1/verifications/{id}/consent', method: 'POST', path: `/v1/verifications/${id}/consent`, body: 'json' as const, auth: 'key' as const },
-    { name: 'POST /v1/verifications/{id}/media', method: 'POST', path: `/v1/verifications/${id}/media`, body: 'multipart' as const, auth: 'key' as const },
-    { name: 'POST /v1/verifications/{id}/submit', method: 'POST', path: `/v1/verifications/${id}/submit`, body: 'none' as const, auth: 'key' as const },
-    { name: 'GET /api/capture/{token}', method: 'GET', path: `/api/capture/${token}`, body: 'none' as const, auth: 'token' as const },
-    { name: 'POST /api/capture/{token}/consent', method: 'POST', path: `/api/capture/${token}/consent`, body: 'json' as const, auth: 'token' as const },
-    { name: 'POST /api/capture/{token}/media', method: 'POST', path: `/api/capture/${token}/media`, body: 'multipart' as const, auth: 'token' as const },
-    { name: 'POST /api/capture/{token}/submit', method: 'POST', path: `/api/capture/${token}/submit`, body: 'none' as const, auth: 'token' as const },
+    {
+      name: 'POST /v1/verifications/{id}/consent',
+      method: 'POST',
+      path: `/v1/verifications/${id}/consent`,
+      body: 'json' as const,
+      auth: 'key' as const,
+    },
+    {
+      name: 'POST /v1/verifications/{id}/media',
+      method: 'POST',
+      path: `/v1/verifications/${id}/media`,
+      body: 'multipart' as const,
+      auth: 'key' as const,
+    },
+    {
+      name: 'POST /v1/verifications/{id}/submit',
+      method: 'POST',
+      path: `/v1/verifications/${id}/submit`,
+      body: 'none' as const,
+      auth: 'key' as const,
+    },
+    {
+      name: 'GET /api/capture/{token}',
+      method: 'GET',
+      path: `/api/capture/${token}`,
+      body: 'none' as const,
+      auth: 'token' as const,
+    },
+    {
+      name: 'POST /api/capture/{token}/consent',
+      method: 'POST',
+      path: `/api/capture/${token}/consent`,
+      body: 'json' as const,
+      auth: 'token' as const,
+    },
+    {
+      name: 'POST /api/capture/{token}/media',
+      method: 'POST',
+      path: `/api/capture/${token}/media`,
+      body: 'multipart' as const,
+      auth: 'token' as const,
+    },
+    {
+      name: 'POST /api/capture/{token}/submit',
+      method: 'POST',
+      path: `/api/capture/${token}/submit`,
+      body: 'none' as const,
+      auth: 'token' as const,
+    },
   ];
   /** Signed with the workspace's key when the route takes one; the capture routes are authenticated by the path. */
-  const send = (r: ReturnType<typeof routes>[number], body: string | Uint8Array, contentType: string, extra: Record<string, string> = {}) =>
-    raw(base, r.method, r.path, {
-      'content-type': contentType,
-      ...(r.auth === 'key' ? { 'x-api-key': ws.apiKey, 'x-hmac-signature': signJsonRequest(ws.test, r.method, r.path, r.method === 'GET' ? '' : body) } : {}),
-      ...extra,
-    }, r.method === 'GET' ? undefined : body);
+  const send = (
+    r: ReturnType<typeof routes>[number],
+    body: string | Uint8Array,
+    contentType: string,
+    extra: Record<string, string> = {},
+  ) =>
+    raw(
+      base,
+      r.method,
+      r.path,
+      {
+        'content-type': contentType,
+        ...(r.auth === 'key'
+          ? {
+              'x-api-key': ws.apiKey,
+              'x-hmac-signature': signJsonRequest(ws.test, r.method, r.path, r.method === 'GET' ? '' : body),
+            }
+          : {}),
+        ...extra,
+      },
+      r.method === 'GET' ? undefined : body,
+    );
 
   describe('every route', () => {
     it('no key, an unknown key, an unknown capture link: 401 or 404 before anything else', async () => {
       for (const r of routes()) {
         if (r.auth === 'key') {
-          expect(expectEnvelope(await raw(base, r.method, r.path, {}, r.method === 'POST' ? '{' : undefined), [401], r.name).code).toBe('MISSING_API_KEY');
-          expect(expectEnvelope(await raw(base, r.method, r.path, { 'x-api-key': 'pk_' + 'x'.repeat(32), 'x-hmac-signature': 'a'.repeat(64) }), [401], r.name).code).toBe('INVALID_API_KEY');
+          expect(
+            expectEnvelope(await raw(base, r.method, r.path, {}, r.method === 'POST' ? '{' : undefined), [401], r.name)
+              .code,
+          ).toBe('MISSING_API_KEY');
+          expect(
+            expectEnvelope(
+              await raw(base, r.method, r.path, {
+                'x-api-key': 'pk_' + 'x'.repeat(32),
+                'x-hmac-signature': 'a'.repeat(64),
+              }),
+              [401],
+              r.name,
+            ).code,
+          ).toBe('INVALID_API_KEY');
         } else {
-          for (const t of ['A'.repeat(43), 'short', 'x'.repeat(300), token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A')]) {
-            const res = await raw(base, r.method, r.path.replace(token, t), { 'content-type': 'application/json' }, r.method === 'POST' ? '{' : undefined);
+          for (const t of [
+            'A'.repeat(43),
+            'short',
+            'x'.repeat(300),
+            token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A'),
+          ]) {
+            const res = await raw(
+              base,
+              r.method,
+              r.path.replace(token, t),
+              { 'content-type': 'application/json' },
+              r.method === 'POST' ? '{' : undefined,
+            );
             expect(expectEnvelope(res, [404], `${r.name} ${t}`).code).toBe('NOT_FOUND');
           }
         }
@@ -147,7 +286,17 @@ describe('hostile input against the production build', () => {
     });
 
     it('malformed JSON, JSON that is not an object, invalid UTF-8: 422 (or 415 where the body is not JSON)', async () => {
-      const bodies = ['{', '{"a":', '[]', '"x"', 'null', '{"a":1}}', Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), '\u0000', '{"__proto__":{"polluted":1}}'];
+      const bodies = [
+        '{',
+        '{"a":',
+        '[]',
+        '"x"',
+        'null',
+        '{"a":1}}',
+        Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+        '\u0000',
+        '{"__proto__":{"polluted":1}}',
+      ];
       for (const r of routes().filter((x) => x.method === 'POST')) {
         for (const b of bodies) {
           const res = await send(r, b, 'application/json');
@@ -159,21 +308,54 @@ describe('hostile input against the production build', () => {
 
     it('property: any body under any content type gets a documented answer, never a 500', async () => {
       // Never empty: an empty, correctly signed submit would really submit.
-      const body = fc.oneof(fc.string({ minLength: 1, maxLength: 300 }), fc.json({ maxDepth: 4 }), fc.uint8Array({ minLength: 1, maxLength: 300 }));
-      const type = fc.constantFrom('application/json', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/vnd.api+json', '', 'image/jpeg');
+      const body = fc.oneof(
+        fc.string({ minLength: 1, maxLength: 300 }),
+        fc.json({ maxDepth: 4 }),
+        fc.uint8Array({ minLength: 1, maxLength: 300 }),
+      );
+      const type = fc.constantFrom(
+        'application/json',
+        'text/plain',
+        'multipart/form-data; boundary=x',
+        'application/x-www-form-urlencoded',
+        'application/vnd.api+json',
+        '',
+        'image/jpeg',
+      );
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...routes().filter((x) => x.method === 'POST')), body, type, async (r, b, t) => {
-          const res = await send(r, b, t);
-          if (res.status >= 400) expectEnvelope(res, undefined, `${r.name} ${t}`);
-          else expect(res.status, res.text).toBeLessThan(300);
-        }),
+        fc.asyncProperty(
+          fc.constantFrom(...routes().filter((x) => x.method === 'POST')),
+          body,
+          type,
+          async (r, b, t) => {
+            const res = await send(r, b, t);
+            if (res.status >= 400) expectEnvelope(res, undefined, `${r.name} ${t}`);
+            else expect(res.status, res.text).toBeLessThan(300);
+          },
+        ),
         { numRuns: 120 },
       );
     }, 180_000);
 
     it('property: known fields of the wrong type, and unknown fields, are 422 naming the field (or a documented 4xx)', async () => {
       const value = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constant(null), fc.string());
-      const fields = fc.dictionary(fc.constantFrom('external_id', 'external_metadata', 'flow', 'mode', 'consent_version_id', 'text_sha256', 'consent_version', 'accepted', 'extra', '__proto__', 'constructor'), value, { minKeys: 1 });
+      const fields = fc.dictionary(
+        fc.constantFrom(
+          'external_id',
+          'external_metadata',
+          'flow',
+          'mode',
+          'consent_version_id',
+          'text_sha256',
+          'consent_version',
+          'accepted',
+          'extra',
+          '__proto__',
+          'constructor',
+        ),
+        value,
+        { minKeys: 1 },
+      );
       await fc.assert(
         fc.asyncProperty(fc.constantFrom(...routes().filter((x) => x.body === 'json')), fields, async (r, f) => {
           const res = await send(r, JSON.stringify(f), 'application/json');
@@ -191,19 +373,35 @@ describe('hostile input against the production build', () => {
         const big = JSON.stringify({ external_metadata: { pad: 'x'.repeat(1024 * 1024) } });
         expect(expectEnvelope(await send(r, big, 'application/json'), [413], r.name).code).toBe('PAYLOAD_TOO_LARGE');
         // Chunked, no Content-Length: refused when the stream passes the limit.
-        const chunked = await raw(base, 'POST', r.path, { 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...(r.auth === 'key' ? { 'x-api-key': ws.apiKey, 'x-hmac-signature': 'a'.repeat(64) } : {}) }, (req) => {
-          for (let i = 0; i < 16; i++) req.write(Buffer.alloc(64 * 1024, 0x20));
-          req.end();
-        });
+        const chunked = await raw(
+          base,
+          'POST',
+          r.path,
+          {
+            'content-type': 'application/json',
+            'transfer-encoding': 'chunked',
+            ...(r.auth === 'key' ? { 'x-api-key': ws.apiKey, 'x-hmac-signature': 'a'.repeat(64) } : {}),
+          },
+          (req) => {
+            for (let i = 0; i < 16; i++) req.write(Buffer.alloc(64 * 1024, 0x20));
+            req.end();
+          },
+        );
         expect(expectEnvelope(chunked, [413], r.name).code).toBe('PAYLOAD_TOO_LARGE');
       }
       // 25 MB declared: the answer comes before the body is sent (we send none of it).
       for (const r of routes().filter((x) => x.method === 'POST')) {
-        const res = await raw(base, 'POST', r.path, {
-          'content-type': r.body === 'multipart' ? 'multipart/form-data; boundary=XyZ' : 'application/json',
-          'content-length': String(25 * 1024 * 1024),
-          ...(r.auth === 'key' ? { 'x-api-key': ws.apiKey, 'x-hmac-signature': 'a'.repeat(64) } : {}),
-        }, (req) => req.flushHeaders());
+        const res = await raw(
+          base,
+          'POST',
+          r.path,
+          {
+            'content-type': r.body === 'multipart' ? 'multipart/form-data; boundary=XyZ' : 'application/json',
+            'content-length': String(25 * 1024 * 1024),
+            ...(r.auth === 'key' ? { 'x-api-key': ws.apiKey, 'x-hmac-signature': 'a'.repeat(64) } : {}),
+          },
+          (req) => req.flushHeaders(),
+        );
         expect(expectEnvelope(res, [413], r.name).code).toBe('PAYLOAD_TOO_LARGE');
       }
     });
@@ -212,19 +410,26 @@ describe('hostile input against the production build', () => {
       const deepObj = '{"external_metadata":' + '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000) + '}';
       const deepArr = '{"external_metadata":{"a":' + '['.repeat(10_000) + ']'.repeat(10_000) + '}}';
       for (const r of routes().filter((x) => x.body === 'json')) {
-        for (const b of [deepObj, deepArr]) expect(expectEnvelope(await send(r, b, 'application/json'), [422], r.name).code).toBe('VALIDATION_ERROR');
+        for (const b of [deepObj, deepArr])
+          expect(expectEnvelope(await send(r, b, 'application/json'), [422], r.name).code).toBe('VALIDATION_ERROR');
       }
     });
 
     it('unknown fields: 422 naming each one', async () => {
-      const res = await send(routes()[0], JSON.stringify({ external_id: 'u', is_admin: true, workspace_id: other.id }), 'application/json');
+      const res = await send(
+        routes()[0],
+        JSON.stringify({ external_id: 'u', is_admin: true, workspace_id: other.id }),
+        'application/json',
+      );
       const e = expectEnvelope(res, [422]);
       expect(Object.keys(e.details.fields).sort()).toEqual(['is_admin', 'workspace_id']);
     });
 
     it('a body on a bodyless route is 422; a method a route does not have is 405 with Allow', async () => {
       for (const r of routes().filter((x) => x.body === 'none' && x.method === 'POST')) {
-        expect(expectEnvelope(await send(r, '{"x":1}', 'application/json'), [422], r.name).code).toBe('VALIDATION_ERROR');
+        expect(expectEnvelope(await send(r, '{"x":1}', 'application/json'), [422], r.name).code).toBe(
+          'VALIDATION_ERROR',
+        );
       }
       for (const r of routes()) {
         // Every method the path does not have (GET /v1/verifications lists: an extension).
@@ -241,43 +446,136 @@ describe('hostile input against the production build', () => {
   describe('broken multipart', () => {
     const p = () => `/v1/verifications/${id}/media`;
     /** Signed for what the body carries (so the answer is about the body, not the signature). */
-    const signedRaw = (body: Buffer, contentType: string, files: Uint8Array[] = [], fields: [string, string][] = [['type', 'selfie']]) =>
-      raw(base, 'POST', p(), { 'content-type': contentType, 'x-api-key': ws.apiKey, 'x-hmac-signature': signMultipartRequest(ws.test, 'POST', p(), fields, files) }, body);
+    const signedRaw = (
+      body: Buffer,
+      contentType: string,
+      files: Uint8Array[] = [],
+      fields: [string, string][] = [['type', 'selfie']],
+    ) =>
+      raw(
+        base,
+        'POST',
+        p(),
+        {
+          'content-type': contentType,
+          'x-api-key': ws.apiKey,
+          'x-hmac-signature': signMultipartRequest(ws.test, 'POST', p(), fields, files),
+        },
+        body,
+      );
 
     it('missing boundary, truncated parts, duplicate parts, wrong content types, stray parts: a documented 4xx each', async () => {
       const img = await I.selfie1280();
-      const good = multipart([{ name: 'type', value: 'selfie' }, { name: 'file', file: img }]);
+      const good = multipart([
+        { name: 'type', value: 'selfie' },
+        { name: 'file', file: img },
+      ]);
       const cases: [string, Buffer, string, number, Uint8Array[]?][] = [
         ['no boundary parameter', good.body, 'multipart/form-data', 422],
         ['a boundary the body does not use', good.body, 'multipart/form-data; boundary=other', 422],
         ['truncated in the file', good.body.subarray(0, good.body.length / 2), good.contentType, 422],
         ['truncated in a header', good.body.subarray(0, 30), good.contentType, 422],
         ['no closing boundary', good.body.subarray(0, good.body.length - 20), good.contentType, 422],
-        ['a duplicate part', multipart([{ name: 'type', value: 'selfie' }, { name: 'type', value: 'document' }, { name: 'file', file: img }]).body, good.contentType, 422],
-        ['two files', multipart([{ name: 'type', value: 'selfie' }, { name: 'file', file: img }, { name: 'file2', file: img }]).body, good.contentType, 422, [img, img]],
+        [
+          'a duplicate part',
+          multipart([
+            { name: 'type', value: 'selfie' },
+            { name: 'type', value: 'document' },
+            { name: 'file', file: img },
+          ]).body,
+          good.contentType,
+          422,
+        ],
+        [
+          'two files',
+          multipart([
+            { name: 'type', value: 'selfie' },
+            { name: 'file', file: img },
+            { name: 'file2', file: img },
+          ]).body,
+          good.contentType,
+          422,
+          [img, img],
+        ],
         ['no file', multipart([{ name: 'type', value: 'selfie' }]).body, good.contentType, 422],
-        ['a field of 2 KiB', multipart([{ name: 'type', value: 's'.repeat(2048) }, { name: 'file', file: img }]).body, good.contentType, 422],
-        ['a part header of 4 KiB', Buffer.concat([Buffer.from(`--XyZb0undary\r\nContent-Disposition: form-data; name="type"; x="${'y'.repeat(4096)}"\r\n\r\nselfie\r\n`), good.body]), good.contentType, 422],
+        [
+          'a field of 2 KiB',
+          multipart([
+            { name: 'type', value: 's'.repeat(2048) },
+            { name: 'file', file: img },
+          ]).body,
+          good.contentType,
+          422,
+        ],
+        [
+          'a part header of 4 KiB',
+          Buffer.concat([
+            Buffer.from(
+              `--XyZb0undary\r\nContent-Disposition: form-data; name="type"; x="${'y'.repeat(4096)}"\r\n\r\nselfie\r\n`,
+            ),
+            good.body,
+          ]),
+          good.contentType,
+          422,
+        ],
         ['text/plain', good.body, 'text/plain', 415],
         ['application/json', good.body, 'application/json', 415],
         ['multipart/mixed', good.body, 'multipart/mixed; boundary=XyZb0undary', 415],
         ['no content type', good.body, '', 415],
       ];
-      for (const [name, body, type, status, files] of cases) expectEnvelope(await signedRaw(body, type, files), [status], name);
+      for (const [name, body, type, status, files] of cases)
+        expectEnvelope(await signedRaw(body, type, files), [status], name);
     });
 
     it('100,000 fields: refused at the 9th part (signed), or at the key (unsigned), in well under the time it takes to send', async () => {
-      const fields = Buffer.from(Array.from({ length: 100_000 }, (_, i) => `--XyZ\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`).join('') + '--XyZ--\r\n');
-      const signed = await raw(base, 'POST', p(), { 'content-type': 'multipart/form-data; boundary=XyZ', 'x-api-key': ws.apiKey, 'x-hmac-signature': signMultipartRequest(ws.test, 'POST', p(), [], []) }, fields);
+      const fields = Buffer.from(
+        Array.from(
+          { length: 100_000 },
+          (_, i) => `--XyZ\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`,
+        ).join('') + '--XyZ--\r\n',
+      );
+      const signed = await raw(
+        base,
+        'POST',
+        p(),
+        {
+          'content-type': 'multipart/form-data; boundary=XyZ',
+          'x-api-key': ws.apiKey,
+          'x-hmac-signature': signMultipartRequest(ws.test, 'POST', p(), [], []),
+        },
+        fields,
+      );
       expect(expectEnvelope(signed, [422]).details.fields.body[0]).toMatch(/At most 8 parts/);
       const unsigned = await raw(base, 'POST', p(), { 'content-type': 'multipart/form-data; boundary=XyZ' }, fields);
       expect(expectEnvelope(unsigned, [401]).code).toBe('MISSING_API_KEY');
     });
 
     it('a tiny malformed multipart with no key is 401, not 422; on a capture link with an unknown token, 404', async () => {
-      expect(expectEnvelope(await raw(base, 'POST', p(), { 'content-type': 'multipart/form-data; boundary=XyZ' }, '--XyZ\r\nContent-Disposition: fo'), [401]).code).toBe('MISSING_API_KEY');
+      expect(
+        expectEnvelope(
+          await raw(
+            base,
+            'POST',
+            p(),
+            { 'content-type': 'multipart/form-data; boundary=XyZ' },
+            '--XyZ\r\nContent-Disposition: fo',
+          ),
+          [401],
+        ).code,
+      ).toBe('MISSING_API_KEY');
       const t = 'A'.repeat(43);
-      expect(expectEnvelope(await raw(base, 'POST', `/api/capture/${t}/media`, { 'content-type': 'multipart/form-data; boundary=XyZ' }, '--XyZ\r\nContent-Disposition: fo'), [404]).code).toBe('NOT_FOUND');
+      expect(
+        expectEnvelope(
+          await raw(
+            base,
+            'POST',
+            `/api/capture/${t}/media`,
+            { 'content-type': 'multipart/form-data; boundary=XyZ' },
+            '--XyZ\r\nContent-Disposition: fo',
+          ),
+          [404],
+        ).code,
+      ).toBe('NOT_FOUND');
     });
   });
 
@@ -293,7 +591,11 @@ describe('hostile input against the production build', () => {
       const body = '{"external_id":"sig-1"}';
       const path = '/v1/verifications';
       const good = signJsonRequest(sigWs.test, 'POST', path, body);
-      const h = (sig: string, w: Ws = sigWs) => ({ 'content-type': 'application/json', 'x-api-key': w.apiKey, 'x-hmac-signature': sig });
+      const h = (sig: string, w: Ws = sigWs) => ({
+        'content-type': 'application/json',
+        'x-api-key': w.apiKey,
+        'x-hmac-signature': sig,
+      });
       const variants: [string, string, Record<string, string>][] = [
         ['re-serialised body', body, h(signJsonRequest(sigWs.test, 'POST', path, '{ "external_id": "sig-1" }'))],
         ['upper-case hex', body, h(good.toUpperCase())],
@@ -301,7 +603,15 @@ describe('hostile input against the production build', () => {
         ['one character too many', body, h(good + '0')],
         ['wrong key (another workspace’s secret)', body, h(signJsonRequest(other.test, 'POST', path, body))],
         ['a signature of this workspace sent with another’s key', body, h(good, other)],
-        ['lower-case method signed', body, h(createHmac('sha256', sigWs.test).update('post' + path + body).digest('hex'))],
+        [
+          'lower-case method signed',
+          body,
+          h(
+            createHmac('sha256', sigWs.test)
+              .update('post' + path + body)
+              .digest('hex'),
+          ),
+        ],
         ['full URL signed', body, h(signJsonRequest(sigWs.test, 'POST', base + path, body))],
         ['empty signature', body, h('')],
         ['the placeholder, not enabled here', body, h('placeholder')],
@@ -311,7 +621,10 @@ describe('hostile input against the production build', () => {
         const e = expectEnvelope(await raw(base, 'POST', path, headers, b), [401], name);
         expect(['INVALID_SIGNATURE', 'MISSING_SIGNATURE']).toContain(e.code);
       }
-      const q = await raw(base, 'GET', '/v1/consent?x=1', { 'x-api-key': sigWs.apiKey, 'x-hmac-signature': signJsonRequest(sigWs.test, 'GET', '/v1/consent') });
+      const q = await raw(base, 'GET', '/v1/consent?x=1', {
+        'x-api-key': sigWs.apiKey,
+        'x-hmac-signature': signJsonRequest(sigWs.test, 'GET', '/v1/consent'),
+      });
       expect(expectEnvelope(q, [401], 'query not signed').code).toBe('INVALID_SIGNATURE');
       // The other mode's key reads nothing of this mode: 404.
       expect(expectEnvelope(await get(`/v1/verifications/${id}`, ws, ws.live), [404]).code).toBe('NOT_FOUND');
@@ -334,18 +647,28 @@ describe('hostile input against the production build', () => {
         ['/v1/consent?a=b;c=d/e?f', '/v1/consent?a=b%3Bc%3Dd%2Fe%3Ff'],
       ];
       for (const [sent, normalised] of targets) {
-        const asSent = await raw(base, 'GET', sent, { 'x-api-key': qWs.apiKey, 'x-hmac-signature': signJsonRequest(qWs.test, 'GET', sent) });
+        const asSent = await raw(base, 'GET', sent, {
+          'x-api-key': qWs.apiKey,
+          'x-hmac-signature': signJsonRequest(qWs.test, 'GET', sent),
+        });
         // Signed as sent, it passes the signature: the route's own answer, 200, or 422 naming a parameter it does
         // not take (its query is strict: only ?lang=), never 401.
         const expected = sent === '/v1/consent?' ? [200, undefined] : [422, 'VALIDATION_ERROR'];
         expect([sent, asSent.status, asSent.json?.error?.code]).toEqual([sent, ...expected]);
-        const other = await raw(base, 'GET', sent, { 'x-api-key': qWs.apiKey, 'x-hmac-signature': signJsonRequest(qWs.test, 'GET', normalised) });
+        const other = await raw(base, 'GET', sent, {
+          'x-api-key': qWs.apiKey,
+          'x-hmac-signature': signJsonRequest(qWs.test, 'GET', normalised),
+        });
         expect([sent, other.status, other.json?.error?.code]).toEqual([sent, 401, 'INVALID_SIGNATURE']);
       }
       // A client cannot choose what is signed by sending the header the server uses for the request line.
       // (Another workspace again: the ten wrong signatures above used up this one's count for the minute.)
       const fWs = makeWorkspace(svc);
-      const forged = await raw(base, 'GET', '/v1/consent?x=1', { 'x-api-key': fWs.apiKey, 'x-hmac-signature': signJsonRequest(fWs.test, 'GET', '/v1/consent'), 'x-ov-request-target': '/v1/consent' });
+      const forged = await raw(base, 'GET', '/v1/consent?x=1', {
+        'x-api-key': fWs.apiKey,
+        'x-hmac-signature': signJsonRequest(fWs.test, 'GET', '/v1/consent'),
+        'x-ov-request-target': '/v1/consent',
+      });
       expect(expectEnvelope(forged, [401]).code).toBe('INVALID_SIGNATURE');
     });
 
@@ -375,11 +698,27 @@ describe('hostile input against the production build', () => {
         ['a NUL in a header value', `GET /v1/consent HTTP/1.1\r\nHost: x\r\nX-API-Key: pk_\u0000x\r\n\r\n`],
         ['a bare CR mid-header', Buffer.from('GET /v1/consent HTTP/1.1\r\nHost: x\r\nX-A: b\rX-B: c\r\n\r\n')],
         ['obsolete line folding', `GET /v1/consent HTTP/1.1\r\nHost: x\r\nX-API-Key: pk\r\n  folded\r\n\r\n`],
-        ['Content-Length and Transfer-Encoding together', `POST /v1/verifications HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`],
-        ['two different Content-Lengths', `POST /v1/verifications HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab`],
-        ['a bad chunk size', `POST /v1/verifications HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`],
+        [
+          'Content-Length and Transfer-Encoding together',
+          `POST /v1/verifications HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+        ],
+        [
+          'two different Content-Lengths',
+          `POST /v1/verifications HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab`,
+        ],
+        [
+          'a bad chunk size',
+          `POST /v1/verifications HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+        ],
         ['a 40 KiB header', `GET /v1/consent HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40 * 1024)}\r\n\r\n`],
-        ['non-ASCII bytes in the path', Buffer.concat([Buffer.from('GET /v1/consent?a='), Buffer.from([0xc3, 0xa9]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')])],
+        [
+          'non-ASCII bytes in the path',
+          Buffer.concat([
+            Buffer.from('GET /v1/consent?a='),
+            Buffer.from([0xc3, 0xa9]),
+            Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n'),
+          ]),
+        ],
         ['a space in the path', `GET /v1/con sent HTTP/1.1\r\nHost: x\r\n\r\n`],
         ['HTTP/0.9-style request', `GET /v1/consent\r\n\r\n`],
       ];
@@ -409,13 +748,21 @@ describe('hostile input against the production build', () => {
       for (const host of [`localhost:${port}`, 'evil.example']) {
         const absolute = await rawSocket(port, `GET http://${host}/v1/none HTTP/1.1\r\nHost: x\r\n\r\n`);
         expect(expectEnvelope(absolute, [404]).code).toBe('NOT_FOUND');
-        const consent = await rawSocket(port, `GET http://${host}/v1/consent HTTP/1.1\r\nHost: x\r\nX-API-Key: ${ws.apiKey}\r\nX-HMAC-Signature: ${signJsonRequest(ws.test, 'GET', '/v1/consent')}\r\n\r\n`);
+        const consent = await rawSocket(
+          port,
+          `GET http://${host}/v1/consent HTTP/1.1\r\nHost: x\r\nX-API-Key: ${ws.apiKey}\r\nX-HMAC-Signature: ${signJsonRequest(ws.test, 'GET', '/v1/consent')}\r\n\r\n`,
+        );
         expect(consent.status).toBe(200);
       }
     });
 
     it('response headers never echo request input (no header injection through what we send back)', async () => {
-      const res = await raw(base, 'GET', '/v1/consent', { 'x-api-key': 'pk_x', 'x-request-id': 'evil', 'idempotency-key': 'k', origin: 'https://evil.example' });
+      const res = await raw(base, 'GET', '/v1/consent', {
+        'x-api-key': 'pk_x',
+        'x-request-id': 'evil',
+        'idempotency-key': 'k',
+        origin: 'https://evil.example',
+      });
       expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-z]{26}$/);
       expect(JSON.stringify(res.headers)).not.toMatch(/evil/);
       const idem = await postJson('/v1/verifications', '{}', ws, { 'idempotency-key': 'a'.repeat(300) });
@@ -445,7 +792,17 @@ describe('hostile input against the production build', () => {
       for (const p of paths) {
         for (const method of ['GET', 'POST']) {
           const path = p;
-          const res = await raw(base, method, path, { 'x-api-key': ws.apiKey, 'x-hmac-signature': signJsonRequest(ws.test, method, path), 'content-type': 'application/json' }, method === 'POST' ? '' : undefined);
+          const res = await raw(
+            base,
+            method,
+            path,
+            {
+              'x-api-key': ws.apiKey,
+              'x-hmac-signature': signJsonRequest(ws.test, method, path),
+              'content-type': 'application/json',
+            },
+            method === 'POST' ? '' : undefined,
+          );
           if (p.startsWith('/verify/') && res.status === 200) continue; // the capture page's "link not valid" page
           const e = expectEnvelope(res, [400, 401, 404, 405], `${method} ${p}`);
           expect(res.text).not.toMatch(/root:|"text_sha256"/);
@@ -455,16 +812,27 @@ describe('hostile input against the production build', () => {
     });
 
     it('property: any path under /v1, /api/capture and /consent, of any bytes percent-encoded, gets a documented answer', async () => {
-      const seg = fc.uint8Array({ minLength: 1, maxLength: 24 }).map((b) => [...b].map((x) => '%' + x.toString(16).padStart(2, '0')).join(''));
+      const seg = fc
+        .uint8Array({ minLength: 1, maxLength: 24 })
+        .map((b) => [...b].map((x) => '%' + x.toString(16).padStart(2, '0')).join(''));
       const rawSeg = fc.stringMatching(/^[A-Za-z0-9._~!$&'()*+,;=:@-]{1,24}$/);
       // /consent/ serves single files; deeper paths there are the site's (HTML) 404, like any page path.
       const where = fc.oneof(
-        fc.tuple(fc.constantFrom('/v1/', '/v1/verifications/', '/api/', '/api/capture/'), fc.array(fc.oneof(seg, rawSeg), { minLength: 1, maxLength: 3 })),
+        fc.tuple(
+          fc.constantFrom('/v1/', '/v1/verifications/', '/api/', '/api/capture/'),
+          fc.array(fc.oneof(seg, rawSeg), { minLength: 1, maxLength: 3 }),
+        ),
         fc.tuple(fc.constant('/consent/'), fc.array(fc.oneof(seg, rawSeg), { minLength: 1, maxLength: 1 })),
       );
       await fc.assert(
         fc.asyncProperty(where, fc.constantFrom('GET', 'POST'), async ([prefix, segs], method) => {
-          const res = await raw(base, method, prefix + segs.join('/'), { 'x-api-key': ws.apiKey }, method === 'POST' ? '' : undefined);
+          const res = await raw(
+            base,
+            method,
+            prefix + segs.join('/'),
+            { 'x-api-key': ws.apiKey },
+            method === 'POST' ? '' : undefined,
+          );
           expectEnvelope(res, [400, 401, 404, 405], `${method} ${prefix}${segs.join('/')}`);
         }),
         { numRuns: 150 },
@@ -474,8 +842,16 @@ describe('hostile input against the production build', () => {
 
   describe('images that attack decoders', () => {
     it('pixel bombs: the 8000x8000 16-bit PNG and a PNG declaring 30000x30000 are 422 IMAGE_TOO_LARGE, from the header', async () => {
-      const bomb16 = await sharp({ create: { width: 8000, height: 8000, channels: 3, background: { r: 120, g: 130, b: 140 } } }).toColourspace('rgb16').png({ compressionLevel: 9 }).toBuffer();
-      for (const [name, file] of [['16-bit 8000x8000', bomb16], ['30000x30000 header', I.pngBomb()]] as const) {
+      const bomb16 = await sharp({
+        create: { width: 8000, height: 8000, channels: 3, background: { r: 120, g: 130, b: 140 } },
+      })
+        .toColourspace('rgb16')
+        .png({ compressionLevel: 9 })
+        .toBuffer();
+      for (const [name, file] of [
+        ['16-bit 8000x8000', bomb16],
+        ['30000x30000 header', I.pngBomb()],
+      ] as const) {
         const e = expectEnvelope(await upload(file), [422], name);
         expect(e.code).toBe('IMAGE_TOO_LARGE');
       }
@@ -486,16 +862,38 @@ describe('hostile input against the production build', () => {
       const cases: [string, Buffer, string][] = [
         ['truncated JPEG', jpeg.subarray(0, jpeg.length / 3), 'image/jpeg'],
         ['truncated PNG', I.astronaut().subarray(0, 5000), 'image/png'],
-        ['JPEG magic then garbage', Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(4000, 0x41)]), 'image/jpeg'],
-        ['PNG magic then garbage', Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(4000, 0x41)]), 'image/png'],
-        ['SVG sent as JPEG', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="4000"><script>alert(1)</script></svg>'), 'image/jpeg'],
-        ['HTML sent as JPEG', Buffer.from('<!doctype html><html><body><script>alert(document.cookie)</script></body></html>'), 'image/jpeg'],
+        [
+          'JPEG magic then garbage',
+          Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(4000, 0x41)]),
+          'image/jpeg',
+        ],
+        [
+          'PNG magic then garbage',
+          Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(4000, 0x41)]),
+          'image/png',
+        ],
+        [
+          'SVG sent as JPEG',
+          Buffer.from(
+            '<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="4000"><script>alert(1)</script></svg>',
+          ),
+          'image/jpeg',
+        ],
+        [
+          'HTML sent as JPEG',
+          Buffer.from('<!doctype html><html><body><script>alert(document.cookie)</script></body></html>'),
+          'image/jpeg',
+        ],
         ['PDF sent as PNG', Buffer.from('%PDF-1.7\n1 0 obj\n<<>>\nendobj\n'), 'image/png'],
         ['GIF', Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'), 'image/gif'],
         ['an empty file', Buffer.alloc(0), 'image/jpeg'],
         ['one byte', Buffer.from([0xff]), 'image/jpeg'],
       ];
-      for (const [name, file, type] of cases) expect([name, expectEnvelope(await upload(file, type), [415, 422], name).code]).toEqual([name, 'UNSUPPORTED_MEDIA_TYPE']);
+      for (const [name, file, type] of cases)
+        expect([name, expectEnvelope(await upload(file, type), [415, 422], name).code]).toEqual([
+          name,
+          'UNSUPPORTED_MEDIA_TYPE',
+        ]);
     });
 
     it('polyglots and huge metadata are decoded as the image they are, stored re-encoded: a 2xx or a documented 4xx', async () => {
@@ -506,14 +904,34 @@ describe('hostile input against the production build', () => {
         ['JPEG with HTML appended', Buffer.concat([img, html])],
         ['JPEG with a ZIP appended', Buffer.concat([img, Buffer.from('PK\u0003\u0004'), Buffer.alloc(2000, 1)])],
         ['JPEG with 60 KB of XMP', await sharp(img).withXmp(xmp.toString()).jpeg().toBuffer()],
-        ['JPEG with a large EXIF', await sharp(img).withExif({ IFD0: { ImageDescription: 'd'.repeat(50_000) } }).jpeg().toBuffer()],
-        ['PNG with a 2 MB text chunk', await sharp(img).png().withMetadata().toBuffer().then((png) => {
-          const text = Buffer.concat([Buffer.from('Comment\u0000'), Buffer.alloc(2 * 1024 * 1024, 0x61)]);
-          const len = Buffer.alloc(4);
-          len.writeUInt32BE(text.length);
-          // A tEXt chunk after IHDR, with a wrong CRC: decoders may reject it, but must not fall over.
-          return Buffer.concat([png.subarray(0, 33), len, Buffer.from('tEXt'), text, Buffer.alloc(4), png.subarray(33)]);
-        })],
+        [
+          'JPEG with a large EXIF',
+          await sharp(img)
+            .withExif({ IFD0: { ImageDescription: 'd'.repeat(50_000) } })
+            .jpeg()
+            .toBuffer(),
+        ],
+        [
+          'PNG with a 2 MB text chunk',
+          await sharp(img)
+            .png()
+            .withMetadata()
+            .toBuffer()
+            .then((png) => {
+              const text = Buffer.concat([Buffer.from('Comment\u0000'), Buffer.alloc(2 * 1024 * 1024, 0x61)]);
+              const len = Buffer.alloc(4);
+              len.writeUInt32BE(text.length);
+              // A tEXt chunk after IHDR, with a wrong CRC: decoders may reject it, but must not fall over.
+              return Buffer.concat([
+                png.subarray(0, 33),
+                len,
+                Buffer.from('tEXt'),
+                text,
+                Buffer.alloc(4),
+                png.subarray(33),
+              ]);
+            }),
+        ],
       ];
       for (const [name, file] of cases) {
         const r = await upload(file);
@@ -528,7 +946,20 @@ describe('hostile input against the production build', () => {
       const before = rssMb(svc.httpPid());
       const path = `/v1/verifications/${id}/media`;
       const res = await Promise.all(
-        Array.from({ length: 40 }, () => raw(base, 'POST', path, { 'content-type': 'multipart/form-data; boundary=XyZ', 'content-length': String(ten.length), 'x-api-key': 'pk_unknown', 'x-hmac-signature': 'a'.repeat(64) }, ten)),
+        Array.from({ length: 40 }, () =>
+          raw(
+            base,
+            'POST',
+            path,
+            {
+              'content-type': 'multipart/form-data; boundary=XyZ',
+              'content-length': String(ten.length),
+              'x-api-key': 'pk_unknown',
+              'x-hmac-signature': 'a'.repeat(64),
+            },
+            ten,
+          ),
+        ),
       );
       for (const r of res) expect(expectEnvelope(r, [401]).code).toBe('INVALID_API_KEY');
       const after = rssMb(svc.httpPid());
@@ -540,9 +971,21 @@ describe('hostile input against the production build', () => {
     it('40 concurrent 10 MB uploads with the known public key and a random signature: at least half refused at once (429/503) before their bodies, the rest 401; memory grows by less than 150 MB', async () => {
       // The public key is no secret (every webhook carries it). A workspace at the default rate limit.
       const victim = makeWorkspace(svc, [], []);
-      const c = await raw(base, 'POST', '/v1/verifications', { 'content-type': 'application/json', 'x-api-key': victim.apiKey, 'x-hmac-signature': signJsonRequest(victim.test, 'POST', '/v1/verifications', '{}') }, '{}');
+      const c = await raw(
+        base,
+        'POST',
+        '/v1/verifications',
+        {
+          'content-type': 'application/json',
+          'x-api-key': victim.apiKey,
+          'x-hmac-signature': signJsonRequest(victim.test, 'POST', '/v1/verifications', '{}'),
+        },
+        '{}',
+      );
       const path = `/v1/verifications/${c.json.data.id}/media`;
-      const head = Buffer.from('--XyZ\r\nContent-Disposition: form-data; name="type"\r\n\r\nselfie\r\n--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\nContent-Type: image/jpeg\r\n\r\n');
+      const head = Buffer.from(
+        '--XyZ\r\nContent-Disposition: form-data; name="type"\r\n\r\nselfie\r\n--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\nContent-Type: image/jpeg\r\n\r\n',
+      );
       const body = Buffer.concat([head, Buffer.alloc(10_000_000, 0x42), Buffer.from('\r\n--XyZ--\r\n')]);
       /**
        * Sends the headers and the first 64 KiB, then waits up to 2 s for an answer before sending the rest: an
@@ -551,14 +994,26 @@ describe('hostile input against the production build', () => {
       const flood = () =>
         new Promise<RawResponse & { early: boolean }>((resolve, reject) => {
           let early = true;
-          raw(base, 'POST', path, { 'content-type': 'multipart/form-data; boundary=XyZ', 'content-length': String(body.length), 'x-api-key': victim.apiKey, 'x-hmac-signature': randomBytes(32).toString('hex') }, (req) => {
-            req.write(body.subarray(0, 65536));
-            const t = setTimeout(() => {
-              early = false;
-              req.end(body.subarray(65536));
-            }, 2000);
-            req.once('response', () => clearTimeout(t));
-          }, 180_000).then((r) => resolve({ ...r, early }), reject);
+          raw(
+            base,
+            'POST',
+            path,
+            {
+              'content-type': 'multipart/form-data; boundary=XyZ',
+              'content-length': String(body.length),
+              'x-api-key': victim.apiKey,
+              'x-hmac-signature': randomBytes(32).toString('hex'),
+            },
+            (req) => {
+              req.write(body.subarray(0, 65536));
+              const t = setTimeout(() => {
+                early = false;
+                req.end(body.subarray(65536));
+              }, 2000);
+              req.once('response', () => clearTimeout(t));
+            },
+            180_000,
+          ).then((r) => resolve({ ...r, early }), reject);
         });
       const pid = svc.httpPid();
       const before = rssMb(pid);
@@ -569,7 +1024,9 @@ describe('hostile input against the production build', () => {
       const after = rssMb(pid);
       const refusedAtOnce = res.filter((r) => (r.status === 429 || r.status === 503) && r.early);
       const codes = res.map((r) => `${r.status} ${r.json?.error?.code}`).sort();
-      console.log(`40 × 10 MB with the known key and random signatures: ${refusedAtOnce.length} refused at once; ${[...new Set(codes)].map((c) => `${codes.filter((x) => x === c).length} × ${c}`).join(', ')}; server RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} → ${after.toFixed(0)} MB`);
+      console.log(
+        `40 × 10 MB with the known key and random signatures: ${refusedAtOnce.length} refused at once; ${[...new Set(codes)].map((c) => `${codes.filter((x) => x === c).length} × ${c}`).join(', ')}; server RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} → ${after.toFixed(0)} MB`,
+      );
       for (const r of res) {
         const e = expectEnvelope(r, [401, 429, 503]);
         if (r.status === 401) expect(e.code).toBe('INVALID_SIGNATURE');
@@ -582,7 +1039,17 @@ describe('hostile input against the production build', () => {
       // and then a 10 MB upload from here with this key is refused unread.
       const small = Buffer.concat([head, Buffer.from('x\r\n--XyZ--\r\n')]);
       for (let i = 0; i < 10; i++) {
-        const r = await raw(base, 'POST', path, { 'content-type': 'multipart/form-data; boundary=XyZ', 'x-api-key': victim.apiKey, 'x-hmac-signature': randomBytes(32).toString('hex') }, small);
+        const r = await raw(
+          base,
+          'POST',
+          path,
+          {
+            'content-type': 'multipart/form-data; boundary=XyZ',
+            'x-api-key': victim.apiKey,
+            'x-hmac-signature': randomBytes(32).toString('hex'),
+          },
+          small,
+        );
         if (r.status === 429) break;
       }
       const next = await flood();
@@ -595,22 +1062,60 @@ describe('hostile input against the production build', () => {
       const u = new URL(base);
       const send = (method: string, path: string, headers: Record<string, string>, body?: Buffer) =>
         new Promise<{ status: number; json: { error?: { code: string } }; reused: boolean }>((resolve, reject) => {
-          const req = http.request({ host: u.hostname, port: u.port, method, path, agent, timeout: 20_000, headers: body ? { ...headers, 'content-length': String(body.length) } : headers }, (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (d: Buffer) => chunks.push(d));
-            res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(Buffer.concat(chunks).toString('utf8')), reused: req.reusedSocket }));
-          });
+          const req = http.request(
+            {
+              host: u.hostname,
+              port: u.port,
+              method,
+              path,
+              agent,
+              timeout: 20_000,
+              headers: body ? { ...headers, 'content-length': String(body.length) } : headers,
+            },
+            (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (d: Buffer) => chunks.push(d));
+              res.on('end', () =>
+                resolve({
+                  status: res.statusCode!,
+                  json: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+                  reused: req.reusedSocket,
+                }),
+              );
+            },
+          );
           req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in 20 s`)));
           req.on('error', reject);
           req.end(body);
         });
       try {
-        const m = multipart([{ name: 'type', value: 'selfie' }, { name: 'file', file: Buffer.alloc(200_000, 0x41) }]);
+        const m = multipart([
+          { name: 'type', value: 'selfie' },
+          { name: 'file', file: Buffer.alloc(200_000, 0x41) },
+        ]);
         const refusals = [
           // A capture link that does not exist (the hosted page's API), and an API key that does not (/v1).
-          ['POST', '/api/capture/ct_nosuchlinknosuchlinknosuchlink00/media', { 'content-type': m.contentType }, 404, 'NOT_FOUND'],
-          ['POST', `/v1/verifications/${id}/media`, { 'content-type': m.contentType, 'x-api-key': 'pk_no_such_key', 'x-hmac-signature': '0'.repeat(64) }, 401, 'INVALID_API_KEY'],
-          ['POST', '/api/capture/ct_nosuchlinknosuchlinknosuchlink00/media', { 'content-type': m.contentType }, 404, 'NOT_FOUND'],
+          [
+            'POST',
+            '/api/capture/ct_nosuchlinknosuchlinknosuchlink00/media',
+            { 'content-type': m.contentType },
+            404,
+            'NOT_FOUND',
+          ],
+          [
+            'POST',
+            `/v1/verifications/${id}/media`,
+            { 'content-type': m.contentType, 'x-api-key': 'pk_no_such_key', 'x-hmac-signature': '0'.repeat(64) },
+            401,
+            'INVALID_API_KEY',
+          ],
+          [
+            'POST',
+            '/api/capture/ct_nosuchlinknosuchlinknosuchlink00/media',
+            { 'content-type': m.contentType },
+            404,
+            'NOT_FOUND',
+          ],
         ] as const;
         const answers = [];
         for (const [method, path, headers] of refusals) answers.push(await send(method, path, headers, m.body));
@@ -625,9 +1130,18 @@ describe('hostile input against the production build', () => {
     }, 120_000);
 
     it('8 concurrent 150,000-field forms with no key are answered 401 while a signed GET keeps working', async () => {
-      const fields = Buffer.from(Array.from({ length: 150_000 }, (_, i) => `--XyZ\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`).join('') + '--XyZ--\r\n');
+      const fields = Buffer.from(
+        Array.from(
+          { length: 150_000 },
+          (_, i) => `--XyZ\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`,
+        ).join('') + '--XyZ--\r\n',
+      );
       const path = `/v1/verifications/${id}/media`;
-      const flood = Promise.all(Array.from({ length: 8 }, () => raw(base, 'POST', path, { 'content-type': 'multipart/form-data; boundary=XyZ' }, fields)));
+      const flood = Promise.all(
+        Array.from({ length: 8 }, () =>
+          raw(base, 'POST', path, { 'content-type': 'multipart/form-data; boundary=XyZ' }, fields),
+        ),
+      );
       const g = await get('/v1/consent');
       expect(g.status).toBe(200);
       for (const r of await flood) expect(expectEnvelope(r, [401]).code).toBe('MISSING_API_KEY');
@@ -662,7 +1176,9 @@ describe('hostile input against the production build', () => {
 
     it('after all of it, the server’s memory is within 250 MB of where it started', () => {
       const now = rssMb(svc.httpPid());
-      console.log(`hostile-input suite: server RSS after warm-up ${rssAfterWarmUp.toFixed(0)} MB, at the end ${now.toFixed(0)} MB`);
+      console.log(
+        `hostile-input suite: server RSS after warm-up ${rssAfterWarmUp.toFixed(0)} MB, at the end ${now.toFixed(0)} MB`,
+      );
       expect(now - rssAfterWarmUp).toBeLessThan(250);
     });
   });

@@ -18,12 +18,27 @@ describe('no orphan server', () => {
     // on http, send none: below).
     const svc = await startService({ BASE_URL: 'https://verify.example.test' });
     try {
-      for (const [path, status] of [['/healthz', 200], ['/v1/consent', 401], ['/v1/%ff', 400], ['/verify/nope', 200]] as const) {
+      for (const [path, status] of [
+        ['/healthz', 200],
+        ['/v1/consent', 401],
+        ['/v1/%ff', 400],
+        ['/verify/nope', 200],
+      ] as const) {
         const r = await raw(svc.server.base, 'GET', path);
-        expect([path, r.status, r.headers['strict-transport-security']]).toEqual([path, status, 'max-age=31536000; includeSubDomains']);
+        expect([path, r.status, r.headers['strict-transport-security']]).toEqual([
+          path,
+          status,
+          'max-age=31536000; includeSubDomains',
+        ]);
       }
       const group = execFileSync('ps', ['-o', 'pid=,args=', '-g', String(svc.server.proc.pid)]).toString();
-      const launcher = Number(group.split('\n').find((l) => l.includes('server/launch.ts') && !l.includes('node_modules/.bin/tsx '))!.trim().split(/\s+/)[0]);
+      const launcher = Number(
+        group
+          .split('\n')
+          .find((l) => l.includes('server/launch.ts') && !l.includes('node_modules/.bin/tsx '))!
+          .trim()
+          .split(/\s+/)[0],
+      );
       const http = svc.httpPid();
       process.kill(launcher, 'SIGKILL');
       const until = Date.now() + 60_000;
@@ -55,10 +70,12 @@ describe('health, readiness and graceful shutdown', () => {
   afterAll(() => svc?.cleanup());
 
   it('over plain http (no https BASE_URL), no Strict-Transport-Security', async () => {
-    for (const path of ['/healthz', '/v1/consent', '/v1/%ff']) expect((await raw(svc.server.base, 'GET', path)).headers['strict-transport-security']).toBeUndefined();
+    for (const path of ['/healthz', '/v1/consent', '/v1/%ff'])
+      expect((await raw(svc.server.base, 'GET', path)).headers['strict-transport-security']).toBeUndefined();
   });
 
-  const databaseUrl = () => JSON.parse(fs.readFileSync(path.join(svc.dataDir, 'server.json'), 'utf8')).databaseUrl as string;
+  const databaseUrl = () =>
+    JSON.parse(fs.readFileSync(path.join(svc.dataDir, 'server.json'), 'utf8')).databaseUrl as string;
 
   it('GET /healthz: 200 while the process serves; GET /readyz: 200 with each check (for the operator)', async () => {
     const h = await raw(svc.server.base, 'GET', '/healthz');
@@ -94,13 +111,18 @@ describe('health, readiness and graceful shutdown', () => {
     const api = signedClient(() => svc.server.base, ws.apiKey, ws.live);
     // A passport flow (reading the MRZ takes about a second): submitted just before the signal.
     const portrait = await I.selfie1280();
-    const decideId = await api.prepare({ selfie: portrait, front: ['passport', await I.renderDocument('passport', 'front', portrait)] });
+    const decideId = await api.prepare({
+      selfie: portrait,
+      front: ['passport', await I.renderDocument('passport', 'front', portrait)],
+    });
 
     // An upload whose body is still being sent when the signal comes.
     const uploadId = await api.prepare({ selfie: portrait });
     const p = `/v1/verifications/${uploadId}/media`;
     const boundary = 'XyZsigterm';
-    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="type"\r\n\r\nselfie\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="s.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`);
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="type"\r\n\r\nselfie\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="s.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+    );
     const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
     const body = Buffer.concat([head, portrait, tail]);
     const sig = signMultipartRequest(ws.live, 'POST', p, [['type', 'selfie']], [portrait]);
@@ -109,7 +131,12 @@ describe('health, readiness and graceful shutdown', () => {
       svc.server.base,
       'POST',
       p,
-      { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length), 'x-api-key': ws.apiKey, 'x-hmac-signature': sig },
+      {
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(body.length),
+        'x-api-key': ws.apiKey,
+        'x-hmac-signature': sig,
+      },
       (req) => {
         req.write(body.subarray(0, 1000));
         sendRest = () => req.end(body.subarray(1000));
@@ -150,7 +177,10 @@ describe('health, readiness and graceful shutdown', () => {
       await sql.end();
     }
     // And the upload that arrived during the drain was stored.
-    const u = await raw(svc.server.base, 'GET', `/v1/verifications/${uploadId}`, { 'x-api-key': ws.apiKey, 'x-hmac-signature': signJsonRequest(ws.live, 'GET', `/v1/verifications/${uploadId}`) });
+    const u = await raw(svc.server.base, 'GET', `/v1/verifications/${uploadId}`, {
+      'x-api-key': ws.apiKey,
+      'x-hmac-signature': signJsonRequest(ws.live, 'GET', `/v1/verifications/${uploadId}`),
+    });
     expect(u.json.data.status).toBe('started');
   }, 240_000);
 });

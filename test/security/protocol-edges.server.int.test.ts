@@ -29,7 +29,8 @@ function rawSocket(port: number, request: string): Promise<RawResponse> {
         if (i > 0) headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
       }
       let body = rest.join('\r\n\r\n');
-      if (/chunked/i.test(headers['transfer-encoding'] ?? '')) body = body.replace(/^[0-9a-f]+\r\n/i, '').replace(/\r\n0\r\n\r\n$/, '');
+      if (/chunked/i.test(headers['transfer-encoding'] ?? ''))
+        body = body.replace(/^[0-9a-f]+\r\n/i, '').replace(/\r\n0\r\n\r\n$/, '');
       let json;
       try {
         json = JSON.parse(body);
@@ -59,8 +60,14 @@ describe('requests no path serves, and /readyz, against the production build', (
       ['POST', 'http://evil?/admin/sign-in', '/?/admin/sign-in', 'Content-Type: text/plain\r\nContent-Length: 3\r\n'],
     ] as const) {
       const body = method === 'POST' ? 'a=b' : '';
-      const asAbsolute = await rawSocket(svc.port, `${method} ${absolute} HTTP/1.1\r\nHost: evil\r\n${extra}Connection: close\r\n\r\n${body}`);
-      const asOrigin = await rawSocket(svc.port, `${method} ${origin} HTTP/1.1\r\nHost: evil\r\n${extra}Connection: close\r\n\r\n${body}`);
+      const asAbsolute = await rawSocket(
+        svc.port,
+        `${method} ${absolute} HTTP/1.1\r\nHost: evil\r\n${extra}Connection: close\r\n\r\n${body}`,
+      );
+      const asOrigin = await rawSocket(
+        svc.port,
+        `${method} ${origin} HTTP/1.1\r\nHost: evil\r\n${extra}Connection: close\r\n\r\n${body}`,
+      );
       expect([method, asAbsolute.status]).toEqual([method, asOrigin.status]);
       expect(asAbsolute.status).toBeLessThan(500);
     }
@@ -81,7 +88,16 @@ describe('requests no path serves, and /readyz, against the production build', (
     const before = uncaught();
     const body = '------x\r\nContent-Disposition: form-data; name="1_a"\r\n\r\nb\r\n------x--\r\n';
     for (let i = 0; i < 20; i++) {
-      const r = await raw(svc.server.base, 'POST', i % 2 ? '/' : '/verify/nope', { 'next-action': crypto.randomBytes(20).toString('hex'), 'content-type': 'multipart/form-data; boundary=----x' }, body);
+      const r = await raw(
+        svc.server.base,
+        'POST',
+        i % 2 ? '/' : '/verify/nope',
+        {
+          'next-action': crypto.randomBytes(20).toString('hex'),
+          'content-type': 'multipart/form-data; boundary=----x',
+        },
+        body,
+      );
       expectEnvelope(r, [400]);
     }
     await new Promise((r) => setTimeout(r, 500));
@@ -90,7 +106,13 @@ describe('requests no path serves, and /readyz, against the production build', (
 
   it('/api/inngest without Inngest configured: 404 in the envelope on GET, PUT and POST', async () => {
     for (const method of ['GET', 'PUT', 'POST']) {
-      const r = await raw(svc.server.base, method, '/api/inngest', { 'content-type': 'application/json' }, method === 'GET' ? undefined : '{}');
+      const r = await raw(
+        svc.server.base,
+        method,
+        '/api/inngest',
+        { 'content-type': 'application/json' },
+        method === 'GET' ? undefined : '{}',
+      );
       expectEnvelope(r, [404], method);
     }
   });
@@ -102,18 +124,28 @@ describe('requests no path serves, and /readyz, against the production build', (
     expect(wrong.json).toEqual({ data: { status: 'ready' } });
     const operator = await raw(svc.server.base, 'GET', '/readyz', { authorization: `Bearer ${token}` });
     expect(operator.status).toBe(200);
-    expect(Object.keys(operator.json.data.checks).sort()).toEqual(['analysis_workers', 'database', 'draining', 'migrations']);
+    expect(Object.keys(operator.json.data.checks).sort()).toEqual([
+      'analysis_workers',
+      'database',
+      'draining',
+      'migrations',
+    ]);
     expect(typeof operator.json.data.checks.database.ms).toBe('number');
   });
 
   it('every absolute URL Auth.js writes is on BASE_URL’s origin (127.0.0.1 here), whatever the Host header names', async () => {
     const origin = `http://127.0.0.1:${svc.port}`;
-    const urlsIn = (text: string) => [...decodeURIComponent(text).matchAll(/https?:\/\/[^/"'\s;&?]+/g)].map((m) => m[0]);
+    const urlsIn = (text: string) =>
+      [...decodeURIComponent(text).matchAll(/https?:\/\/[^/"'\s;&?]+/g)].map((m) => m[0]);
     for (const host of [`127.0.0.1:${svc.port}`, `localhost:${svc.port}`, 'evil.example']) {
       const headers = { host, 'x-forwarded-host': 'forwarded.example', 'x-forwarded-proto': 'https' };
       const providers = await raw(svc.server.base, 'GET', '/api/auth/providers', headers);
       expect([host, providers.status]).toEqual([host, 200]);
-      expect([host, providers.json.ticket.signinUrl, providers.json.ticket.callbackUrl]).toEqual([host, `${origin}/api/auth/signin/ticket`, `${origin}/api/auth/callback/ticket`]);
+      expect([host, providers.json.ticket.signinUrl, providers.json.ticket.callbackUrl]).toEqual([
+        host,
+        `${origin}/api/auth/signin/ticket`,
+        `${origin}/api/auth/callback/ticket`,
+      ]);
       const signIn = await raw(svc.server.base, 'GET', '/api/auth/signin', headers);
       expect([host, signIn.status]).toEqual([host, 302]);
       const written = [signIn.headers.location, String(signIn.headers['set-cookie'] ?? '')].join(' ');

@@ -61,18 +61,36 @@ describe('the public key alone, against the production build', () => {
     for (const h of held) h.socket.write(body.slice(10));
     const answers = await Promise.all(held.map((h) => h.answer));
     expect(answers.map((a) => a.status).sort()).toEqual([...Array(MAX_FAILURES).fill(401), ...Array(60).fill(429)]);
-    expect(answers.filter((a) => a.status === 429).every((a) => a.text.includes('"scope":"failed_signatures"'))).toBe(true);
+    expect(answers.filter((a) => a.status === 429).every((a) => a.text.includes('"scope":"failed_signatures"'))).toBe(
+      true,
+    );
 
     // The owner, from another address: its signed GET and POST are served, with all of the limit left.
-    const get = await raw(base, 'GET', '/v1/consent', { 'x-api-key': ws.apiKey, 'x-hmac-signature': signJsonRequest(ws.test, 'GET', '/v1/consent'), 'x-forwarded-for': '10.40.0.2' });
+    const get = await raw(base, 'GET', '/v1/consent', {
+      'x-api-key': ws.apiKey,
+      'x-hmac-signature': signJsonRequest(ws.test, 'GET', '/v1/consent'),
+      'x-forwarded-for': '10.40.0.2',
+    });
     expect([get.status, get.headers['x-ratelimit-remaining']]).toEqual([200, '59']);
-    const created = await raw(base, 'POST', '/v1/verifications', { 'content-type': 'application/json', 'x-api-key': ws.apiKey, 'x-hmac-signature': signJsonRequest(ws.test, 'POST', '/v1/verifications', '{}'), 'x-forwarded-for': '10.40.0.2' }, '{}');
+    const created = await raw(
+      base,
+      'POST',
+      '/v1/verifications',
+      {
+        'content-type': 'application/json',
+        'x-api-key': ws.apiKey,
+        'x-hmac-signature': signJsonRequest(ws.test, 'POST', '/v1/verifications', '{}'),
+        'x-forwarded-for': '10.40.0.2',
+      },
+      '{}',
+    );
     expect([created.status, created.headers['x-ratelimit-remaining']]).toEqual([201, '58']);
   }, 60_000);
 
   it(`4 keys × ${UPLOAD_BOUNDS.perApiKey} slow unsigned 10 MB uploads: a signed upload from another workspace is accepted; the slow ones are cut off and counted`, async () => {
     const keys = Array.from({ length: 4 }, () => makeWorkspace(svc));
-    const part = '--XyZ\r\nContent-Disposition: form-data; name="type"\r\n\r\nselfie\r\n--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\nContent-Type: image/jpeg\r\n\r\n';
+    const part =
+      '--XyZ\r\nContent-Disposition: form-data; name="type"\r\n\r\nselfie\r\n--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\nContent-Type: image/jpeg\r\n\r\n';
     const started = Date.now();
     const slow = keys.flatMap((k) =>
       Array.from({ length: UPLOAD_BOUNDS.perApiKey }, () =>
@@ -92,7 +110,9 @@ describe('the public key alone, against the production build', () => {
       await new Promise((r) => setTimeout(r, 1500));
       // Meanwhile a correctly signed upload from another workspace: accepted (201).
       const other = makeWorkspace(svc);
-      const client = apiClient(base, other.apiKey, other.test, (b, method, p, headers, body) => raw(b, method, p, { ...headers, 'x-forwarded-for': '10.41.0.2' }, body));
+      const client = apiClient(base, other.apiKey, other.test, (b, method, p, headers, body) =>
+        raw(b, method, p, { ...headers, 'x-forwarded-for': '10.41.0.2' }, body),
+      );
       // prepare() throws unless its upload is 201.
       const id = await client.prepare({ selfie: await I.cameraFrame() });
       expect(typeof id).toBe('string');
@@ -105,7 +125,12 @@ describe('the public key alone, against the production build', () => {
     }
     // Each cut-off upload counted as a failed signature of its key and address (8 of the 10): the third wrong
     // signature from there is the 11th.
-    const wrong = () => raw(base, 'GET', '/v1/consent', { 'x-api-key': keys[0].apiKey, 'x-hmac-signature': 'e'.repeat(64), 'x-forwarded-for': '10.41.0.1' });
+    const wrong = () =>
+      raw(base, 'GET', '/v1/consent', {
+        'x-api-key': keys[0].apiKey,
+        'x-hmac-signature': 'e'.repeat(64),
+        'x-forwarded-for': '10.41.0.1',
+      });
     const after = [await wrong(), await wrong(), await wrong()];
     expect(after.map((r) => r.status)).toEqual([401, 401, 429]);
   }, 90_000);
@@ -115,9 +140,23 @@ describe('the public key alone, against the production build', () => {
     const sig = signJsonRequest(ws.test, 'GET', '/v1/consent');
     for (const framing of ['transfer-encoding: chunked\r\n', 'content-length: 2\r\n']) {
       const body = framing.startsWith('transfer') ? '2\r\n{}\r\n0\r\n\r\n' : '{}';
-      const h = holdRequest(svc.port, `GET /v1/consent HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${ws.apiKey}\r\nx-hmac-signature: ${sig}\r\n${framing}connection: close\r\n\r\n${body}`);
+      const h = holdRequest(
+        svc.port,
+        `GET /v1/consent HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${ws.apiKey}\r\nx-hmac-signature: ${sig}\r\n${framing}connection: close\r\n\r\n${body}`,
+      );
       const a = await h.answer;
-      expect([statusOf(a.text), JSON.parse(a.text.slice(a.text.indexOf('\r\n\r\n') + 4).replace(/^[0-9a-f]+\r\n/, '').replace(/\r\n0\r\n\r\n$/, '')).error.code], framing).toEqual([400, 'BAD_REQUEST']);
+      expect(
+        [
+          statusOf(a.text),
+          JSON.parse(
+            a.text
+              .slice(a.text.indexOf('\r\n\r\n') + 4)
+              .replace(/^[0-9a-f]+\r\n/, '')
+              .replace(/\r\n0\r\n\r\n$/, ''),
+          ).error.code,
+        ],
+        framing,
+      ).toEqual([400, 'BAD_REQUEST']);
     }
   });
 });

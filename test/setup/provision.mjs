@@ -65,7 +65,9 @@ function unpackDebs(/** @type {string[]} */ packages) {
     // Stale or missing package lists: refresh them (root only), then once more.
     if (!isRoot()) {
       fs.rmSync(tmp, { recursive: true, force: true });
-      throw new ProvisionError(`apt-get could not download ${packages.join(', ')}: ${stderrOf(e)}\nRefresh the package lists once, then run the tests again:\n  sudo apt-get update`);
+      throw new ProvisionError(
+        `apt-get could not download ${packages.join(', ')}: ${stderrOf(e)}\nRefresh the package lists once, then run the tests again:\n  sudo apt-get update`,
+      );
     }
     aptUpdate();
     run('apt-get', ['download', '-qq', ...packages], tmp);
@@ -74,7 +76,11 @@ function unpackDebs(/** @type {string[]} */ packages) {
   return tmp;
 }
 
-const stderrOf = (/** @type {unknown} */ e) => String(/** @type {{ stderr?: Buffer }} */ (e).stderr ?? e).trim().split('\n').pop();
+const stderrOf = (/** @type {unknown} */ e) =>
+  String(/** @type {{ stderr?: Buffer }} */ (e).stderr ?? e)
+    .trim()
+    .split('\n')
+    .pop();
 
 /** Every file under `dir` whose name matches. */
 function findFiles(/** @type {string} */ dir, /** @type {RegExp} */ re) {
@@ -98,27 +104,64 @@ function findFiles(/** @type {string} */ dir, /** @type {RegExp} */ re) {
  */
 const FONT_PACKAGES = [
   { pkg: 'fonts-ocr-b', set: 'documents', files: 'all', required: ['OCRB.otf'] },
-  { pkg: 'fonts-dejavu-core', set: 'documents', files: 'all', required: ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf', 'DejaVuSansMono.ttf'] },
+  {
+    pkg: 'fonts-dejavu-core',
+    set: 'documents',
+    files: 'all',
+    required: ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf', 'DejaVuSansMono.ttf'],
+  },
   {
     pkg: 'fonts-noto-core',
     set: 'browser',
-    files: ['NotoSans-Regular.ttf', 'NotoSans-Bold.ttf', 'NotoSansArabic-Regular.ttf', 'NotoSansArabic-Bold.ttf', 'NotoSansHebrew-Regular.ttf', 'NotoSansHebrew-Bold.ttf', 'NotoSansDevanagari-Regular.ttf', 'NotoSansDevanagari-Bold.ttf'],
-    required: ['NotoSans-Regular.ttf', 'NotoSansArabic-Regular.ttf', 'NotoSansHebrew-Regular.ttf', 'NotoSansDevanagari-Regular.ttf'],
+    files: [
+      'NotoSans-Regular.ttf',
+      'NotoSans-Bold.ttf',
+      'NotoSansArabic-Regular.ttf',
+      'NotoSansArabic-Bold.ttf',
+      'NotoSansHebrew-Regular.ttf',
+      'NotoSansHebrew-Bold.ttf',
+      'NotoSansDevanagari-Regular.ttf',
+      'NotoSansDevanagari-Bold.ttf',
+    ],
+    required: [
+      'NotoSans-Regular.ttf',
+      'NotoSansArabic-Regular.ttf',
+      'NotoSansHebrew-Regular.ttf',
+      'NotoSansDevanagari-Regular.ttf',
+    ],
   },
   { pkg: 'fonts-ipafont-gothic', set: 'browser', files: ['ipag.ttf'], required: ['ipag.ttf'] },
 ];
 const FONT_SETS = {
-  documents: { dir: path.join(FONTS_DIR, 'files'), conf: FONTCONFIG_FILE, generic: { 'sans-serif': 'DejaVu Sans', serif: 'DejaVu Serif', monospace: 'DejaVu Sans Mono' } },
-  browser: { dir: path.join(FONTS_DIR, 'browser'), conf: BROWSER_FONTCONFIG_FILE, generic: { 'sans-serif': 'Noto Sans', serif: 'Noto Sans', monospace: 'Noto Sans' } },
+  documents: {
+    dir: path.join(FONTS_DIR, 'files'),
+    conf: FONTCONFIG_FILE,
+    generic: { 'sans-serif': 'DejaVu Sans', serif: 'DejaVu Serif', monospace: 'DejaVu Sans Mono' },
+  },
+  browser: {
+    dir: path.join(FONTS_DIR, 'browser'),
+    conf: BROWSER_FONTCONFIG_FILE,
+    generic: { 'sans-serif': 'Noto Sans', serif: 'Noto Sans', monospace: 'Noto Sans' },
+  },
 };
 /** The font each script of the capture page is drawn with in Chromium (checked by the browser tests). */
-export const SCRIPT_FONTS = { ar: 'Noto Sans Arabic', he: 'Noto Sans Hebrew', hi: 'Noto Sans Devanagari', ja: 'IPAGothic' };
+export const SCRIPT_FONTS = {
+  ar: 'Noto Sans Arabic',
+  he: 'Noto Sans Hebrew',
+  hi: 'Noto Sans Devanagari',
+  ja: 'IPAGothic',
+};
 
-const fontFile = (/** @type {typeof FONT_PACKAGES[number]} */ p, /** @type {string} */ f) => path.join(FONT_SETS[p.set].dir, f);
+const fontFile = (/** @type {typeof FONT_PACKAGES[number]} */ p, /** @type {string} */ f) =>
+  path.join(FONT_SETS[p.set].dir, f);
 
 function fontsPresent() {
   // A conf written for another checkout (a .cache copied or moved) names that checkout's folder: written again.
-  return Object.values(FONT_SETS).every((s) => fs.existsSync(s.conf) && fs.readFileSync(s.conf, 'utf8').includes(`<dir>${s.dir}</dir>`)) && FONT_PACKAGES.every((p) => p.required.every((f) => fs.existsSync(fontFile(p, f))));
+  return (
+    Object.values(FONT_SETS).every(
+      (s) => fs.existsSync(s.conf) && fs.readFileSync(s.conf, 'utf8').includes(`<dir>${s.dir}</dir>`),
+    ) && FONT_PACKAGES.every((p) => p.required.every((f) => fs.existsSync(fontFile(p, f))))
+  );
 }
 
 /** Debian's font packages (FONT_PACKAGES), unpacked into .cache/fonts/<set>: nothing is installed. */
@@ -138,7 +181,9 @@ function provisionFonts() {
   }
   for (const [name, set] of Object.entries(FONT_SETS)) {
     const generic = Object.entries(set.generic)
-      .map(([alias, family]) => `  <alias><family>${alias}</family><prefer><family>${family}</family></prefer></alias>\n`)
+      .map(
+        ([alias, family]) => `  <alias><family>${alias}</family><prefer><family>${family}</family></prefer></alias>\n`,
+      )
       .join('');
     fs.writeFileSync(
       set.conf,
@@ -146,7 +191,8 @@ function provisionFonts() {
     );
   }
   const missing = FONT_PACKAGES.flatMap((p) => p.required.filter((f) => !fs.existsSync(fontFile(p, f))));
-  if (missing.length) throw new ProvisionError(`fonts missing after unpacking Debian's packages: ${missing.join(', ')}`);
+  if (missing.length)
+    throw new ProvisionError(`fonts missing after unpacking Debian's packages: ${missing.join(', ')}`);
 }
 
 const PHOTOS = [

@@ -98,7 +98,12 @@ function config(): NextAuthConfig {
       async jwt({ token, user, account, profile, trigger }) {
         if (trigger !== 'signIn' && trigger !== 'signUp') return token;
         if (account?.provider === 'oidc') {
-          const r = await ssoStep(getDb(), { email: profile?.email, emailVerified: profile?.email_verified, ...(await requestClient()), now: new Date() });
+          const r = await ssoStep(getDb(), {
+            email: profile?.email,
+            emailVerified: profile?.email_verified,
+            ...(await requestClient()),
+            now: new Date(),
+          });
           return r.ok ? { sid: r.sessionId } : null;
         }
         return user?.sessionId ? { sid: user.sessionId } : null;
@@ -125,6 +130,11 @@ export function authEndpoint(req: Request & { nextUrl?: URL }): Promise<Response
   const target = req.nextUrl ?? new URL(req.url);
   const url = new URL(target.pathname + target.search, env().BASE_URL);
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  const init: RequestInit & { duplex?: 'half' } = { method: req.method, headers: req.headers, body: hasBody ? req.body : undefined, duplex: 'half' };
+  const init: RequestInit & { duplex?: 'half' } = {
+    method: req.method,
+    headers: req.headers,
+    body: hasBody ? req.body : undefined,
+    duplex: 'half',
+  };
   return Auth(new Request(url, init), config());
 }

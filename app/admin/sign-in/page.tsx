@@ -17,7 +17,9 @@ const SSO_ERRORS: Record<string, string> = {
   Configuration: 'Single sign-on is not working right now. Sign in with your password, or ask an operator.',
 };
 
-export default async function SignInPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SignInPage(props: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const q = await props.searchParams;
   const next = safeNext(q.next);
   const s = await currentSession();

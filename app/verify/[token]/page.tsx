@@ -23,12 +23,16 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: t('page.metaTitle'), robots: { index: false, follow: false }, referrer: 'no-referrer' };
 }
 
-export default async function VerifyPage(props: { params: Promise<{ token: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function VerifyPage(props: {
+  params: Promise<{ token: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { token } = await props.params;
   const t = await getTranslations();
   const found = await captureVerification(token);
   if (!found) return <LinkProblem title={t('link.unknown')} text={t('link.unknownText')} />;
-  if (found.v.status === 'expired' || found.v.status === 'abandoned') return <LinkProblem title={t('link.expired')} text={t('link.expiredText')} />;
+  if (found.v.status === 'expired' || found.v.status === 'abandoned')
+    return <LinkProblem title={t('link.expired')} text={t('link.expiredText')} />;
   const locale = await getLocale();
   const state = await captureState(getDb(), found.v, found.workspace.name);
   const finished = ['approved', 'declined', 'review', 'submitted'].includes(state.status);
@@ -37,7 +41,12 @@ export default async function VerifyPage(props: { params: Promise<{ token: strin
   const qrSvg = finished ? null : await QRCode.toString(handOff, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
   return (
     <NextIntlClientProvider locale={locale} messages={await getMessages()} timeZone="UTC">
-      <CaptureFlow token={token} initial={state} qrSvg={qrSvg} embed={embedTarget(found, (await props.searchParams)[EMBED_PARAM])} />
+      <CaptureFlow
+        token={token}
+        initial={state}
+        qrSvg={qrSvg}
+        embed={embedTarget(found, (await props.searchParams)[EMBED_PARAM])}
+      />
     </NextIntlClientProvider>
   );
 }

@@ -25,7 +25,13 @@ export const badgeVariants = cva('inline-flex items-center text-xs font-semibold
 export type BadgeVariants = VariantProps<typeof badgeVariants>;
 
 export function Badge(props: BadgeVariants & { children: ReactNode; className?: string }) {
-  return <span className={cn(badgeVariants({ tone: props.tone, shape: props.shape, ringed: props.ringed }), props.className)}>{props.children}</span>;
+  return (
+    <span
+      className={cn(badgeVariants({ tone: props.tone, shape: props.shape, ringed: props.ringed }), props.className)}
+    >
+      {props.children}
+    </span>
+  );
 }
 
 const STATUS_TONE: Record<string, BadgeVariants['tone']> = {
@@ -41,5 +47,13 @@ export function StatusBadge(props: { status: string }) {
 }
 
 export function ModeBadge(props: { mode: string }) {
-  return props.mode === 'live' ? <Badge tone="outline" shape="tag">Live</Badge> : <Badge tone="orange" shape="tag">Test</Badge>;
+  return props.mode === 'live' ? (
+    <Badge tone="outline" shape="tag">
+      Live
+    </Badge>
+  ) : (
+    <Badge tone="orange" shape="tag">
+      Test
+    </Badge>
+  );
 }

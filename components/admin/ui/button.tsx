@@ -5,24 +5,30 @@ import { cva, type VariantProps } from 'class-variance-authority';
 import { cn } from './cn';
 import { linkVariants } from './link';
 
-export const buttonVariants = cva('inline-flex min-h-10 items-center justify-center gap-2 rounded-md px-4 text-sm font-semibold focus-visible:outline-2 focus-visible:outline-offset-2 disabled:cursor-not-allowed', {
-  variants: {
-    variant: {
-      primary: 'bg-blue-700 text-white hover:bg-blue-800 focus-visible:outline-blue-900 disabled:bg-neutral-400',
-      secondary: 'border border-neutral-300 bg-white text-neutral-900 hover:bg-neutral-100 focus-visible:outline-blue-900 disabled:opacity-60',
-      danger: 'bg-red-700 text-white hover:bg-red-800 focus-visible:outline-red-900 disabled:bg-neutral-400',
-      success: 'bg-green-700 text-white hover:bg-green-800 focus-visible:outline-green-900 disabled:bg-neutral-400',
+export const buttonVariants = cva(
+  'inline-flex min-h-10 items-center justify-center gap-2 rounded-md px-4 text-sm font-semibold focus-visible:outline-2 focus-visible:outline-offset-2 disabled:cursor-not-allowed',
+  {
+    variants: {
+      variant: {
+        primary: 'bg-blue-700 text-white hover:bg-blue-800 focus-visible:outline-blue-900 disabled:bg-neutral-400',
+        secondary:
+          'border border-neutral-300 bg-white text-neutral-900 hover:bg-neutral-100 focus-visible:outline-blue-900 disabled:opacity-60',
+        danger: 'bg-red-700 text-white hover:bg-red-800 focus-visible:outline-red-900 disabled:bg-neutral-400',
+        success: 'bg-green-700 text-white hover:bg-green-800 focus-visible:outline-green-900 disabled:bg-neutral-400',
+      },
     },
+    defaultVariants: { variant: 'primary' },
   },
-  defaultVariants: { variant: 'primary' },
-});
+);
 
 export type ButtonVariants = VariantProps<typeof buttonVariants>;
 type Variant = NonNullable<ButtonVariants['variant']>;
 
 /** The class of each variant, for an element that is not a <Button> (a <summary>, a link); `link` is a link in running text (./link.tsx). */
 export const buttonClass = {
-  ...(Object.fromEntries((['primary', 'secondary', 'danger', 'success'] as const).map((v) => [v, buttonVariants({ variant: v })])) as Record<Variant, string>),
+  ...(Object.fromEntries(
+    (['primary', 'secondary', 'danger', 'success'] as const).map((v) => [v, buttonVariants({ variant: v })]),
+  ) as Record<Variant, string>),
   link: linkVariants(),
 };
 

@@ -10,8 +10,38 @@ import { describe, expect, it } from 'vitest';
 const root = path.resolve(import.meta.dirname, '../../..');
 const MAX_UTILITIES = 3;
 /** Utilities written as one word; any other utility has a dash or a variant prefix. */
-const SINGLE = new Set(['flex', 'grid', 'block', 'inline', 'hidden', 'contents', 'table', 'underline', 'uppercase', 'lowercase', 'italic', 'truncate', 'border', 'rounded', 'shadow', 'relative', 'absolute', 'fixed', 'sticky', 'grow', 'shrink', 'ring', 'outline', 'transition', 'invisible', 'visible', 'static', 'isolate']);
-const isUtility = (t: string) => /^[a-z0-9!\-:[\]/.%_()&>*~#'=]+$/.test(t) && (t.includes('-') || t.includes(':') || SINGLE.has(t));
+const SINGLE = new Set([
+  'flex',
+  'grid',
+  'block',
+  'inline',
+  'hidden',
+  'contents',
+  'table',
+  'underline',
+  'uppercase',
+  'lowercase',
+  'italic',
+  'truncate',
+  'border',
+  'rounded',
+  'shadow',
+  'relative',
+  'absolute',
+  'fixed',
+  'sticky',
+  'grow',
+  'shrink',
+  'ring',
+  'outline',
+  'transition',
+  'invisible',
+  'visible',
+  'static',
+  'isolate',
+]);
+const isUtility = (t: string) =>
+  /^[a-z0-9!\-:[\]/.%_()&>*~#'=]+$/.test(t) && (t.includes('-') || t.includes(':') || SINGLE.has(t));
 
 function sources(dir: string): string[] {
   return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => {
@@ -40,12 +70,21 @@ function repeatedClassStrings(files: { file: string; text: string }[]): Record<s
 
 describe('admin class strings', () => {
   it('finds a repeated class string (the check itself)', () => {
-    const page = '<div className="flex flex-wrap items-center gap-2"><p className="text-sm">Some words of a sentence here</p></div>';
-    expect(repeatedClassStrings([{ file: 'a.tsx', text: page }, { file: 'b.tsx', text: page }])).toEqual({ 'flex flex-wrap items-center gap-2': ['a.tsx', 'b.tsx'] });
+    const page =
+      '<div className="flex flex-wrap items-center gap-2"><p className="text-sm">Some words of a sentence here</p></div>';
+    expect(
+      repeatedClassStrings([
+        { file: 'a.tsx', text: page },
+        { file: 'b.tsx', text: page },
+      ]),
+    ).toEqual({ 'flex flex-wrap items-center gap-2': ['a.tsx', 'b.tsx'] });
   });
 
   it('no admin page or component repeats a class string of more than three utilities', () => {
-    const files = [...sources('app/admin'), ...sources('components/admin')].map((file) => ({ file, text: fs.readFileSync(path.join(root, file), 'utf8') }));
+    const files = [...sources('app/admin'), ...sources('components/admin')].map((file) => ({
+      file,
+      text: fs.readFileSync(path.join(root, file), 'utf8'),
+    }));
     expect(files.length).toBeGreaterThan(40);
     expect(repeatedClassStrings(files)).toEqual({});
   });

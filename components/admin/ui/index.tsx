@@ -26,26 +26,60 @@ export function PageHeader(props: { title: string; subtitle?: ReactNode; actions
   );
 }
 
-const verdictVariants = cva('inline-flex items-center gap-1 whitespace-nowrap text-sm font-semibold', { variants: { passed: { true: 'text-green-800', false: 'text-red-800' } } });
+const verdictVariants = cva('inline-flex items-center gap-1 whitespace-nowrap text-sm font-semibold', {
+  variants: { passed: { true: 'text-green-800', false: 'text-red-800' } },
+});
 
 /** Pass / fail / no verdict, in words for screen readers and as a mark for the eye. */
 export function Verdict(props: { passed?: boolean | null }) {
-  if (props.passed === true) return <span className={verdictVariants({ passed: true })}><span aria-hidden="true">✓</span>Passed</span>;
-  if (props.passed === false) return <span className={verdictVariants({ passed: false })}><span aria-hidden="true">✗</span>Failed</span>;
-  return <span className="text-sm text-neutral-700">—<span className="sr-only">no verdict</span></span>;
+  if (props.passed === true)
+    return (
+      <span className={verdictVariants({ passed: true })}>
+        <span aria-hidden="true">✓</span>Passed
+      </span>
+    );
+  if (props.passed === false)
+    return (
+      <span className={verdictVariants({ passed: false })}>
+        <span aria-hidden="true">✗</span>Failed
+      </span>
+    );
+  return (
+    <span className="text-sm text-neutral-700">
+      —<span className="sr-only">no verdict</span>
+    </span>
+  );
 }
 
-const tabVariants = cva('-mb-px inline-flex min-h-10 items-center gap-2 whitespace-nowrap border-b-2 px-3 text-sm font-semibold', {
-  variants: { current: { true: 'border-blue-700 text-blue-900', false: 'border-transparent text-neutral-700 hover:text-neutral-950' } },
+const tabVariants = cva(
+  '-mb-px inline-flex min-h-10 items-center gap-2 whitespace-nowrap border-b-2 px-3 text-sm font-semibold',
+  {
+    variants: {
+      current: {
+        true: 'border-blue-700 text-blue-900',
+        false: 'border-transparent text-neutral-700 hover:text-neutral-950',
+      },
+    },
+  },
+);
+const countVariants = cva('rounded-full px-2 text-xs', {
+  variants: { current: { true: 'bg-blue-100 text-blue-900', false: 'bg-neutral-100 text-neutral-800' } },
 });
-const countVariants = cva('rounded-full px-2 text-xs', { variants: { current: { true: 'bg-blue-100 text-blue-900', false: 'bg-neutral-100 text-neutral-800' } } });
 
 /** Tabs as links (each a URL a reviewer can bookmark). */
-export function Tabs(props: { label: string; items: { href: string; label: string; count?: number; current: boolean }[] }) {
+export function Tabs(props: {
+  label: string;
+  items: { href: string; label: string; count?: number; current: boolean }[];
+}) {
   return (
     <nav aria-label={props.label} className="mb-4 flex gap-1 overflow-x-auto border-b border-neutral-200">
       {props.items.map((t) => (
-        <Link key={t.href} href={t.href} aria-current={t.current ? 'page' : undefined} className={tabVariants({ current: t.current })}>
+        <Link
+          key={t.href}
+          href={t.href}
+          aria-current={t.current ? 'page' : undefined}
+          className={tabVariants({ current: t.current })}
+        >
           {t.label}
           {t.count !== undefined ? <span className={countVariants({ current: t.current })}>{t.count}</span> : null}
         </Link>

@@ -15,6 +15,10 @@ export const linkVariants = cva('underline underline-offset-2', {
   defaultVariants: { tone: 'default' },
 });
 
-export function TextLink({ tone, className, ...props }: ComponentProps<typeof Link> & VariantProps<typeof linkVariants>) {
+export function TextLink({
+  tone,
+  className,
+  ...props
+}: ComponentProps<typeof Link> & VariantProps<typeof linkVariants>) {
   return <Link className={cn(linkVariants({ tone }), className)} {...props} />;
 }

@@ -3,10 +3,20 @@ import type { ComponentProps, ReactNode } from 'react';
 import { cva, type VariantProps } from 'class-variance-authority';
 import { cn } from './cn';
 
-export function Card(props: { title?: string; id?: string; children: ReactNode; className?: string; actions?: ReactNode }) {
+export function Card(props: {
+  title?: string;
+  id?: string;
+  children: ReactNode;
+  className?: string;
+  actions?: ReactNode;
+}) {
   const headingId = props.id ? `${props.id}-title` : undefined;
   return (
-    <section aria-labelledby={headingId} id={props.id} className={cn('rounded-lg border border-neutral-200 bg-white p-4 shadow-sm', props.className)}>
+    <section
+      aria-labelledby={headingId}
+      id={props.id}
+      className={cn('rounded-lg border border-neutral-200 bg-white p-4 shadow-sm', props.className)}
+    >
       {props.title ? (
         <div className={cn(layout.row, 'mb-3 justify-between')}>
           <h2 id={headingId} className="text-base font-semibold text-neutral-950">
@@ -39,19 +49,31 @@ export function Box({ tone, className, ...props }: ComponentProps<'div'> & Varia
 }
 
 const NOTICE_TONE = { error: 'danger', info: 'info', success: 'success', warning: 'warning' } as const;
-const noticeText = cva('mb-4 text-sm', { variants: { tone: { error: 'text-red-950', info: 'text-blue-950', success: 'text-green-950', warning: 'text-amber-950' } } });
+const noticeText = cva('mb-4 text-sm', {
+  variants: {
+    tone: { error: 'text-red-950', info: 'text-blue-950', success: 'text-green-950', warning: 'text-amber-950' },
+  },
+});
 
 /** A message at the top of a page or form; an error is announced at once (role="alert"). */
 export function Notice(props: { tone: keyof typeof NOTICE_TONE; children: ReactNode; id?: string }) {
   return (
-    <div id={props.id} role={props.tone === 'error' ? 'alert' : 'status'} className={cn(boxVariants({ tone: NOTICE_TONE[props.tone] }), noticeText({ tone: props.tone }))}>
+    <div
+      id={props.id}
+      role={props.tone === 'error' ? 'alert' : 'status'}
+      className={cn(boxVariants({ tone: NOTICE_TONE[props.tone] }), noticeText({ tone: props.tone }))}
+    >
       {props.children}
     </div>
   );
 }
 
 export function Empty(props: { children: ReactNode }) {
-  return <p className="rounded-md border border-dashed border-neutral-300 bg-neutral-50 p-6 text-center text-sm text-neutral-700">{props.children}</p>;
+  return (
+    <p className="rounded-md border border-dashed border-neutral-300 bg-neutral-50 p-6 text-center text-sm text-neutral-700">
+      {props.children}
+    </p>
+  );
 }
 
 /** Layout classes that repeat: things side by side that wrap (row), pushed apart (split), a part set off by a rule above (separated). */
@@ -63,7 +85,12 @@ export const layout = {
 
 /** A list of records in a white frame, one per line (blocklist, workspaces). */
 export function RecordList({ className, ...props }: ComponentProps<'ul'>) {
-  return <ul className={cn('divide-y divide-neutral-200 rounded-lg border border-neutral-200 bg-white', className)} {...props} />;
+  return (
+    <ul
+      className={cn('divide-y divide-neutral-200 rounded-lg border border-neutral-200 bg-white', className)}
+      {...props}
+    />
+  );
 }
 
 export function RecordItem({ className, ...props }: ComponentProps<'li'>) {

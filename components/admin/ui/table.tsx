@@ -3,7 +3,10 @@ import type { ComponentProps } from 'react';
 import { cva, type VariantProps } from 'class-variance-authority';
 import { cn } from './cn';
 
-export const tableVariants = cva('w-full text-left', { variants: { size: { sm: 'text-sm', xs: 'text-xs' } }, defaultVariants: { size: 'sm' } });
+export const tableVariants = cva('w-full text-left', {
+  variants: { size: { sm: 'text-sm', xs: 'text-xs' } },
+  defaultVariants: { size: 'sm' },
+});
 
 export const headVariants = cva('', {
   variants: {
@@ -42,7 +45,15 @@ export function THead({ look, className, ...props }: ComponentProps<'thead'> & V
 }
 
 /** A column heading (scope="col" unless told otherwise). */
-export function Th({ density, nowrap, strong, top, className, scope = 'col', ...props }: ComponentProps<'th'> & CellVariants) {
+export function Th({
+  density,
+  nowrap,
+  strong,
+  top,
+  className,
+  scope = 'col',
+  ...props
+}: ComponentProps<'th'> & CellVariants) {
   return <th scope={scope} className={cn(cellVariants({ density, nowrap, strong, top }), className)} {...props} />;
 }
 

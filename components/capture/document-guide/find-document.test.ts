@@ -8,13 +8,26 @@ import { describe, expect, it } from 'vitest';
 import { laplacianVariance } from '@/lib/domain/media/laplacian';
 import { documentScene, type Scene } from '@/test/helpers/document-scene';
 import { DOCUMENT_ADVICE_MESSAGES } from '../message-keys';
-import { adviseDocument, DOCUMENT_ADVICE, findDocument, GUIDE, innerBox, meanGrey, quadShift, type Quad } from './find-document';
+import {
+  adviseDocument,
+  DOCUMENT_ADVICE,
+  findDocument,
+  GUIDE,
+  innerBox,
+  meanGrey,
+  quadShift,
+  type Quad,
+} from './find-document';
 
 async function analyse(jpeg: Buffer) {
   const { width: W, height: H } = await sharp(jpeg).metadata();
   const w = GUIDE.analysisWidth;
   const h = Math.round((w * H!) / W!);
-  const { data } = await sharp(jpeg).resize(w, h, { fit: 'fill' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data } = await sharp(jpeg)
+    .resize(w, h, { fit: 'fill' })
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const rgba = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   const found = findDocument(rgba, w, h);
   const placed = found && found !== 'cutOff' ? found : null;
@@ -24,18 +37,37 @@ async function analyse(jpeg: Buffer) {
     const b = innerBox(quad);
     const left = Math.max(0, Math.round(b.x));
     const top = Math.max(0, Math.round(b.y));
-    const inner = sharp(jpeg).extract({ left, top, width: Math.min(W! - left, Math.round(b.w)), height: Math.min(H! - top, Math.round(b.h)) });
-    const g = await inner.resize({ width: GUIDE.sharpnessWidth }).greyscale().raw().toBuffer({ resolveWithObject: true });
+    const inner = sharp(jpeg).extract({
+      left,
+      top,
+      width: Math.min(W! - left, Math.round(b.w)),
+      height: Math.min(H! - top, Math.round(b.h)),
+    });
+    const g = await inner
+      .resize({ width: GUIDE.sharpnessWidth })
+      .greyscale()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     sharpness = laplacianVariance(new Uint8Array(g.data), g.info.width, g.info.height);
   }
   const advice = adviseDocument(found, meanGrey(rgba), sharpness);
-  console.log(JSON.stringify({ advice, area: placed?.areaShare.toFixed(3), glare: placed?.glare.toFixed(4), sharpness: sharpness?.toFixed(0), found: placed ? undefined : found }));
+  console.log(
+    JSON.stringify({
+      advice,
+      area: placed?.areaShare.toFixed(3),
+      glare: placed?.glare.toFixed(4),
+      sharpness: sharpness?.toFixed(0),
+      found: placed ? undefined : found,
+    }),
+  );
   return { found: placed, quad, advice, W: W!, H: H! };
 }
 
 /** The largest distance from a found corner to the true one, as a share of the diagonal (corners may start anywhere). */
 function cornerError(quad: Quad, truth: { x: number; y: number }[], W: number, H: number) {
-  const shifts = [0, 1, 2, 3].map((s) => Math.max(...quad.map((p, i) => Math.hypot(p.x - truth[(i + s) % 4].x, p.y - truth[(i + s) % 4].y))));
+  const shifts = [0, 1, 2, 3].map((s) =>
+    Math.max(...quad.map((p, i) => Math.hypot(p.x - truth[(i + s) % 4].x, p.y - truth[(i + s) % 4].y))),
+  );
   return Math.min(...shifts) / Math.hypot(W, H);
 }
 
@@ -63,7 +95,7 @@ describe('the document guide finds the document and its corners', () => {
   it('a passport tilted about 30° and turned 10°, filling the frame, steady and sharp: ready', async () => {
     expect((await analyse((await documentScene({ tilt: 0.25, rotate: 10, scale: 0.75 })).jpeg)).advice).toBe('ready');
   });
-  it('a licence back with its barcode: ready (the barcode\'s white is not glare)', async () => {
+  it("a licence back with its barcode: ready (the barcode's white is not glare)", async () => {
     expect((await analyse((await documentScene({ kind: 'driving_licence', side: 'back' })).jpeg)).advice).toBe('ready');
   });
 });
@@ -72,7 +104,7 @@ describe('the document guide says what to change', () => {
   it('an empty table: no document', async () => {
     expect((await analyse((await documentScene({ scale: 0.0001 })).jpeg)).advice).toBe('noDocument');
   });
-  it('a document far away (a third of the frame\'s width): closer', async () => {
+  it("a document far away (a third of the frame's width): closer", async () => {
     expect((await analyse((await documentScene({ scale: 0.4 })).jpeg)).advice).toBe('tooFar');
   });
   it('a document running off the side of the frame: back a little', async () => {
@@ -100,10 +132,18 @@ describe('the document guide says what to change', () => {
 });
 
 describe('steadiness', () => {
-  const q = (dx: number): Quad => [{ x: 10 + dx, y: 10 }, { x: 110 + dx, y: 10 }, { x: 110 + dx, y: 80 }, { x: 10 + dx, y: 80 }];
+  const q = (dx: number): Quad => [
+    { x: 10 + dx, y: 10 },
+    { x: 110 + dx, y: 10 },
+    { x: 110 + dx, y: 80 },
+    { x: 10 + dx, y: 80 },
+  ];
   it('a corner moving 1 % of the diagonal is steady, 3 % is not', () => {
     const diag = Math.hypot(192, 144);
-    expect([quadShift(q(0), q(0.01 * diag), 192, 144) <= GUIDE.maxShift, quadShift(q(0), q(0.03 * diag), 192, 144) <= GUIDE.maxShift]).toEqual([true, false]);
+    expect([
+      quadShift(q(0), q(0.01 * diag), 192, 144) <= GUIDE.maxShift,
+      quadShift(q(0), q(0.03 * diag), 192, 144) <= GUIDE.maxShift,
+    ]).toEqual([true, false]);
   });
 });
 

@@ -88,26 +88,32 @@ export function quadShift(a: Quad, b: Quad, w: number, h: number): number {
  * photo), and its corners are the region's extreme points along the four diagonals (a document turned less than
  * 45°, tilted in perspective up to about 30°).
  */
-export function findDocument(rgba: Uint8Array | Uint8ClampedArray, w: number, h: number): DocumentFound | 'cutOff' | null {
+export function findDocument(
+  rgba: Uint8Array | Uint8ClampedArray,
+  w: number,
+  h: number,
+): DocumentFound | 'cutOff' | null {
   const n = w * h;
   if (n < 64) return null;
   const raw = new Uint8Array(n);
   for (let i = 0; i < n; i++) raw[i] = (77 * rgba[4 * i] + 150 * rgba[4 * i + 1] + 29 * rgba[4 * i + 2]) >> 8;
   // A 3x3 box blur: the table's grain and JPEG noise.
   const g = new Uint8Array(n);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
-    let s = 0;
-    let c = 0;
-    for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) {
-      const yy = y + dy;
-      const xx = x + dx;
-      if (yy >= 0 && yy < h && xx >= 0 && xx < w) {
-        s += raw[yy * w + xx];
-        c++;
-      }
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      let s = 0;
+      let c = 0;
+      for (let dy = -1; dy <= 1; dy++)
+        for (let dx = -1; dx <= 1; dx++) {
+          const yy = y + dy;
+          const xx = x + dx;
+          if (yy >= 0 && yy < h && xx >= 0 && xx < w) {
+            s += raw[yy * w + xx];
+            c++;
+          }
+        }
+      g[y * w + x] = s / c;
     }
-    g[y * w + x] = s / c;
-  }
   const border: number[] = [];
   for (let x = 0; x < w; x++) border.push(g[x], g[(h - 1) * w + x]);
   for (let y = 1; y < h - 1; y++) border.push(g[y * w], g[y * w + w - 1]);
@@ -117,10 +123,18 @@ export function findDocument(rgba: Uint8Array | Uint8ClampedArray, w: number, h:
   const mask = new Uint8Array(n);
   for (let i = 0; i < n; i++) if (Math.abs(g[i] - bg) > GUIDE.contrast) mask[i] = 1;
   const grown = new Uint8Array(n);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
-    const i = y * w + x;
-    if (mask[i] || (x > 0 && mask[i - 1]) || (x < w - 1 && mask[i + 1]) || (y > 0 && mask[i - w]) || (y < h - 1 && mask[i + w])) grown[i] = 1;
-  }
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (
+        mask[i] ||
+        (x > 0 && mask[i - 1]) ||
+        (x < w - 1 && mask[i + 1]) ||
+        (y > 0 && mask[i - w]) ||
+        (y < h - 1 && mask[i + w])
+      )
+        grown[i] = 1;
+    }
   // Fill holes: what the border's table cannot reach is inside a region.
   const outside = new Uint8Array(n);
   const stack: number[] = [];
@@ -148,12 +162,17 @@ export function findDocument(rgba: Uint8Array | Uint8ClampedArray, w: number, h:
   }
   // Undo the growth (one pixel in from the outside), then the largest connected region.
   const solid = new Uint8Array(n);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
-    const i = y * w + x;
-    if (outside[i]) continue;
-    const edgeOfOutside = (x > 0 && outside[i - 1]) || (x < w - 1 && outside[i + 1]) || (y > 0 && outside[i - w]) || (y < h - 1 && outside[i + w]);
-    if (!edgeOfOutside || mask[i]) solid[i] = 1;
-  }
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (outside[i]) continue;
+      const edgeOfOutside =
+        (x > 0 && outside[i - 1]) ||
+        (x < w - 1 && outside[i + 1]) ||
+        (y > 0 && outside[i - w]) ||
+        (y < h - 1 && outside[i + w]);
+      if (!edgeOfOutside || mask[i]) solid[i] = 1;
+    }
   const label = new Int32Array(n);
   let best = { id: 0, count: 0 };
   let next = 1;
@@ -184,10 +203,17 @@ export function findDocument(rgba: Uint8Array | Uint8ClampedArray, w: number, h:
   // Saturated pixels (every channel clipped); glare counts those whose four neighbours are saturated too: a spot of
   // reflected light, not the odd bright pixel of print or JPEG ringing (a barcode's white measured 0.8 % without this).
   const sat = new Uint8Array(n);
-  for (let i = 0; i < n; i++) if (rgba[4 * i] >= GUIDE.saturated && rgba[4 * i + 1] >= GUIDE.saturated && rgba[4 * i + 2] >= GUIDE.saturated) sat[i] = 1;
+  for (let i = 0; i < n; i++)
+    if (rgba[4 * i] >= GUIDE.saturated && rgba[4 * i + 1] >= GUIDE.saturated && rgba[4 * i + 2] >= GUIDE.saturated)
+      sat[i] = 1;
   // Corners: the extreme points along the diagonals; glare and light over the region's own pixels.
   const ext = [-Infinity, -Infinity, -Infinity, -Infinity];
-  const corner: Point[] = [{ x: 0, y: 0 }, { x: 0, y: 0 }, { x: 0, y: 0 }, { x: 0, y: 0 }];
+  const corner: Point[] = [
+    { x: 0, y: 0 },
+    { x: 0, y: 0 },
+    { x: 0, y: 0 },
+    { x: 0, y: 0 },
+  ];
   let saturated = 0;
   let sum = 0;
   for (let i = 0; i < n; i++) {
@@ -195,10 +221,11 @@ export function findDocument(rgba: Uint8Array | Uint8ClampedArray, w: number, h:
     const x = i % w;
     const y = (i / w) | 0;
     const scores = [-x - y, x - y, x + y, -x + y];
-    for (let k = 0; k < 4; k++) if (scores[k] > ext[k]) {
-      ext[k] = scores[k];
-      corner[k] = { x, y };
-    }
+    for (let k = 0; k < 4; k++)
+      if (scores[k] > ext[k]) {
+        ext[k] = scores[k];
+        corner[k] = { x, y };
+      }
     if (sat[i] && sat[i - 1] && sat[i + 1] && sat[i - w] && sat[i + w]) saturated++;
     sum += raw[i];
   }
@@ -209,13 +236,15 @@ export function findDocument(rgba: Uint8Array | Uint8ClampedArray, w: number, h:
     { x: corner[2].x + 1, y: corner[2].y + 1 },
     { x: corner[3].x, y: corner[3].y + 1 },
   ];
-  for (let k = 0; k < 4; k++) if (cross(quad[k], quad[(k + 1) % 4], quad[(k + 2) % 4]) <= 0) return cutOff ? 'cutOff' : null; // not convex
+  for (let k = 0; k < 4; k++)
+    if (cross(quad[k], quad[(k + 1) % 4], quad[(k + 2) % 4]) <= 0) return cutOff ? 'cutOff' : null; // not convex
   const area = quadArea(quad);
   const fill = best.count / Math.max(1, area);
   const horizontal = (dist(quad[0], quad[1]) + dist(quad[3], quad[2])) / 2;
   const vertical = (dist(quad[0], quad[3]) + dist(quad[1], quad[2])) / 2;
   const aspect = Math.max(horizontal, vertical) / Math.max(1, Math.min(horizontal, vertical));
-  if (fill < GUIDE.minFill || fill > GUIDE.maxFill || aspect < GUIDE.minAspect || aspect > GUIDE.maxAspect) return cutOff ? 'cutOff' : null;
+  if (fill < GUIDE.minFill || fill > GUIDE.maxFill || aspect < GUIDE.minAspect || aspect > GUIDE.maxAspect)
+    return cutOff ? 'cutOff' : null;
   const areaShare = area / n;
   if (areaShare < GUIDE.minOutline) return null;
   const mx = Math.max(1, w * GUIDE.edgeMargin);
@@ -233,7 +262,11 @@ export function meanGrey(rgba: Uint8Array | Uint8ClampedArray): number {
 }
 
 /** What the person should change, in the order it matters; `sharpness` is measured only once the rest is right. */
-export function adviseDocument(found: DocumentFound | 'cutOff' | null, frameBrightness: number, sharpness: number | null): DocumentAdvice {
+export function adviseDocument(
+  found: DocumentFound | 'cutOff' | null,
+  frameBrightness: number,
+  sharpness: number | null,
+): DocumentAdvice {
   if (found === 'cutOff') return 'tooClose';
   if (!found) return frameBrightness < GUIDE.minBrightness ? 'tooDark' : 'noDocument';
   if (found.touchesEdge) return 'tooClose';

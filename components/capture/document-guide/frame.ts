@@ -4,7 +4,15 @@
  * server's measure, lib/domain/media/laplacian.ts). Loaded only on the document step (a separate chunk).
  */
 import { laplacianVariance } from '@/lib/domain/media/laplacian';
-import { adviseDocument, findDocument, GUIDE, innerBox, meanGrey, type DocumentAdvice, type Quad } from './find-document';
+import {
+  adviseDocument,
+  findDocument,
+  GUIDE,
+  innerBox,
+  meanGrey,
+  type DocumentAdvice,
+  type Quad,
+} from './find-document';
 
 export type DocumentCheck = {
   advice: DocumentAdvice;
@@ -18,7 +26,12 @@ export type DocumentCheck = {
 let small: HTMLCanvasElement | null = null;
 let detail: HTMLCanvasElement | null = null;
 
-function pixels(canvas: HTMLCanvasElement, video: HTMLVideoElement, box: { x: number; y: number; w: number; h: number }, width: number) {
+function pixels(
+  canvas: HTMLCanvasElement,
+  video: HTMLVideoElement,
+  box: { x: number; y: number; w: number; h: number },
+  width: number,
+) {
   const height = Math.max(8, Math.round((width * box.h) / Math.max(1, box.w)));
   canvas.width = width;
   canvas.height = height;
@@ -35,7 +48,8 @@ export function checkDocumentFrame(video: HTMLVideoElement): DocumentCheck | nul
   const f = pixels(small, video, { x: 0, y: 0, w: vw, h: vh }, GUIDE.analysisWidth);
   const found = findDocument(f.rgba, f.w, f.h);
   const scale = vw / f.w;
-  const quad = found && found !== 'cutOff' ? (found.quad.map((p) => ({ x: p.x * scale, y: p.y * (vh / f.h) })) as Quad) : null;
+  const quad =
+    found && found !== 'cutOff' ? (found.quad.map((p) => ({ x: p.x * scale, y: p.y * (vh / f.h) })) as Quad) : null;
   let sharpness: number | null = null;
   // Sharpness only matters once the document is placed: measured then, on its inside (not its edge on the table).
   if (found && found !== 'cutOff' && adviseDocument(found, 255, Infinity) === 'ready' && quad) {
@@ -43,7 +57,8 @@ export function checkDocumentFrame(video: HTMLVideoElement): DocumentCheck | nul
     detail ??= document.createElement('canvas');
     const d = pixels(detail, video, b, GUIDE.sharpnessWidth);
     const grey = new Uint8ClampedArray(d.w * d.h);
-    for (let i = 0; i < grey.length; i++) grey[i] = 0.299 * d.rgba[4 * i] + 0.587 * d.rgba[4 * i + 1] + 0.114 * d.rgba[4 * i + 2];
+    for (let i = 0; i < grey.length; i++)
+      grey[i] = 0.299 * d.rgba[4 * i] + 0.587 * d.rgba[4 * i + 1] + 0.114 * d.rgba[4 * i + 2];
     sharpness = laplacianVariance(grey, d.w, d.h);
   }
   const placed = found && found !== 'cutOff' ? found : null;

@@ -34,9 +34,30 @@ import { sumConfig } from '@tensorflow/tfjs-backend-wasm/dist/kernels/Sum.js';
 import { transposeConfig } from '@tensorflow/tfjs-backend-wasm/dist/kernels/Transpose.js';
 
 for (const config of [
-  addConfig, castConfig, concatConfig, cropAndResizeConfig, depthwiseConv2dNativeConfig, expandDimsConfig, fillConfig,
-  fusedConv2DConfig, fusedDepthwiseConv2DConfig, identityConfig, maxConfig, maxPoolConfig, multiplyConfig, packConfig, padV2Config,
-  realDivConfig, reluConfig, reshapeConfig, resizeBilinearConfig, sigmoidConfig, sliceConfig, subConfig, sumConfig, transposeConfig,
+  addConfig,
+  castConfig,
+  concatConfig,
+  cropAndResizeConfig,
+  depthwiseConv2dNativeConfig,
+  expandDimsConfig,
+  fillConfig,
+  fusedConv2DConfig,
+  fusedDepthwiseConv2DConfig,
+  identityConfig,
+  maxConfig,
+  maxPoolConfig,
+  multiplyConfig,
+  packConfig,
+  padV2Config,
+  realDivConfig,
+  reluConfig,
+  reshapeConfig,
+  resizeBilinearConfig,
+  sigmoidConfig,
+  sliceConfig,
+  subConfig,
+  sumConfig,
+  transposeConfig,
 ]) {
   registerKernel(config);
 }

@@ -17,20 +17,31 @@ import { caller, consentById, mediaFields, uploadFromForm } from './verification
 export const tokenParams = z.object({ token: z.string() });
 
 export async function captureStateHandler(ctx: ApiContext<{ token: string }, unknown>): Promise<HandlerResult> {
-  return { data: await captureState(ctx.db, ctx.verification!, ctx.auth.workspace.name), headers: { 'cache-control': 'no-store' } };
+  return {
+    data: await captureState(ctx.db, ctx.verification!, ctx.auth.workspace.name),
+    headers: { 'cache-control': 'no-store' },
+  };
 }
 
 /** The page computes the SHA-256 over the bytes it showed; only this request shape is offered to it. */
 export const captureConsentBody = consentById;
 
-export async function captureConsentHandler(ctx: ApiContext<{ token: string }, z.infer<typeof consentById>>): Promise<HandlerResult> {
+export async function captureConsentHandler(
+  ctx: ApiContext<{ token: string }, z.infer<typeof consentById>>,
+): Promise<HandlerResult> {
   const v = ctx.verification!;
-  const acceptance = { shape: 'id' as const, consentVersionId: ctx.body.consent_version_id, textSha256: ctx.body.text_sha256 };
+  const acceptance = {
+    shape: 'id' as const,
+    consentVersionId: ctx.body.consent_version_id,
+    textSha256: ctx.body.text_sha256,
+  };
   await acceptConsent(ctx.db, { verification: v, acceptance, actor: 'capture', requestId: ctx.requestId });
   return { data: await captureState(ctx.db, v, ctx.auth.workspace.name) };
 }
 
-export async function captureUploadHandler(ctx: ApiContext<{ token: string }, z.infer<typeof mediaFields>>): Promise<HandlerResult> {
+export async function captureUploadHandler(
+  ctx: ApiContext<{ token: string }, z.infer<typeof mediaFields>>,
+): Promise<HandlerResult> {
   return { status: 201, data: await uploadFromForm(ctx, ctx.verification!.id) };
 }
 
@@ -45,15 +56,19 @@ export const challengeFields = z.strictObject({ nonce: z.string().min(16).max(20
 /** Consent first, and only while media may be uploaded: the frames are media of the verification. */
 async function challengeAllowed(ctx: ApiContext<unknown, unknown>) {
   const v = ctx.verification!;
-  if (!(await getConsentRecord(ctx.db, v.id))) throw new DomainError('CONSENT_REQUIRED', 'The user must accept the consent text first.');
-  if (!UPLOAD_STATUSES.has(v.status)) throw new DomainError('INVALID_STATUS', `No challenge in status ${v.status}.`, { status: v.status });
+  if (!(await getConsentRecord(ctx.db, v.id)))
+    throw new DomainError('CONSENT_REQUIRED', 'The user must accept the consent text first.');
+  if (!UPLOAD_STATUSES.has(v.status))
+    throw new DomainError('INVALID_STATUS', `No challenge in status ${v.status}.`, { status: v.status });
   return v;
 }
 
 export const challengeRequest = z.strictObject({ skip: z.literal(true).optional() }).optional();
 
 /** A new challenge; or, with `{"skip": true}`, the accessible alternative (a reviewer checks instead). */
-export async function captureChallengeHandler(ctx: ApiContext<{ token: string }, z.infer<typeof challengeRequest>>): Promise<HandlerResult> {
+export async function captureChallengeHandler(
+  ctx: ApiContext<{ token: string }, z.infer<typeof challengeRequest>>,
+): Promise<HandlerResult> {
   const v = await challengeAllowed(ctx);
   if (ctx.body?.skip) {
     const o = await skipChallenge(ctx.db, v);
@@ -62,12 +77,28 @@ export async function captureChallengeHandler(ctx: ApiContext<{ token: string },
   return { status: 201, data: await issueChallenge(ctx.db, v), headers: { 'cache-control': 'no-store' } };
 }
 
-export async function captureChallengeFramesHandler(ctx: ApiContext<{ token: string; challenge: string }, z.infer<typeof challengeFields>>): Promise<HandlerResult> {
+export async function captureChallengeFramesHandler(
+  ctx: ApiContext<{ token: string; challenge: string }, z.infer<typeof challengeFields>>,
+): Promise<HandlerResult> {
   const v = await challengeAllowed(ctx);
   const files = ctx.form!.files;
   const bad = files.filter((f) => !/^frame_\d$/.test(f.field)).map((f) => f.field);
-  if (bad.length) throw validationError(Object.fromEntries(bad.map((n) => [n, ['Unknown file field: send frame_0, frame_1, …']])));
+  if (bad.length)
+    throw validationError(Object.fromEntries(bad.map((n) => [n, ['Unknown file field: send frame_0, frame_1, …']])));
   const frames = await Promise.all([...files].sort((a, b) => a.field.localeCompare(b.field)).map((f) => f.read()));
-  const outcome = await completeChallenge(ctx.db, v, { challengeId: ctx.params.challenge, nonce: ctx.body.nonce, frames }, (b, k) => analysisPool().analyze(b, k));
-  return { data: { id: outcome.id, passed: outcome.passed, failure: outcome.failure, steps: outcome.steps, frames: outcome.frames.map((f) => ({ step: f.step, face_found: f.face_found, turn: f.yaw })) } };
+  const outcome = await completeChallenge(
+    ctx.db,
+    v,
+    { challengeId: ctx.params.challenge, nonce: ctx.body.nonce, frames },
+    (b, k) => analysisPool().analyze(b, k),
+  );
+  return {
+    data: {
+      id: outcome.id,
+      passed: outcome.passed,
+      failure: outcome.failure,
+      steps: outcome.steps,
+      frames: outcome.frames.map((f) => ({ step: f.step, face_found: f.face_found, turn: f.yaw })),
+    },
+  };
 }

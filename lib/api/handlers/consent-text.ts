@@ -34,7 +34,10 @@ export async function serveConsentText(_req: Request, ctx: { params: Promise<{ f
 }
 
 /** GET /consent/{id}/{locale}.txt */
-export async function serveConsentTextIn(_req: Request, ctx: { params: Promise<{ file: string; locale: string }> }): Promise<Response> {
+export async function serveConsentTextIn(
+  _req: Request,
+  ctx: { params: Promise<{ file: string; locale: string }> },
+): Promise<Response> {
   const { file, locale } = await ctx.params;
   const l = /^(.+)\.txt$/.exec(locale)?.[1];
   return serve(/^\d{1,9}$/.exec(file)?.[0], isLocale(l) ? l : null);

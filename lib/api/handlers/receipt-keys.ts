@@ -7,7 +7,11 @@ import { receiptKeys } from '../../domain/retention/receipts';
 export async function serveReceiptKeys(): Promise<Response> {
   try {
     return new Response(JSON.stringify(await receiptKeys(getDb())), {
-      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' },
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'cache-control': 'public, max-age=300',
+        'x-content-type-options': 'nosniff',
+      },
     });
   } catch (e) {
     const requestId = newId('req');

@@ -7,7 +7,13 @@ import type { ApiContext, HandlerResult } from '../route';
 import { actorOf } from '../../domain/auth/authenticate';
 import { parseOrThrow, validationError } from '../../core/errors';
 import { sha256Hex } from '../../core/crypto/hash';
-import { acceptConsent, consentFields, getActiveConsentOrThrow, publicConsentVersion, type AcceptConsentInput } from '../../domain/consent';
+import {
+  acceptConsent,
+  consentFields,
+  getActiveConsentOrThrow,
+  publicConsentVersion,
+  type AcceptConsentInput,
+} from '../../domain/consent';
 import { createVerification, type CreateVerificationFields } from '../../domain/verifications/create';
 import { getVerification } from '../../domain/verifications/get';
 import { listVerifications, type ListVerificationsQuery } from '../../domain/verifications/list';
@@ -28,14 +34,18 @@ export const caller = (ctx: ApiContext<unknown, unknown>) => ({
   requestId: ctx.requestId,
 });
 
-export async function createVerificationHandler(ctx: ApiContext<unknown, CreateVerificationFields>): Promise<HandlerResult> {
+export async function createVerificationHandler(
+  ctx: ApiContext<unknown, CreateVerificationFields>,
+): Promise<HandlerResult> {
   const key = ctx.req.headers.get('idempotency-key');
   const { row, replayed } = await createVerification(ctx.db, {
     workspace: ctx.auth.workspace,
     keyMode: ctx.auth.via.kind === 'unsigned' ? null : ctx.auth.mode,
     fields: ctx.body,
     // The field's own text from the body (parsed once already, so it is valid JSON).
-    externalMetadataRaw: ctx.body.external_metadata ? rawMember(new TextDecoder().decode(ctx.rawBody), 'external_metadata') : undefined,
+    externalMetadataRaw: ctx.body.external_metadata
+      ? rawMember(new TextDecoder().decode(ctx.rawBody), 'external_metadata')
+      : undefined,
     idempotency: key === null ? null : { key, bodyHash: sha256Hex(ctx.rawBody) },
     actor: actorOf(ctx.auth),
     requestId: ctx.requestId,
@@ -52,7 +62,9 @@ export async function getVerificationHandler(ctx: ApiContext<{ id: string }, unk
   return { data: serializeVerification(verification, consent) };
 }
 
-export async function listVerificationsHandler(ctx: ApiContext<unknown, unknown, ListVerificationsQuery>): Promise<HandlerResult> {
+export async function listVerificationsHandler(
+  ctx: ApiContext<unknown, unknown, ListVerificationsQuery>,
+): Promise<HandlerResult> {
   const q = ctx.query;
   const { items, nextCursor } = await listVerifications(ctx.db, {
     ...caller(ctx),
@@ -62,20 +74,29 @@ export async function listVerificationsHandler(ctx: ApiContext<unknown, unknown,
     limit: q.limit,
     cursor: q.cursor,
   });
-  return { data: { items: items.map((i) => serializeVerification(i.verification, i.consent)), next_cursor: nextCursor } };
+  return {
+    data: { items: items.map((i) => serializeVerification(i.verification, i.consent)), next_cursor: nextCursor },
+  };
 }
 
 /** `?lang=`: the text in that language (English when the version has none in it); English without. */
 export const consentQuery = z.strictObject({ lang: supportedLocale.optional() });
 
-export async function getActiveConsentHandler(ctx: ApiContext<unknown, unknown, z.infer<typeof consentQuery>>): Promise<HandlerResult> {
+export async function getActiveConsentHandler(
+  ctx: ApiContext<unknown, unknown, z.infer<typeof consentQuery>>,
+): Promise<HandlerResult> {
   // The interface's other shape of this resource carries the text itself (`consent_text`): both shapes in one (docs/api.md "Consent").
   return { data: publicConsentVersion(await getActiveConsentOrThrow(ctx.db), ctx.query?.lang, { withText: true }) };
 }
 
 export const consentById = z.strictObject({
-  consent_version_id: z.number({ error: 'Must be an integer.' }).int('Must be an integer.').positive('Must be positive.'),
-  text_sha256: z.string({ error: 'Must be a string.' }).regex(/^[0-9a-fA-F]{64}$/, 'Must be 64 hexadecimal characters.'),
+  consent_version_id: z
+    .number({ error: 'Must be an integer.' })
+    .int('Must be an integer.')
+    .positive('Must be positive.'),
+  text_sha256: z
+    .string({ error: 'Must be a string.' })
+    .regex(/^[0-9a-fA-F]{64}$/, 'Must be 64 hexadecimal characters.'),
 });
 export const consentByLabel = z.strictObject({
   consent_version: z.string({ error: 'Must be a string.' }).min(1),
@@ -97,17 +118,26 @@ function consentAcceptance(b: Record<string, unknown>): AcceptConsentInput {
   throw validationError({ consent_version_id: ['Required.'], text_sha256: ['Required.'] });
 }
 
-export async function acceptConsentHandler(ctx: ApiContext<{ id: string }, Record<string, unknown>>): Promise<HandlerResult> {
+export async function acceptConsentHandler(
+  ctx: ApiContext<{ id: string }, Record<string, unknown>>,
+): Promise<HandlerResult> {
   const c = caller(ctx);
   const { verification } = await getVerification(ctx.db, { ...c, id: ctx.params.id });
-  const rec = await acceptConsent(ctx.db, { verification, acceptance: consentAcceptance(ctx.body), actor: c.actor, requestId: c.requestId });
+  const rec = await acceptConsent(ctx.db, {
+    verification,
+    acceptance: consentAcceptance(ctx.body),
+    actor: c.actor,
+    requestId: c.requestId,
+  });
   return { data: { id: verification.id, ...consentFields(rec) } };
 }
 
 export const mediaFields = z.strictObject({
   type: z.enum(['selfie', 'document'], { error: 'Must be selfie or document.' }),
   side: z.enum(['front', 'back'], { error: 'Must be front or back.' }).optional(),
-  document_type: z.enum(['passport', 'id_card', 'driving_licence'], { error: 'Must be passport, id_card or driving_licence.' }).optional(),
+  document_type: z
+    .enum(['passport', 'id_card', 'driving_licence'], { error: 'Must be passport, id_card or driving_licence.' })
+    .optional(),
 });
 
 /** The multipart fields and file of an upload (the media endpoints of /v1 and of the capture page), stored. */
@@ -116,20 +146,39 @@ export async function uploadFromForm(ctx: ApiContext<unknown, z.infer<typeof med
   const file = files.find((f) => f.field === 'file');
   const stray = files.filter((f) => f.field !== 'file').map((f) => f.field);
   if (!file || stray.length) {
-    throw validationError({ ...(file ? {} : { file: ['Required: the image file.'] }), ...Object.fromEntries(stray.map((n) => [n, ['Unknown file field.']])) });
+    throw validationError({
+      ...(file ? {} : { file: ['Required: the image file.'] }),
+      ...Object.fromEntries(stray.map((n) => [n, ['Unknown file field.']])),
+    });
   }
   if (ctx.body.type === 'selfie' && (ctx.body.side || ctx.body.document_type)) {
     throw validationError({ [ctx.body.side ? 'side' : 'document_type']: ['Only for documents.'] });
   }
-  const m = await uploadMedia(ctx.db, { ...caller(ctx), verificationId, type: ctx.body.type, side: ctx.body.side, documentType: ctx.body.document_type, file: await file.read() });
+  const m = await uploadMedia(ctx.db, {
+    ...caller(ctx),
+    verificationId,
+    type: ctx.body.type,
+    side: ctx.body.side,
+    documentType: ctx.body.document_type,
+    file: await file.read(),
+  });
   return serializeMedia(m);
 }
 
-export async function uploadMediaHandler(ctx: ApiContext<{ id: string }, z.infer<typeof mediaFields>>): Promise<HandlerResult> {
+export async function uploadMediaHandler(
+  ctx: ApiContext<{ id: string }, z.infer<typeof mediaFields>>,
+): Promise<HandlerResult> {
   return { status: 201, data: await uploadFromForm(ctx, ctx.params.id) };
 }
 
 export async function submitHandler(ctx: ApiContext<{ id: string }, unknown>): Promise<HandlerResult> {
   const v = await submitVerification(ctx.db, { ...caller(ctx), verificationId: ctx.params.id });
-  return { data: { id: v.id, status: v.status, submitted_at: v.submittedAt!.toISOString(), attempts_remaining: attemptsRemaining(v) } };
+  return {
+    data: {
+      id: v.id,
+      status: v.status,
+      submitted_at: v.submittedAt!.toISOString(),
+      attempts_remaining: attemptsRemaining(v),
+    },
+  };
 }

@@ -14,34 +14,54 @@ import { submitWalletResponse } from '../../domain/wallet/respond';
 import { WALLET_PROTOCOLS, walletOrigin } from '../../domain/wallet/protocol';
 import { caller } from './verifications';
 
-const protocol = z.enum(WALLET_PROTOCOLS, { error: 'Must be openid4vp-v1-unsigned or org-iso-mdoc.' }).describe('The Digital Credentials API protocol');
+const protocol = z
+  .enum(WALLET_PROTOCOLS, { error: 'Must be openid4vp-v1-unsigned or org-iso-mdoc.' })
+  .describe('The Digital Credentials API protocol');
 
 export const walletRequestBody = z.strictObject({
   protocol,
-  origin: walletOrigin.describe('The origin of the page that will call navigator.credentials.get (https; http://localhost for development)'),
+  origin: walletOrigin.describe(
+    'The origin of the page that will call navigator.credentials.get (https; http://localhost for development)',
+  ),
 });
 export const captureWalletRequestBody = z.strictObject({ protocol });
 
 export const walletResponseBody = z.strictObject({
-  request_id: z.string({ error: 'Must be a string.' }).min(1).max(100).describe('The `id` of the wallet request this answers'),
-  protocol: protocol.describe('The DigitalCredential\'s `protocol`, as the browser gave it'),
+  request_id: z
+    .string({ error: 'Must be a string.' })
+    .min(1)
+    .max(100)
+    .describe('The `id` of the wallet request this answers'),
+  protocol: protocol.describe("The DigitalCredential's `protocol`, as the browser gave it"),
   data: z
     .unknown()
-    .refine((v) => v !== undefined, 'Required: the DigitalCredential\'s data, as the browser gave it.')
-    .describe('The DigitalCredential\'s `data`, as the browser gave it (for both protocols an object with an encrypted `response`)'),
+    .refine((v) => v !== undefined, "Required: the DigitalCredential's data, as the browser gave it.")
+    .describe(
+      "The DigitalCredential's `data`, as the browser gave it (for both protocols an object with an encrypted `response`)",
+    ),
 });
 
 /** The hosted page's requests are answered at the service's own origin. */
 const ownOrigin = () => new URL(env().BASE_URL).origin;
 
-export async function createWalletRequestHandler(ctx: ApiContext<{ id: string }, z.infer<typeof walletRequestBody>>): Promise<HandlerResult> {
+export async function createWalletRequestHandler(
+  ctx: ApiContext<{ id: string }, z.infer<typeof walletRequestBody>>,
+): Promise<HandlerResult> {
   const c = caller(ctx);
   const { verification } = await getVerification(ctx.db, { ...c, id: ctx.params.id });
-  const data = await createWalletRequest(ctx.db, { verification, protocol: ctx.body.protocol, origin: ctx.body.origin, actor: c.actor, requestId: c.requestId });
+  const data = await createWalletRequest(ctx.db, {
+    verification,
+    protocol: ctx.body.protocol,
+    origin: ctx.body.origin,
+    actor: c.actor,
+    requestId: c.requestId,
+  });
   return { status: 201, data, headers: { 'cache-control': 'no-store' } };
 }
 
-export async function submitWalletResponseHandler(ctx: ApiContext<{ id: string }, z.infer<typeof walletResponseBody>>): Promise<HandlerResult> {
+export async function submitWalletResponseHandler(
+  ctx: ApiContext<{ id: string }, z.infer<typeof walletResponseBody>>,
+): Promise<HandlerResult> {
   const { verification, consent } = await submitWalletResponse(ctx.db, {
     ...caller(ctx),
     verificationId: ctx.params.id,
@@ -52,13 +72,23 @@ export async function submitWalletResponseHandler(ctx: ApiContext<{ id: string }
   return { data: serializeVerification(verification, consent) };
 }
 
-export async function captureWalletRequestHandler(ctx: ApiContext<{ token: string }, z.infer<typeof captureWalletRequestBody>>): Promise<HandlerResult> {
+export async function captureWalletRequestHandler(
+  ctx: ApiContext<{ token: string }, z.infer<typeof captureWalletRequestBody>>,
+): Promise<HandlerResult> {
   const c = caller(ctx);
-  const data = await createWalletRequest(ctx.db, { verification: ctx.verification!, protocol: ctx.body.protocol, origin: ownOrigin(), actor: c.actor, requestId: c.requestId });
+  const data = await createWalletRequest(ctx.db, {
+    verification: ctx.verification!,
+    protocol: ctx.body.protocol,
+    origin: ownOrigin(),
+    actor: c.actor,
+    requestId: c.requestId,
+  });
   return { status: 201, data, headers: { 'cache-control': 'no-store' } };
 }
 
-export async function captureWalletResponseHandler(ctx: ApiContext<{ token: string }, z.infer<typeof walletResponseBody>>): Promise<HandlerResult> {
+export async function captureWalletResponseHandler(
+  ctx: ApiContext<{ token: string }, z.infer<typeof walletResponseBody>>,
+): Promise<HandlerResult> {
   const { verification } = await submitWalletResponse(ctx.db, {
     ...caller(ctx),
     verificationId: ctx.verification!.id,

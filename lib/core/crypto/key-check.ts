@@ -28,7 +28,9 @@ export type KeyCheck = {
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 async function columnsPresent(q: Query): Promise<Set<string>> {
-  const rows = await q(`select table_name, column_name from information_schema.columns where table_schema = current_schema()`);
+  const rows = await q(
+    `select table_name, column_name from information_schema.columns where table_schema = current_schema()`,
+  );
   return new Set(rows.map((r) => `${r.table_name}.${r.column_name}`));
 }
 
@@ -64,11 +66,15 @@ export async function checkKeyRing(q: Query, ring: ReadonlyMap<string, Kek>): Pr
     if (!has.has(`${c.table}.${c.column}`)) continue;
     const col = quote(c.column);
     const table = quote(c.table);
-    for (const r of await q(`select distinct split_part(${col}, '.', 2) as id from ${table} where ${col} like 'v1.%'`)) needed.add(String(r.id));
-    const [legacy] = await q(`select id, ${col} as sealed from ${table} where ${col} is not null and ${col} not like 'v1.%' limit 1`);
+    for (const r of await q(`select distinct split_part(${col}, '.', 2) as id from ${table} where ${col} like 'v1.%'`))
+      needed.add(String(r.id));
+    const [legacy] = await q(
+      `select id, ${col} as sealed from ${table} where ${col} is not null and ${col} not like 'v1.%' limit 1`,
+    );
     if (legacy) {
       needed.add(LEGACY);
-      if (!opensWithAny(ring, Buffer.from(String(legacy.sealed), 'base64'), c.aad(String(legacy.id)))) legacyUnreadable = true;
+      if (!opensWithAny(ring, Buffer.from(String(legacy.sealed), 'base64'), c.aad(String(legacy.id))))
+        legacyUnreadable = true;
     }
   }
 

@@ -4,10 +4,22 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseEnv, resetEnvCache } from '../env';
-import { KEY_FILE_RECHECK_MS, keyIdOf, keyRing, KeyUnavailableError, newKeyBase64, reloadKeyRing, writeKeyFiles } from './keyring';
+import {
+  KEY_FILE_RECHECK_MS,
+  keyIdOf,
+  keyRing,
+  KeyUnavailableError,
+  newKeyBase64,
+  reloadKeyRing,
+  writeKeyFiles,
+} from './keyring';
 import { aesGcmEncrypt, openWithKek, sealedKeyId, sealWithKek, unwrapWithKek, wrapWithKek } from './secretbox';
 
-const saved = { key: process.env.ENCRYPTION_KEY, prev: process.env.ENCRYPTION_KEYS_PREVIOUS, file: process.env.ENCRYPTION_KEY_FILE };
+const saved = {
+  key: process.env.ENCRYPTION_KEY,
+  prev: process.env.ENCRYPTION_KEYS_PREVIOUS,
+  file: process.env.ENCRYPTION_KEY_FILE,
+};
 function useEnv(vars: { ENCRYPTION_KEY?: string; ENCRYPTION_KEYS_PREVIOUS?: string; ENCRYPTION_KEY_FILE?: string }) {
   for (const k of ['ENCRYPTION_KEY', 'ENCRYPTION_KEYS_PREVIOUS', 'ENCRYPTION_KEY_FILE'] as const) {
     if (vars[k] === undefined) delete process.env[k];
@@ -16,7 +28,9 @@ function useEnv(vars: { ENCRYPTION_KEY?: string; ENCRYPTION_KEYS_PREVIOUS?: stri
   resetEnvCache();
   reloadKeyRing();
 }
-afterEach(() => useEnv({ ENCRYPTION_KEY: saved.key, ENCRYPTION_KEYS_PREVIOUS: saved.prev, ENCRYPTION_KEY_FILE: saved.file }));
+afterEach(() =>
+  useEnv({ ENCRYPTION_KEY: saved.key, ENCRYPTION_KEYS_PREVIOUS: saved.prev, ENCRYPTION_KEY_FILE: saved.file }),
+);
 
 const K1 = newKeyBase64();
 const K2 = newKeyBase64();
@@ -59,7 +73,9 @@ describe('key ring', () => {
   });
 
   it('ENCRYPTION_KEYS_PREVIOUS must be keys of 32 bytes', () => {
-    expect(parseEnv({ ENCRYPTION_KEY: K1, ENCRYPTION_KEYS_PREVIOUS: `${K2}, ${K1}` }).ENCRYPTION_KEYS_PREVIOUS).toEqual([K2, K1]);
+    expect(parseEnv({ ENCRYPTION_KEY: K1, ENCRYPTION_KEYS_PREVIOUS: `${K2}, ${K1}` }).ENCRYPTION_KEYS_PREVIOUS).toEqual(
+      [K2, K1],
+    );
     expect(() => parseEnv({ ENCRYPTION_KEYS_PREVIOUS: 'c2hvcnQ=' })).toThrow(/ENCRYPTION_KEYS_PREVIOUS/);
   });
 

@@ -26,13 +26,16 @@ export const KEY_BYTES = 32;
 /** A value wrapped by a key this process does not hold (retired, or not yet deployed here). */
 export class KeyUnavailableError extends Error {
   constructor(readonly keyId: string) {
-    super(`Encryption key ${keyId} is not in this server's key ring (ENCRYPTION_KEY, ENCRYPTION_KEYS_PREVIOUS or the key file).`);
+    super(
+      `Encryption key ${keyId} is not in this server's key ring (ENCRYPTION_KEY, ENCRYPTION_KEYS_PREVIOUS or the key file).`,
+    );
     this.name = 'KeyUnavailableError';
   }
 }
 
 /** A key's public name: derived from the key (HMAC), so it says nothing about the key and needs no registry. */
-export const keyIdOf = (key: Buffer) => createHmac('sha256', key).update('open-verify/key-id/v1').digest('hex').slice(0, 16);
+export const keyIdOf = (key: Buffer) =>
+  createHmac('sha256', key).update('open-verify/key-id/v1').digest('hex').slice(0, 16);
 
 export const newKeyBase64 = () => randomBytes(KEY_BYTES).toString('base64');
 
@@ -64,7 +67,14 @@ export function keyRing(): KeyRing {
   const previous = e.ENCRYPTION_KEYS_PREVIOUS ?? [];
   const stamp = `${e.ENCRYPTION_KEY}|${previous.join(',')}`;
   if (envCache?.stamp !== stamp) {
-    envCache = { stamp, ring: makeRing(decodeKey(e.ENCRYPTION_KEY, 'ENCRYPTION_KEY'), previous.map((k) => decodeKey(k, 'ENCRYPTION_KEYS_PREVIOUS')), 'environment') };
+    envCache = {
+      stamp,
+      ring: makeRing(
+        decodeKey(e.ENCRYPTION_KEY, 'ENCRYPTION_KEY'),
+        previous.map((k) => decodeKey(k, 'ENCRYPTION_KEYS_PREVIOUS')),
+        'environment',
+      ),
+    };
   }
   return envCache.ring;
 }
@@ -145,21 +155,49 @@ export function writeKeyFiles(file: string, primaryB64: string, previousB64: str
  * now without generating or caching anything. `dataDirKeys`: a key file about to become the data directory's own
  * (restore --encryption-key-file). `ring` is null when there is no key at all (a first start generates one).
  */
-export function startupKeyRing(e: Env, dataDirKeys?: { primary: string; previous: string[] }): { ring: KeyRing | null; from: string } {
+export function startupKeyRing(
+  e: Env,
+  dataDirKeys?: { primary: string; previous: string[] },
+): { ring: KeyRing | null; from: string } {
   // `from`: where the server's keys would come from, as a clause for an error message.
   const ring = (k: { primary: string; previous: string[] }, where: string, source: KeyRing['source']) =>
-    makeRing(decodeKey(k.primary, where), k.previous.map((p) => decodeKey(p, where)), source);
+    makeRing(
+      decodeKey(k.primary, where),
+      k.previous.map((p) => decodeKey(p, where)),
+      source,
+    );
   if (e.ENCRYPTION_KEY_FILE) {
     const file = path.resolve(e.ENCRYPTION_KEY_FILE);
-    return { ring: ring(readKeyFiles(file), file, 'file'), from: `its keys would come from ENCRYPTION_KEY_FILE (${file})` };
+    return {
+      ring: ring(readKeyFiles(file), file, 'file'),
+      from: `its keys would come from ENCRYPTION_KEY_FILE (${file})`,
+    };
   }
   if (e.ENCRYPTION_KEY) {
-    return { ring: ring({ primary: e.ENCRYPTION_KEY, previous: e.ENCRYPTION_KEYS_PREVIOUS ?? [] }, 'ENCRYPTION_KEY', 'environment'), from: 'its keys would come from ENCRYPTION_KEY and ENCRYPTION_KEYS_PREVIOUS, set in this environment' };
+    return {
+      ring: ring(
+        { primary: e.ENCRYPTION_KEY, previous: e.ENCRYPTION_KEYS_PREVIOUS ?? [] },
+        'ENCRYPTION_KEY',
+        'environment',
+      ),
+      from: 'its keys would come from ENCRYPTION_KEY and ENCRYPTION_KEYS_PREVIOUS, set in this environment',
+    };
   }
   const file = path.resolve(e.DATA_DIR, 'encryption.key');
-  if (dataDirKeys) return { ring: ring(dataDirKeys, '--encryption-key-file', 'file'), from: `its keys would come from the key file given (to become ${file})` };
-  if (!fs.existsSync(file)) return { ring: null, from: `it would have no key: ${file} does not exist, and a new key would be generated at its start` };
-  return { ring: ring(readKeyFiles(file), file, 'file'), from: `its keys would come from the data directory's key file (${file})` };
+  if (dataDirKeys)
+    return {
+      ring: ring(dataDirKeys, '--encryption-key-file', 'file'),
+      from: `its keys would come from the key file given (to become ${file})`,
+    };
+  if (!fs.existsSync(file))
+    return {
+      ring: null,
+      from: `it would have no key: ${file} does not exist, and a new key would be generated at its start`,
+    };
+  return {
+    ring: ring(readKeyFiles(file), file, 'file'),
+    from: `its keys would come from the data directory's key file (${file})`,
+  };
 }
 
 /** The base64 keys of a key file: the primary and the previous ones. */

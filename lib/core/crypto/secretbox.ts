@@ -63,7 +63,11 @@ export function openWithKek(sealed: string, aad: string): Buffer {
 }
 
 /** Wraps a data key (or any short secret) under the primary key: the key id goes in its own column. */
-export function wrapWithKek(plain: Uint8Array, aad: string, kek: Kek = keyRing().primary): { kekId: string; wrapped: Buffer } {
+export function wrapWithKek(
+  plain: Uint8Array,
+  aad: string,
+  kek: Kek = keyRing().primary,
+): { kekId: string; wrapped: Buffer } {
   return { kekId: kek.id, wrapped: aesGcmEncrypt(plain, aad, kek.key) };
 }
 

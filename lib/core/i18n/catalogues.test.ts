@@ -17,7 +17,11 @@ const DIR = path.join(ROOT, 'messages');
 
 type Tree = { [k: string]: string | Tree };
 const flatten = (t: Tree, prefix = ''): Record<string, string> =>
-  Object.fromEntries(Object.entries(t).flatMap(([k, v]) => (typeof v === 'string' ? [[prefix + k, v]] : Object.entries(flatten(v, `${prefix}${k}.`)))));
+  Object.fromEntries(
+    Object.entries(t).flatMap(([k, v]) =>
+      typeof v === 'string' ? [[prefix + k, v]] : Object.entries(flatten(v, `${prefix}${k}.`)),
+    ),
+  );
 const catalogue = (l: Locale) => flatten(JSON.parse(fs.readFileSync(path.join(DIR, `${l}.json`), 'utf8')));
 const en = catalogue('en');
 
@@ -60,7 +64,8 @@ function usedKeys() {
   const families = new Set<string>();
   for (const { text } of translatingSources()) {
     for (const m of text.matchAll(/\bt(?:\.rich|\.markup|\.has)?\(\s*(['"])([^'"]+)\1/g)) used.add(m[2]);
-    for (const m of text.matchAll(/\bt(?:\.rich|\.markup|\.has)?\(\s*`([^`$]*)\$\{/g)) families.add(m[1].replace(/\.$/, ''));
+    for (const m of text.matchAll(/\bt(?:\.rich|\.markup|\.has)?\(\s*`([^`$]*)\$\{/g))
+      families.add(m[1].replace(/\.$/, ''));
   }
   return { used, families };
 }
@@ -73,17 +78,30 @@ describe('capture page catalogues', () => {
   it('every catalogue has exactly the English keys', () => {
     for (const l of LOCALES) {
       const keys = Object.keys(catalogue(l));
-      expect({ locale: l, missing: Object.keys(en).filter((k) => !keys.includes(k)), extra: keys.filter((k) => !(k in en)) }).toEqual({ locale: l, missing: [], extra: [] });
+      expect({
+        locale: l,
+        missing: Object.keys(en).filter((k) => !keys.includes(k)),
+        extra: keys.filter((k) => !(k in en)),
+      }).toEqual({ locale: l, missing: [], extra: [] });
     }
   });
 
   it('every key is used by the page, and every key the page uses exists (scanning the source)', () => {
     const { used, families } = usedKeys();
     const unlisted = [...families].filter((f) => !(f in DYNAMIC_MESSAGE_KEYS));
-    expect(unlisted, 'keys built from a code must have their family listed in components/capture/message-keys.ts').toEqual([]);
+    expect(
+      unlisted,
+      'keys built from a code must have their family listed in components/capture/message-keys.ts',
+    ).toEqual([]);
     for (const f of families) for (const member of DYNAMIC_MESSAGE_KEYS[f]) used.add(`${f}.${member}`);
-    expect([...used].filter((k) => !(k in en)), 'used but not in messages/en.json').toEqual([]);
-    expect(Object.keys(en).filter((k) => !used.has(k)), 'in messages/en.json but used nowhere').toEqual([]);
+    expect(
+      [...used].filter((k) => !(k in en)),
+      'used but not in messages/en.json',
+    ).toEqual([]);
+    expect(
+      Object.keys(en).filter((k) => !used.has(k)),
+      'in messages/en.json but used nowhere',
+    ).toEqual([]);
   });
 
   it('the scan sees the page: a key only the page uses is counted, a key nobody uses is not', () => {
@@ -113,7 +131,8 @@ describe('capture page catalogues', () => {
       for (const [k, v] of Object.entries(catalogue(l))) {
         const { args, plurals } = argsOf(parse(v));
         expect({ l, k, args: [...args].sort() }).toEqual({ l, k, args: [...argsOf(parse(en[k])).args].sort() });
-        for (const p of plurals) expect({ l, k, missing: [...needed].filter((c) => !p.options.includes(c)) }).toEqual({ l, k, missing: [] });
+        for (const p of plurals)
+          expect({ l, k, missing: [...needed].filter((c) => !p.options.includes(c)) }).toEqual({ l, k, missing: [] });
       }
     }
   });
@@ -127,17 +146,35 @@ describe('capture page catalogues', () => {
   });
 
   it('the capture page writes no words of its own: every text it shows is a message of the catalogues', () => {
-    expect(fs.existsSync(path.join(ROOT, 'components/capture/messages.ts')), 'the hand-written dictionary is gone: add messages to messages/*.json').toBe(false);
+    expect(
+      fs.existsSync(path.join(ROOT, 'components/capture/messages.ts')),
+      'the hand-written dictionary is gone: add messages to messages/*.json',
+    ).toBe(false);
     const files = [
-      ...fs.readdirSync(path.join(ROOT, 'components/capture')).filter((f) => f.endsWith('.tsx')).map((f) => `components/capture/${f}`),
+      ...fs
+        .readdirSync(path.join(ROOT, 'components/capture'))
+        .filter((f) => f.endsWith('.tsx'))
+        .map((f) => `components/capture/${f}`),
       'app/verify/[token]/page.tsx',
     ];
     const found: string[] = [];
     for (const file of files) {
-      const sf = ts.createSourceFile(file, fs.readFileSync(path.join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true, ts.ScriptKind.TSX);
+      const sf = ts.createSourceFile(
+        file,
+        fs.readFileSync(path.join(ROOT, file), 'utf8'),
+        ts.ScriptTarget.Latest,
+        true,
+        ts.ScriptKind.TSX,
+      );
       const visit = (n: ts.Node) => {
         if (ts.isJsxText(n) && /\p{L}/u.test(n.text)) found.push(`${file}: ${n.text.trim()}`);
-        if (ts.isJsxAttribute(n) && ['aria-label', 'alt', 'title', 'placeholder', 'label'].includes(n.name.getText()) && n.initializer && ts.isStringLiteral(n.initializer) && /\p{L}/u.test(n.initializer.text)) {
+        if (
+          ts.isJsxAttribute(n) &&
+          ['aria-label', 'alt', 'title', 'placeholder', 'label'].includes(n.name.getText()) &&
+          n.initializer &&
+          ts.isStringLiteral(n.initializer) &&
+          /\p{L}/u.test(n.initializer.text)
+        ) {
           found.push(`${file}: ${n.name.getText()}="${n.initializer.text}"`);
         }
         ts.forEachChild(n, visit);

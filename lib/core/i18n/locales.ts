@@ -3,7 +3,24 @@
  * messages/<locale>.json, and the consent text of each consent version in each. Plain data, so the page's own
  * script (the language picker) can read it without the negotiation code (lib/core/i18n/negotiate.ts).
  */
-export const LOCALES = ['en', 'es', 'pt-BR', 'fr', 'de', 'it', 'nl', 'pl', 'tr', 'ru', 'uk', 'ar', 'he', 'hi', 'id', 'ja'] as const;
+export const LOCALES = [
+  'en',
+  'es',
+  'pt-BR',
+  'fr',
+  'de',
+  'it',
+  'nl',
+  'pl',
+  'tr',
+  'ru',
+  'uk',
+  'ar',
+  'he',
+  'hi',
+  'id',
+  'ja',
+] as const;
 export type Locale = (typeof LOCALES)[number];
 
 /** The language of the page when nothing else decides, of GET /v1/consent without `lang`, and of every fallback. */
@@ -54,7 +71,8 @@ const RTL: ReadonlySet<Locale> = new Set<Locale>(['ar', 'he']);
 /** The writing direction of a language, for `<html dir>`. */
 export const dirOf = (locale: Locale): 'rtl' | 'ltr' => (RTL.has(locale) ? 'rtl' : 'ltr');
 
-export const isLocale = (s: unknown): s is Locale => typeof s === 'string' && (LOCALES as readonly string[]).includes(s);
+export const isLocale = (s: unknown): s is Locale =>
+  typeof s === 'string' && (LOCALES as readonly string[]).includes(s);
 
 /** The capture link's parameter naming a language: `/verify/{token}?lang=fr`. */
 export const LANG_PARAM = 'lang';

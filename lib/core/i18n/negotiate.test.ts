@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { chooseLocale, fromAcceptLanguage, negotiate } from './negotiate';
 
 describe('capture page language', () => {
-  it('the order: the picker, ?lang=, the verification\'s locale, Accept-Language, English', () => {
+  it("the order: the picker, ?lang=, the verification's locale, Accept-Language, English", () => {
     const all = { picked: 'uk', query: 'ja', verification: 'fr', acceptLanguage: 'de' };
     expect(chooseLocale(all)).toEqual({ locale: 'uk', source: 'picker' });
     expect(chooseLocale({ ...all, picked: null })).toEqual({ locale: 'ja', source: 'query' });
@@ -17,12 +17,19 @@ describe('capture page language', () => {
     for (const bad of ['zz', 'xx-YY', '<script>', '', 'fr_FR', 'a'.repeat(500), 'en--US', '*']) {
       expect([bad, chooseLocale({ picked: bad, query: bad, ...rest }).locale]).toEqual([bad, 'fr']);
     }
-    expect(chooseLocale({ query: 'zh-Hant', acceptLanguage: 'zh, ;;q=oops,, pl;q=0.5' })).toEqual({ locale: 'pl', source: 'accept-language' });
+    expect(chooseLocale({ query: 'zh-Hant', acceptLanguage: 'zh, ;;q=oops,, pl;q=0.5' })).toEqual({
+      locale: 'pl',
+      source: 'accept-language',
+    });
     expect(chooseLocale({ acceptLanguage: ';;q=oops,,' }).locale).toBe('en');
   });
 
   it('a regional or legacy tag reaches its language (RFC 4647 lookup); never a neighbouring language', () => {
-    expect(['fr-CA', 'pt', 'pt-PT', 'PT-br', 'iw', 'de-CH-1996', 'ar-EG', 'ja-JP', 'zh', 'ca', 'nb'].map((t) => negotiate([t]))).toEqual(['fr', 'pt-BR', 'pt-BR', 'pt-BR', 'he', 'de', 'ar', 'ja', null, null, null]);
+    expect(
+      ['fr-CA', 'pt', 'pt-PT', 'PT-br', 'iw', 'de-CH-1996', 'ar-EG', 'ja-JP', 'zh', 'ca', 'nb'].map((t) =>
+        negotiate([t]),
+      ),
+    ).toEqual(['fr', 'pt-BR', 'pt-BR', 'pt-BR', 'he', 'de', 'ar', 'ja', null, null, null]);
   });
 
   it('Accept-Language is read by its q-values', () => {

@@ -50,7 +50,12 @@ export type LocaleSource = 'picker' | 'query' | 'verification' | 'accept-languag
  * verification's `locale` (set by the integrator), the browser's Accept-Language, English. An unknown or malformed
  * choice at any step is passed over, never an error.
  */
-export function chooseLocale(input: { picked?: string | null; query?: string | null; verification?: string | null; acceptLanguage?: string | null }): { locale: Locale; source: LocaleSource } {
+export function chooseLocale(input: {
+  picked?: string | null;
+  query?: string | null;
+  verification?: string | null;
+  acceptLanguage?: string | null;
+}): { locale: Locale; source: LocaleSource } {
   if (isLocale(input.picked)) return { locale: input.picked, source: 'picker' };
   const fromQuery = input.query ? negotiate([input.query]) : null;
   if (fromQuery) return { locale: fromQuery, source: 'query' };

@@ -16,7 +16,10 @@ export const supportedLocale = z
     }
     const locale = negotiate([tag]);
     if (!locale) {
-      ctx.addIssue({ code: 'custom', message: `Not a supported language. Supported: ${LOCALES.join(', ')} (a regional tag of one works too, e.g. fr-CA).` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `Not a supported language. Supported: ${LOCALES.join(', ')} (a regional tag of one works too, e.g. fr-CA).`,
+      });
       return z.NEVER;
     }
     return locale;

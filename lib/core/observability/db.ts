@@ -76,7 +76,11 @@ export function traceQuery<Q>(query: Q, text: string, server: DbServer): Q {
 export function dbServer(url: string): DbServer {
   try {
     const u = new URL(url);
-    return { address: u.hostname, port: Number(u.port || 5432), database: decodeURIComponent(u.pathname.slice(1)) || 'postgres' };
+    return {
+      address: u.hostname,
+      port: Number(u.port || 5432),
+      database: decodeURIComponent(u.pathname.slice(1)) || 'postgres',
+    };
   } catch {
     return { address: 'unknown', port: 5432, database: 'postgres' };
   }

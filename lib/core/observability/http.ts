@@ -21,13 +21,21 @@ const SECRET_PARAMS = new Set(['token']);
 /** The status of a request whose client went away before its answer was complete (nginx's convention). */
 export const CLIENT_CLOSED = 499;
 
-export type HttpObserver = (req: IncomingMessage, res: ServerResponse, handle: () => Promise<void> | void) => Promise<void>;
+export type HttpObserver = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  handle: () => Promise<void> | void,
+) => Promise<void>;
 
 /** The path as a span may show it: each secret parameter's segment replaced. */
 function safePath(table: RouteTable, pathname: string): string {
   const m = table.match(pathname);
   if (!m) return pathname.length > 256 ? pathname.slice(0, 256) : pathname;
-  const secret = new Set(Object.entries(m.params).filter(([k]) => SECRET_PARAMS.has(k)).flatMap(([, v]) => (Array.isArray(v) ? v : [v])));
+  const secret = new Set(
+    Object.entries(m.params)
+      .filter(([k]) => SECRET_PARAMS.has(k))
+      .flatMap(([, v]) => (Array.isArray(v) ? v : [v])),
+  );
   if (secret.size === 0) return pathname;
   return pathname
     .split('/')

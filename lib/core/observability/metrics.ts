@@ -98,8 +98,16 @@ function create() {
       buckets: DELIVERY_BUCKETS,
       registers,
     }),
-    analysisQueueDepth: poolGauge('analysis_queue_depth', 'Images waiting for an analysis worker in this process.', (p) => p.queued),
-    analysisWorkersBusy: poolGauge('analysis_workers_busy', 'Analysis workers of this process analysing an image now (of analysis_workers).', (p) => p.busy),
+    analysisQueueDepth: poolGauge(
+      'analysis_queue_depth',
+      'Images waiting for an analysis worker in this process.',
+      (p) => p.queued,
+    ),
+    analysisWorkersBusy: poolGauge(
+      'analysis_workers_busy',
+      'Analysis workers of this process analysing an image now (of analysis_workers).',
+      (p) => p.busy,
+    ),
     analysisWorkers: poolGauge('analysis_workers', 'Analysis worker threads of this process.', (p) => p.size),
     analysisQueueWait: new client.Histogram({
       name: 'analysis_queue_wait_seconds',
@@ -140,7 +148,7 @@ function create() {
     }),
     webhookAttemptDuration: new client.Histogram({
       name: 'webhook_attempt_duration_seconds',
-      help: 'Time one webhook attempt took, from connecting to the receiver\'s answer (or the error), by outcome.',
+      help: "Time one webhook attempt took, from connecting to the receiver's answer (or the error), by outcome.",
       labelNames: ['outcome'] as const,
       buckets: HTTP_BUCKETS,
       registers,
@@ -153,7 +161,7 @@ function create() {
     }),
     rateLimitRefusals: new client.Counter({
       name: 'rate_limit_refusals_total',
-      help: 'Requests refused by a rate limit or throttle, by scope: a workspace\'s API limit, a capture link\'s limit, the admin sign-in throttle.',
+      help: "Requests refused by a rate limit or throttle, by scope: a workspace's API limit, a capture link's limit, the admin sign-in throttle.",
       labelNames: ['scope'] as const,
       registers,
     }),
@@ -188,7 +196,8 @@ function create() {
   for (const trigger of ERASURE_TRIGGERS) m.retentionErasures.inc({ trigger }, 0);
   for (const mode of ['test', 'live']) m.verificationsCreated.inc({ mode }, 0);
   for (const scope of ANALYSIS_REFUSAL_SCOPES) m.analysisRefusals.inc({ scope }, 0);
-  for (const protocol of WALLET_PROTOCOLS) for (const outcome of WALLET_OUTCOMES) m.walletResponses.inc({ protocol, outcome }, 0);
+  for (const protocol of WALLET_PROTOCOLS)
+    for (const outcome of WALLET_OUTCOMES) m.walletResponses.inc({ protocol, outcome }, 0);
   for (const queue of OUTBOX_QUEUES) {
     m.outboxPending.set({ queue }, 0);
     m.outboxOldestAge.set({ queue }, 0);

@@ -10,7 +10,21 @@ describe('route templates', () => {
   it('every page and route file of app/ is a template, route groups dropped, and each matches itself', () => {
     const routes = scanRoutes(path.join(root, 'app'));
     const templates = routes.map((r) => r.template);
-    expect(templates).toEqual(expect.arrayContaining(['/', '/v1/verifications', '/v1/verifications/{id}', '/v1/verifications/{id}/submit', '/v1/{...path}', '/verify/{token}', '/admin', '/admin/verifications/{id}', '/admin/workspaces/{id}/usage/csv', '/metrics', '/healthz']));
+    expect(templates).toEqual(
+      expect.arrayContaining([
+        '/',
+        '/v1/verifications',
+        '/v1/verifications/{id}',
+        '/v1/verifications/{id}/submit',
+        '/v1/{...path}',
+        '/verify/{token}',
+        '/admin',
+        '/admin/verifications/{id}',
+        '/admin/workspaces/{id}/usage/csv',
+        '/metrics',
+        '/healthz',
+      ]),
+    );
     expect(templates.some((t) => t.includes('(') || t.includes('['))).toBe(false);
     for (const r of routes) {
       const concrete = r.template.replace(/\{\.\.\.\w+\}/g, 'a/b').replace(/\{\w+\}/g, 'x1');
@@ -20,12 +34,16 @@ describe('route templates', () => {
 
   it('a concrete path gets its template, never itself: static segments before dynamic ones before a catch-all', () => {
     expect(table.label('/v1/verifications/0193a0b2-1111-7000-8000-000000000000')).toBe('/v1/verifications/{id}');
-    expect(table.label('/v1/verifications/0193a0b2-1111-7000-8000-000000000000/media')).toBe('/v1/verifications/{id}/media');
+    expect(table.label('/v1/verifications/0193a0b2-1111-7000-8000-000000000000/media')).toBe(
+      '/v1/verifications/{id}/media',
+    );
     expect(table.label('/v1/consent')).toBe('/v1/consent');
     expect(table.label('/v1/openapi.json')).toBe('/v1/openapi.json');
     expect(table.label('/v1/no/such/thing')).toBe('/v1/{...path}');
     expect(table.label('/verify/AbCdEfGhIjKlMnOpQrStUv')).toBe('/verify/{token}');
-    expect(table.label('/api/capture/AbCdEfGhIjKlMnOpQrStUv/liveness/ch_1')).toBe('/api/capture/{token}/liveness/{challenge}');
+    expect(table.label('/api/capture/AbCdEfGhIjKlMnOpQrStUv/liveness/ch_1')).toBe(
+      '/api/capture/{token}/liveness/{challenge}',
+    );
     expect(table.label('/api/auth/callback/oidc')).toBe('/api/auth/{...nextauth}');
     expect(table.match('/verify/secret-token')?.params).toEqual({ token: 'secret-token' });
   });

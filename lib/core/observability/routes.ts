@@ -80,7 +80,10 @@ function matchOne(r: RouteTemplate, parts: string[]): Record<string, string | st
 export function matchRoute(routes: readonly RouteTemplate[], pathname: string): RouteMatch | null {
   let parts: string[];
   try {
-    parts = pathname.split('/').filter(Boolean).map((p) => decodeURIComponent(p));
+    parts = pathname
+      .split('/')
+      .filter(Boolean)
+      .map((p) => decodeURIComponent(p));
   } catch {
     return null;
   }

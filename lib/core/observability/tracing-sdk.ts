@@ -12,10 +12,25 @@
  * (lib/core/observability/http.ts) stands for the request; Next's tracer is handed spans that only carry the active
  * context through, so the work inside a route is still a child of that SERVER span.
  */
-import { context, INVALID_SPAN_CONTEXT, trace, type Context, type Span, type SpanOptions, type Tracer, type TracerOptions, type TracerProvider } from '@opentelemetry/api';
+import {
+  context,
+  INVALID_SPAN_CONTEXT,
+  trace,
+  type Context,
+  type Span,
+  type SpanOptions,
+  type Tracer,
+  type TracerOptions,
+  type TracerProvider,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  SimpleSpanProcessor,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import { setTracingEnabled } from './tracing';
 
 /** Tracers whose spans are not recorded (see above). */
@@ -48,10 +63,17 @@ export type Tracing = { flush: () => Promise<void>; shutdown: () => Promise<void
  * Registers a tracer provider for the process. `exporter`: where spans go (tests: the SDK's in-memory exporter);
  * by default the OTLP/HTTP exporter, in batches. `serviceName` is overridden by OTEL_SERVICE_NAME.
  */
-export async function startTracing(opts: { exporter?: SpanExporter; batch?: boolean; serviceName?: string; serviceVersion?: string } = {}): Promise<Tracing> {
+export async function startTracing(
+  opts: { exporter?: SpanExporter; batch?: boolean; serviceName?: string; serviceVersion?: string } = {},
+): Promise<Tracing> {
   const exporter = opts.exporter ?? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
   const resource = defaultResource()
-    .merge(resourceFromAttributes({ 'service.name': opts.serviceName ?? 'open-verify', ...(opts.serviceVersion ? { 'service.version': opts.serviceVersion } : {}) }))
+    .merge(
+      resourceFromAttributes({
+        'service.name': opts.serviceName ?? 'open-verify',
+        ...(opts.serviceVersion ? { 'service.version': opts.serviceVersion } : {}),
+      }),
+    )
     .merge(detectResources({ detectors: [envDetector] }));
   const processor = opts.batch === false ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter);
   const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });

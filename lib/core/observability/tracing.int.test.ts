@@ -41,8 +41,17 @@ import { traceQuery } from './db';
 ownDatabase('embedded');
 
 const tls = selfSignedCert();
-const ctx = (): JobContext => ({ db: getDb(), now: () => new Date(), webhook: { ca: tls.cert, allowPrivate: true, delays: [1, 1, 1], timeoutMs: 3000 }, pipeline: { retryDelayMs: () => 0 } });
-const fn = (id: string) => inngestFunction(JOBS.find((j) => j.id === id)!, ctx);
+const ctx = (): JobContext => ({
+  db: getDb(),
+  now: () => new Date(),
+  webhook: { ca: tls.cert, allowPrivate: true, delays: [1, 1, 1], timeoutMs: 3000 },
+  pipeline: { retryDelayMs: () => 0 },
+});
+const fn = (id: string) =>
+  inngestFunction(
+    JOBS.find((j) => j.id === id)!,
+    ctx,
+  );
 
 const exporter = new InMemorySpanExporter();
 const lines: Record<string, unknown>[] = [];
@@ -65,7 +74,10 @@ const counter = counterValue;
 /** A live verification with consent and a selfie, then submitted: returns its id. */
 async function submitted(selfie: Buffer, externalId: string) {
   const api = apiClient(http.base, w.apiKey, w.liveSecret);
-  const id = await api.prepare({ selfie }, { external_id: externalId, external_metadata: { note: `meta-${externalId}` } });
+  const id = await api.prepare(
+    { selfie },
+    { external_id: externalId, external_metadata: { note: `meta-${externalId}` } },
+  );
   expect((await api.submit(id)).data.status).toBe('submitted');
   return id;
 }
@@ -73,7 +85,9 @@ async function submitted(selfie: Buffer, externalId: string) {
 /** The trace of a submission: the SERVER span of its submit request and every span of that trace. */
 function traceOf(verificationId: string) {
   const all = spans();
-  const submit = all.find((s) => s.kind === KIND.server && s.attributes['url.path'] === `/v1/verifications/${verificationId}/submit`);
+  const submit = all.find(
+    (s) => s.kind === KIND.server && s.attributes['url.path'] === `/v1/verifications/${verificationId}/submit`,
+  );
   expect(submit, 'the submit request has its span').toBeDefined();
   return { submit: submit!, trace: all.filter((s) => s.traceId === submit!.traceId) };
 }
@@ -81,24 +95,40 @@ function traceOf(verificationId: string) {
 function expectOneTrace(submit: FlatSpan, trace: FlatSpan[], attempts: number) {
   expect(submit.parentSpanId).toBeNull();
   expect(submit.name).toBe('POST /v1/verifications/{id}/submit');
-  expect(submit.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.route': '/v1/verifications/{id}/submit', 'http.response.status_code': 200 });
+  expect(submit.attributes).toMatchObject({
+    'http.request.method': 'POST',
+    'http.route': '/v1/verifications/{id}/submit',
+    'http.response.status_code': 200,
+  });
   // Every span of the trace hangs, through its parents, on the request.
   for (const s of trace) if (s !== submit) expect(ancestors(trace, s).at(-1), s.name).toBe(submit);
   // The request's own database statements.
-  expect(trace.some((s) => s.attributes['db.system.name'] === 'postgresql' && ancestors(trace, s)[0] === submit)).toBe(true);
+  expect(trace.some((s) => s.attributes['db.system.name'] === 'postgresql' && ancestors(trace, s)[0] === submit)).toBe(
+    true,
+  );
   const decide = trace.filter((s) => s.name === 'decide-submission');
   expect(decide).toHaveLength(1);
   expect(decide[0].kind).toBe(KIND.consumer);
-  const decideDb = trace.filter((s) => s.attributes['db.system.name'] === 'postgresql' && ancestors(trace, s).includes(decide[0]));
-  expect(decideDb.map((s) => s.attributes['db.operation.name'])).toEqual(expect.arrayContaining(['SELECT', 'UPDATE', 'INSERT']));
+  const decideDb = trace.filter(
+    (s) => s.attributes['db.system.name'] === 'postgresql' && ancestors(trace, s).includes(decide[0]),
+  );
+  expect(decideDb.map((s) => s.attributes['db.operation.name'])).toEqual(
+    expect.arrayContaining(['SELECT', 'UPDATE', 'INSERT']),
+  );
   const deliveries = trace.filter((s) => s.name === 'deliver-webhook');
   expect(deliveries).toHaveLength(attempts);
   for (const d of deliveries) {
     expect(ancestors(trace, d)).toContain(decide[0]); // the event was written by the decision
     const post = trace.filter((s) => s.parentSpanId === d.spanId && s.kind === KIND.client && s.name === 'POST');
     expect(post).toHaveLength(1);
-    expect(post[0].attributes).toMatchObject({ 'http.request.method': 'POST', 'server.address': '127.0.0.1', 'url.full': rx.url });
-    expect(trace.some((s) => s.parentSpanId === d.spanId && s.attributes['db.system.name'] === 'postgresql')).toBe(true);
+    expect(post[0].attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'server.address': '127.0.0.1',
+      'url.full': rx.url,
+    });
+    expect(trace.some((s) => s.parentSpanId === d.spanId && s.attributes['db.system.name'] === 'postgresql')).toBe(
+      true,
+    );
   }
   for (const s of trace.filter((x) => x.attributes['db.system.name'])) {
     expect(s.kind).toBe(KIND.client);
@@ -164,14 +194,25 @@ describe('with the tracing SDK (in-memory exporter)', () => {
   });
 
   it('a live submission decided by the in-process runner: one trace from the HTTP request through the job to each webhook attempt; its log lines carry the trace id', async () => {
-    const before = { decided: await counter('verifications_decided_total', { mode: 'live', by: 'pipeline' }), retry: await counter('webhook_attempts_total', { outcome: 'retry' }), delivered: await counter('webhook_attempts_total', { outcome: 'delivered' }) };
+    const before = {
+      decided: await counter('verifications_decided_total', { mode: 'live', by: 'pipeline' }),
+      retry: await counter('webhook_attempts_total', { outcome: 'retry' }),
+      delivered: await counter('webhook_attempts_total', { outcome: 'delivered' }),
+    };
     const runner = startLocalRunner({ ...ctx(), pollMs: 3_600_000 });
     let id: string;
     try {
       id = await submitted(I.astronaut(), `traced-local-${Date.now()}`);
       // Decided from the submit's event; its webhook fails once, then is delivered on the runner's timer.
-      await until(() => rx.received.filter((r) => JSON.parse(r.body).verification_id === id).length, (n) => n >= 2);
-      await until(() => spans().filter((s) => s.name === 'deliver-webhook').length, (n) => n >= 2, 5_000);
+      await until(
+        () => rx.received.filter((r) => JSON.parse(r.body).verification_id === id).length,
+        (n) => n >= 2,
+      );
+      await until(
+        () => spans().filter((s) => s.name === 'deliver-webhook').length,
+        (n) => n >= 2,
+        5_000,
+      );
     } finally {
       await runner.stop();
     }
@@ -180,12 +221,22 @@ describe('with the tracing SDK (in-memory exporter)', () => {
     // The job row carries the submit's trace (a child of its request span).
     expect(job.traceparent).toMatch(new RegExp(`^00-${submit.traceId}-[0-9a-f]{16}-01$`));
     const { decide, deliveries } = expectOneTrace(submit, trace, 2);
-    expect(trace.filter((s) => s.name === 'POST' && s.kind === KIND.client).map((s) => s.attributes['http.response.status_code']).sort()).toEqual([200, 500]);
+    expect(
+      trace
+        .filter((s) => s.name === 'POST' && s.kind === KIND.client)
+        .map((s) => s.attributes['http.response.status_code'])
+        .sort(),
+    ).toEqual([200, 500]);
 
     const ofTrace = lines.filter((l) => l.trace_id === submit.traceId);
     expect(ofTrace.map((l) => l.msg)).toEqual(expect.arrayContaining(['verification decided', 'webhook attempt']));
     const decidedLine = ofTrace.find((l) => l.msg === 'verification decided')!;
-    expect(ancestors(trace, trace.find((s) => s.spanId === decidedLine.span_id)!).concat(trace.find((s) => s.spanId === decidedLine.span_id)!)).toContain(decide);
+    expect(
+      ancestors(
+        trace,
+        trace.find((s) => s.spanId === decidedLine.span_id)!,
+      ).concat(trace.find((s) => s.spanId === decidedLine.span_id)!),
+    ).toContain(decide);
     expect(deliveries.map((d) => d.spanId)).toContain(ofTrace.find((l) => l.msg === 'webhook attempt')!.span_id);
 
     expect(await counter('verifications_decided_total', { mode: 'live', by: 'pipeline' })).toBe(before.decided + 1);
@@ -196,10 +247,16 @@ describe('with the tracing SDK (in-memory exporter)', () => {
   it('the same submission under Inngest: the job and its webhook attempt continue the trace from their rows', async () => {
     const before = await counter('verifications_decided_total', { mode: 'live', by: 'pipeline' });
     const id = await submitted(I.graceHopper(), `traced-inngest-${Date.now()}`);
-    const decided = await new InngestTestEngine({ function: fn('decide-submission'), events: [{ name: 'verification/submitted', data: { verificationId: id } }] }).execute();
+    const decided = await new InngestTestEngine({
+      function: fn('decide-submission'),
+      events: [{ name: 'verification/submitted', data: { verificationId: id } }],
+    }).execute();
     expect(decided.result).toMatchObject({ status: expect.any(String) });
     const [event] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, id));
-    const delivered = await new InngestTestEngine({ function: fn('deliver-webhook'), events: [{ name: 'webhook/enqueued', data: { eventId: event.id } }] }).execute();
+    const delivered = await new InngestTestEngine({
+      function: fn('deliver-webhook'),
+      events: [{ name: 'webhook/enqueued', data: { eventId: event.id } }],
+    }).execute();
     expect(delivered.result).toMatchObject({ state: 'delivered', attempts: 1 });
     const { submit, trace } = traceOf(id);
     expectOneTrace(submit, trace, 1);
@@ -213,6 +270,7 @@ describe('with the tracing SDK (in-memory exporter)', () => {
     expect(text).not.toContain(w.apiKey);
     expect(text).not.toMatch(/traced-(local|inngest)-\d+/);
     expect(text).not.toContain('meta-traced');
-    for (const s of spans().filter((x) => x.attributes['db.query.text'])) expect(String(s.attributes['db.query.text'])).not.toMatch(/'[^']*traced-/);
+    for (const s of spans().filter((x) => x.attributes['db.query.text']))
+      expect(String(s.attributes['db.query.text'])).not.toMatch(/'[^']*traced-/);
   });
 });

@@ -7,7 +7,18 @@
  * (a pipeline_jobs row, a webhook_events row) carries the W3C traceparent of the span that wrote it, and the job
  * that does the work, in whichever runner and process and however much later, continues that trace from the row.
  */
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Link, type Span } from '@opentelemetry/api';
+import {
+  context,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+} from '@opentelemetry/api';
 
 export const TRACER_NAME = 'open-verify';
 
@@ -70,11 +81,19 @@ function endWith(span: Span, err: unknown) {
  * Runs `fn` inside a new span, child of the active one (or of `parent`), ended when `fn` settles; a thrown error
  * marks it. Without tracing, or outside a trace unless `parent` is given, `fn` runs as is.
  */
-export async function inSpan<T>(name: string, opts: SpanOptions & { parent?: Context }, fn: (span: Span | null) => Promise<T>): Promise<T> {
+export async function inSpan<T>(
+  name: string,
+  opts: SpanOptions & { parent?: Context },
+  fn: (span: Span | null) => Promise<T>,
+): Promise<T> {
   if (!tracingEnabled()) return fn(null);
   const parent = opts.parent ?? context.active();
   if (!opts.parent && !recordedParent(parent)) return fn(null);
-  const span = tracer().startSpan(name, { kind: opts.kind ?? SpanKind.INTERNAL, attributes: opts.attributes, links: opts.links }, parent);
+  const span = tracer().startSpan(
+    name,
+    { kind: opts.kind ?? SpanKind.INTERNAL, attributes: opts.attributes, links: opts.links },
+    parent,
+  );
   try {
     return await context.with(trace.setSpan(parent, span), () => fn(span));
   } catch (e) {
@@ -90,7 +109,12 @@ export async function inSpan<T>(name: string, opts: SpanOptions & { parent?: Con
  * it (its row's traceparent), so it joins that trace in whatever runner or process takes it, linked to the span
  * active here (an Inngest call) when there is one. Work written outside any trace starts a trace of its own.
  */
-export function inJobSpan<T>(name: string, traceparent: string | null | undefined, attributes: Attributes, fn: (span: Span | null) => Promise<T>): Promise<T> {
+export function inJobSpan<T>(
+  name: string,
+  traceparent: string | null | undefined,
+  attributes: Attributes,
+  fn: (span: Span | null) => Promise<T>,
+): Promise<T> {
   if (!tracingEnabled()) return fn(null);
   const here = recordedParent();
   const links = here ? [{ context: here }] : [];

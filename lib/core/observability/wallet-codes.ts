@@ -6,5 +6,14 @@
 export const WALLET_PROTOCOLS = ['openid4vp-v1-unsigned', 'org-iso-mdoc'] as const;
 export type WalletProtocol = (typeof WALLET_PROTOCOLS)[number];
 
-export const WALLET_REFUSAL_REASONS = ['untrusted_issuer', 'invalid_signature', 'digest_mismatch', 'expired', 'transcript_mismatch', 'replayed', 'claim_missing', 'malformed'] as const;
+export const WALLET_REFUSAL_REASONS = [
+  'untrusted_issuer',
+  'invalid_signature',
+  'digest_mismatch',
+  'expired',
+  'transcript_mismatch',
+  'replayed',
+  'claim_missing',
+  'malformed',
+] as const;
 export type WalletRefusalReason = (typeof WALLET_REFUSAL_REASONS)[number];

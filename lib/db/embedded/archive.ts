@@ -29,7 +29,12 @@ export async function writeArchive(dir: string, out: string): Promise<number> {
 export async function readArchive(file: string, dir: string): Promise<void> {
   const problems: string[] = [];
   // Any warning but the note that a leading `/` was dropped (the earlier format) means this is not a whole backup.
-  await tar.extract({ file, cwd: dir, maxReadSize: READ_SIZE, onwarn: (code, message) => void (code !== 'TAR_ENTRY_INFO' && problems.push(`${code}: ${message}`)) });
+  await tar.extract({
+    file,
+    cwd: dir,
+    maxReadSize: READ_SIZE,
+    onwarn: (code, message) => void (code !== 'TAR_ENTRY_INFO' && problems.push(`${code}: ${message}`)),
+  });
   if (problems.length) throw new Error(problems.slice(0, 3).join('; '));
   if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) throw new Error('it holds no database (no PG_VERSION)');
 }

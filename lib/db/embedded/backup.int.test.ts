@@ -43,7 +43,10 @@ describe('embedded backup files', () => {
     const read = await peakGrowth(() => readArchive(file, out));
     expect(fs.statSync(file).size).toBeGreaterThan(size);
     expect(fs.statSync(path.join(out, 'base', 'photos')).size).toBe(size);
-    expect({ written: written < size / 2, read: read < size / 2 }, `peak growth ${written >> 20} MB writing, ${read >> 20} MB reading`).toEqual({ written: true, read: true });
+    expect(
+      { written: written < size / 2, read: read < size / 2 },
+      `peak growth ${written >> 20} MB writing, ${read >> 20} MB reading`,
+    ).toEqual({ written: true, read: true });
     fs.rmSync(src, { recursive: true });
     fs.rmSync(out, { recursive: true });
     fs.rmSync(file);
@@ -64,7 +67,10 @@ describe('embedded backup files', () => {
     expect((await backupEmbedded(source, current)).online).toBe(false);
 
     const kid = keyRing().primary.id;
-    for (const [name, file] of [['current', current], ['earlier', earlier]]) {
+    for (const [name, file] of [
+      ['current', current],
+      ['earlier', earlier],
+    ]) {
       const target = path.join(dir, name);
       const r = await restoreEmbedded(target, file, { env: env() });
       expect([name, r.keyIds, r.verifications]).toEqual([name, [kid], 0]);
@@ -79,7 +85,11 @@ describe('embedded backup files', () => {
     // Modes set explicitly: a restore sets this process's umask to 077.
     fs.chmodSync(target, 0o755);
     fs.chmodSync(path.join(target, 'NOTE'), 0o644);
-    const look = () => ({ beside: fs.readdirSync(dir).sort(), inside: fs.readdirSync(target).map((f) => [f, fs.statSync(path.join(target, f)).mode]), mode: fs.statSync(target).mode });
+    const look = () => ({
+      beside: fs.readdirSync(dir).sort(),
+      inside: fs.readdirSync(target).map((f) => [f, fs.statSync(path.join(target, f)).mode]),
+      mode: fs.statSync(target).mode,
+    });
     const untouched = look();
     const refused = restoreEmbedded(target, current, { env: { ...env(), ENCRYPTION_KEY: newKeyBase64() } });
     await expect(refused).rejects.toBeInstanceOf(KeysUnreadableError);

@@ -49,7 +49,11 @@ export function serveBackupRequests(dataDir: string, engine: EmbeddedPostgres) {
   });
 }
 
-export async function backupEmbedded(dataDir: string, out: string, timeoutMs = 300_000): Promise<{ bytes: number; online: boolean }> {
+export async function backupEmbedded(
+  dataDir: string,
+  out: string,
+  timeoutMs = 300_000,
+): Promise<{ bytes: number; online: boolean }> {
   const target = path.resolve(out);
   fs.mkdirSync(path.dirname(target), { recursive: true });
   const running = runningServer(dataDir);
@@ -111,7 +115,8 @@ function readGivenKeyFile(file: string): { primary: string; previous: string[] }
     throw new RuntimeError(`Cannot read the encryption key file ${file}: ${(e as Error).message}`);
   }
   for (const k of [keys.primary, ...keys.previous]) {
-    if (Buffer.from(k, 'base64').length !== 32) throw new RuntimeError('The encryption key file must hold 32 bytes, base64 (one key a line).');
+    if (Buffer.from(k, 'base64').length !== 32)
+      throw new RuntimeError('The encryption key file must hold 32 bytes, base64 (one key a line).');
   }
   return keys;
 }
@@ -142,7 +147,8 @@ export async function restoreEmbedded(
   if (!fs.existsSync(from)) throw new RuntimeError(`No backup at ${from}.`);
   const dbDir = path.join(dataDir, 'db');
   const occupied = fs.existsSync(dbDir) && fs.readdirSync(dbDir).length > 0;
-  if (occupied && !opts.force) throw new RuntimeError(`${dbDir} holds a database; pass --force to move it aside and restore.`);
+  if (occupied && !opts.force)
+    throw new RuntimeError(`${dbDir} holds a database; pass --force to move it aside and restore.`);
   const given = opts.encryptionKeyFile ? readGivenKeyFile(opts.encryptionKeyFile) : undefined;
   const { ring, from: ringFrom } = startupKeyRing(opts.env, given);
 
@@ -156,9 +162,14 @@ export async function restoreEmbedded(
     let counts: { verifications: number; media: number };
     let keyIds: string[];
     try {
-      const r = await db.query<{ v: number; m: number }>('select (select count(*) from verifications)::int as v, (select count(*) from media)::int as m');
+      const r = await db.query<{ v: number; m: number }>(
+        'select (select count(*) from verifications)::int as v, (select count(*) from media)::int as m',
+      );
       counts = { verifications: r.rows[0].v, media: r.rows[0].m };
-      const check = await checkKeyRing(async (text) => (await db.query<Record<string, unknown>>(text)).rows, ring?.accepted ?? new Map());
+      const check = await checkKeyRing(
+        async (text) => (await db.query<Record<string, unknown>>(text)).rows,
+        ring?.accepted ?? new Map(),
+      );
       if (check.missing.length) {
         const ringIds = ring ? [...ring.accepted.keys()] : [];
         throw new KeysUnreadableError(

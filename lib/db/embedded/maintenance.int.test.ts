@@ -17,7 +17,13 @@ import { makeWorkspace } from '@/test/helpers/factories';
 import { plansById } from '@/test/helpers/stale-plans';
 import { ops } from '@/test/helpers/ops-process';
 
-type Stats = { last_analyze: Date | null; last_vacuum: Date | null; n_mod_since_analyze: number; n_dead_tup: number; reltuples: number };
+type Stats = {
+  last_analyze: Date | null;
+  last_vacuum: Date | null;
+  n_mod_since_analyze: number;
+  n_dead_tup: number;
+  reltuples: number;
+};
 async function stats(db: Db, table: string): Promise<Stats> {
   await db.execute(sql`select pg_stat_force_next_flush()`);
   const [r] = await db.execute<Stats>(sql`
@@ -78,13 +84,26 @@ describe('maintenance of the embedded database', () => {
     const { pg, h } = await engine();
     const passes: MaintenanceReport[] = [];
     const lines: string[] = [];
-    const m = scheduleMaintenance(pg, { intervalMs: 200, quietMs: 20, log: (l) => lines.push(l), onPass: (r) => passes.push(r) });
+    const m = scheduleMaintenance(pg, {
+      intervalMs: 200,
+      quietMs: 20,
+      log: (l) => lines.push(l),
+      onPass: (r) => passes.push(r),
+    });
     cleanups.push(() => m.stop());
     await m.startup;
     const w = await makeWorkspace({}, { db: h.db });
     // 300 creates, through the operation the API calls: past 50 rows + 10 % of the table.
     let id = '';
-    for (let i = 0; i < 300; i++) id = (await createVerification(h.db, { workspace: w.workspace, keyMode: 'test', fields: { external_id: `u-${i}` }, actor: 'key:test' })).row.id;
+    for (let i = 0; i < 300; i++)
+      id = (
+        await createVerification(h.db, {
+          workspace: w.workspace,
+          keyMode: 'test',
+          fields: { external_id: `u-${i}` },
+          actor: 'key:test',
+        })
+      ).row.id;
     await nextPass(passes);
 
     const s = await stats(h.db, 'verifications');
@@ -92,7 +111,13 @@ describe('maintenance of the embedded database', () => {
     // What changed since the last analysis is below the threshold, and the planner no longer takes the table for empty.
     expect(s.n_mod_since_analyze).toBeLessThanOrEqual(50 + 0.1 * 300);
     expect(s.reltuples).not.toBe(-1);
-    expect(lines.some((l) => /database maintenance \(periodic\): .*analysed verifications \(\d[\d,]* rows changed since its last analysis/.test(l))).toBe(true);
+    expect(
+      lines.some((l) =>
+        /database maintenance \(periodic\): .*analysed verifications \(\d[\d,]* rows changed since its last analysis/.test(
+          l,
+        ),
+      ),
+    ).toBe(true);
     const pk = ['Index Scan using verifications_pkey'];
     expect(await plansById(h.db, id, w.workspace.id)).toEqual({
       'GET /v1/verifications/{id}, custom plan': pk,
@@ -105,20 +130,30 @@ describe('maintenance of the embedded database', () => {
   it('vacuums a table once its dead rows pile up (db:maintain)', async () => {
     const { pg, h } = await engine();
     const passes: MaintenanceReport[] = [];
-    const m = scheduleMaintenance(pg, { intervalMs: 60_000, quietMs: 20, log: () => {}, onPass: (r) => passes.push(r) });
+    const m = scheduleMaintenance(pg, {
+      intervalMs: 60_000,
+      quietMs: 20,
+      log: () => {},
+      onPass: (r) => passes.push(r),
+    });
     cleanups.push(() => m.stop());
     await m.startup;
     // The rate-limit buckets of 300 keys, then 280 of them gone: 280 dead rows in a table of 20 (an update's old
     // versions are dead rows too, but the engine prunes some of those as it reads the page: not a count to test on).
     for (let i = 0; i < 300; i++) await takeRateLimit(h.db, `api:ws-${i}`, 1_000_000, Date.now());
-    await h.db.execute(sql`delete from rate_limits where key not in (select 'api:ws-' || g from generate_series(0, 19) g)`);
+    await h.db.execute(
+      sql`delete from rate_limits where key not in (select 'api:ws-' || g from generate_series(0, 19) g)`,
+    );
     const before = await stats(h.db, 'rate_limits');
     expect(before.n_dead_tup).toBeGreaterThanOrEqual(280);
 
     const r = await opsOn(pg.url, 'db:maintain');
     expect(r.code).toBe(0);
     const done = (r.out.maintenance as { done: { table: string; action: string; reasons: string[] }[] }).done;
-    expect(done.find((d) => d.table === 'rate_limits')).toMatchObject({ action: 'vacuum+analyze', reasons: [expect.stringMatching(/^\d[\d,]* dead rows \(threshold \d+\)$/), expect.any(String)] });
+    expect(done.find((d) => d.table === 'rate_limits')).toMatchObject({
+      action: 'vacuum+analyze',
+      reasons: [expect.stringMatching(/^\d[\d,]* dead rows \(threshold \d+\)$/), expect.any(String)],
+    });
     const after = await stats(h.db, 'rate_limits');
     expect(after.last_vacuum).not.toBeNull();
     expect(after.n_dead_tup).toBe(0);
@@ -133,7 +168,8 @@ describe('maintenance of the embedded database', () => {
     // An older version: verifications written, never analysed; fewer changes than the periodic threshold.
     const first = await engine(dir);
     const w = await makeWorkspace({}, { db: first.h.db });
-    for (let i = 0; i < 30; i++) await createVerification(first.h.db, { workspace: w.workspace, keyMode: 'test', fields: {}, actor: 'key:test' });
+    for (let i = 0; i < 30; i++)
+      await createVerification(first.h.db, { workspace: w.workspace, keyMode: 'test', fields: {}, actor: 'key:test' });
     expect((await stats(first.h.db, 'verifications')).last_analyze).toBeNull();
     await cleanups.pop()!();
 
@@ -141,7 +177,10 @@ describe('maintenance of the embedded database', () => {
     const m = scheduleMaintenance(pg, { intervalMs: 60_000, log: () => {} });
     cleanups.push(() => m.stop());
     const r = await m.startup;
-    expect(r.done.find((d) => d.table === 'verifications')).toMatchObject({ action: 'analyze', reasons: ['holds data and was never analysed'] });
+    expect(r.done.find((d) => d.table === 'verifications')).toMatchObject({
+      action: 'analyze',
+      reasons: ['holds data and was never analysed'],
+    });
     const s = await stats(h.db, 'verifications');
     expect(s.last_analyze).not.toBeNull();
     expect(s.reltuples).toBe(30);

@@ -31,7 +31,9 @@ describe('planMaintenance', () => {
 
   it('vacuums once the dead rows exceed 50 + 20 %, or the rows inserted since the last vacuum 1,000 + 20 %', () => {
     expect(planMaintenance([table({ deadRows: 250, insertedSinceVacuum: 1200 })])).toEqual([]);
-    expect(planMaintenance([table({ deadRows: 251 })])).toEqual([{ table: 't', action: 'vacuum', reasons: ['251 dead rows (threshold 250)'] }]);
+    expect(planMaintenance([table({ deadRows: 251 })])).toEqual([
+      { table: 't', action: 'vacuum', reasons: ['251 dead rows (threshold 250)'] },
+    ]);
     expect(planMaintenance([table({ insertedSinceVacuum: 1201 })])).toEqual([
       { table: 't', action: 'vacuum', reasons: ['1,201 rows inserted since its last vacuum (threshold 1,200)'] },
     ]);
@@ -41,12 +43,16 @@ describe('planMaintenance', () => {
   it('at start-up only, analyses a table with data that was never analysed, whatever changed', () => {
     const never = table({ lastAnalyze: null, reltuples: -1, changedSinceAnalyze: 0 });
     expect(planMaintenance([never])).toEqual([]);
-    expect(planMaintenance([never], { startup: true })).toEqual([{ table: 't', action: 'analyze', reasons: ['holds data and was never analysed'] }]);
+    expect(planMaintenance([never], { startup: true })).toEqual([
+      { table: 't', action: 'analyze', reasons: ['holds data and was never analysed'] },
+    ]);
     expect(planMaintenance([{ ...never, bytes: 0 }], { startup: true })).toEqual([]);
   });
 
   it('quotes the table name in its statement', () => {
-    expect(statementOf({ table: 'rate_limits', action: 'vacuum+analyze', reasons: [] })).toBe('VACUUM (ANALYZE) "rate_limits"');
+    expect(statementOf({ table: 'rate_limits', action: 'vacuum+analyze', reasons: [] })).toBe(
+      'VACUUM (ANALYZE) "rate_limits"',
+    );
     expect(statementOf({ table: 'a"b', action: 'analyze', reasons: [] })).toBe('ANALYZE "a""b"');
   });
 });

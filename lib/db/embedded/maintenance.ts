@@ -76,10 +76,12 @@ export function planMaintenance(states: TableState[], opts: { startup?: boolean 
     const insertsAt = THRESHOLDS.vacuumInserts.base + THRESHOLDS.vacuumInserts.fraction * size;
     const analyze: string[] = [];
     const vacuum: string[] = [];
-    if (s.changedSinceAnalyze > analyzeAt) analyze.push(`${fmt(s.changedSinceAnalyze)} rows changed since its last analysis (threshold ${fmt(analyzeAt)})`);
+    if (s.changedSinceAnalyze > analyzeAt)
+      analyze.push(`${fmt(s.changedSinceAnalyze)} rows changed since its last analysis (threshold ${fmt(analyzeAt)})`);
     else if (opts.startup && s.lastAnalyze === null && s.bytes > 0) analyze.push('holds data and was never analysed');
     if (s.deadRows > deadAt) vacuum.push(`${fmt(s.deadRows)} dead rows (threshold ${fmt(deadAt)})`);
-    if (s.insertedSinceVacuum > insertsAt) vacuum.push(`${fmt(s.insertedSinceVacuum)} rows inserted since its last vacuum (threshold ${fmt(insertsAt)})`);
+    if (s.insertedSinceVacuum > insertsAt)
+      vacuum.push(`${fmt(s.insertedSinceVacuum)} rows inserted since its last vacuum (threshold ${fmt(insertsAt)})`);
     if (analyze.length === 0 && vacuum.length === 0) continue;
     const action: Action = vacuum.length && analyze.length ? 'vacuum+analyze' : vacuum.length ? 'vacuum' : 'analyze';
     out.push({ table: s.table, action, reasons: [...vacuum, ...analyze] });
@@ -101,7 +103,11 @@ export function statementOf(p: Planned): string {
  */
 export async function runMaintenance(
   query: Query,
-  opts: { startup?: boolean; dryRun?: boolean; run?: (statement: string) => Promise<{ ms: number; waitedMs: number }> } = {},
+  opts: {
+    startup?: boolean;
+    dryRun?: boolean;
+    run?: (statement: string) => Promise<{ ms: number; waitedMs: number }>;
+  } = {},
 ): Promise<MaintenanceReport & { planned: Planned[] }> {
   const started = performance.now();
   const states = await readTableStates(query);
@@ -134,7 +140,13 @@ export function describeReport(r: MaintenanceReport, when: string): string {
  */
 export function scheduleMaintenance(
   engine: Pick<EmbeddedPostgres, 'db' | 'exclusive' | 'idleMs'>,
-  opts: { intervalMs?: number; quietMs?: number; maxWaitMs?: number; log?: (line: string) => void; onPass?: (r: MaintenanceReport) => void } = {},
+  opts: {
+    intervalMs?: number;
+    quietMs?: number;
+    maxWaitMs?: number;
+    log?: (line: string) => void;
+    onPass?: (r: MaintenanceReport) => void;
+  } = {},
 ): { startup: Promise<MaintenanceReport>; stop: () => Promise<void> } {
   const intervalMs = opts.intervalMs ?? 10_000;
   const quietMs = opts.quietMs ?? 50;
@@ -144,7 +156,8 @@ export function scheduleMaintenance(
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<unknown> = Promise.resolve();
 
-  const query: Query = (text) => engine.exclusive(async () => (await engine.db.query<Record<string, unknown>>(text)).rows);
+  const query: Query = (text) =>
+    engine.exclusive(async () => (await engine.db.query<Record<string, unknown>>(text)).rows);
   const quiet = async () => {
     const until = Date.now() + maxWaitMs;
     while (!stopped && engine.idleMs() < quietMs && Date.now() < until) await new Promise((r) => setTimeout(r, 10));

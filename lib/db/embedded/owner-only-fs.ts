@@ -16,7 +16,9 @@ type EmscriptenNodeFs = {
   setattr: (arg: unknown, node: { mode: number }, attr: { mode?: number }, chmod: Chmod, ...rest: unknown[]) => void;
   node_ops: { mknod: (parent: unknown, name: string, mode: number, dev: number) => unknown };
 };
-type EmscriptenModule = { FS: { filesystems: { NODEFS: EmscriptenNodeFs & { __ownerOnly?: true } }; isDir: (mode: number) => boolean } };
+type EmscriptenModule = {
+  FS: { filesystems: { NODEFS: EmscriptenNodeFs & { __ownerOnly?: true } }; isDir: (mode: number) => boolean };
+};
 
 /** A mode with nothing for the group or others: a directory keeps the owner's rwx, a file the owner's rw. */
 export const ownerOnlyMode = (mode: number, isDir: boolean) => (mode & ~0o777) | (mode & (isDir ? 0o700 : 0o600));
@@ -35,7 +37,8 @@ export class OwnerOnlyNodeFS extends NodeFS {
       const mknod = nodefs.node_ops.mknod.bind(nodefs.node_ops);
       nodefs.node_ops.mknod = (parent, name, mode, dev) => mknod(parent, name, ownerOnlyMode(mode, isDir(mode)), dev);
       const setattr = nodefs.setattr.bind(nodefs);
-      nodefs.setattr = (arg, node, attr, chmod, ...rest) => setattr(arg, node, attr, (target, mode) => chmod(target, ownerOnlyMode(mode, isDir(node.mode))), ...rest);
+      nodefs.setattr = (arg, node, attr, chmod, ...rest) =>
+        setattr(arg, node, attr, (target, mode) => chmod(target, ownerOnlyMode(mode, isDir(node.mode))), ...rest);
       nodefs.__ownerOnly = true;
     };
     // Before the NodeFS mount (the first entry): nothing is written before the clamp is in place.

@@ -25,7 +25,9 @@ describe('embedded PGlite wire server', () => {
       const n = 1 + (i % 6);
       const params = Array.from({ length: n }, (_, k) => i * 10 + k);
       const text = `select ${params.map((_, k) => `$${k + 1}::int`).join(' + ')} as s, ${i} as tag`;
-      return sql.unsafe(text, params).then((r) => ({ i, s: Number(r[0].s), tag: Number(r[0].tag), want: params.reduce((a, b) => a + b, 0) }));
+      return sql
+        .unsafe(text, params)
+        .then((r) => ({ i, s: Number(r[0].s), tag: Number(r[0].tag), want: params.reduce((a, b) => a + b, 0) }));
     });
     const results = await Promise.all(jobs);
     for (const r of results) expect([r.tag, r.s]).toEqual([r.i, r.want]);
@@ -45,10 +47,14 @@ describe('embedded PGlite wire server', () => {
   });
 
   it('an error stays with its connection; a rolled-back transaction leaves nothing', async () => {
-    const outcomes = await Promise.allSettled([sql`select 1/0`, sql`select 2 as two`, sql.begin(async (tx) => {
-      await tx`insert into counter values (999)`;
-      throw new Error('abort');
-    })]);
+    const outcomes = await Promise.allSettled([
+      sql`select 1/0`,
+      sql`select 2 as two`,
+      sql.begin(async (tx) => {
+        await tx`insert into counter values (999)`;
+        throw new Error('abort');
+      }),
+    ]);
     expect(outcomes[0].status).toBe('rejected');
     expect(outcomes[1]).toMatchObject({ status: 'fulfilled', value: [{ two: 2 }] });
     expect(outcomes[2].status).toBe('rejected');
@@ -78,7 +84,10 @@ describe('embedded PGlite wire server', () => {
     const withUrl = async (url: string) => {
       const s = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
       try {
-        return await s`select 1 as one`.then(() => 'ok', (e: { code?: string }) => e.code ?? String(e));
+        return await s`select 1 as one`.then(
+          () => 'ok',
+          (e: { code?: string }) => e.code ?? String(e),
+        );
       } finally {
         await s.end({ timeout: 1 });
       }

@@ -123,7 +123,10 @@ export async function startEmbeddedPostgres(opts: {
   user?: string;
   password?: string;
 }): Promise<EmbeddedPostgres> {
-  const db = await PGlite.create({ ...(opts.dataDir ? { fs: new OwnerOnlyNodeFS(opts.dataDir) } : {}), extensions: { vector } });
+  const db = await PGlite.create({
+    ...(opts.dataDir ? { fs: new OwnerOnlyNodeFS(opts.dataDir) } : {}),
+    extensions: { vector },
+  });
   await db.exec('CREATE EXTENSION IF NOT EXISTS vector;');
   const user = opts.user ?? 'postgres';
   const password = opts.password ?? randomBytes(32).toString('base64url');
@@ -224,7 +227,12 @@ export async function startEmbeddedPostgres(opts: {
         }
         if (code === CANCEL_REQUEST) continue;
         if (code !== PROTOCOL_3) throw new Error(`unsupported protocol ${code}`);
-        if (startupParams(msg).get('user') !== user) return refuse(conn, '28P01', `password authentication failed for user "${startupParams(msg).get('user') ?? ''}"`);
+        if (startupParams(msg).get('user') !== user)
+          return refuse(
+            conn,
+            '28P01',
+            `password authentication failed for user "${startupParams(msg).get('user') ?? ''}"`,
+          );
         conn.auth = { step: 'sasl-initial', startup: Buffer.from(msg) };
         conn.socket.write(authRequest(10, Buffer.from('SCRAM-SHA-256\0\0', 'latin1')));
         continue;
@@ -246,7 +254,14 @@ export async function startEmbeddedPostgres(opts: {
         if (!m) return refuse(conn, '28000', 'malformed SCRAM client-first message');
         const nonce = m[3] + randomBytes(18).toString('base64');
         const serverFirst = `r=${nonce},s=${keys.salt.toString('base64')},i=${SCRAM_ITERATIONS}`;
-        conn.auth = { step: 'sasl-final', startup: a.startup, clientFirstBare: m[2], serverFirst, nonce, gs2: `${m[1]},,` };
+        conn.auth = {
+          step: 'sasl-final',
+          startup: a.startup,
+          clientFirstBare: m[2],
+          serverFirst,
+          nonce,
+          gs2: `${m[1]},,`,
+        };
         conn.socket.write(authRequest(11, Buffer.from(serverFirst)));
         continue;
       }
@@ -260,7 +275,12 @@ export async function startEmbeddedPostgres(opts: {
         m[3] === a.nonce &&
         Buffer.from(m[2], 'base64').toString('latin1') === a.gs2 &&
         proof.length === 32 &&
-        timingSafeEqual(createHash('sha256').update(Buffer.from(proof.map((x, i) => x ^ signature[i]))).digest(), keys.storedKey);
+        timingSafeEqual(
+          createHash('sha256')
+            .update(Buffer.from(proof.map((x, i) => x ^ signature[i])))
+            .digest(),
+          keys.storedKey,
+        );
       if (!ok) return refuse(conn, '28P01', `password authentication failed for user "${user}"`);
       const serverSignature = createHmac('sha256', keys.serverKey).update(authMessage).digest('base64');
       conn.socket.write(authRequest(12, Buffer.from(`v=${serverSignature}`)));

@@ -48,7 +48,10 @@ export const workspaceMembers = pgTable(
     /** Who added the member: `operator` (CLI) or `admin:<id>`. */
     createdBy: text('created_by').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.workspaceId, t.adminUserId] }), index('workspace_members_user_idx').on(t.adminUserId)],
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.adminUserId] }),
+    index('workspace_members_user_idx').on(t.adminUserId),
+  ],
 );
 
 /**
@@ -76,7 +79,12 @@ export const adminSessions = pgTable(
     ip: text('ip'),
     userAgent: text('user_agent'),
   },
-  (t) => [index('admin_sessions_user_idx').on(t.adminUserId), uniqueIndex('admin_sessions_ticket_idx').on(t.ticketHash).where(sql`${t.ticketHash} is not null`)],
+  (t) => [
+    index('admin_sessions_user_idx').on(t.adminUserId),
+    uniqueIndex('admin_sessions_ticket_idx')
+      .on(t.ticketHash)
+      .where(sql`${t.ticketHash} is not null`),
+  ],
 );
 
 /** Single-use recovery codes (SHA-256 of each; they are random, 50 bits, so no slow hash is needed). */

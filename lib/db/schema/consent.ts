@@ -3,7 +3,6 @@ import { ts } from './columns';
 import { sql } from 'drizzle-orm';
 import { verifications } from './verifications';
 
-
 export const consentVersions = pgTable(
   'consent_versions',
   {
@@ -15,7 +14,11 @@ export const consentVersions = pgTable(
     isActive: boolean('is_active').notNull().default(false),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('consent_versions_one_active_idx').on(t.isActive).where(sql`${t.isActive}`)],
+  (t) => [
+    uniqueIndex('consent_versions_one_active_idx')
+      .on(t.isActive)
+      .where(sql`${t.isActive}`),
+  ],
 );
 
 export const consentRecords = pgTable(

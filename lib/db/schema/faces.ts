@@ -37,7 +37,9 @@ export const faceEmbeddings = pgTable(
   (t) => [
     // m 32 / ef_construction 128 (pgvector's defaults: 16 / 64): measured by npm run bench:pipeline, the
     // denser graph finds 0.97 of the duplicates at ef_search 100 on 100k faces, where 16/64 needed 400.
-    index('face_embeddings_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')).with({ m: 32, ef_construction: 128 }),
+    index('face_embeddings_hnsw_idx')
+      .using('hnsw', t.embedding.op('vector_cosine_ops'))
+      .with({ m: 32, ef_construction: 128 }),
     index('face_embeddings_scope_idx').on(t.workspaceId, t.mode),
   ],
 );

@@ -15,7 +15,12 @@ export type ChallengeFailure =
   | 'different_person' // the frames do not all show one person
   | 'replayed_frames'; // a frame was already sent in another challenge
 
-export type ChallengeFrame = { step: ChallengeStep; yaw: number | null; face_found: boolean; similarity_to_first: number | null };
+export type ChallengeFrame = {
+  step: ChallengeStep;
+  yaw: number | null;
+  face_found: boolean;
+  similarity_to_first: number | null;
+};
 
 export type ChallengeOutcome = {
   id: string;

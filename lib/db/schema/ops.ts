@@ -3,7 +3,6 @@ import { sql } from 'drizzle-orm';
 import { ts } from './columns';
 import { bytea } from './verifications';
 
-
 /**
  * Rolling-window request counts, one row per limited key: per-second buckets of the last minute
  * (parallel arrays). Updated only by the SQL function rate_limit_take(), which locks the row.

@@ -40,7 +40,11 @@ export const signingKeys = pgTable(
     createdAt: ts('created_at').notNull().defaultNow(),
     retiredAt: ts('retired_at'),
   },
-  (t) => [uniqueIndex('signing_keys_one_active_idx').on(t.active).where(sql`${t.active}`)],
+  (t) => [
+    uniqueIndex('signing_keys_one_active_idx')
+      .on(t.active)
+      .where(sql`${t.active}`),
+  ],
 );
 
 /** A signed record of one erasure: the exact bytes signed (`payload`, canonical JSON) and the signature. */

@@ -3,7 +3,6 @@ import { ts } from './columns';
 import { sql } from 'drizzle-orm';
 import { workspaces } from './workspaces';
 
-
 export const VERIFICATION_STATUSES = [
   'created',
   'started',
@@ -96,7 +95,9 @@ export const verifications = pgTable(
       .on(t.workspaceId, t.mode, t.idempotencyKey)
       .where(sql`${t.idempotencyKey} is not null`),
     // The admin area (measured by npm run bench:admin): the review queue, oldest first, a small partial index;
-    index('verifications_review_queue_idx').on(t.workspaceId, t.mode, t.statusChangedAt, t.id).where(sql`${t.status} = 'review'`),
+    index('verifications_review_queue_idx')
+      .on(t.workspaceId, t.mode, t.statusChangedAt, t.id)
+      .where(sql`${t.status} = 'review'`),
     // search, newest first by (created_at, id): a workspace's, a workspace's by status, everyone's (operators);
     index('verifications_ws_created_idx').on(t.workspaceId, t.createdAt, t.id),
     index('verifications_ws_status_created_idx').on(t.workspaceId, t.status, t.createdAt, t.id),
@@ -117,7 +118,9 @@ export const verifications = pgTable(
       .where(sql`${t.externalMetadata} is not null or ${t.externalMetadataRaw} is not null`),
     index('verifications_unsealed_result_idx')
       .on(t.id)
-      .where(sql`${t.result} ? 'person' or (${t.result} -> 'document') ?| array['number_masked', 'expiry_date', 'issuing_country']`),
+      .where(
+        sql`${t.result} ? 'person' or (${t.result} -> 'document') ?| array['number_masked', 'expiry_date', 'issuing_country']`,
+      ),
   ],
 );
 
@@ -134,7 +137,9 @@ export const media = pgTable(
     type: text('type', { enum: ['selfie', 'document'] }).notNull(),
     side: text('side', { enum: ['front', 'back'] }),
     documentType: text('document_type', { enum: ['passport', 'id_card', 'driving_licence'] }),
-    status: text('status', { enum: ['uploaded'] }).notNull().default('uploaded'),
+    status: text('status', { enum: ['uploaded'] })
+      .notNull()
+      .default('uploaded'),
     contentType: text('content_type').notNull(),
     byteSize: integer('byte_size').notNull(),
     width: integer('width').notNull(),
@@ -145,7 +150,9 @@ export const media = pgTable(
      *  verification's data key (AAD `document_read:<media id>`): the pipeline decides from it without reading again. */
     readSealed: bytea('read_sealed'),
     /** how it arrived: the /v1 API, or the hosted capture page (where a workspace may require active liveness) */
-    source: text('source', { enum: ['api', 'capture'] }).notNull().default('api'),
+    source: text('source', { enum: ['api', 'capture'] })
+      .notNull()
+      .default('api'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
   (t) => [index('media_verification_idx').on(t.verificationId, t.type, t.side, t.createdAt)],
@@ -164,10 +171,16 @@ export const mediaBlobs = pgTable(
       .primaryKey()
       .references(() => media.id, { onDelete: 'cascade' }),
     ciphertext: bytea('ciphertext').notNull(),
-    sealedBy: text('sealed_by', { enum: ['data_key', 'encryption_key'] }).notNull().default('encryption_key'),
+    sealedBy: text('sealed_by', { enum: ['data_key', 'encryption_key'] })
+      .notNull()
+      .default('encryption_key'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [index('media_blobs_legacy_idx').on(t.mediaId).where(sql`${t.sealedBy} = 'encryption_key'`)],
+  (t) => [
+    index('media_blobs_legacy_idx')
+      .on(t.mediaId)
+      .where(sql`${t.sealedBy} = 'encryption_key'`),
+  ],
 );
 
 /** Work for the decision pipeline, written in the same transaction as the submit (outbox). */
@@ -181,7 +194,9 @@ export const pipelineJobs = pgTable(
     attempt: integer('attempt').notNull(),
     /** The media this attempt submitted: the newest upload of each required kind. */
     mediaIds: jsonb('media_ids').$type<Record<string, string>>().notNull(),
-    status: text('status', { enum: ['pending', 'running', 'done', 'failed'] }).notNull().default('pending'),
+    status: text('status', { enum: ['pending', 'running', 'done', 'failed'] })
+      .notNull()
+      .default('pending'),
     runAfter: ts('run_after').notNull().defaultNow(),
     /** How many times a runner took the job (a crash mid-job leaves it running until its lease ends). */
     tries: integer('tries').notNull().default(0),

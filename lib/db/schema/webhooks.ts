@@ -26,7 +26,9 @@ export const webhookEvents = pgTable(
     body: text('body').notNull(),
     bodySealed: bytea('body_sealed'),
     /** pending → delivered (2xx) | completed (a 4xx not retried) | failed (4 attempts) | skipped (no URL) */
-    state: text('state', { enum: ['pending', 'delivered', 'completed', 'failed', 'skipped'] }).notNull().default('pending'),
+    state: text('state', { enum: ['pending', 'delivered', 'completed', 'failed', 'skipped'] })
+      .notNull()
+      .default('pending'),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
     /** Held by a runner sending an attempt until then (a runner that died mid-send lets go when it passes). */
@@ -41,7 +43,9 @@ export const webhookEvents = pgTable(
     index('webhook_events_verification_idx').on(t.verificationId, t.createdAt),
     // The admin delivery log (issue 15): a workspace's events newest first, and its failures alone.
     index('webhook_events_workspace_idx').on(t.workspaceId, t.createdAt, t.id),
-    index('webhook_events_workspace_failed_idx').on(t.workspaceId, t.createdAt, t.id).where(sql`${t.state} = 'failed'`),
+    index('webhook_events_workspace_failed_idx')
+      .on(t.workspaceId, t.createdAt, t.id)
+      .where(sql`${t.state} = 'failed'`),
     // Bodies an earlier version stored with personal fields in the clear (lib/domain/retention/upgrade.ts seals them).
     index('webhook_events_unsealed_idx')
       .on(t.id)
@@ -72,6 +76,8 @@ export const webhookAttempts = pgTable(
   },
   (t) => [
     index('webhook_attempts_event_idx').on(t.eventId, t.attempt),
-    index('webhook_attempts_unsealed_idx').on(t.id).where(sql`${t.responseBody} is not null`),
+    index('webhook_attempts_unsealed_idx')
+      .on(t.id)
+      .where(sql`${t.responseBody} is not null`),
   ],
 );

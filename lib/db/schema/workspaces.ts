@@ -2,7 +2,6 @@ import { boolean, index, integer, pgTable, real, text, uniqueIndex } from 'drizz
 import { ts } from './columns';
 import { sql } from 'drizzle-orm';
 
-
 /** The answers to an estimate that cannot decide (docs/api.md "Step-up to a document"). */
 export const ESTIMATION_FALLBACKS = ['review', 'document'] as const;
 export type EstimationFallback = (typeof ESTIMATION_FALLBACKS)[number];
@@ -12,7 +11,9 @@ export const workspaces = pgTable('workspaces', {
   name: text('name').notNull(),
   /** Public identifier sent as X-API-Key. */
   apiKey: text('api_key').notNull().unique(),
-  flow: text('flow', { enum: ['age', 'kyc'] }).notNull().default('age'),
+  flow: text('flow', { enum: ['age', 'kyc'] })
+    .notNull()
+    .default('age'),
   checkMethod: text('check_method', { enum: ['estimation', 'document_verification'] })
     .notNull()
     .default('estimation'),
@@ -28,7 +29,9 @@ export const workspaces = pgTable('workspaces', {
    */
   estimationFallback: text('estimation_fallback', { enum: ESTIMATION_FALLBACKS }).notNull().default('review'),
   /** the hosted capture page offers a digital ID wallet (docs/wallet.md): `off` or `offer`; /v1 accepts wallet proofs either way */
-  wallet: text('wallet', { enum: ['off', 'offer'] }).notNull().default('off'),
+  wallet: text('wallet', { enum: ['off', 'offer'] })
+    .notNull()
+    .default('off'),
   webhookUrl: text('webhook_url'),
   rateLimitPerMinute: integer('rate_limit_per_minute').notNull().default(60),
   /** Days the data of a decided verification is kept: 0 to 365, default 30 (lib/domain/retention/policy.ts; a CHECK in migration 0010). */
@@ -41,7 +44,10 @@ export const workspaces = pgTable('workspaces', {
    * The origins that may frame the hosted capture page and receive its events (docs/sdks.md "Embedding the flow"):
    * `https://` origins, and loopback `http://` origins honoured for test-mode verifications only. Empty: never framed.
    */
-  embedOrigins: text('embed_origins').array().notNull().default(sql`'{}'::text[]`),
+  embedOrigins: text('embed_origins')
+    .array()
+    .notNull()
+    .default(sql`'{}'::text[]`),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });

@@ -19,7 +19,11 @@ import { searchVerifications } from './search';
 import { blockCase, listBlocklistFor, unblock } from './blocklist';
 import { searchAudit } from './audit-log';
 
-const code = (p: Promise<unknown>) => p.then(() => 'ok', (e: DomainError) => e.code);
+const code = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: DomainError) => e.code,
+  );
 const tokenOf = (url: string) => url.replace('/admin/media/', '');
 
 describe('admin access by membership', () => {
@@ -50,16 +54,22 @@ describe('admin access by membership', () => {
     expect(all.filter((c) => c.workspaceId === a || c.workspaceId === b)).toHaveLength(2);
   });
 
-  it('search finds another workspace\'s case by neither id nor external_id', async () => {
+  it("search finds another workspace's case by neither id nor external_id", async () => {
     expect((await searchVerifications(getDb(), reviewerA, { q: caseB.id })).items).toEqual([]);
-    expect((await searchVerifications(getDb(), reviewerA, { q: 'shared-ext' })).items.map((i) => i.id)).toEqual([caseA.id]);
-    expect((await searchVerifications(getDb(), operator, { q: 'shared-ext' })).items.map((i) => i.id).sort()).toEqual([caseA.id, caseB.id].sort());
+    expect((await searchVerifications(getDb(), reviewerA, { q: 'shared-ext' })).items.map((i) => i.id)).toEqual([
+      caseA.id,
+    ]);
+    expect((await searchVerifications(getDb(), operator, { q: 'shared-ext' })).items.map((i) => i.id).sort()).toEqual(
+      [caseA.id, caseB.id].sort(),
+    );
   });
 
   it('the case, a decision and the blocklist of workspace B are NOT_FOUND to a reviewer of A', async () => {
     expect(await code(loadCase(getDb(), reviewerA, caseB.id))).toBe('NOT_FOUND');
     expect(await code(loadCase(getDb(), reviewerA, 'not-a-uuid'))).toBe('NOT_FOUND');
-    expect(await code(decideCase(getDb(), reviewerA, { verificationId: caseB.id, decision: { status: 'approved' } }))).toBe('NOT_FOUND');
+    expect(
+      await code(decideCase(getDb(), reviewerA, { verificationId: caseB.id, decision: { status: 'approved' } })),
+    ).toBe('NOT_FOUND');
     expect(await code(blockCase(getDb(), reviewerA, { verificationId: caseB.id }))).toBe('NOT_FOUND');
     expect((await loadCase(getDb(), reviewerA, caseA.id)).verification.id).toBe(caseA.id);
     expect((await loadCase(getDb(), operator, caseB.id)).verification.id).toBe(caseB.id);
@@ -74,11 +84,24 @@ describe('admin access by membership', () => {
     // The same URL in another admin's browser (even an operator's), or later, or altered: not found.
     expect(await code(openMedia(getDb(), reviewerA, tokenOf(url)))).toBe('NOT_FOUND');
     expect(await code(openMedia(getDb(), operator, tokenOf(url)))).toBe('NOT_FOUND');
-    expect(await code(openMedia(getDb(), ownerB, tokenOf(url), new Date(Date.now() + (LINK_SECONDS + 1) * 1000)))).toBe('NOT_FOUND');
-    expect(await code(openMedia(getDb(), ownerB, tokenOf(url).replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A'))))).toBe('NOT_FOUND');
+    expect(await code(openMedia(getDb(), ownerB, tokenOf(url), new Date(Date.now() + (LINK_SECONDS + 1) * 1000)))).toBe(
+      'NOT_FOUND',
+    );
+    expect(
+      await code(
+        openMedia(
+          getDb(),
+          ownerB,
+          tokenOf(url).replace(/.$/, (ch) => (ch === 'A' ? 'B' : 'A')),
+        ),
+      ),
+    ).toBe('NOT_FOUND');
     // A validly signed link for workspace B's media made for reviewer A's own session: the membership check refuses it.
     expect(await code(openMedia(getDb(), reviewerA, tokenOf(mediaLink(reviewerA, caseB.mediaId))))).toBe('NOT_FOUND');
-    const views = await getDb().select().from(auditLog).where(and(eq(auditLog.verificationId, caseB.id), eq(auditLog.action, 'media.viewed')));
+    const views = await getDb()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.verificationId, caseB.id), eq(auditLog.action, 'media.viewed')));
     expect(views.map((v) => v.actor)).toEqual([`admin:${ownerB.userId}`]);
     expect(views[0].data).toMatchObject({ media_id: caseB.mediaId, type: 'selfie' });
   });
@@ -102,7 +125,15 @@ describe('admin access by membership', () => {
     // No usable face in the stored analysis: a clear validation error, not a crash.
     expect(await code(blockCase(getDb(), reviewerA, { verificationId: noFace.id }))).toBe('VALIDATION_ERROR');
     const face = await makeReviewCase(a, 'test');
-    await getDb().insert(faceEmbeddings).values({ verificationId: face.id, workspaceId: a, mode: 'test', account: face.id, embedding: Array(EMBEDDING_DIMENSIONS).fill(0.09) });
+    await getDb()
+      .insert(faceEmbeddings)
+      .values({
+        verificationId: face.id,
+        workspaceId: a,
+        mode: 'test',
+        account: face.id,
+        embedding: Array(EMBEDDING_DIMENSIONS).fill(0.09),
+      });
     const entry = await blockCase(getDb(), reviewerA, { verificationId: face.id, note: 'same face as a known fraud' });
     const listed = await listBlocklistFor(getDb(), reviewerA, {});
     expect(listed.map((e) => [e.id, e.canRemove, e.createdByEmail])).toEqual([[entry.id, false, reviewerA.email]]);

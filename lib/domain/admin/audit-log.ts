@@ -14,15 +14,44 @@ import { openAuditEntries } from '../personal-data/personal';
 
 /** The actions written today, for the filter's list (any other action name can still be typed in the URL). */
 export const AUDIT_ACTIONS = [
-  'verification.created', 'consent.accepted', 'media.uploaded', 'media.rejected', 'verification.submitted', 'verification.decided',
-  'verification.viewed', 'media.viewed', 'blocklist.added', 'blocklist.removed', 'verification.data_erased', 'verification.exported',
-  'workspace.created', 'workspace.settings_updated', 'consent.published',
-  'admin.created', 'admin.signed_in', 'admin.sign_in_failed', 'admin.second_factor_passed', 'admin.signed_out', 'admin.signed_out_everywhere',
-  'admin.second_factor_enabled', 'admin.second_factor_disabled', 'admin.second_factor_reset', 'admin.recovery_codes_regenerated',
-  'admin.password_changed', 'admin.role_changed', 'admin.membership_set', 'admin.membership_removed',
+  'verification.created',
+  'consent.accepted',
+  'media.uploaded',
+  'media.rejected',
+  'verification.submitted',
+  'verification.decided',
+  'verification.viewed',
+  'media.viewed',
+  'blocklist.added',
+  'blocklist.removed',
+  'verification.data_erased',
+  'verification.exported',
+  'workspace.created',
+  'workspace.settings_updated',
+  'consent.published',
+  'admin.created',
+  'admin.signed_in',
+  'admin.sign_in_failed',
+  'admin.second_factor_passed',
+  'admin.signed_out',
+  'admin.signed_out_everywhere',
+  'admin.second_factor_enabled',
+  'admin.second_factor_disabled',
+  'admin.second_factor_reset',
+  'admin.recovery_codes_regenerated',
+  'admin.password_changed',
+  'admin.role_changed',
+  'admin.membership_set',
+  'admin.membership_removed',
   // The owners' pages (issue 15).
-  'key.created', 'key.activated', 'key.deleted', 'webhook.test_sent', 'webhook.redelivered',
-  'admin.invited', 'admin.invite_revoked', 'admin.invite_accepted',
+  'key.created',
+  'key.activated',
+  'key.deleted',
+  'webhook.test_sent',
+  'webhook.redelivered',
+  'admin.invited',
+  'admin.invite_revoked',
+  'admin.invite_accepted',
 ] as const;
 
 export const AUDIT_PAGE = 100;
@@ -31,7 +60,13 @@ const blank = (v: unknown) => (v === '' || v === null ? undefined : v);
 export const auditFilters = z.object({
   actor: z.preprocess(blank, z.string().trim().max(320).optional()),
   verification: z.preprocess(blank, z.string().trim().toLowerCase().max(64).optional()),
-  action: z.preprocess(blank, z.string().regex(/^[a-z_.]{1,64}$/, 'An action name, e.g. verification.decided.').optional()),
+  action: z.preprocess(
+    blank,
+    z
+      .string()
+      .regex(/^[a-z_.]{1,64}$/, 'An action name, e.g. verification.decided.')
+      .optional(),
+  ),
   workspace: z.preprocess(blank, z.string().max(64).optional()),
   cursor: z.preprocess(blank, z.string().max(200).optional()),
 });
@@ -42,7 +77,10 @@ export async function searchAudit(db: DbOrTx, actor: Actor, raw: unknown, limit 
   // An admin is named by email in the filter; the log names them admin:<id>.
   let actorValue = f.actor;
   if (f.actor?.includes('@')) {
-    const [u] = await db.select({ id: adminUsers.id }).from(adminUsers).where(eq(adminUsers.email, f.actor.toLowerCase()));
+    const [u] = await db
+      .select({ id: adminUsers.id })
+      .from(adminUsers)
+      .where(eq(adminUsers.email, f.actor.toLowerCase()));
     actorValue = u ? `admin:${u.id}` : f.actor;
   }
   const after = decodeCursor(f.cursor);
@@ -63,6 +101,15 @@ export async function searchAudit(db: DbOrTx, actor: Actor, raw: unknown, limit 
     .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
     .limit(limit + 1);
   // Notes about a person are kept under the verification's data key (lib/domain/audit/audit.ts): opened for the page.
-  const opened = await openAuditEntries(db, rows.map((r) => r.e));
-  return { filters: f, ...pageOf(rows.map((r, i) => ({ ...opened[i], who: r.email ?? r.e.actor, cursorAt: r.cursorAt })), limit) };
+  const opened = await openAuditEntries(
+    db,
+    rows.map((r) => r.e),
+  );
+  return {
+    filters: f,
+    ...pageOf(
+      rows.map((r, i) => ({ ...opened[i], who: r.email ?? r.e.actor, cursorAt: r.cursorAt })),
+      limit,
+    ),
+  };
 }

@@ -16,17 +16,52 @@ import { NO_DESCRIPTION, pipelineFacts, uploadFact } from './evidence';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const face = (over: Partial<FaceMeasure> = {}): FaceMeasure => ({
-  score: 1, detector_score: 1, mesh_score: 1, box: [0, 0, 100, 100], size_fraction: 0.5, outside_fraction: 0, yaw: 0, age_features: null, brightness: 120, overexposed_fraction: 0, sharpness: 100,
-  regions: { left_eye_texture: 30, right_eye_texture: 30, mouth_texture: 30, left_eye_color_distance: 20, right_eye_color_distance: 20, mouth_color_distance: 20 },
-  age: 40, gender: 'female', gender_score: 0.9, real: 0.7, live: 0.9, embedding: [1, 0, 0], replay_score: 5, moire_score: 1, ...over,
+  score: 1,
+  detector_score: 1,
+  mesh_score: 1,
+  box: [0, 0, 100, 100],
+  size_fraction: 0.5,
+  outside_fraction: 0,
+  yaw: 0,
+  age_features: null,
+  brightness: 120,
+  overexposed_fraction: 0,
+  sharpness: 100,
+  regions: {
+    left_eye_texture: 30,
+    right_eye_texture: 30,
+    mouth_texture: 30,
+    left_eye_color_distance: 20,
+    right_eye_color_distance: 20,
+    mouth_color_distance: 20,
+  },
+  age: 40,
+  gender: 'female',
+  gender_score: 0.9,
+  real: 0.7,
+  live: 0.9,
+  embedding: [1, 0, 0],
+  replay_score: 5,
+  moire_score: 1,
+  ...over,
 });
 const light = { brightness: 120, overexposed_fraction: 0, sharpness: 100 };
-const analysis = (faces: FaceMeasure[]): Analysis => ({ version: 'test', width: 640, height: 480, whole: light, faces, document: { ...light, area_fraction: 0.5, fill: 0.9, aspect: 1.58, box: [0, 0, 10, 10] }, stored: Buffer.alloc(0) });
+const analysis = (faces: FaceMeasure[]): Analysis => ({
+  version: 'test',
+  width: 640,
+  height: 480,
+  whole: light,
+  faces,
+  document: { ...light, area_fraction: 0.5, fill: 0.9, aspect: 1.58, box: [0, 0, 10, 10] },
+  stored: Buffer.alloc(0),
+});
 
 /** The upload checks validation records, over a readable image, a selfie analysis with a face and without, a document's front and back. */
 async function uploadCheckKeys(): Promise<Set<string>> {
   const keys = new Set<string>();
-  const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#808080' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#808080' } })
+    .png()
+    .toBuffer();
   for (const k of Object.keys((await checkFile(png)).checks)) keys.add(k);
   for (const faces of [[face()], [], [face(), face()]]) {
     const checks: Checks = {};
@@ -42,21 +77,73 @@ async function uploadCheckKeys(): Promise<Set<string>> {
 }
 
 const birthDate = '800101';
-const mrz = { source: 'mrz' as const, corrected: false, mrz: { format: 'TD3' as const, documentCode: 'P', issuingCountry: 'UTO', surname: 'ERIKSSON', givenNames: 'ANNA', documentNumber: 'L898902C3', nationality: 'UTO', birthDate, sex: 'F' as const, expiryDate: '310415' } };
-const challenge = (over: object = {}) => ({ id: 'lch_1', passed: true, failure: null, steps: [], issued_at: now.toISOString(), completed_at: now.toISOString(), frames: [], ...over });
+const mrz = {
+  source: 'mrz' as const,
+  corrected: false,
+  mrz: {
+    format: 'TD3' as const,
+    documentCode: 'P',
+    issuingCountry: 'UTO',
+    surname: 'ERIKSSON',
+    givenNames: 'ANNA',
+    documentNumber: 'L898902C3',
+    nationality: 'UTO',
+    birthDate,
+    sex: 'F' as const,
+    expiryDate: '310415',
+  },
+};
+const challenge = (over: object = {}) => ({
+  id: 'lch_1',
+  passed: true,
+  failure: null,
+  steps: [],
+  issued_at: now.toISOString(),
+  completed_at: now.toISOString(),
+  frames: [],
+  ...over,
+});
 
 /** Evidence that takes each check down each of its branches. */
 function evidenceVariants(): Evidence[] {
-  const base: Evidence = { flow: 'age', checkMethod: 'estimation', ageThreshold: 18, selfie: face(), blocklist: null, blocklistThreshold: 0.68, otherCapture: null };
+  const base: Evidence = {
+    flow: 'age',
+    checkMethod: 'estimation',
+    ageThreshold: 18,
+    selfie: face(),
+    blocklist: null,
+    blocklistThreshold: 0.68,
+    otherCapture: null,
+  };
   // An age whose range straddles 18 (the pipeline refers it): with estimation_fallback = document it steps up.
   const refer = (AGE_RANGES.lower.find(([t]) => t === 18)![1] + AGE_RANGES.upper.find(([t]) => t === 18)![1]) / 2;
-  const selfies = [face(), face({ embedding: null }), face({ age: null }), face({ replay_score: 1e6 }), face({ moire_score: 1e6 }), face({ live: 0 }), face({ age: refer }), face({ age: 5 }), null];
+  const selfies = [
+    face(),
+    face({ embedding: null }),
+    face({ age: null }),
+    face({ replay_score: 1e6 }),
+    face({ moire_score: 1e6 }),
+    face({ live: 0 }),
+    face({ age: refer }),
+    face({ age: 5 }),
+    null,
+  ];
   const active = [
     undefined,
     { required: true, challenge: null, selfieSimilarity: null, selfieAfterChallengeMs: null },
     { required: true, challenge: challenge(), selfieSimilarity: 0.99, selfieAfterChallengeMs: 1000 },
-    { required: true, challenge: challenge({ skipped: true, passed: false }), selfieSimilarity: null, selfieAfterChallengeMs: null },
-    { required: true, challenge: challenge({ passed: false, failure: 'timeout' }), selfieSimilarity: null, selfieAfterChallengeMs: null },
+    {
+      required: true,
+      challenge: challenge({ skipped: true, passed: false }),
+      selfieSimilarity: null,
+      selfieAfterChallengeMs: null,
+    },
+    {
+      required: true,
+      challenge: challenge({ passed: false, failure: 'timeout' }),
+      selfieSimilarity: null,
+      selfieAfterChallengeMs: null,
+    },
     { required: false, challenge: challenge(), selfieSimilarity: 0.99, selfieAfterChallengeMs: 1000 },
   ] as Evidence['activeLiveness'][];
   const documents: Evidence['document'][] = [
@@ -68,11 +155,19 @@ function evidenceVariants(): Evidence[] {
     { type: 'passport', portrait: face(), read: { ...mrz, mrz: { ...mrz.mrz, expiryDate: '200101' } } },
   ];
   const out: Evidence[] = [];
-  for (const route of [{ flow: 'age', checkMethod: 'estimation' }, { flow: 'age', checkMethod: 'estimation', estimationFallback: 'document' }, { flow: 'age', checkMethod: 'document_verification' }, { flow: 'kyc', checkMethod: null }] as const) {
+  for (const route of [
+    { flow: 'age', checkMethod: 'estimation' },
+    { flow: 'age', checkMethod: 'estimation', estimationFallback: 'document' },
+    { flow: 'age', checkMethod: 'document_verification' },
+    { flow: 'kyc', checkMethod: null },
+  ] as const) {
     for (const selfie of selfies) out.push({ ...base, ...route, selfie });
     for (const activeLiveness of active) out.push({ ...base, ...route, activeLiveness });
     for (const document of documents) out.push({ ...base, ...route, document });
-    out.push({ ...base, ...route, blocklist: { id: 'blk_1', similarity: 0.99 } }, { ...base, ...route, otherCapture: { verificationId: 'ver_1', similarity: 0.9999 } });
+    out.push(
+      { ...base, ...route, blocklist: { id: 'blk_1', similarity: 0.99 } },
+      { ...base, ...route, otherCapture: { verificationId: 'ver_1', similarity: 0.9999 } },
+    );
   }
   return out;
 }
@@ -101,7 +196,9 @@ describe('every check in the case view has its description', () => {
     const keys = await uploadCheckKeys();
     // The run reached the checks of each kind (a change that stopped recording them would not pass silently).
     expect(keys.size).toBeGreaterThanOrEqual(12);
-    const missing = [...keys].filter((k) => uploadFact(k, { value: 1, threshold: 1, passed: true }).meaning === NO_DESCRIPTION);
+    const missing = [...keys].filter(
+      (k) => uploadFact(k, { value: 1, threshold: 1, passed: true }).meaning === NO_DESCRIPTION,
+    );
     expect(missing).toEqual([]);
   });
 
@@ -116,7 +213,9 @@ describe('every check in the case view has its description', () => {
   it('each measurement of each pipeline check', () => {
     const keys = pipelineCheckKeys();
     expect(keys.size).toBeGreaterThanOrEqual(15);
-    const missing = [...keys].filter((k) => pipelineFacts({ [k]: 1 }, { duplicateThreshold: 0.68 }).some((f) => f.meaning === NO_DESCRIPTION));
+    const missing = [...keys].filter((k) =>
+      pipelineFacts({ [k]: 1 }, { duplicateThreshold: 0.68 }).some((f) => f.meaning === NO_DESCRIPTION),
+    );
     expect(missing).toEqual([]);
   });
 });

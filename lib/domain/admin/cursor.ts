@@ -31,7 +31,10 @@ export const afterCursor = (column: AnyColumn, idColumn: AnyColumn, c: Cursor, d
     : sql`(${column}, ${idColumn}) < ((${c.at}::timestamp at time zone 'UTC'), ${c.id})`;
 
 /** A page of `limit` rows out of `limit + 1` fetched, and the cursor of the next page when there is one. */
-export function pageOf<T extends { id: string; cursorAt: string }>(rows: T[], limit: number): { items: T[]; next: string | null } {
+export function pageOf<T extends { id: string; cursorAt: string }>(
+  rows: T[],
+  limit: number,
+): { items: T[]; next: string | null } {
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items, next: rows.length > limit && last ? encodeCursor({ at: last.cursorAt, id: last.id }) : null };

@@ -23,11 +23,19 @@ describe('erasing a case from the admin area', () => {
 
     const r = await eraseCase(getDb(), owner, { verificationId: c.id });
     expect(r.erasedNow).toBe(true);
-    expect(r.receipt.receipt).toMatchObject({ verification_id: c.id, trigger: 'request', requested_by: `admin:${owner.userId}`, status: 'abandoned' });
+    expect(r.receipt.receipt).toMatchObject({
+      verification_id: c.id,
+      trigger: 'request',
+      requested_by: `admin:${owner.userId}`,
+      status: 'abandoned',
+    });
     expect(verifyReceipt(r.receipt, await receiptKeys(getDb()))).toEqual({ valid: true });
     expect((await statusOf(c.id)).status).toBe('abandoned');
     expect(await getDb().select().from(mediaBlobs).where(eq(mediaBlobs.mediaId, c.mediaId))).toEqual([]);
-    const entries = await getDb().select().from(auditLog).where(and(eq(auditLog.verificationId, c.id), eq(auditLog.action, 'verification.data_erased')));
+    const entries = await getDb()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.verificationId, c.id), eq(auditLog.action, 'verification.data_erased')));
     expect(entries.map((e) => e.actor)).toEqual([`admin:${owner.userId}`]);
 
     const view = await loadCase(getDb(), owner, c.id);

@@ -12,7 +12,9 @@ import { actorId, assertCan, type Actor } from './access';
 
 export async function eraseCase(db: Db, actor: Actor, input: { verificationId: string; requestId?: string }) {
   const id = String(input.verificationId).toLowerCase();
-  const [v] = UUID_RE.test(id) ? await db.select({ workspaceId: verifications.workspaceId }).from(verifications).where(eq(verifications.id, id)) : [];
+  const [v] = UUID_RE.test(id)
+    ? await db.select({ workspaceId: verifications.workspaceId }).from(verifications).where(eq(verifications.id, id))
+    : [];
   if (!v) throw notFound('Verification');
   assertCan(actor, 'case.erase', v.workspaceId, 'Verification');
   return eraseVerificationData(db, { verificationId: id, actor: actorId(actor), requestId: input.requestId });

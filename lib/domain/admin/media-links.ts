@@ -39,11 +39,23 @@ export function readMediaToken(token: string, sessionId: string, now = new Date(
 }
 
 /** The decrypted image behind a token, for this actor; NOT_FOUND for anything else. Audited. */
-export async function openMedia(db: DbOrTx, actor: Actor, token: string, now = new Date()): Promise<{ bytes: Buffer; contentType: string }> {
+export async function openMedia(
+  db: DbOrTx,
+  actor: Actor,
+  token: string,
+  now = new Date(),
+): Promise<{ bytes: Buffer; contentType: string }> {
   const mediaId = readMediaToken(token, actor.sessionId, now);
   if (!mediaId) throw notFound('Media');
   const [m] = await db
-    .select({ id: media.id, type: media.type, side: media.side, contentType: media.contentType, verificationId: media.verificationId, workspaceId: verifications.workspaceId })
+    .select({
+      id: media.id,
+      type: media.type,
+      side: media.side,
+      contentType: media.contentType,
+      verificationId: media.verificationId,
+      workspaceId: verifications.workspaceId,
+    })
     .from(media)
     .innerJoin(verifications, eq(verifications.id, media.verificationId))
     .where(eq(media.id, mediaId));
@@ -52,6 +64,12 @@ export async function openMedia(db: DbOrTx, actor: Actor, token: string, now = n
   const bytes = await mediaStore.get(db, m.id);
   // Purged by the retention schedule: the record stays, the picture is gone.
   if (!bytes) throw notFound('Media');
-  await audit(db, { workspaceId: m.workspaceId, verificationId: m.verificationId, actor: actorId(actor), action: 'media.viewed', data: { media_id: m.id, type: m.type, side: m.side } });
+  await audit(db, {
+    workspaceId: m.workspaceId,
+    verificationId: m.verificationId,
+    actor: actorId(actor),
+    action: 'media.viewed',
+    data: { media_id: m.id, type: m.type, side: m.side },
+  });
   return { bytes, contentType: m.contentType };
 }

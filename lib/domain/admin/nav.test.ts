@@ -7,7 +7,10 @@ import { ADMIN_NAV, navFor } from './nav';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const actor = (isOperator: boolean, roles: Membership['role'][]): Actor => ({
-  userId: 'u1', email: 'a@example.test', isOperator, sessionId: 's1',
+  userId: 'u1',
+  email: 'a@example.test',
+  isOperator,
+  sessionId: 's1',
   workspaces: roles.map((role, i) => ({ workspaceId: `ws${i}`, workspaceName: `W${i}`, role })),
 });
 const labels = (a: Actor, enrolling = false) => navFor(a, { enrolling }).map((i) => i.label);
@@ -18,7 +21,15 @@ describe('the admin navigation', () => {
   });
 
   it('an owner sees the audit log, workspaces and wallet trust, not the consent text', () => {
-    expect(labels(actor(false, ['owner']))).toEqual(['Review queue', 'Verifications', 'Blocklist', 'Audit log', 'Workspaces', 'Wallet trust', 'Account']);
+    expect(labels(actor(false, ['owner']))).toEqual([
+      'Review queue',
+      'Verifications',
+      'Blocklist',
+      'Audit log',
+      'Workspaces',
+      'Wallet trust',
+      'Account',
+    ]);
   });
 
   it('a reviewer sees the cases, the blocklist and the account only', () => {
@@ -30,7 +41,9 @@ describe('the admin navigation', () => {
   });
 
   it('every section has its page under app/admin/(area)', () => {
-    const missing = ADMIN_NAV.filter((i) => !fs.existsSync(path.join(root, 'app/admin/(area)', i.href.replace('/admin/', ''), 'page.tsx')));
+    const missing = ADMIN_NAV.filter(
+      (i) => !fs.existsSync(path.join(root, 'app/admin/(area)', i.href.replace('/admin/', ''), 'page.tsx')),
+    );
     expect(missing.map((i) => i.href)).toEqual([]);
   });
 });

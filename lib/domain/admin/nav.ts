@@ -32,5 +32,7 @@ function sees(actor: Actor, v: VisibleTo): boolean {
 
 /** The sections this admin sees; while enrolling a second factor, only those allowed then. */
 export function navFor(actor: Actor, opts: { enrolling?: boolean } = {}): NavItem[] {
-  return ADMIN_NAV.filter((i) => (opts.enrolling ? i.whileEnrolling : sees(actor, i.visibleTo))).map(({ href, label }) => ({ href, label }));
+  return ADMIN_NAV.filter((i) => (opts.enrolling ? i.whileEnrolling : sees(actor, i.visibleTo))).map(
+    ({ href, label }) => ({ href, label }),
+  );
 }

@@ -19,13 +19,26 @@ import { resetEnvCache } from '../../core/env';
 import { newId } from '../../core/ids';
 import { loadSession } from './auth/sessions';
 import { KEY_USE_RECORD_MS, recordKeyUse, resetKeyUseMemory } from '../auth/keys';
-import { activateKeyAs, createKeyAs, deleteKeyAs, keysFor, listManagedWorkspaces, createWorkspaceAs, settingsFor, updateSettingsAs } from './workspaces';
+import {
+  activateKeyAs,
+  createKeyAs,
+  deleteKeyAs,
+  keysFor,
+  listManagedWorkspaces,
+  createWorkspaceAs,
+  settingsFor,
+  updateSettingsAs,
+} from './workspaces';
 import { deliveryLog, redeliverAllFailedAs, redeliverAs, sendTestEventAs } from './webhooks';
 import { acceptInvite, changeRoleAs, inviteMember, membersFor, openInvite, removeMemberAs } from './members';
 import { usageCsv, usageFor } from './usage';
 import { consentHistory, publishConsentAs } from './consent';
 
-const code = (p: Promise<unknown>) => p.then(() => 'ok', (e) => e.code as string);
+const code = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e) => e.code as string,
+  );
 
 describe('owners run their workspace', () => {
   it('reviewers and strangers get NOT_FOUND on every owner read and write; operators may', async () => {
@@ -42,7 +55,9 @@ describe('owners run their workspace', () => {
       expect(await code(updateSettingsAs(db, who, ws, { age_threshold: 30 }))).toBe('NOT_FOUND');
       expect(await code(deliveryLog(db, who, { workspaceId: ws }))).toBe('NOT_FOUND');
       expect(await code(membersFor(db, who, ws))).toBe('NOT_FOUND');
-      expect(await code(inviteMember(db, who, { workspaceId: ws, email: 'x@example.com', role: 'owner' }))).toBe('NOT_FOUND');
+      expect(await code(inviteMember(db, who, { workspaceId: ws, email: 'x@example.com', role: 'owner' }))).toBe(
+        'NOT_FOUND',
+      );
       expect(await code(usageFor(db, who, ws))).toBe('NOT_FOUND');
       expect(await code(createWorkspaceAs(db, who, { name: 'nope' }))).toBe('NOT_FOUND');
       expect(await code(consentHistory(db, who))).toBe('NOT_FOUND');
@@ -51,7 +66,10 @@ describe('owners run their workspace', () => {
     expect(await code(keysFor(db, operator, ws))).toBe('ok');
     const made = await createWorkspaceAs(db, operator, { name: 'made by an operator' });
     expect(made.secretKeys.map((k) => k.mode)).toEqual(['test', 'live']);
-    const [entry] = await db.select().from(auditLog).where(and(eq(auditLog.workspaceId, made.workspace.id), eq(auditLog.action, 'workspace.created')));
+    const [entry] = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.workspaceId, made.workspace.id), eq(auditLog.action, 'workspace.created')));
     expect(entry.actor).toBe(`admin:${operator.userId}`);
   });
 
@@ -67,19 +85,32 @@ describe('owners run their workspace', () => {
     expect(await code(deleteKeyAs(db, owner, w.liveKeyId))).toBe('KEY_ACTIVE');
     await activateKeyAs(db, owner, k.id);
     await deleteKeyAs(db, owner, w.liveKeyId);
-    expect((await keysFor(db, owner, w.workspace.id)).keys.map((x) => [x.id, x.active])).toEqual([[w.testKeyId, false], [k.id, true]]);
+    expect((await keysFor(db, owner, w.workspace.id)).keys.map((x) => [x.id, x.active])).toEqual([
+      [w.testKeyId, false],
+      [k.id, true],
+    ]);
     for (let i = 0; i < 3; i++) await createKeyAs(db, owner, { workspaceId: w.workspace.id, mode: 'test' });
     expect(await code(createKeyAs(db, owner, { workspaceId: w.workspace.id, mode: 'test' }))).toBe('KEY_LIMIT_REACHED');
-    const actions = (await db.select().from(auditLog).where(eq(auditLog.workspaceId, w.workspace.id))).map((a) => a.action);
+    const actions = (await db.select().from(auditLog).where(eq(auditLog.workspaceId, w.workspace.id))).map(
+      (a) => a.action,
+    );
     expect(actions).toEqual(expect.arrayContaining(['key.created', 'key.activated', 'key.deleted']));
   });
 
   it('last use: the auth path records it, at most once a minute per key', async () => {
     const w = await makeWorkspace();
     resetKeyUseMemory();
-    const lastUsed = async () => (await getDb().select({ at: secretKeys.lastUsedAt }).from(secretKeys).where(eq(secretKeys.id, w.testKeyId)))[0].at;
+    const lastUsed = async () =>
+      (await getDb().select({ at: secretKeys.lastUsedAt }).from(secretKeys).where(eq(secretKeys.id, w.testKeyId)))[0]
+        .at;
     expect(await lastUsed()).toBeNull();
-    const r = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: w.testSecret });
+    const r = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: {},
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+    });
     expect(r.status).toBe(201);
     await expect.poll(lastUsed).not.toBeNull();
     const first = (await lastUsed())!;
@@ -97,14 +128,33 @@ describe('owners run their workspace', () => {
   it('settings: the CLI schema, each change audited with before and after; invalid values refused', async () => {
     const w = await makeWorkspace();
     const owner = await makeAdmin({ workspaces: [[w.workspace.id, 'owner']] });
-    const s = await updateSettingsAs(getDb(), owner, w.workspace.id, { rate_limit_per_minute: 7, age_threshold: 18, duplicate_threshold: 0.945 });
+    const s = await updateSettingsAs(getDb(), owner, w.workspace.id, {
+      rate_limit_per_minute: 7,
+      age_threshold: 18,
+      duplicate_threshold: 0.945,
+    });
     expect(s.rate_limit_per_minute).toBe(7);
-    const [e] = await getDb().select().from(auditLog).where(and(eq(auditLog.workspaceId, w.workspace.id), eq(auditLog.action, 'workspace.settings_updated'), eq(auditLog.actor, `admin:${owner.userId}`)));
+    const [e] = await getDb()
+      .select()
+      .from(auditLog)
+      .where(
+        and(
+          eq(auditLog.workspaceId, w.workspace.id),
+          eq(auditLog.action, 'workspace.settings_updated'),
+          eq(auditLog.actor, `admin:${owner.userId}`),
+        ),
+      );
     // Only what changed (18 and 0.945 are the defaults).
     expect((e.data as { changes: unknown }).changes).toEqual({ rate_limit_per_minute: { before: 60, after: 7 } });
-    expect(await code(updateSettingsAs(getDb(), owner, w.workspace.id, { webhook_url: 'http://plain.example.com/' }))).toBe('VALIDATION_ERROR');
-    expect(await code(updateSettingsAs(getDb(), owner, w.workspace.id, { webhook_url: 'https://127.0.0.1/x' }))).toBe('VALIDATION_ERROR');
-    expect(await code(updateSettingsAs(getDb(), owner, w.workspace.id, { media_retention_days: 400 }))).toBe('VALIDATION_ERROR');
+    expect(
+      await code(updateSettingsAs(getDb(), owner, w.workspace.id, { webhook_url: 'http://plain.example.com/' })),
+    ).toBe('VALIDATION_ERROR');
+    expect(await code(updateSettingsAs(getDb(), owner, w.workspace.id, { webhook_url: 'https://127.0.0.1/x' }))).toBe(
+      'VALIDATION_ERROR',
+    );
+    expect(await code(updateSettingsAs(getDb(), owner, w.workspace.id, { media_retention_days: 400 }))).toBe(
+      'VALIDATION_ERROR',
+    );
   });
 
   describe('webhooks', () => {
@@ -118,12 +168,17 @@ describe('owners run their workspace', () => {
     it('a test event: signed with the active key like a real one, marked X-Webhook-Test', async () => {
       const w = await makeWorkspace();
       const owner = await makeAdmin({ workspaces: [[w.workspace.id, 'owner']] });
-      await getDb().update((await import('@/lib/db/schema')).workspaces).set({ webhookUrl: receiver.url }).where(eq((await import('@/lib/db/schema')).workspaces.id, w.workspace.id));
+      await getDb()
+        .update((await import('@/lib/db/schema')).workspaces)
+        .set({ webhookUrl: receiver.url })
+        .where(eq((await import('@/lib/db/schema')).workspaces.id, w.workspace.id));
       const r = await sendTestEventAs(getDb(), owner, w.workspace.id, { ca: tls.cert, allowPrivate: true });
       expect([r.outcome, r.statusCode]).toEqual(['delivered', 200]);
       const got = receiver.received.find((x) => x.headers['x-webhook-id'] === r.id)!;
       expect(got.headers['x-webhook-test']).toBe('true');
-      expect(got.headers['x-hmac-signature']).toBe(createHmac('sha256', w.liveSecret).update(`${got.headers['x-timestamp']}.${got.body}`).digest('hex'));
+      expect(got.headers['x-hmac-signature']).toBe(
+        createHmac('sha256', w.liveSecret).update(`${got.headers['x-timestamp']}.${got.body}`).digest('hex'),
+      );
       expect(JSON.parse(got.body)).toMatchObject({ status: 'approved', external_id: 'open-verify-test-event' });
     });
 
@@ -137,8 +192,31 @@ describe('owners run their workspace', () => {
       for (const [i, c] of cases.entries()) {
         const id = newId('evt');
         ids.push(id);
-        await db.insert(webhookEvents).values({ id, workspaceId: ws, verificationId: c.id, status: 'review', body: '{}', state: i === 0 ? 'failed' : 'delivered', attempts: 1, nextAttemptAt: new Date(Date.now() + 3_600_000) });
-        await db.insert(webhookAttempts).values({ id: newId('wat'), eventId: id, attempt: 1, url: 'https://x.example/', startedAt: new Date(), latencyMs: 12, statusCode: i === 0 ? 500 : 200, responseBody: i === 0 ? 'boom '.repeat(100) : 'ok', outcome: i === 0 ? 'failed' : 'delivered' });
+        await db
+          .insert(webhookEvents)
+          .values({
+            id,
+            workspaceId: ws,
+            verificationId: c.id,
+            status: 'review',
+            body: '{}',
+            state: i === 0 ? 'failed' : 'delivered',
+            attempts: 1,
+            nextAttemptAt: new Date(Date.now() + 3_600_000),
+          });
+        await db
+          .insert(webhookAttempts)
+          .values({
+            id: newId('wat'),
+            eventId: id,
+            attempt: 1,
+            url: 'https://x.example/',
+            startedAt: new Date(),
+            latencyMs: 12,
+            statusCode: i === 0 ? 500 : 200,
+            responseBody: i === 0 ? 'boom '.repeat(100) : 'ok',
+            outcome: i === 0 ? 'failed' : 'delivered',
+          });
       }
       const all = await deliveryLog(db, owner, { workspaceId: ws });
       expect(all.events.map((e) => e.id)).toEqual([...ids].reverse());
@@ -202,11 +280,18 @@ describe('owners run their workspace', () => {
       expect(await openInvite(db, token)).toBeNull();
       expect(await code(acceptInvite(db, { token, password: 'a long enough password' }))).toBe('NOT_FOUND');
       const m = await membersFor(db, owner, ws);
-      expect(m.members.map((x) => [x.email, x.role]).sort()).toEqual([[owner.email, 'owner'], [email, 'reviewer']].sort());
+      expect(m.members.map((x) => [x.email, x.role]).sort()).toEqual(
+        [
+          [owner.email, 'owner'],
+          [email, 'reviewer'],
+        ].sort(),
+      );
       expect(m.invites).toEqual([]);
 
       // The last owner can be neither demoted nor removed (through lib, hence the CLI too).
-      expect(await code(changeRoleAs(db, owner, { workspaceId: ws, adminUserId: owner.userId, role: 'reviewer' }))).toBe('LAST_OWNER');
+      expect(
+        await code(changeRoleAs(db, owner, { workspaceId: ws, adminUserId: owner.userId, role: 'reviewer' })),
+      ).toBe('LAST_OWNER');
       expect(await code(removeMemberAs(db, owner, { workspaceId: ws, adminUserId: owner.userId }))).toBe('LAST_OWNER');
       await changeRoleAs(db, owner, { workspaceId: ws, adminUserId: joined.userId, role: 'owner' });
       // Now the first owner may step down (their own sessions end too).
@@ -217,7 +302,11 @@ describe('owners run their workspace', () => {
 
       // Someone with an account already (a reviewer elsewhere) joins with it: the invite page checks their password first.
       const elsewhere = await makeAdmin({ workspaces: [[(await makeWorkspace()).workspace.id, 'reviewer']] });
-      const inv2 = await inviteMember(db, (await makeAdmin({ operator: true })), { workspaceId: ws, email: elsewhere.email, role: 'owner' });
+      const inv2 = await inviteMember(db, await makeAdmin({ operator: true }), {
+        workspaceId: ws,
+        email: elsewhere.email,
+        role: 'owner',
+      });
       const token2 = inv2.link.split('/').pop()!;
       expect(await openInvite(db, token2)).toMatchObject({ existingAccount: true });
       expect(await code(acceptInvite(db, { token: token2 }))).toBe('VALIDATION_ERROR');
@@ -249,7 +338,10 @@ describe('owners run their workspace', () => {
     for (const [status, mode, reason, created, mins] of rows) {
       const c = await makeReviewCase(ws, mode, { status: status as 'approved' });
       const done = status === 'review' ? null : new Date(created.getTime() + (mins + 1) * 60_000);
-      await db.update(verifications).set({ createdAt: created, submittedAt: new Date(created.getTime() + 60_000), completedAt: done, reason }).where(eq(verifications.id, c.id));
+      await db
+        .update(verifications)
+        .set({ createdAt: created, submittedAt: new Date(created.getTime() + 60_000), completedAt: done, reason })
+        .where(eq(verifications.id, c.id));
     }
     const u = await usageFor(db, owner, ws, { days: 30, now });
     expect(u.perDay).toHaveLength(30);
@@ -275,8 +367,10 @@ describe('owners run their workspace', () => {
     const h = await consentHistory(getDb(), operator);
     expect(h[0]).toMatchObject({ id: v.id, isActive: true });
     expect(h.filter((x) => x.isActive)).toHaveLength(1);
-    const [e] = await getDb().select().from(auditLog).where(and(eq(auditLog.action, 'consent.published'), sql`${auditLog.data}->>'id' = ${String(v.id)}`));
+    const [e] = await getDb()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'consent.published'), sql`${auditLog.data}->>'id' = ${String(v.id)}`));
     expect(e.actor).toBe(`admin:${operator.userId}`);
   });
 });
-

@@ -22,11 +22,17 @@ export const LIST_COLUMNS = {
   checkMethod: verifications.checkMethod,
 };
 
-export async function reviewQueue(db: DbOrTx, actor: Actor, input: { workspaceId?: string | null; mode: Mode; after?: Cursor | null; limit?: number; now?: Date }) {
+export async function reviewQueue(
+  db: DbOrTx,
+  actor: Actor,
+  input: { workspaceId?: string | null; mode: Mode; after?: Cursor | null; limit?: number; now?: Date },
+) {
   const now = (input.now ?? new Date()).getTime();
   const limit = input.limit ?? QUEUE_PAGE;
   const scope = scopeFor(actor, 'case.read', input.workspaceId);
-  const after = input.after ? afterCursor(verifications.statusChangedAt, verifications.id, input.after, 'asc') : undefined;
+  const after = input.after
+    ? afterCursor(verifications.statusChangedAt, verifications.id, input.after, 'asc')
+    : undefined;
   const rows = await db
     .select({
       ...LIST_COLUMNS,
@@ -39,7 +45,14 @@ export async function reviewQueue(db: DbOrTx, actor: Actor, input: { workspaceId
     })
     .from(verifications)
     .innerJoin(workspaces, eq(workspaces.id, verifications.workspaceId))
-    .where(and(eq(verifications.status, 'review'), eq(verifications.mode, input.mode), inScope(scope, verifications.workspaceId), after))
+    .where(
+      and(
+        eq(verifications.status, 'review'),
+        eq(verifications.mode, input.mode),
+        inScope(scope, verifications.workspaceId),
+        after,
+      ),
+    )
     .orderBy(asc(verifications.statusChangedAt), asc(verifications.id))
     .limit(limit + 1);
   const page = pageOf(rows, limit);
@@ -68,14 +81,24 @@ export async function queueCounts(db: DbOrTx, actor: Actor): Promise<{ workspace
 
 /** The cases before and after this one in its queue (same workspace and mode): the keyboard's j / k. */
 export async function queueNeighbours(db: DbOrTx, v: { id: string; workspaceId: string; mode: Mode; status: string }) {
-  const base = and(eq(verifications.status, 'review'), eq(verifications.workspaceId, v.workspaceId), eq(verifications.mode, v.mode), ne(verifications.id, v.id));
+  const base = and(
+    eq(verifications.status, 'review'),
+    eq(verifications.workspaceId, v.workspaceId),
+    eq(verifications.mode, v.mode),
+    ne(verifications.id, v.id),
+  );
   // A decided case has left the queue: "next" is then the oldest case still waiting.
   const here = sql`(select ${verifications.statusChangedAt} from ${verifications} where ${verifications.id} = ${v.id})`;
   const inQueue = v.status === 'review';
   const [next] = await db
     .select({ id: verifications.id })
     .from(verifications)
-    .where(and(base, inQueue ? sql`(${verifications.statusChangedAt}, ${verifications.id}) > (${here}, ${v.id})` : undefined))
+    .where(
+      and(
+        base,
+        inQueue ? sql`(${verifications.statusChangedAt}, ${verifications.id}) > (${here}, ${v.id})` : undefined,
+      ),
+    )
     .orderBy(asc(verifications.statusChangedAt), asc(verifications.id))
     .limit(1);
   if (!inQueue) return { previous: null, next: next?.id ?? null };

@@ -23,9 +23,12 @@ describe('review queue and search', () => {
     const reviewer = await makeAdmin({ workspaces: [[ws, 'reviewer']] });
     const t0 = new Date(Date.now() - 3_600_000);
     const ids: string[] = [];
-    for (let i = 0; i < 7; i++) ids.push((await makeReviewCase(ws, 'live', { inReviewSince: new Date(t0.getTime() + (i % 3) * 1000) })).id);
+    for (let i = 0; i < 7; i++)
+      ids.push((await makeReviewCase(ws, 'live', { inReviewSince: new Date(t0.getTime() + (i % 3) * 1000) })).id);
     // Two rows microseconds apart within one millisecond: a millisecond cursor would lose one of them.
-    await getDb().execute(sql`update ${verifications} set status_changed_at = status_changed_at + interval '300 microseconds' where id = ${ids[6]}`);
+    await getDb().execute(
+      sql`update ${verifications} set status_changed_at = status_changed_at + interval '300 microseconds' where id = ${ids[6]}`,
+    );
     const seen: string[] = [];
     let after = null;
     for (let page = 0; page < 10; page++) {
@@ -47,8 +50,12 @@ describe('review queue and search', () => {
     const ws = (await makeWorkspace()).workspace.id;
     const owner = await makeAdmin({ workspaces: [[ws, 'owner']] });
     const made: string[] = [];
-    for (let i = 0; i < 9; i++) made.push((await makeReviewCase(ws, i % 2 ? 'test' : 'live', { status: i % 3 ? 'review' : 'approved' })).id);
-    await getDb().update(verifications).set({ createdAt: new Date('2026-01-01T00:00:00.000Z') }).where(eq(verifications.workspaceId, ws));
+    for (let i = 0; i < 9; i++)
+      made.push((await makeReviewCase(ws, i % 2 ? 'test' : 'live', { status: i % 3 ? 'review' : 'approved' })).id);
+    await getDb()
+      .update(verifications)
+      .set({ createdAt: new Date('2026-01-01T00:00:00.000Z') })
+      .where(eq(verifications.workspaceId, ws));
     const all: string[] = [];
     let cursor: string | undefined;
     do {
@@ -60,9 +67,15 @@ describe('review queue and search', () => {
     const approved = await searchVerifications(getDb(), owner, { workspace: ws, status: 'approved', mode: 'live' });
     expect(approved.items.map((i) => i.id).sort()).toEqual([made[0], made[6]].sort());
     expect((await searchVerifications(getDb(), owner, { workspace: ws, from: '2026-01-02' })).items).toEqual([]);
-    expect((await searchVerifications(getDb(), owner, { workspace: ws, from: '2026-01-01', to: '2026-01-01' })).items).toHaveLength(9);
-    await expect(searchVerifications(getDb(), owner, { from: '01/02/2026' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-    await expect(searchVerifications(getDb(), owner, { status: 'nonsense' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(
+      (await searchVerifications(getDb(), owner, { workspace: ws, from: '2026-01-01', to: '2026-01-01' })).items,
+    ).toHaveLength(9);
+    await expect(searchVerifications(getDb(), owner, { from: '01/02/2026' })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
+    await expect(searchVerifications(getDb(), owner, { status: 'nonsense' })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
   });
 });
 
@@ -75,7 +88,10 @@ describe('decisions', () => {
   it('approve writes one webhook event and keeps the note in the audit log', async () => {
     const reviewer = await makeAdmin({ workspaces: [[ws, 'reviewer']] });
     const c = await makeReviewCase(ws, 'test');
-    const row = await decideCase(getDb(), reviewer, { verificationId: c.id, decision: { status: 'approved', note: 'Face and document agree.' } });
+    const row = await decideCase(getDb(), reviewer, {
+      verificationId: c.id,
+      decision: { status: 'approved', note: 'Face and document agree.' },
+    });
     expect(row.status).toBe('approved');
     const events = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, c.id));
     expect(events.map((e) => e.status)).toEqual(['approved']);
@@ -84,22 +100,44 @@ describe('decisions', () => {
     expect(entry.data).toEqual({ status: 'approved', reason: null });
     expect(entry.dataSealed?.toString('latin1')).not.toContain('Face and document');
     const [opened] = await openAuditEntries(getDb(), [entry]);
-    expect(opened).toMatchObject({ actor: `admin:${reviewer.userId}`, action: 'verification.decided', data: { status: 'approved', reason: null, note: 'Face and document agree.' } });
+    expect(opened).toMatchObject({
+      actor: `admin:${reviewer.userId}`,
+      action: 'verification.decided',
+      data: { status: 'approved', reason: null, note: 'Face and document agree.' },
+    });
   });
 
   it('decline needs a reason from the table; resubmission is for test mode only', async () => {
     const reviewer = await makeAdmin({ workspaces: [[ws, 'reviewer']] });
     const live = await makeReviewCase(ws, 'live');
-    await expect(decideCase(getDb(), reviewer, { verificationId: live.id, decision: { status: 'declined' } })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-    await expect(decideCase(getDb(), reviewer, { verificationId: live.id, decision: { status: 'declined', reason: 'made_up' } })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-    await expect(decideCase(getDb(), reviewer, { verificationId: live.id, decision: { status: 'resubmission_requested', reason: 'selfie_quality' } })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-    await decideCase(getDb(), reviewer, { verificationId: live.id, decision: { status: 'declined', reason: 'age_below_threshold' } });
+    await expect(
+      decideCase(getDb(), reviewer, { verificationId: live.id, decision: { status: 'declined' } }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(
+      decideCase(getDb(), reviewer, { verificationId: live.id, decision: { status: 'declined', reason: 'made_up' } }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(
+      decideCase(getDb(), reviewer, {
+        verificationId: live.id,
+        decision: { status: 'resubmission_requested', reason: 'selfie_quality' },
+      }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await decideCase(getDb(), reviewer, {
+      verificationId: live.id,
+      decision: { status: 'declined', reason: 'age_below_threshold' },
+    });
     expect(await statusOf(live.id)).toEqual({ status: 'declined', reason: 'age_below_threshold' });
     const test = await makeReviewCase(ws, 'test');
-    await decideCase(getDb(), reviewer, { verificationId: test.id, decision: { status: 'resubmission_requested', reason: 'document_quality' } });
+    await decideCase(getDb(), reviewer, {
+      verificationId: test.id,
+      decision: { status: 'resubmission_requested', reason: 'document_quality' },
+    });
     expect(await statusOf(test.id)).toEqual({ status: 'resubmission_requested', reason: 'document_quality' });
     const expired = await makeReviewCase(ws, 'live');
-    await decideCase(getDb(), reviewer, { verificationId: expired.id, decision: { status: 'declined', reason: 'document_expired' } });
+    await decideCase(getDb(), reviewer, {
+      verificationId: expired.id,
+      decision: { status: 'declined', reason: 'document_expired' },
+    });
     expect(await statusOf(expired.id)).toEqual({ status: 'declined', reason: 'document_expired' });
   });
 
@@ -117,7 +155,10 @@ describe('decisions', () => {
       expect([won.length, lost.length]).toEqual([1, 1]);
       const err = lost[0].reason as DomainError;
       expect(err.code).toBe('INVALID_STATUS');
-      const winner = results[0].status === 'fulfilled' ? { who: ann.email, status: 'approved' } : { who: bob.email, status: 'declined' };
+      const winner =
+        results[0].status === 'fulfilled'
+          ? { who: ann.email, status: 'approved' }
+          : { who: bob.email, status: 'declined' };
       expect(err.details).toMatchObject({ decided_by: winner.who, decided_status: winner.status });
       expect(err.message).toContain(winner.who);
       const events = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, c.id));

@@ -44,7 +44,11 @@ export async function searchVerifications(db: DbOrTx, actor: Actor, raw: unknown
   const where = and(
     inScope(scope, verifications.workspaceId),
     // An id (a UUID) or an external_id: both exact matches, each on its index.
-    f.q ? (q && UUID_RE.test(q) ? or(eq(verifications.id, q), eq(verifications.externalId, f.q)) : eq(verifications.externalId, f.q)) : undefined,
+    f.q
+      ? q && UUID_RE.test(q)
+        ? or(eq(verifications.id, q), eq(verifications.externalId, f.q))
+        : eq(verifications.externalId, f.q)
+      : undefined,
     f.status ? eq(verifications.status, f.status) : undefined,
     f.mode ? eq(verifications.mode, f.mode) : undefined,
     f.from ? gte(verifications.createdAt, new Date(`${f.from}T00:00:00Z`)) : undefined,

@@ -17,7 +17,12 @@ export const USAGE_RANGES = [7, 30, 90] as const;
 export type DayRow = { day: string; live: number; test: number };
 export type DecisionRow = { mode: 'live' | 'test'; status: string; reason: string | null; count: number };
 
-export async function usageFor(db: DbOrTx, actor: Actor, workspaceId: string, opts: { days?: number; now?: Date } = {}) {
+export async function usageFor(
+  db: DbOrTx,
+  actor: Actor,
+  workspaceId: string,
+  opts: { days?: number; now?: Date } = {},
+) {
   const ws = await managedWorkspace(db, actor, workspaceId, 'usage.read');
   const now = opts.now ?? new Date();
   const days = (USAGE_RANGES as readonly number[]).includes(opts.days ?? 30) ? (opts.days ?? 30) : 30;
@@ -33,10 +38,13 @@ export async function usageFor(db: DbOrTx, actor: Actor, workspaceId: string, op
   ]);
 
   const byDay = new Map<string, DayRow>();
-  for (let t = from.getTime(); t <= today; t += DAY) byDay.set(utcDay(new Date(t)), { day: utcDay(new Date(t)), live: 0, test: 0 });
+  for (let t = from.getTime(); t <= today; t += DAY)
+    byDay.set(utcDay(new Date(t)), { day: utcDay(new Date(t)), live: 0, test: 0 });
   const byMonth = new Map<string, { month: string; live: number; test: number }>();
   for (let i = 0; i < 12; i++) {
-    const m = new Date(Date.UTC(monthsFrom.getUTCFullYear(), monthsFrom.getUTCMonth() + i, 1)).toISOString().slice(0, 7);
+    const m = new Date(Date.UTC(monthsFrom.getUTCFullYear(), monthsFrom.getUTCMonth() + i, 1))
+      .toISOString()
+      .slice(0, 7);
     byMonth.set(m, { month: m, live: 0, test: 0 });
   }
   const decisionCounts = new Map<string, DecisionRow>();
@@ -55,10 +63,17 @@ export async function usageFor(db: DbOrTx, actor: Actor, workspaceId: string, op
       row.count += n;
       decisionCounts.set(k, row);
     }
-    if (mode === 'live') for (const [ms, n] of Object.entries(f.durations)) durations.set(Number(ms), (durations.get(Number(ms)) ?? 0) + n);
+    if (mode === 'live')
+      for (const [ms, n] of Object.entries(f.durations))
+        durations.set(Number(ms), (durations.get(Number(ms)) ?? 0) + n);
   }
-  const decisionRows: DecisionRow[] = [...decisionCounts.values()]
-    .sort((a, b) => a.mode.localeCompare(b.mode) || b.count - a.count || a.status.localeCompare(b.status) || String(a.reason).localeCompare(String(b.reason)));
+  const decisionRows: DecisionRow[] = [...decisionCounts.values()].sort(
+    (a, b) =>
+      a.mode.localeCompare(b.mode) ||
+      b.count - a.count ||
+      a.status.localeCompare(b.status) ||
+      String(a.reason).localeCompare(String(b.reason)),
+  );
   const live = decisionRows.filter((d) => d.mode === 'live');
   const approved = live.filter((d) => d.status === 'approved').reduce((s, d) => s + d.count, 0);
   const declined = live.filter((d) => d.status === 'declined').reduce((s, d) => s + d.count, 0);
@@ -76,7 +91,9 @@ export async function usageFor(db: DbOrTx, actor: Actor, workspaceId: string, op
       declined,
       approvalRate: approved + declined > 0 ? approved / (approved + declined) : null,
       medianDecisionMs: median,
-      inReview: Object.fromEntries([...inReview].map((r) => [r.mode, Number(r.n)])) as Partial<Record<'live' | 'test', number>>,
+      inReview: Object.fromEntries([...inReview].map((r) => [r.mode, Number(r.n)])) as Partial<
+        Record<'live' | 'test', number>
+      >,
     },
     decisions: decisionRows,
   };
@@ -93,11 +110,38 @@ const csvCell = (v: unknown) => {
 export function usageCsv(u: Usage): string {
   const rows: unknown[][] = [
     ['section', 'period', 'mode', 'status', 'reason', 'count'],
-    ...u.perDay.flatMap((d) => [['per_day', d.day, 'live', '', '', d.live], ['per_day', d.day, 'test', '', '', d.test]]),
-    ...u.perMonth.flatMap((m) => [['per_month', m.month, 'live', '', '', m.live], ['per_month', m.month, 'test', '', '', m.test]]),
-    ...u.decisions.map((d) => ['decisions', `${utcDay(u.range.from)}..${utcDay(u.range.to)}`, d.mode, d.status, d.reason ?? '', d.count]),
-    ['approval_rate', `${utcDay(u.range.from)}..${utcDay(u.range.to)}`, 'live', '', '', u.totals.approvalRate === null ? '' : u.totals.approvalRate.toFixed(4)],
-    ['median_submit_to_decision_seconds', `${utcDay(u.range.from)}..${utcDay(u.range.to)}`, 'live', '', '', u.totals.medianDecisionMs === null ? '' : (u.totals.medianDecisionMs / 1000).toFixed(1)],
+    ...u.perDay.flatMap((d) => [
+      ['per_day', d.day, 'live', '', '', d.live],
+      ['per_day', d.day, 'test', '', '', d.test],
+    ]),
+    ...u.perMonth.flatMap((m) => [
+      ['per_month', m.month, 'live', '', '', m.live],
+      ['per_month', m.month, 'test', '', '', m.test],
+    ]),
+    ...u.decisions.map((d) => [
+      'decisions',
+      `${utcDay(u.range.from)}..${utcDay(u.range.to)}`,
+      d.mode,
+      d.status,
+      d.reason ?? '',
+      d.count,
+    ]),
+    [
+      'approval_rate',
+      `${utcDay(u.range.from)}..${utcDay(u.range.to)}`,
+      'live',
+      '',
+      '',
+      u.totals.approvalRate === null ? '' : u.totals.approvalRate.toFixed(4),
+    ],
+    [
+      'median_submit_to_decision_seconds',
+      `${utcDay(u.range.from)}..${utcDay(u.range.to)}`,
+      'live',
+      '',
+      '',
+      u.totals.medianDecisionMs === null ? '' : (u.totals.medianDecisionMs / 1000).toFixed(1),
+    ],
   ];
   return rows.map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }

@@ -30,8 +30,16 @@ export async function trustAnchorsFor(db: DbOrTx, actor: Actor, now = new Date()
     })
     .from(walletTrustAnchors)
     .leftJoin(workspaces, eq(workspaces.id, walletTrustAnchors.workspaceId))
-    .where(actor.isOperator ? undefined : or(isNull(walletTrustAnchors.workspaceId), inArray(walletTrustAnchors.workspaceId, owned)))
+    .where(
+      actor.isOperator
+        ? undefined
+        : or(isNull(walletTrustAnchors.workspaceId), inArray(walletTrustAnchors.workspaceId, owned)),
+    )
     .orderBy(asc(walletTrustAnchors.country), asc(walletTrustAnchors.subject), asc(walletTrustAnchors.id));
   const soon = now.getTime() + EXPIRY_WARNING_DAYS * DAY_MS;
-  return rows.map((r) => ({ ...r, expired: r.notAfter.getTime() < now.getTime(), expiringSoon: r.notAfter.getTime() >= now.getTime() && r.notAfter.getTime() < soon }));
+  return rows.map((r) => ({
+    ...r,
+    expired: r.notAfter.getTime() < now.getTime(),
+    expiringSoon: r.notAfter.getTime() >= now.getTime() && r.notAfter.getTime() < soon,
+  }));
 }

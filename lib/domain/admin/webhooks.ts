@@ -25,10 +25,28 @@ export async function setWebhookUrlAs(db: Db, actor: Actor, input: { workspaceId
   return updateWorkspaceSettings(db, ws.id, { webhook_url: input.url }, actorId(actor));
 }
 
-export async function sendTestEventAs(db: Db, actor: Actor, workspaceId: string, deps: Parameters<typeof sendTestWebhook>[2] = {}) {
+export async function sendTestEventAs(
+  db: Db,
+  actor: Actor,
+  workspaceId: string,
+  deps: Parameters<typeof sendTestWebhook>[2] = {},
+) {
   const ws = await managedWorkspace(db, actor, workspaceId, 'webhooks.manage');
   const r = await sendTestWebhook(db, ws.id, deps);
-  await audit(db, { workspaceId: ws.id, actor: actorId(actor), action: 'webhook.test_sent', data: { event: r.id, url: r.url, key: r.keyId, outcome: r.outcome, status_code: r.statusCode, latency_ms: r.latencyMs, error: r.error } });
+  await audit(db, {
+    workspaceId: ws.id,
+    actor: actorId(actor),
+    action: 'webhook.test_sent',
+    data: {
+      event: r.id,
+      url: r.url,
+      key: r.keyId,
+      outcome: r.outcome,
+      status_code: r.statusCode,
+      latency_ms: r.latencyMs,
+      error: r.error,
+    },
+  });
   return r;
 }
 
@@ -77,7 +95,12 @@ export async function deliveryLog(db: DbOrTx, actor: Actor, f: DeliveryFilter) {
           keyId: webhookAttempts.keyId,
         })
         .from(webhookAttempts)
-        .where(inArray(webhookAttempts.eventId, page.map((e) => e.id)))
+        .where(
+          inArray(
+            webhookAttempts.eventId,
+            page.map((e) => e.id),
+          ),
+        )
         .orderBy(webhookAttempts.eventId, webhookAttempts.startedAt)
     : [];
   // The receivers' answers are kept under each verification's data key (lib/domain/personal-data/personal.ts).
@@ -91,7 +114,10 @@ export async function deliveryLog(db: DbOrTx, actor: Actor, f: DeliveryFilter) {
       attemptLog: attempts
         .filter((a) => a.eventId === e.id)
         .map(({ responseSealed, responseBody, ...a }) => {
-          const text = openWebhookResponse({ id: a.id, responseBody, responseSealed }, responseSealed ? key(e.verificationId) : null);
+          const text = openWebhookResponse(
+            { id: a.id, responseBody, responseSealed },
+            responseSealed ? key(e.verificationId) : null,
+          );
           return { ...a, responseExcerpt: text ? text.slice(0, EXCERPT) : null };
         }),
     })),
@@ -100,11 +126,19 @@ export async function deliveryLog(db: DbOrTx, actor: Actor, f: DeliveryFilter) {
 }
 
 export async function redeliverAs(db: Db, actor: Actor, eventId: string) {
-  const [e] = await db.select({ workspaceId: webhookEvents.workspaceId }).from(webhookEvents).where(eq(webhookEvents.id, String(eventId)));
+  const [e] = await db
+    .select({ workspaceId: webhookEvents.workspaceId })
+    .from(webhookEvents)
+    .where(eq(webhookEvents.id, String(eventId)));
   if (!e) throw notFound('Webhook event');
   assertCan(actor, 'webhooks.manage', e.workspaceId, 'Webhook event');
   const r = await redeliverWebhook(db, String(eventId));
-  await audit(db, { workspaceId: e.workspaceId, actor: actorId(actor), action: 'webhook.redelivered', data: { event: eventId } });
+  await audit(db, {
+    workspaceId: e.workspaceId,
+    actor: actorId(actor),
+    action: 'webhook.redelivered',
+    data: { event: eventId },
+  });
   return r!;
 }
 

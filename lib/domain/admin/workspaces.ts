@@ -7,9 +7,23 @@ import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { secretKeys, workspaceMembers, workspaces } from '@/lib/db/schema';
 import type { Db, DbOrTx } from '@/lib/db/client';
 import { audit } from '../audit/audit';
-import { activateSecretKey, createSecretKey, deleteSecretKey, listSecretKeys, MAX_SECRET_KEYS, secretKeyWorkspace, type Mode } from '../auth/keys';
+import {
+  activateSecretKey,
+  createSecretKey,
+  deleteSecretKey,
+  listSecretKeys,
+  MAX_SECRET_KEYS,
+  secretKeyWorkspace,
+  type Mode,
+} from '../auth/keys';
 import { notFound } from '../../core/errors';
-import { createWorkspace, publicWorkspace, updateWorkspaceSettings, type SettingsPatch, type Workspace } from '../workspaces';
+import {
+  createWorkspace,
+  publicWorkspace,
+  updateWorkspaceSettings,
+  type SettingsPatch,
+  type Workspace,
+} from '../workspaces';
 import { actorId, assertCan, assertOperator, can, workspacesFor, type Actor } from './access';
 
 /** The workspaces whose pages the actor may open (operators: all), with their key and member counts. */
@@ -31,19 +45,34 @@ export async function listManagedWorkspaces(db: DbOrTx, actor: Actor) {
     .from(workspaces)
     .where(inArray(workspaces.id, ids))
     .orderBy(asc(workspaces.name));
-  return rows.map((r) => ({ ...r, role: actor.isOperator ? ('operator' as const) : actor.workspaces.find((w) => w.workspaceId === r.id)!.role }));
+  return rows.map((r) => ({
+    ...r,
+    role: actor.isOperator ? ('operator' as const) : actor.workspaces.find((w) => w.workspaceId === r.id)!.role,
+  }));
 }
 
 /** A workspace the actor may run (`permission` there), or NOT_FOUND. */
-export async function managedWorkspace(db: DbOrTx, actor: Actor, workspaceId: string, permission: Parameters<typeof can>[1] = 'workspace.read'): Promise<Workspace> {
+export async function managedWorkspace(
+  db: DbOrTx,
+  actor: Actor,
+  workspaceId: string,
+  permission: Parameters<typeof can>[1] = 'workspace.read',
+): Promise<Workspace> {
   assertCan(actor, permission, String(workspaceId), 'Workspace');
-  const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, String(workspaceId)));
+  const [ws] = await db
+    .select()
+    .from(workspaces)
+    .where(eq(workspaces.id, String(workspaceId)));
   if (!ws) throw notFound('Workspace');
   return ws;
 }
 
 /** Operators create workspaces here as with `workspace:create`: one test and one live key, shown once. */
-export async function createWorkspaceAs(db: Db, actor: Actor, input: { name: string; flow?: 'age' | 'kyc'; check_method?: 'estimation' | 'document_verification' }) {
+export async function createWorkspaceAs(
+  db: Db,
+  actor: Actor,
+  input: { name: string; flow?: 'age' | 'kyc'; check_method?: 'estimation' | 'document_verification' },
+) {
   assertOperator(actor, 'Workspace');
   const r = await createWorkspace(db, { ...input, actor: actorId(actor) });
   return { workspace: publicWorkspace(r.workspace), secretKeys: r.secretKeys };
@@ -53,7 +82,11 @@ export async function createWorkspaceAs(db: Db, actor: Actor, input: { name: str
 export async function keysFor(db: DbOrTx, actor: Actor, workspaceId: string) {
   const ws = await managedWorkspace(db, actor, workspaceId, 'keys.manage');
   const keys = await listSecretKeys(db, ws.id);
-  return { workspace: { id: ws.id, name: ws.name, apiKey: ws.apiKey, enforceSignature: ws.enforceSignature }, keys, max: MAX_SECRET_KEYS };
+  return {
+    workspace: { id: ws.id, name: ws.name, apiKey: ws.apiKey, enforceSignature: ws.enforceSignature },
+    keys,
+    max: MAX_SECRET_KEYS,
+  };
 }
 
 /** A new key, its secret returned this once (the page shows it, then never again). */
@@ -61,7 +94,12 @@ export async function createKeyAs(db: Db, actor: Actor, input: { workspaceId: st
   const ws = await managedWorkspace(db, actor, input.workspaceId, 'keys.manage');
   return db.transaction(async (tx) => {
     const key = await createSecretKey(tx, { workspaceId: ws.id, mode: input.mode, active: input.active });
-    await audit(tx, { workspaceId: ws.id, actor: actorId(actor), action: 'key.created', data: { key: key.id, mode: key.mode, active: !!input.active } });
+    await audit(tx, {
+      workspaceId: ws.id,
+      actor: actorId(actor),
+      action: 'key.created',
+      data: { key: key.id, mode: key.mode, active: !!input.active },
+    });
     return key;
   });
 }
@@ -75,9 +113,17 @@ async function keyInReach(db: DbOrTx, actor: Actor, keyId: string) {
 export async function activateKeyAs(db: Db, actor: Actor, keyId: string) {
   const workspaceId = await keyInReach(db, actor, keyId);
   return db.transaction(async (tx) => {
-    const [before] = await tx.select({ id: secretKeys.id }).from(secretKeys).where(and(eq(secretKeys.workspaceId, workspaceId), eq(secretKeys.isActive, true), isNull(secretKeys.deletedAt)));
+    const [before] = await tx
+      .select({ id: secretKeys.id })
+      .from(secretKeys)
+      .where(and(eq(secretKeys.workspaceId, workspaceId), eq(secretKeys.isActive, true), isNull(secretKeys.deletedAt)));
     const key = await activateSecretKey(tx, keyId);
-    await audit(tx, { workspaceId, actor: actorId(actor), action: 'key.activated', data: { key: key.id, mode: key.mode, previous: before?.id ?? null } });
+    await audit(tx, {
+      workspaceId,
+      actor: actorId(actor),
+      action: 'key.activated',
+      data: { key: key.id, mode: key.mode, previous: before?.id ?? null },
+    });
     return key;
   });
 }
@@ -87,7 +133,12 @@ export async function deleteKeyAs(db: Db, actor: Actor, keyId: string) {
   const workspaceId = await keyInReach(db, actor, keyId);
   return db.transaction(async (tx) => {
     const key = await deleteSecretKey(tx, keyId);
-    await audit(tx, { workspaceId, actor: actorId(actor), action: 'key.deleted', data: { key: key.id, mode: key.mode } });
+    await audit(tx, {
+      workspaceId,
+      actor: actorId(actor),
+      action: 'key.deleted',
+      data: { key: key.id, mode: key.mode },
+    });
     return key;
   });
 }

@@ -13,13 +13,29 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
  */
 export async function audit(
   db: DbOrTx,
-  e: { workspaceId?: string | null; verificationId?: string | null; actor: string; action: string; requestId?: string; data?: unknown },
+  e: {
+    workspaceId?: string | null;
+    verificationId?: string | null;
+    actor: string;
+    action: string;
+    requestId?: string;
+    data?: unknown;
+  },
 ) {
   const id = newId('aud');
   let data = e.data ?? null;
   let dataSealed: Buffer | null = null;
-  if (e.verificationId && isObj(data) && PERSONAL_AUDIT_FIELDS.some((f) => typeof (data as Record<string, unknown>)[f] === 'string')) {
-    const personal = Object.fromEntries(PERSONAL_AUDIT_FIELDS.filter((f) => typeof (data as Record<string, unknown>)[f] === 'string').map((f) => [f, (data as Record<string, unknown>)[f]]));
+  if (
+    e.verificationId &&
+    isObj(data) &&
+    PERSONAL_AUDIT_FIELDS.some((f) => typeof (data as Record<string, unknown>)[f] === 'string')
+  ) {
+    const personal = Object.fromEntries(
+      PERSONAL_AUDIT_FIELDS.filter((f) => typeof (data as Record<string, unknown>)[f] === 'string').map((f) => [
+        f,
+        (data as Record<string, unknown>)[f],
+      ]),
+    );
     data = Object.fromEntries(Object.entries(data).filter(([k]) => !(k in personal)));
     try {
       dataSealed = sealText(await ensureDataKey(db, e.verificationId), AAD.audit(id), JSON.stringify(personal));

@@ -51,7 +51,13 @@ export type PendingSignature = {
  */
 export async function identify(
   db: DbOrTx,
-  input: { apiKey: string | null; signature: string | null; timestamp?: string | null; allowUnsigned?: boolean; nowMs?: number },
+  input: {
+    apiKey: string | null;
+    signature: string | null;
+    timestamp?: string | null;
+    allowUnsigned?: boolean;
+    nowMs?: number;
+  },
 ): Promise<{ auth: AuthResult } | { pending: PendingSignature }> {
   const apiKey = input.apiKey?.trim();
   if (!apiKey) throw new DomainError('MISSING_API_KEY', 'The X-API-Key header is required.');
@@ -93,11 +99,17 @@ export async function identify(
 function requestTimestamp(workspace: Workspace, header: string | null, nowMs: number): string | undefined {
   if (header === null) {
     if (!workspace.requireRequestTimestamp) return undefined;
-    throw new DomainError('MISSING_TIMESTAMP', 'This workspace requires the X-Request-Timestamp header (Unix seconds), signed with the request.');
+    throw new DomainError(
+      'MISSING_TIMESTAMP',
+      'This workspace requires the X-Request-Timestamp header (Unix seconds), signed with the request.',
+    );
   }
   const now = Math.floor(nowMs / 1000);
   if (!/^[0-9]{1,12}$/.test(header)) {
-    throw new DomainError('INVALID_TIMESTAMP', 'X-Request-Timestamp must be the Unix time in whole seconds.', { reason: 'malformed', server_time: now });
+    throw new DomainError('INVALID_TIMESTAMP', 'X-Request-Timestamp must be the Unix time in whole seconds.', {
+      reason: 'malformed',
+      server_time: now,
+    });
   }
   const skew = Number(header) - now;
   if (Math.abs(skew) > TIMESTAMP_TOLERANCE_S) {
@@ -122,9 +134,13 @@ export function verifySignature(p: PendingSignature, canonical: (string | Uint8A
   }
   if (!match) throw new DomainError('INVALID_SIGNATURE', 'The signature does not match the request.');
   // Not awaited: the answer does not wait for the bookkeeping, and a failure to note it fails no request.
-  if (p.db) recordKeyUse(p.db, match.id).catch((e) => log.warn('key last_used_at not recorded', { key: match!.id, error: (e as Error).message }));
+  if (p.db)
+    recordKeyUse(p.db, match.id).catch((e) =>
+      log.warn('key last_used_at not recorded', { key: match!.id, error: (e as Error).message }),
+    );
   return { workspace: p.workspace, mode: match.mode, via: { kind: 'key', keyId: match.id } };
 }
 
 /** Who acted, for the audit log: the key that signed, or how the request was let in. */
-export const actorOf = (auth: Pick<AuthResult, 'via'>) => (auth.via.kind === 'key' ? `key:${auth.via.keyId}` : auth.via.kind);
+export const actorOf = (auth: Pick<AuthResult, 'via'>) =>
+  auth.via.kind === 'key' ? `key:${auth.via.keyId}` : auth.via.kind;

@@ -50,7 +50,10 @@ describe('authentication', () => {
     const body = JSON.stringify({ external_id: 'x', external_metadata: { a: 1 } });
     const cases: [string, () => string][] = [
       ['lowercase method', () => hmac(w.testSecret, 'post/v1/verifications' + body)],
-      ['re-serialized body', () => hmac(w.testSecret, 'POST/v1/verifications' + JSON.stringify(JSON.parse(body), null, 1))],
+      [
+        're-serialized body',
+        () => hmac(w.testSecret, 'POST/v1/verifications' + JSON.stringify(JSON.parse(body), null, 1)),
+      ],
       ['full URL instead of path', () => hmac(w.testSecret, 'POSThttp://verify.test/v1/verifications' + body)],
       ['uppercase hex', () => hmac(w.testSecret, 'POST/v1/verifications' + body).toUpperCase()],
       ['wrong length', () => hmac(w.testSecret, 'POST/v1/verifications' + body).slice(0, 63)],
@@ -59,7 +62,13 @@ describe('authentication', () => {
     ];
     for (const [name, sig] of cases) {
       it(name, async () => {
-        const r = await call(create, { method: 'POST', path: '/v1/verifications', body, apiKey: w.apiKey, signature: sig() });
+        const r = await call(create, {
+          method: 'POST',
+          path: '/v1/verifications',
+          body,
+          apiKey: w.apiKey,
+          signature: sig(),
+        });
         expect([r.status, r.json.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
       });
     }
@@ -67,22 +76,43 @@ describe('authentication', () => {
     it('missing query string', async () => {
       const v = await createIn(w, w.testSecret);
       const path = `/v1/verifications/${v.id}?expand=consent`;
-      const good = await call(getOne, { path, apiKey: w.apiKey, signature: hmac(w.testSecret, 'GET' + path), params: { id: v.id } });
+      const good = await call(getOne, {
+        path,
+        apiKey: w.apiKey,
+        signature: hmac(w.testSecret, 'GET' + path),
+        params: { id: v.id },
+      });
       expect(good.status).toBe(200);
-      const bad = await call(getOne, { path, apiKey: w.apiKey, signature: hmac(w.testSecret, `GET/v1/verifications/${v.id}`), params: { id: v.id } });
+      const bad = await call(getOne, {
+        path,
+        apiKey: w.apiKey,
+        signature: hmac(w.testSecret, `GET/v1/verifications/${v.id}`),
+        params: { id: v.id },
+      });
       expect([bad.status, bad.json.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
     });
 
     it('a key of the other environment reads nothing of this one (404, not the object)', async () => {
       const live = await createIn(w, w.liveSecret);
-      const r = await call(getOne, { path: `/v1/verifications/${live.id}`, apiKey: w.apiKey, secret: w.testSecret, params: { id: live.id } });
+      const r = await call(getOne, {
+        path: `/v1/verifications/${live.id}`,
+        apiKey: w.apiKey,
+        secret: w.testSecret,
+        params: { id: live.id },
+      });
       expect([r.status, r.json.error.code]).toEqual([404, 'NOT_FOUND']);
     });
   });
 
   it('the signature covers the raw body bytes exactly as sent (unicode, escapes)', async () => {
     const raw = '{"external_id":"Zoë-\u00e9\\u00e9-👩‍💻","external_metadata":{"url":"a\\/b"}}';
-    const r = await call(create, { method: 'POST', path: '/v1/verifications', body: raw, apiKey: w.apiKey, signature: hmac(w.testSecret, 'POST/v1/verifications' + raw) });
+    const r = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: raw,
+      apiKey: w.apiKey,
+      signature: hmac(w.testSecret, 'POST/v1/verifications' + raw),
+    });
     expect(r.status).toBe(201);
     expect(r.json.data.external_id).toBe('Zoë-éé-👩‍💻');
     expect(r.json.data.external_metadata).toEqual({ url: 'a/b' });
@@ -92,7 +122,12 @@ describe('authentication', () => {
       sql`select v.external_metadata as clear, v.external_metadata_sealed is not null as sealed, jsonb_typeof(a.data) as a from verifications v join audit_log a on a.verification_id = v.id where v.id = ${r.json.data.id}`,
     );
     expect([...rows]).toEqual([{ clear: null, sealed: true, a: 'object' }]);
-    const again = await call(getOne, { path: `/v1/verifications/${r.json.data.id}`, params: { id: r.json.data.id }, apiKey: w.apiKey, secret: w.testSecret });
+    const again = await call(getOne, {
+      path: `/v1/verifications/${r.json.data.id}`,
+      params: { id: r.json.data.id },
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+    });
     expect(again.json.data.external_metadata).toEqual({ url: 'a/b' });
   });
 
@@ -104,7 +139,13 @@ describe('authentication', () => {
     await createIn(ws, k2.secret);
     await activateSecretKey(db, k2.id);
     await deleteSecretKey(db, ws.testKeyId);
-    const r = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: ws.apiKey, secret: ws.testSecret });
+    const r = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: {},
+      apiKey: ws.apiKey,
+      secret: ws.testSecret,
+    });
     expect(r.json.error.code).toBe('INVALID_SIGNATURE');
     await createIn(ws, k2.secret);
     const keys = await listSecretKeys(db, ws.workspace.id);
@@ -131,9 +172,18 @@ describe('authentication', () => {
       const ws = await makeWorkspace({ enforce_signature: false });
       const a = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: ws.apiKey });
       expect([a.status, a.json.data.mode]).toEqual([201, 'live']);
-      const b = await call(create, { method: 'POST', path: '/v1/verifications', body: { mode: 'test' }, apiKey: ws.apiKey });
+      const b = await call(create, {
+        method: 'POST',
+        path: '/v1/verifications',
+        body: { mode: 'test' },
+        apiKey: ws.apiKey,
+      });
       expect([b.status, b.json.data.mode]).toEqual([201, 'test']);
-      const g = await call(getOne, { path: `/v1/verifications/${a.json.data.id}`, apiKey: ws.apiKey, params: { id: a.json.data.id } });
+      const g = await call(getOne, {
+        path: `/v1/verifications/${a.json.data.id}`,
+        apiKey: ws.apiKey,
+        params: { id: a.json.data.id },
+      });
       expect(g.json.error.code).toBe('MISSING_SIGNATURE');
       const c = await call(getConsent, { path: '/v1/consent', apiKey: ws.apiKey });
       expect(c.json.error.code).toBe('MISSING_SIGNATURE');
@@ -142,18 +192,42 @@ describe('authentication', () => {
 
   describe('placeholder signature', () => {
     it('refused unless the workspace allows it', async () => {
-      const r = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, signature: 'placeholder' });
+      const r = await call(create, {
+        method: 'POST',
+        path: '/v1/verifications',
+        body: {},
+        apiKey: w.apiKey,
+        signature: 'placeholder',
+      });
       expect([r.status, r.json.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
     });
 
     it('authenticates as test mode only where allowed', async () => {
       const ws = await makeWorkspace({ allow_placeholder_signature: true });
-      const r = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: ws.apiKey, signature: 'placeholder' });
+      const r = await call(create, {
+        method: 'POST',
+        path: '/v1/verifications',
+        body: {},
+        apiKey: ws.apiKey,
+        signature: 'placeholder',
+      });
       expect([r.status, r.json.data.mode]).toEqual([201, 'test']);
-      const live = await call(create, { method: 'POST', path: '/v1/verifications', body: { mode: 'live' }, apiKey: ws.apiKey, signature: 'placeholder' });
+      const live = await call(create, {
+        method: 'POST',
+        path: '/v1/verifications',
+        body: { mode: 'live' },
+        apiKey: ws.apiKey,
+        signature: 'placeholder',
+      });
       expect(live.json.error.code).toBe('VALIDATION_ERROR');
       await updateWorkspaceSettings(getDb(), ws.workspace.id, { allow_placeholder_signature: false });
-      const off = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: ws.apiKey, signature: 'placeholder' });
+      const off = await call(create, {
+        method: 'POST',
+        path: '/v1/verifications',
+        body: {},
+        apiKey: ws.apiKey,
+        signature: 'placeholder',
+      });
       expect(off.json.error.code).toBe('INVALID_SIGNATURE');
     });
   });

@@ -42,11 +42,21 @@ export function canonicalMultipart(
   fields: [string, string][],
   files: Uint8Array[],
 ): string {
-  return canonicalMultipartFromHashes(method, pathWithQuery, fields, files.map((f) => sha256Hex(f)));
+  return canonicalMultipartFromHashes(
+    method,
+    pathWithQuery,
+    fields,
+    files.map((f) => sha256Hex(f)),
+  );
 }
 
 /** The same, from the files' lowercase hex SHA-256 (computed while the body streamed). */
-export function canonicalMultipartFromHashes(method: string, pathWithQuery: string, fields: [string, string][], fileHashes: string[]): string {
+export function canonicalMultipartFromHashes(
+  method: string,
+  pathWithQuery: string,
+  fields: [string, string][],
+  fileHashes: string[],
+): string {
   return `${method.toUpperCase()}${pathWithQuery}\n${sortedFormFields(fields)}\n${[...fileHashes].sort().join(',')}`;
 }
 
@@ -65,11 +75,16 @@ export const markRequestTargetTrusted = () => {
 export const serverHeadersTrusted = () => server.__ovRequestTargetHeader === true;
 
 /** Path and query exactly as sent: origin-form as is; absolute-form without its scheme and authority. */
-export function requestTarget(req: { readonly url: string; readonly headers: { get(name: string): string | null } }): string {
+export function requestTarget(req: {
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
+}): string {
   const raw = server.__ovRequestTargetHeader ? req.headers.get(REQUEST_TARGET_HEADER) : null;
   const target = raw ?? req.url;
   // Absolute form (and the URL a handler sees when no server set the header): drop scheme://authority.
-  const withoutOrigin = /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '') : target;
+  const withoutOrigin = /^[a-z][a-z0-9+.-]*:\/\//i.test(target)
+    ? target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '')
+    : target;
   const hash = withoutOrigin.indexOf('#');
   const out = hash >= 0 ? withoutOrigin.slice(0, hash) : withoutOrigin;
   return out.startsWith('/') ? out : '/' + out;

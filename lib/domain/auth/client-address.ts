@@ -13,7 +13,14 @@ import { serverHeadersTrusted } from './canonical';
 export const CLIENT_ADDRESS_HEADER = 'x-ov-client-address';
 
 /** The forwarded headers a proxy sets, dropped from requests that did not come through a trusted one. */
-export const FORWARDED_HEADERS = ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'forwarded', 'x-real-ip'] as const;
+export const FORWARDED_HEADERS = [
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-port',
+  'forwarded',
+  'x-real-ip',
+] as const;
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -34,7 +41,9 @@ export function parseTrustedProxies(list: string): Range[] {
       if (s.includes('/')) {
         const [addr, bits] = ipaddr.parseCIDR(s);
         // An IPv4-mapped range is the IPv4 range it carries (addresses are compared in that form).
-        return addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() ? [(addr as ipaddr.IPv6).toIPv4Address(), bits - 96] : [addr, bits];
+        return addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()
+          ? [(addr as ipaddr.IPv6).toIPv4Address(), bits - 96]
+          : [addr, bits];
       }
       const addr = ipaddr.process(s);
       return [addr, addr.kind() === 'ipv4' ? 32 : 128];
@@ -52,11 +61,18 @@ export function trustsProxy(ranges: Range[], address: string): boolean {
  * The client's address: the connection's peer, or, when the peer is a trusted proxy, the nearest untrusted
  * address of X-Forwarded-For (an entry that is not an address ends the walk at the last hop believed).
  */
-export function resolveClientAddress(peer: string | null | undefined, forwardedFor: string | string[] | null | undefined, ranges: Range[]): string | null {
+export function resolveClientAddress(
+  peer: string | null | undefined,
+  forwardedFor: string | string[] | null | undefined,
+  ranges: Range[],
+): string | null {
   const socket = peer ? normalAddress(peer) : null;
   if (socket === null) return null;
   if (!trustsProxy(ranges, socket)) return socket;
-  const chain = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : (forwardedFor ?? '')).split(',').map((s) => s.trim()).filter(Boolean);
+  const chain = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : (forwardedFor ?? ''))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   let client = socket;
   for (let i = chain.length - 1; i >= 0; i--) {
     const hop = normalAddress(chain[i]);
@@ -73,6 +89,9 @@ export function resolveClientAddress(peer: string | null | undefined, forwardedF
  */
 export function clientAddressOf(from: Request | Pick<Headers, 'get'>): string | null {
   // Headers-like first: Next's ReadonlyHeaders is a proxy that answers `in` for any name.
-  const headers = typeof (from as Pick<Headers, 'get'>).get === 'function' ? (from as Pick<Headers, 'get'>) : (from as Request).headers;
+  const headers =
+    typeof (from as Pick<Headers, 'get'>).get === 'function'
+      ? (from as Pick<Headers, 'get'>)
+      : (from as Request).headers;
   return serverHeadersTrusted() ? headers.get(CLIENT_ADDRESS_HEADER) : null;
 }

@@ -43,7 +43,10 @@ export async function createSecretKey(
       .from(secretKeys)
       .where(and(eq(secretKeys.workspaceId, input.workspaceId), isNull(secretKeys.deletedAt)));
     if (n >= MAX_SECRET_KEYS) {
-      throw new DomainError('KEY_LIMIT_REACHED', `A workspace has at most ${MAX_SECRET_KEYS} secret keys; delete one first.`);
+      throw new DomainError(
+        'KEY_LIMIT_REACHED',
+        `A workspace has at most ${MAX_SECRET_KEYS} secret keys; delete one first.`,
+      );
     }
     const id = newId('key');
     const secret = `sk_${input.mode}_${randomAlnum(56)}`;
@@ -99,7 +102,11 @@ export async function deleteSecretKey(db: DbOrTx, keyId: string) {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${'keys:' + first.workspaceId}))`);
     const row = await getKeyOrThrow(tx, keyId);
     if (row.isActive) {
-      throw new DomainError('KEY_ACTIVE', 'This is the active key (it signs webhooks): activate another key first, then delete this one.', { key: keyId, mode: row.mode });
+      throw new DomainError(
+        'KEY_ACTIVE',
+        'This is the active key (it signs webhooks): activate another key first, then delete this one.',
+        { key: keyId, mode: row.mode },
+      );
     }
     await tx.update(secretKeys).set({ deletedAt: new Date(), isActive: false }).where(eq(secretKeys.id, keyId));
     return publicKey({ ...row, isActive: false });

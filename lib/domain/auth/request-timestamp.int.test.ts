@@ -31,7 +31,11 @@ describe('request timestamps', () => {
   });
 
   /** GET /v1/consent with the timestamp header `header` (none when undefined), signed over `signedTs` (null: none). */
-  const consent = (w: TestWorkspace, header: string | undefined, signedTs: number | null = header === undefined ? null : Number(header)) =>
+  const consent = (
+    w: TestWorkspace,
+    header: string | undefined,
+    signedTs: number | null = header === undefined ? null : Number(header),
+  ) =>
     call(getConsent, {
       path: '/v1/consent',
       apiKey: w.apiKey,
@@ -47,7 +51,11 @@ describe('request timestamps', () => {
     const unsigned = await consent(off, String(now()), null);
     expect([unsigned.status, unsigned.json.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
     const stale = await consent(off, String(now() - TIMESTAMP_TOLERANCE_S - 5));
-    expect([stale.status, stale.json.error.code, stale.json.error.details.reason]).toEqual([401, 'INVALID_TIMESTAMP', 'too_old']);
+    expect([stale.status, stale.json.error.code, stale.json.error.details.reason]).toEqual([
+      401,
+      'INVALID_TIMESTAMP',
+      'too_old',
+    ]);
   });
 
   it('required: missing 401 MISSING_TIMESTAMP; stale, future or malformed 401 INVALID_TIMESTAMP; within five minutes either way, served', async () => {
@@ -62,7 +70,12 @@ describe('request timestamps', () => {
       [`${now()}0000000000`, 'malformed'],
     ] as const) {
       const r = await consent(on, header, Number(header) || 0);
-      expect([header, r.status, r.json.error.code, r.json.error.details.reason]).toEqual([header, 401, 'INVALID_TIMESTAMP', reason]);
+      expect([header, r.status, r.json.error.code, r.json.error.details.reason]).toEqual([
+        header,
+        401,
+        'INVALID_TIMESTAMP',
+        reason,
+      ]);
       expect(Math.abs(r.json.error.details.server_time - now())).toBeLessThanOrEqual(2);
     }
     for (const skew of [-(TIMESTAMP_TOLERANCE_S - 5), 0, TIMESTAMP_TOLERANCE_S - 5]) {
@@ -79,12 +92,25 @@ describe('request timestamps', () => {
     expect((await send(on, { 'x-request-timestamp': String(ts) })).status).toBe(201);
     // The same bytes, the clock moved past five minutes: what a replay six minutes later gets.
     const later = signJsonRequest(on.testSecret, 'POST', '/v1/verifications', body, ts - TIMESTAMP_TOLERANCE_S - 60);
-    const replay = await call(create, { method: 'POST', path: '/v1/verifications', body, apiKey: on.apiKey, signature: later, headers: { 'x-request-timestamp': String(ts - TIMESTAMP_TOLERANCE_S - 60) } });
+    const replay = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body,
+      apiKey: on.apiKey,
+      signature: later,
+      headers: { 'x-request-timestamp': String(ts - TIMESTAMP_TOLERANCE_S - 60) },
+    });
     expect([replay.status, replay.json.error.code]).toEqual([401, 'INVALID_TIMESTAMP']);
     // Header removed: refused where required; where not, the signature (over the timestamp) matches nothing.
     expect((await send(on, {})).json.error.code).toBe('MISSING_TIMESTAMP');
     const offSig = signJsonRequest(off.testSecret, 'POST', '/v1/verifications', body, ts);
-    const stripped = await call(create, { method: 'POST', path: '/v1/verifications', body, apiKey: off.apiKey, signature: offSig });
+    const stripped = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body,
+      apiKey: off.apiKey,
+      signature: offSig,
+    });
     expect([stripped.status, stripped.json.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
     // Another timestamp in the header than the one signed: refused.
     expect((await send(on, { 'x-request-timestamp': String(ts + 1) })).json.error.code).toBe('INVALID_SIGNATURE');
@@ -92,12 +118,32 @@ describe('request timestamps', () => {
 
   it('refused before the body is read; an upload is signed over the timestamp too', async () => {
     let pulled = 0;
-    const stream = new ReadableStream<Uint8Array>({ pull(c) { pulled++; c.enqueue(new Uint8Array(65536)); } }, { highWaterMark: 0 });
-    const req = new Request('http://verify.test/v1/verifications', { method: 'POST', body: stream, duplex: 'half', headers: { 'content-type': 'application/json', 'x-api-key': on.apiKey, 'x-hmac-signature': 'a'.repeat(64) } } as RequestInit);
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        pull(c) {
+          pulled++;
+          c.enqueue(new Uint8Array(65536));
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const req = new Request('http://verify.test/v1/verifications', {
+      method: 'POST',
+      body: stream,
+      duplex: 'half',
+      headers: { 'content-type': 'application/json', 'x-api-key': on.apiKey, 'x-hmac-signature': 'a'.repeat(64) },
+    } as RequestInit);
     const res = await create(req);
     expect([res.status, (await res.json()).error.code, pulled]).toEqual([401, 'MISSING_TIMESTAMP', 0]);
 
-    const created = await call(create, { method: 'POST', path: '/v1/verifications', body: '{}', apiKey: on.apiKey, signature: signJsonRequest(on.testSecret, 'POST', '/v1/verifications', '{}', now()), headers: { 'x-request-timestamp': String(now()) } });
+    const created = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: '{}',
+      apiKey: on.apiKey,
+      signature: signJsonRequest(on.testSecret, 'POST', '/v1/verifications', '{}', now()),
+      headers: { 'x-request-timestamp': String(now()) },
+    });
     const id = created.json.data.id as string;
     const path = `/v1/verifications/${id}/media`;
     const photo = await selfie1280();
@@ -105,7 +151,25 @@ describe('request timestamps', () => {
       const form = new FormData();
       form.append('type', 'selfie');
       form.append('file', new Blob([photo as BlobPart], { type: 'image/jpeg' }), 'selfie.jpg');
-      return media(new Request('http://verify.test' + path, { method: 'POST', body: form, headers: { 'x-api-key': on.apiKey, 'x-hmac-signature': signMultipartRequest(on.testSecret, 'POST', path, [['type', 'selfie']], [photo], signedTs), 'x-request-timestamp': String(ts) } }), { params: Promise.resolve({ id }) });
+      return media(
+        new Request('http://verify.test' + path, {
+          method: 'POST',
+          body: form,
+          headers: {
+            'x-api-key': on.apiKey,
+            'x-hmac-signature': signMultipartRequest(
+              on.testSecret,
+              'POST',
+              path,
+              [['type', 'selfie']],
+              [photo],
+              signedTs,
+            ),
+            'x-request-timestamp': String(ts),
+          },
+        }),
+        { params: Promise.resolve({ id }) },
+      );
     };
     // Not consented: the signature passed, and the operation's own rule answers.
     const signed = await upload(now(), now());
@@ -122,6 +186,8 @@ describe('request timestamps', () => {
       .orderBy(desc(auditLog.createdAt))
       .limit(1);
     expect(row.actor).toBe('admin:test');
-    expect((row.data as { changes: unknown }).changes).toEqual({ require_request_timestamp: { before: false, after: true } });
+    expect((row.data as { changes: unknown }).changes).toEqual({
+      require_request_timestamp: { before: false, after: true },
+    });
   });
 });

@@ -9,7 +9,13 @@ import { canonicalMultipart } from './canonical';
 
 const prefix = (timestamp?: number) => (timestamp === undefined ? '' : `${timestamp}\n`);
 
-export function signJsonRequest(secret: string, method: string, pathWithQuery: string, body: string | Uint8Array = '', timestamp?: number) {
+export function signJsonRequest(
+  secret: string,
+  method: string,
+  pathWithQuery: string,
+  body: string | Uint8Array = '',
+  timestamp?: number,
+) {
   return createHmac('sha256', secret)
     .update(prefix(timestamp) + method.toUpperCase() + pathWithQuery)
     .update(body)
@@ -24,5 +30,7 @@ export function signMultipartRequest(
   files: Uint8Array[],
   timestamp?: number,
 ) {
-  return createHmac('sha256', secret).update(prefix(timestamp) + canonicalMultipart(method, pathWithQuery, fields, files)).digest('hex');
+  return createHmac('sha256', secret)
+    .update(prefix(timestamp) + canonicalMultipart(method, pathWithQuery, fields, files))
+    .digest('hex');
 }

@@ -18,7 +18,10 @@ import { mediaStore } from '../media/storage';
  * described again from the stored bytes if an older model described it (faces compare under one model only).
  */
 async function faceOf(db: DbOrTx, verificationId: string): Promise<number[] | null> {
-  const [fe] = await db.select({ embedding: faceEmbeddings.embedding }).from(faceEmbeddings).where(eq(faceEmbeddings.verificationId, verificationId));
+  const [fe] = await db
+    .select({ embedding: faceEmbeddings.embedding })
+    .from(faceEmbeddings)
+    .where(eq(faceEmbeddings.verificationId, verificationId));
   if (fe) return fe.embedding;
   const [selfie] = await db
     .select()
@@ -39,15 +42,35 @@ async function faceOf(db: DbOrTx, verificationId: string): Promise<number[] | nu
 }
 
 /** Adds a verification's selfie face to its workspace's blocklist (`npm run ops -- blocklist:add`, the admin case view). */
-export async function addToBlocklist(db: Db, input: { verificationId: string; actor: string; note?: string | null; requestId?: string }) {
+export async function addToBlocklist(
+  db: Db,
+  input: { verificationId: string; actor: string; note?: string | null; requestId?: string },
+) {
   const [v] = await db.select().from(verifications).where(eq(verifications.id, input.verificationId));
   if (!v) throw notFound('Verification');
   const embedding = await faceOf(db, v.id);
-  if (!embedding) throw validationError({ verification: ['No usable face.'] }, 'That verification has no selfie with a usable face.');
+  if (!embedding)
+    throw validationError({ verification: ['No usable face.'] }, 'That verification has no selfie with a usable face.');
   const id = newId('blk');
   await db.transaction(async (tx) => {
-    await tx.insert(blocklistEntries).values({ id, workspaceId: v.workspaceId, mode: v.mode, verificationId: v.id, embedding, createdBy: input.actor });
-    await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: input.actor, requestId: input.requestId, action: 'blocklist.added', data: { blocklist_entry: id, note: input.note ?? null } });
+    await tx
+      .insert(blocklistEntries)
+      .values({
+        id,
+        workspaceId: v.workspaceId,
+        mode: v.mode,
+        verificationId: v.id,
+        embedding,
+        createdBy: input.actor,
+      });
+    await audit(tx, {
+      workspaceId: v.workspaceId,
+      verificationId: v.id,
+      actor: input.actor,
+      requestId: input.requestId,
+      action: 'blocklist.added',
+      data: { blocklist_entry: id, note: input.note ?? null },
+    });
   });
   return { id, workspaceId: v.workspaceId, verificationId: v.id };
 }
@@ -56,9 +79,23 @@ export async function addToBlocklist(db: Db, input: { verificationId: string; ac
 /** Removes an entry (`npm run ops -- blocklist:remove`, the admin area); later submissions are no longer matched against it. */
 export async function removeFromBlocklist(db: Db, input: { id: string; actor: string; requestId?: string }) {
   return db.transaction(async (tx) => {
-    const [row] = await tx.delete(blocklistEntries).where(eq(blocklistEntries.id, input.id)).returning({ id: blocklistEntries.id, workspaceId: blocklistEntries.workspaceId, verificationId: blocklistEntries.verificationId });
+    const [row] = await tx
+      .delete(blocklistEntries)
+      .where(eq(blocklistEntries.id, input.id))
+      .returning({
+        id: blocklistEntries.id,
+        workspaceId: blocklistEntries.workspaceId,
+        verificationId: blocklistEntries.verificationId,
+      });
     if (!row) throw notFound('Blocklist entry');
-    await audit(tx, { workspaceId: row.workspaceId, verificationId: row.verificationId, actor: input.actor, requestId: input.requestId, action: 'blocklist.removed', data: { blocklist_entry: row.id } });
+    await audit(tx, {
+      workspaceId: row.workspaceId,
+      verificationId: row.verificationId,
+      actor: input.actor,
+      requestId: input.requestId,
+      action: 'blocklist.removed',
+      data: { blocklist_entry: row.id },
+    });
     return row;
   });
 }

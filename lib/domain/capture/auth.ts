@@ -32,7 +32,11 @@ const aad = captureTokenAad;
 /** A new link for a verification: the token (for its url) and what is stored of it. */
 export function newCaptureToken(verificationId: string) {
   const token = randomToken();
-  return { token, captureTokenHash: captureTokenHash(token), captureTokenCiphertext: sealWithKek(token, aad(verificationId)) };
+  return {
+    token,
+    captureTokenHash: captureTokenHash(token),
+    captureTokenCiphertext: sealWithKek(token, aad(verificationId)),
+  };
 }
 
 /** The token of a verification's link, for its url; null for links made before tokens were encrypted. */
@@ -52,7 +56,10 @@ export async function verificationByToken(db: DbOrTx, token: string) {
 }
 
 /** The capture link's verification, as the auth of the lib/ operations /v1 uses (its workspace and mode). */
-export async function authenticateCapture(db: DbOrTx, token: string): Promise<{ auth: AuthResult; verification: VerificationRow }> {
+export async function authenticateCapture(
+  db: DbOrTx,
+  token: string,
+): Promise<{ auth: AuthResult; verification: VerificationRow }> {
   const r = await verificationByToken(db, token);
   if (!r) throw new DomainError('NOT_FOUND', 'This verification link is not valid.');
   return { auth: { workspace: r.workspace, mode: r.v.mode, via: { kind: 'capture' } }, verification: r.v };

@@ -22,7 +22,13 @@ import { verificationByToken } from './auth';
 
 async function link(w: TestWorkspace, mode: 'test' | 'live') {
   await ensureConsent();
-  const c = await call(createRoute, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: mode === 'test' ? w.testSecret : w.liveSecret });
+  const c = await call(createRoute, {
+    method: 'POST',
+    path: '/v1/verifications',
+    body: {},
+    apiKey: w.apiKey,
+    secret: mode === 'test' ? w.testSecret : w.liveSecret,
+  });
   return new URL(c.json.data.url).pathname.split('/').pop()!;
 }
 
@@ -36,25 +42,61 @@ describe('embed_origins', { timeout: 120_000 }, () => {
   it('the CLI sets a comma-separated list, shows it in the workspace JSON, and an empty value clears it; each change audited', async () => {
     const ws = (await ops('workspace:create', '--name', 'embed')).out.workspace.id;
     expect((await ops('workspace:settings', '--workspace', ws)).out.workspace.embed_origins).toEqual([]);
-    const set = await ops('workspace:settings', '--workspace', ws, '--embed-origins', 'https://a.example,https://b.example:8443, http://localhost:5173');
-    expect([set.code, set.out.workspace.embed_origins]).toEqual([0, ['https://a.example', 'https://b.example:8443', 'http://localhost:5173']]);
+    const set = await ops(
+      'workspace:settings',
+      '--workspace',
+      ws,
+      '--embed-origins',
+      'https://a.example,https://b.example:8443, http://localhost:5173',
+    );
+    expect([set.code, set.out.workspace.embed_origins]).toEqual([
+      0,
+      ['https://a.example', 'https://b.example:8443', 'http://localhost:5173'],
+    ]);
     const cleared = await ops('workspace:settings', '--workspace', ws, '--embed-origins', '');
     expect([cleared.code, cleared.out.workspace.embed_origins]).toEqual([0, []]);
-    const changes = (await getDb().select().from(auditLog).where(and(eq(auditLog.workspaceId, ws), eq(auditLog.action, 'workspace.settings_updated')))).map((e) => (e.data as { changes: unknown }).changes);
-    expect(changes).toContainEqual({ embed_origins: { before: ['https://a.example', 'https://b.example:8443', 'http://localhost:5173'], after: [] } });
+    const changes = (
+      await getDb()
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.workspaceId, ws), eq(auditLog.action, 'workspace.settings_updated')))
+    ).map((e) => (e.data as { changes: unknown }).changes);
+    expect(changes).toContainEqual({
+      embed_origins: { before: ['https://a.example', 'https://b.example:8443', 'http://localhost:5173'], after: [] },
+    });
   });
 
   it('anything but an origin is VALIDATION_ERROR (422) naming embed_origins, and nothing changes', async () => {
     const ws = (await ops('workspace:create', '--name', 'embed bad')).out.workspace.id;
     await ops('workspace:settings', '--workspace', ws, '--embed-origins', 'https://kept.example');
-    for (const bad of ['shop.example', 'http://shop.example', 'https://shop.example/', 'https://shop.example/checkout', 'https://*.shop.example', 'https://user@shop.example', 'ftp://shop.example', 'javascript:alert(1)', 'https://Shop.example']) {
+    for (const bad of [
+      'shop.example',
+      'http://shop.example',
+      'https://shop.example/',
+      'https://shop.example/checkout',
+      'https://*.shop.example',
+      'https://user@shop.example',
+      'ftp://shop.example',
+      'javascript:alert(1)',
+      'https://Shop.example',
+    ]) {
       const r = await ops('workspace:settings', '--workspace', ws, '--embed-origins', `https://ok.example,${bad}`);
-      expect([bad, r.code, r.out.error?.code, Object.keys(r.out.error?.details?.fields ?? {})]).toEqual([bad, 1, 'VALIDATION_ERROR', ['embed_origins']]);
+      expect([bad, r.code, r.out.error?.code, Object.keys(r.out.error?.details?.fields ?? {})]).toEqual([
+        bad,
+        1,
+        'VALIDATION_ERROR',
+        ['embed_origins'],
+      ]);
     }
-    expect((await ops('workspace:settings', '--workspace', ws)).out.workspace.embed_origins).toEqual(['https://kept.example']);
+    expect((await ops('workspace:settings', '--workspace', ws)).out.workspace.embed_origins).toEqual([
+      'https://kept.example',
+    ]);
     const e = await updateWorkspaceSettings(getDb(), ws, { embed_origins: ['https://a.example/x'] }).catch((x) => x);
     expect(e).toBeInstanceOf(DomainError);
-    expect([HTTP_STATUS[e.code as keyof typeof HTTP_STATUS], e.details.fields.embed_origins]).toEqual([422, ['"https://a.example/x": an origin only (scheme://host[:port], no path, no trailing slash, lower case).']]);
+    expect([HTTP_STATUS[e.code as keyof typeof HTTP_STATUS], e.details.fields.embed_origins]).toEqual([
+      422,
+      ['"https://a.example/x": an origin only (scheme://host[:port], no path, no trailing slash, lower case).'],
+    ]);
   });
 
   it("the page's frame-ancestors: 'none' (and X-Frame-Options DENY) without a list, exactly the list with one; loopback origins in test mode only", async () => {
@@ -62,7 +104,9 @@ describe('embed_origins', { timeout: 120_000 }, () => {
     const none = await pageHeaders(await link(w, 'live'));
     expect([ancestors(none.csp), none.xfo]).toEqual(["'none'", 'DENY']);
 
-    await updateWorkspaceSettings(getDb(), w.workspace.id, { embed_origins: ['https://shop.example', 'http://localhost:5173'] });
+    await updateWorkspaceSettings(getDb(), w.workspace.id, {
+      embed_origins: ['https://shop.example', 'http://localhost:5173'],
+    });
     const live = await link(w, 'live');
     const test = await link(w, 'test');
     const l = await pageHeaders(live);
@@ -81,10 +125,16 @@ describe('embed_origins', { timeout: 120_000 }, () => {
     const w = await makeWorkspace({ embed_origins: ['https://shop.example', 'http://localhost:5173'] });
     const live = (await verificationByToken(getDb(), await link(w, 'live')))!;
     const test = (await verificationByToken(getDb(), await link(w, 'test')))!;
-    expect(embedTarget(live, 'https://shop.example')).toEqual({ origin: 'https://shop.example', verificationId: live.v.id });
+    expect(embedTarget(live, 'https://shop.example')).toEqual({
+      origin: 'https://shop.example',
+      verificationId: live.v.id,
+    });
     expect(embedTarget(live, 'https://evil.example')).toBeNull();
     expect(embedTarget(live, 'http://localhost:5173')).toBeNull();
-    expect(embedTarget(test, 'http://localhost:5173')).toEqual({ origin: 'http://localhost:5173', verificationId: test.v.id });
+    expect(embedTarget(test, 'http://localhost:5173')).toEqual({
+      origin: 'http://localhost:5173',
+      verificationId: test.v.id,
+    });
     expect(embedTarget(test, undefined)).toBeNull();
     expect(embedTarget(test, ['https://shop.example', 'https://shop.example'])).toBeNull();
   });

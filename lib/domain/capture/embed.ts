@@ -31,5 +31,7 @@ export function embedTarget(
   claimed: string | string[] | undefined,
 ): { origin: string; verificationId: string } | null {
   if (typeof claimed !== 'string') return null;
-  return embedOriginsFor(found.workspace.embedOrigins, found.v.mode).includes(claimed) ? { origin: claimed, verificationId: found.v.id } : null;
+  return embedOriginsFor(found.workspace.embedOrigins, found.v.mode).includes(claimed)
+    ? { origin: claimed, verificationId: found.v.id }
+    : null;
 }

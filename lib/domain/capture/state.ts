@@ -6,7 +6,13 @@ import { desc, eq } from 'drizzle-orm';
 import { media, workspaces, type VerificationRow } from '@/lib/db/schema';
 import type { DbOrTx } from '@/lib/db/client';
 import { getActiveConsent, getConsentRecord, localesOf } from '../consent';
-import { attemptsExhausted, attemptsRemaining, missingMedia, needsDocument, WALLET_PROOF_STATUSES } from '../transitions/policy';
+import {
+  attemptsExhausted,
+  attemptsRemaining,
+  missingMedia,
+  needsDocument,
+  WALLET_PROOF_STATUSES,
+} from '../transitions/policy';
 import { latestChallenge } from '../liveness/challenge';
 
 export async function captureState(db: DbOrTx, v: VerificationRow, workspaceName: string) {
@@ -18,7 +24,14 @@ export async function captureState(db: DbOrTx, v: VerificationRow, workspaceName
       .from(media)
       .where(eq(media.verificationId, v.id))
       .orderBy(desc(media.createdAt), desc(media.id)),
-    db.select({ requireActiveLiveness: workspaces.requireActiveLiveness, wallet: workspaces.wallet, ageThreshold: workspaces.ageThreshold }).from(workspaces).where(eq(workspaces.id, v.workspaceId)),
+    db
+      .select({
+        requireActiveLiveness: workspaces.requireActiveLiveness,
+        wallet: workspaces.wallet,
+        ageThreshold: workspaces.ageThreshold,
+      })
+      .from(workspaces)
+      .where(eq(workspaces.id, v.workspaceId)),
     latestChallenge(db, v.id),
   ]);
   // Uploads since the last submission: what this attempt has (a resubmission starts from what is kept).
@@ -56,12 +69,20 @@ export async function captureState(db: DbOrTx, v: VerificationRow, workspaceName
     active_liveness: {
       required: Boolean(ws[0]?.requireActiveLiveness),
       // done for this attempt: passed, or skipped for the accessible alternative
-      done: Boolean((challenge?.outcome?.passed || challenge?.outcome?.skipped) && !(v.submittedAt && challenge.completedAt && challenge.completedAt < v.submittedAt)),
+      done: Boolean(
+        (challenge?.outcome?.passed || challenge?.outcome?.skipped) &&
+        !(v.submittedAt && challenge.completedAt && challenge.completedAt < v.submittedAt),
+      ),
     },
     // docs/wallet.md "On the hosted capture page": the workspace offers a digital ID wallet here, where it can
     // decide this verification now (the page also checks that the browser has the Digital Credentials API).
     wallet: {
-      offer: ws[0]?.wallet === 'offer' && v.flow === 'age' && Boolean(consent) && WALLET_PROOF_STATUSES.has(v.status) && !attemptsExhausted(v),
+      offer:
+        ws[0]?.wallet === 'offer' &&
+        v.flow === 'age' &&
+        Boolean(consent) &&
+        WALLET_PROOF_STATUSES.has(v.status) &&
+        !attemptsExhausted(v),
       age: ws[0]?.ageThreshold ?? 18,
     },
     // Estimation shows the person nothing of the estimate itself: only the outcome.

@@ -19,18 +19,33 @@ import { captureTokenHash, verificationByToken } from './auth';
 describe('capture tokens at rest', () => {
   it('a new link: its token is nowhere in the database, and still opens its verification; GET shows the url', async () => {
     const w = await makeWorkspace();
-    const c = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: w.testSecret });
+    const c = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: {},
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+    });
     const { id, url } = c.json.data;
     const token = new URL(url).pathname.split('/').pop()!;
     // The whole row, and every table, as text: no trace of the token.
-    const [{ hits }] = await getDb().execute<{ hits: number }>(sql`select count(*)::int as hits from verifications v where v::text like ${'%' + token + '%'}`);
+    const [{ hits }] = await getDb().execute<{ hits: number }>(
+      sql`select count(*)::int as hits from verifications v where v::text like ${'%' + token + '%'}`,
+    );
     expect(hits).toBe(0);
-    const [{ stored }] = await getDb().execute<{ stored: string }>(sql`select capture_token_hash as stored from verifications where id = ${id}`);
+    const [{ stored }] = await getDb().execute<{ stored: string }>(
+      sql`select capture_token_hash as stored from verifications where id = ${id}`,
+    );
     expect(stored).toBe(captureTokenHash(token));
     expect((await verificationByToken(getDb(), token))?.v.id).toBe(id);
     const s = await call(captureState, { path: `/api/capture/${token}`, params: { token } });
     expect(s.status).toBe(200);
-    const g = await call(getOne, { path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.testSecret, params: { id } });
+    const g = await call(getOne, {
+      path: `/v1/verifications/${id}`,
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+      params: { id },
+    });
     expect(g.json.data.url).toBe(url);
     // A token two characters off opens nothing.
     expect(await verificationByToken(getDb(), token.slice(0, -2) + (token.endsWith('AA') ? 'BB' : 'AA'))).toBeNull();
@@ -47,9 +62,11 @@ describe('capture tokens at rest', () => {
         await h.sql`insert into verifications (id, workspace_id, mode, flow, capture_token) values ('00000000-0000-7000-8000-000000000001', 'ws_legacy', 'test', 'age', ${token})`;
 
         await migrate(h.db, { migrationsFolder: MIGRATIONS_DIR });
-        const cols = await h.sql`select column_name from information_schema.columns where table_name = 'verifications' and column_name like 'capture_token%' order by 1`;
+        const cols =
+          await h.sql`select column_name from information_schema.columns where table_name = 'verifications' and column_name like 'capture_token%' order by 1`;
         expect(cols.map((c) => c.column_name)).toEqual(['capture_token_ciphertext', 'capture_token_hash']);
-        const [{ hits }] = await h.sql`select count(*)::int as hits from verifications v where v::text like ${'%' + token + '%'}`;
+        const [{ hits }] =
+          await h.sql`select count(*)::int as hits from verifications v where v::text like ${'%' + token + '%'}`;
         expect(hits).toBe(0);
         const found = await verificationByToken(h.db, token);
         expect(found?.v.id).toBe('00000000-0000-7000-8000-000000000001');

@@ -28,23 +28,48 @@ describe('consent', () => {
   let vid: string;
 
   const accept = (body: object, id = vid) =>
-    call(consent, { method: 'POST', path: `/v1/verifications/${id}/consent`, body, apiKey: w.apiKey, secret: w.testSecret, params: { id } });
+    call(consent, {
+      method: 'POST',
+      path: `/v1/verifications/${id}/consent`,
+      body,
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+      params: { id },
+    });
 
   beforeEach(async () => {
     version = await publishConsent(getDb(), { text: TEXT, version: `2026-11-${Math.floor(Math.random() * 1e6)}` });
     w = await makeWorkspace();
-    const r = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: w.testSecret });
+    const r = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: {},
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+    });
     vid = r.json.data.id;
   });
 
   it('GET /v1/consent returns the active version; its url serves the exact bytes as text/plain; charset=utf-8', async () => {
     const r = await call(getConsent, { path: '/v1/consent', apiKey: w.apiKey, secret: w.testSecret });
-    expect(r.json.data).toEqual({ id: version.id, version: version.version, text_sha256: sha(TEXT), url: `http://verify.test/consent/${version.id}.txt`, locale: 'en', locales: ['en'], consent_text: TEXT });
-    const t = await consentText(new Request(r.json.data.url), { params: Promise.resolve({ file: `${version.id}.txt` }) });
+    expect(r.json.data).toEqual({
+      id: version.id,
+      version: version.version,
+      text_sha256: sha(TEXT),
+      url: `http://verify.test/consent/${version.id}.txt`,
+      locale: 'en',
+      locales: ['en'],
+      consent_text: TEXT,
+    });
+    const t = await consentText(new Request(r.json.data.url), {
+      params: Promise.resolve({ file: `${version.id}.txt` }),
+    });
     expect(t.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     const bytes = Buffer.from(await t.arrayBuffer());
     expect(bytes.equals(Buffer.from(TEXT, 'utf8'))).toBe(true);
-    const missing = await consentText(new Request('http://verify.test/consent/999999.txt'), { params: Promise.resolve({ file: '999999.txt' }) });
+    const missing = await consentText(new Request('http://verify.test/consent/999999.txt'), {
+      params: Promise.resolve({ file: '999999.txt' }),
+    });
     expect(missing.status).toBe(404);
   });
 
@@ -52,7 +77,12 @@ describe('consent', () => {
     const a = await accept({ consent_version_id: version.id, text_sha256: sha(TEXT) });
     expect(a.status).toBe(200);
     expect(a.json.data.id).toBe(vid);
-    expect(a.json.data.consent).toEqual({ version_id: version.id, version: version.version, accepted_at: expect.any(String), locale: 'en' });
+    expect(a.json.data.consent).toEqual({
+      version_id: version.id,
+      version: version.version,
+      accepted_at: expect.any(String),
+      locale: 'en',
+    });
     const b = await accept({ consent_version_id: version.id, text_sha256: sha(TEXT) });
     expect(b.json.data.consent.accepted_at).toBe(a.json.data.consent.accepted_at);
     const rows = await getDb().select().from(consentRecords).where(eq(consentRecords.verificationId, vid));
@@ -75,7 +105,12 @@ describe('consent', () => {
 
   it('GET verification returns both consent shapes', async () => {
     await accept({ consent_version_id: version.id, text_sha256: sha(TEXT) });
-    const g = await call(getOne, { path: `/v1/verifications/${vid}`, apiKey: w.apiKey, secret: w.testSecret, params: { id: vid } });
+    const g = await call(getOne, {
+      path: `/v1/verifications/${vid}`,
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+      params: { id: vid },
+    });
     const d = g.json.data;
     expect(d.consent.version_id).toBe(version.id);
     expect(d.consent_accepted).toBe(true);
@@ -127,19 +162,45 @@ describe('consent', () => {
 
   it('NOT_FOUND for another workspace’s verification', async () => {
     const other = await makeWorkspace();
-    const r = await call(consent, { method: 'POST', path: `/v1/verifications/${vid}/consent`, body: { consent_version_id: version.id, text_sha256: sha(TEXT) }, apiKey: other.apiKey, secret: other.testSecret, params: { id: vid } });
+    const r = await call(consent, {
+      method: 'POST',
+      path: `/v1/verifications/${vid}/consent`,
+      body: { consent_version_id: version.id, text_sha256: sha(TEXT) },
+      apiKey: other.apiKey,
+      secret: other.testSecret,
+      params: { id: vid },
+    });
     expect([r.status, r.json.error.code]).toEqual([404, 'NOT_FOUND']);
   });
 });
 
 /** docs/api.md "Consent": a version's text in each language of the capture page, each with its own SHA-256 and URL. */
-describe('consent in the capture page\'s languages', () => {
+describe("consent in the capture page's languages", () => {
   let w: TestWorkspace;
   let id: number;
-  const TEXTS = Object.fromEntries(LOCALES.map((l) => [l, `Consent (${l}) — ${l === 'ar' ? 'أوافق' : l === 'ja' ? '同意します' : 'I agree'}.\n`]));
+  const TEXTS = Object.fromEntries(
+    LOCALES.map((l) => [l, `Consent (${l}) — ${l === 'ar' ? 'أوافق' : l === 'ja' ? '同意します' : 'I agree'}.\n`]),
+  );
   const get = (query = '') => call(getConsent, { path: `/v1/consent${query}`, apiKey: w.apiKey, secret: w.testSecret });
-  const newVerification = async () => (await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: w.testSecret })).json.data.id as string;
-  const accept = (vid: string, body: object) => call(consent, { method: 'POST', path: `/v1/verifications/${vid}/consent`, body, apiKey: w.apiKey, secret: w.testSecret, params: { id: vid } });
+  const newVerification = async () =>
+    (
+      await call(create, {
+        method: 'POST',
+        path: '/v1/verifications',
+        body: {},
+        apiKey: w.apiKey,
+        secret: w.testSecret,
+      })
+    ).json.data.id as string;
+  const accept = (vid: string, body: object) =>
+    call(consent, {
+      method: 'POST',
+      path: `/v1/verifications/${vid}/consent`,
+      body,
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+      params: { id: vid },
+    });
 
   beforeEach(async () => {
     w = await makeWorkspace();
@@ -148,21 +209,46 @@ describe('consent in the capture page\'s languages', () => {
 
   it('GET /v1/consent is English; ?lang=fr (or fr-CA) the French text under the same id, its URL serving exactly those bytes', async () => {
     const en = (await get()).json.data;
-    expect(en).toEqual({ id, version: expect.any(String), text_sha256: sha(TEXTS.en), url: `http://verify.test/consent/${id}.txt`, locale: 'en', locales: [...LOCALES], consent_text: TEXTS.en });
+    expect(en).toEqual({
+      id,
+      version: expect.any(String),
+      text_sha256: sha(TEXTS.en),
+      url: `http://verify.test/consent/${id}.txt`,
+      locale: 'en',
+      locales: [...LOCALES],
+      consent_text: TEXTS.en,
+    });
     for (const q of ['fr', 'fr-CA', 'FR']) {
       const fr = (await get(`?lang=${q}`)).json.data;
-      expect(fr).toMatchObject({ id, version: en.version, text_sha256: sha(TEXTS.fr), url: `http://verify.test/consent/${id}/fr.txt`, locale: 'fr', consent_text: TEXTS.fr });
+      expect(fr).toMatchObject({
+        id,
+        version: en.version,
+        text_sha256: sha(TEXTS.fr),
+        url: `http://verify.test/consent/${id}/fr.txt`,
+        locale: 'fr',
+        consent_text: TEXTS.fr,
+      });
     }
-    const t = await consentTextIn(new Request(`http://verify.test/consent/${id}/fr.txt`), { params: Promise.resolve({ file: String(id), locale: 'fr.txt' }) });
+    const t = await consentTextIn(new Request(`http://verify.test/consent/${id}/fr.txt`), {
+      params: Promise.resolve({ file: String(id), locale: 'fr.txt' }),
+    });
     expect([t.status, t.headers.get('content-language'), await t.text()]).toEqual([200, 'fr', TEXTS.fr]);
-    const nope = await consentTextIn(new Request(`http://verify.test/consent/${id}/xx.txt`), { params: Promise.resolve({ file: String(id), locale: 'xx.txt' }) });
+    const nope = await consentTextIn(new Request(`http://verify.test/consent/${id}/xx.txt`), {
+      params: Promise.resolve({ file: String(id), locale: 'xx.txt' }),
+    });
     expect(nope.status).toBe(404);
   });
 
   it('?lang= that is malformed or not one of the languages is 422 VALIDATION_ERROR on lang', async () => {
     for (const q of ['zh', 'not%20a%20tag', 'fr_FR', '%3Cx%3E', 'x'.repeat(101)]) {
       const r = await get(`?lang=${q}`);
-      expect([q, r.status, r.json.error.code, Object.keys(r.json.error.details?.fields ?? {}), r.json.error.message]).toEqual([q, 422, 'VALIDATION_ERROR', ['lang'], expect.any(String)]);
+      expect([
+        q,
+        r.status,
+        r.json.error.code,
+        Object.keys(r.json.error.details?.fields ?? {}),
+        r.json.error.message,
+      ]).toEqual([q, 422, 'VALIDATION_ERROR', ['lang'], expect.any(String)]);
     }
   });
 
@@ -171,7 +257,12 @@ describe('consent in the capture page\'s languages', () => {
       const vid = await newVerification();
       const r = await accept(vid, { consent_version_id: id, text_sha256: sha(TEXTS[l]) });
       expect([r.status, r.json.data.consent.locale]).toEqual([200, l]);
-      const g = await call(getOne, { path: `/v1/verifications/${vid}`, apiKey: w.apiKey, secret: w.testSecret, params: { id: vid } });
+      const g = await call(getOne, {
+        path: `/v1/verifications/${vid}`,
+        apiKey: w.apiKey,
+        secret: w.testSecret,
+        params: { id: vid },
+      });
       expect(g.json.data.consent).toMatchObject({ version_id: id, locale: l });
     }
     const vid = await newVerification();
@@ -179,24 +270,36 @@ describe('consent in the capture page\'s languages', () => {
     expect(label.json.data.consent.locale).toBe('en'); // the label shape names no text: the English one
   });
 
-  it('the admin area shows the language read in the case view, and each version\'s languages in the history', async () => {
+  it("the admin area shows the language read in the case view, and each version's languages in the history", async () => {
     const vid = await newVerification();
     await accept(vid, { consent_version_id: id, text_sha256: sha(TEXTS.ar) });
     const owner = await makeAdmin({ workspaces: [[w.workspace.id, 'owner']] });
     const { events } = timeline(await loadCase(getDb(), owner, vid));
-    expect(events.map((e) => e.title)).toContainEqual(expect.stringMatching(/^Consent accepted \(version .+, in Arabic\)$/));
+    expect(events.map((e) => e.title)).toContainEqual(
+      expect.stringMatching(/^Consent accepted \(version .+, in Arabic\)$/),
+    );
     const [latest] = await consentHistory(getDb(), await makeAdmin({ operator: true }));
     expect([latest.id, latest.texts.map((t) => t.locale)]).toEqual([id, [...LOCALES]]);
   });
 
   it('a version published with missing languages answers those in English, saying so in locale; without allowMissing it is refused', async () => {
     const noJa = Object.fromEntries(Object.entries(TEXTS).filter(([l]) => l !== 'ja'));
-    await expect(publishConsent(getDb(), { texts: noJa, version: `no-ja-${Math.random()}` })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: { missing_locales: ['ja'] } });
+    await expect(publishConsent(getDb(), { texts: noJa, version: `no-ja-${Math.random()}` })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { missing_locales: ['ja'] },
+    });
     const v = await publishConsent(getDb(), { texts: noJa, version: `no-ja-${Math.random()}`, allowMissing: true });
     expect(v.missing).toEqual(['ja']);
     const ja = (await get('?lang=ja')).json.data;
-    expect(ja).toMatchObject({ id: v.id, locale: 'en', text_sha256: sha(TEXTS.en), url: `http://verify.test/consent/${v.id}.txt` });
+    expect(ja).toMatchObject({
+      id: v.id,
+      locale: 'en',
+      text_sha256: sha(TEXTS.en),
+      url: `http://verify.test/consent/${v.id}.txt`,
+    });
     expect(ja.locales).not.toContain('ja');
-    await expect(publishConsent(getDb(), { texts: { fr: TEXTS.fr }, version: 'no-en', allowMissing: true })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(
+      publishConsent(getDb(), { texts: { fr: TEXTS.fr }, version: 'no-en', allowMissing: true }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 });

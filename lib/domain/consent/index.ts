@@ -23,7 +23,8 @@ export type ConsentRecord = typeof consentRecords.$inferSelect;
 
 export { consentTextPath };
 /** A text's public URL (lib/domain/consent/paths.ts). */
-export const consentTextUrl = (id: number, locale: Locale = DEFAULT_LOCALE) => `${env().BASE_URL}${consentTextPath(id, locale)}`;
+export const consentTextUrl = (id: number, locale: Locale = DEFAULT_LOCALE) =>
+  `${env().BASE_URL}${consentTextPath(id, locale)}`;
 
 /** The languages a version has, in the page's order. */
 export const localesOf = (v: ConsentVersion): Locale[] => v.texts.map((t) => t.locale).filter(isLocale);
@@ -34,9 +35,20 @@ export function textIn(v: ConsentVersion, locale: Locale = DEFAULT_LOCALE): Cons
 }
 
 /** GET /v1/consent: the version, with the text of `locale` (English when it has none); `locale` and `locales` are extensions. */
-export function publicConsentVersion(v: ConsentVersion, locale: Locale = DEFAULT_LOCALE, opts: { withText?: boolean } = {}) {
+export function publicConsentVersion(
+  v: ConsentVersion,
+  locale: Locale = DEFAULT_LOCALE,
+  opts: { withText?: boolean } = {},
+) {
   const t = textIn(v, locale);
-  const shown = { id: v.id, version: v.version, text_sha256: t.textSha256, url: consentTextUrl(v.id, t.locale as Locale), locale: t.locale, locales: localesOf(v) };
+  const shown = {
+    id: v.id,
+    version: v.version,
+    text_sha256: t.textSha256,
+    url: consentTextUrl(v.id, t.locale as Locale),
+    locale: t.locale,
+    locales: localesOf(v),
+  };
   return opts.withText ? { ...shown, consent_text: t.text } : shown;
 }
 
@@ -44,11 +56,25 @@ const order = (l: string) => LOCALES.indexOf(l as Locale);
 
 async function withTexts(db: DbOrTx, rows: ConsentVersionRow[]): Promise<ConsentVersion[]> {
   if (rows.length === 0) return [];
-  const texts = await db.select().from(consentTexts).where(inArray(consentTexts.consentVersionId, rows.map((r) => r.id))).orderBy(asc(consentTexts.locale));
+  const texts = await db
+    .select()
+    .from(consentTexts)
+    .where(
+      inArray(
+        consentTexts.consentVersionId,
+        rows.map((r) => r.id),
+      ),
+    )
+    .orderBy(asc(consentTexts.locale));
   return rows.map((r) => {
     const own = texts.filter((t) => t.consentVersionId === r.id).sort((a, b) => order(a.locale) - order(b.locale));
     // Every version has its English text in consent_texts (migration 0017, consent_languages_and_locale, copied the older ones'); never without one.
-    return { ...r, texts: own.length ? own : [{ consentVersionId: r.id, locale: DEFAULT_LOCALE, text: r.text, textSha256: r.textSha256 }] };
+    return {
+      ...r,
+      texts: own.length
+        ? own
+        : [{ consentVersionId: r.id, locale: DEFAULT_LOCALE, text: r.text, textSha256: r.textSha256 }],
+    };
   });
 }
 
@@ -67,18 +93,36 @@ export type PublishConsentInput = {
  * Publishes a new consent version; it becomes the only active one. Every language of the capture page is required
  * unless `allowMissing` (docs/capture-page.md "Consent in every language"); English always.
  */
-export async function publishConsent(db: DbOrTx, input: PublishConsentInput): Promise<ConsentVersion & { missing: Locale[] }> {
+export async function publishConsent(
+  db: DbOrTx,
+  input: PublishConsentInput,
+): Promise<ConsentVersion & { missing: Locale[] }> {
   const version = input.version.trim();
-  if (!version || version.length > 100) throw new DomainError('VALIDATION_ERROR', 'A version label of 1-100 characters is required.', { fields: { version: ['Required, 1-100 characters.'] } });
+  if (!version || version.length > 100)
+    throw new DomainError('VALIDATION_ERROR', 'A version label of 1-100 characters is required.', {
+      fields: { version: ['Required, 1-100 characters.'] },
+    });
   const given = input.texts ?? { en: input.text ?? '' };
   const allowMissing = input.allowMissing ?? input.texts === undefined;
   const unknown = Object.keys(given).filter((l) => !isLocale(l));
   if (unknown.length) {
-    throw new DomainError('VALIDATION_ERROR', `Not a language of the capture page: ${unknown.join(', ')} (languages: ${LOCALES.join(', ')}).`, { fields: { texts: [`Unknown language: ${unknown.join(', ')}.`] } });
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `Not a language of the capture page: ${unknown.join(', ')} (languages: ${LOCALES.join(', ')}).`,
+      { fields: { texts: [`Unknown language: ${unknown.join(', ')}.`] } },
+    );
   }
-  const empty = Object.entries(given).filter(([, t]) => !t?.trim()).map(([l]) => l);
-  if (!given.en?.trim()) throw new DomainError('VALIDATION_ERROR', 'The English consent text is required.', { fields: { text: ['Required: the English text.'] } });
-  if (empty.length) throw new DomainError('VALIDATION_ERROR', `The consent text is empty for: ${empty.join(', ')}.`, { fields: { texts: [`Empty: ${empty.join(', ')}.`] } });
+  const empty = Object.entries(given)
+    .filter(([, t]) => !t?.trim())
+    .map(([l]) => l);
+  if (!given.en?.trim())
+    throw new DomainError('VALIDATION_ERROR', 'The English consent text is required.', {
+      fields: { text: ['Required: the English text.'] },
+    });
+  if (empty.length)
+    throw new DomainError('VALIDATION_ERROR', `The consent text is empty for: ${empty.join(', ')}.`, {
+      fields: { texts: [`Empty: ${empty.join(', ')}.`] },
+    });
   const missing = LOCALES.filter((l) => !(l in given));
   if (missing.length && !allowMissing) {
     throw new DomainError(
@@ -94,12 +138,24 @@ export async function publishConsent(db: DbOrTx, input: PublishConsentInput): Pr
   const en = texts.find((t) => t.locale === DEFAULT_LOCALE)!;
   return db.transaction(async (tx) => {
     await tx.update(consentVersions).set({ isActive: false }).where(eq(consentVersions.isActive, true));
-    const [row] = await tx.insert(consentVersions).values({ version, text: en.text, textSha256: en.textSha256, isActive: true }).returning();
-    const rows = await tx.insert(consentTexts).values(texts.map((t) => ({ consentVersionId: row.id, ...t }))).returning();
+    const [row] = await tx
+      .insert(consentVersions)
+      .values({ version, text: en.text, textSha256: en.textSha256, isActive: true })
+      .returning();
+    const rows = await tx
+      .insert(consentTexts)
+      .values(texts.map((t) => ({ consentVersionId: row.id, ...t })))
+      .returning();
     await audit(tx, {
       actor: input.actor ?? 'operator',
       action: 'consent.published',
-      data: { id: row.id, version, text_sha256: row.textSha256, texts: Object.fromEntries(texts.map((t) => [t.locale, t.textSha256])), missing_locales: missing },
+      data: {
+        id: row.id,
+        version,
+        text_sha256: row.textSha256,
+        texts: Object.fromEntries(texts.map((t) => [t.locale, t.textSha256])),
+        missing_locales: missing,
+      },
     });
     return { ...row, texts: rows.sort((a, b) => order(a.locale) - order(b.locale)), missing };
   });
@@ -118,7 +174,10 @@ export async function getActiveConsentOrThrow(db: DbOrTx): Promise<ConsentVersio
 
 /** One language's text of a version (the public text URLs). */
 export async function getConsentText(db: DbOrTx, id: number, locale: Locale): Promise<ConsentText | undefined> {
-  const [row] = await db.select().from(consentTexts).where(and(eq(consentTexts.consentVersionId, id), eq(consentTexts.locale, locale)));
+  const [row] = await db
+    .select()
+    .from(consentTexts)
+    .where(and(eq(consentTexts.consentVersionId, id), eq(consentTexts.locale, locale)));
   return row;
 }
 
@@ -150,7 +209,12 @@ export type AcceptConsentInput =
  */
 export async function acceptConsent(
   db: DbOrTx,
-  { verification, acceptance: input, actor, requestId }: {
+  {
+    verification,
+    acceptance: input,
+    actor,
+    requestId,
+  }: {
     verification: { id: string; workspaceId: string; status: VerificationStatus };
     acceptance: AcceptConsentInput;
     actor: string;
@@ -161,25 +225,39 @@ export async function acceptConsent(
   let accepted = textIn(active, DEFAULT_LOCALE);
   if (input.shape === 'id') {
     if (input.consentVersionId !== active.id) {
-      throw new DomainError('CONSENT_VERSION_INACTIVE', 'That consent version is not the active one; fetch GET /v1/consent.', {
-        active_version_id: active.id,
-      });
+      throw new DomainError(
+        'CONSENT_VERSION_INACTIVE',
+        'That consent version is not the active one; fetch GET /v1/consent.',
+        {
+          active_version_id: active.id,
+        },
+      );
     }
     const read = active.texts.find((t) => t.textSha256 === input.textSha256.toLowerCase());
     if (!read) {
-      throw new DomainError('CONSENT_SHA256_MISMATCH', 'text_sha256 does not match the active consent text in any of its languages.', {
-        expected_version_id: active.id,
-      });
+      throw new DomainError(
+        'CONSENT_SHA256_MISMATCH',
+        'text_sha256 does not match the active consent text in any of its languages.',
+        {
+          expected_version_id: active.id,
+        },
+      );
     }
     accepted = read;
   } else {
     if (input.consentVersion !== active.version) {
-      throw new DomainError('CONSENT_VERSION_INACTIVE', 'That consent version is not the active one; fetch GET /v1/consent.', {
-        active_version: active.version,
-      });
+      throw new DomainError(
+        'CONSENT_VERSION_INACTIVE',
+        'That consent version is not the active one; fetch GET /v1/consent.',
+        {
+          active_version: active.version,
+        },
+      );
     }
     if (input.accepted !== true) {
-      throw new DomainError('VALIDATION_ERROR', 'Consent must be accepted to proceed.', { fields: { accepted: ['Must be true.'] } });
+      throw new DomainError('VALIDATION_ERROR', 'Consent must be accepted to proceed.', {
+        fields: { accepted: ['Must be true.'] },
+      });
     }
   }
 
@@ -195,12 +273,22 @@ export async function acceptConsent(
   const inserted = await db.transaction(async (tx) => {
     const rows = await tx
       .insert(consentRecords)
-      .values({ id: newId('con'), verificationId: verification.id, consentVersionId: active.id, version: active.version, textSha256: accepted.textSha256, locale: accepted.locale })
+      .values({
+        id: newId('con'),
+        verificationId: verification.id,
+        consentVersionId: active.id,
+        version: active.version,
+        textSha256: accepted.textSha256,
+        locale: accepted.locale,
+      })
       .onConflictDoNothing()
       .returning();
     if (rows.length > 0) {
       // The verification changed (GET shows the consent): reconciliation lists it by updated_at.
-      await tx.update(verifications).set({ updatedAt: rows[0].acceptedAt }).where(eq(verifications.id, verification.id));
+      await tx
+        .update(verifications)
+        .set({ updatedAt: rows[0].acceptedAt })
+        .where(eq(verifications.id, verification.id));
       await audit(tx, {
         workspaceId: verification.workspaceId,
         verificationId: verification.id,
@@ -228,7 +316,14 @@ async function findRecord(db: DbOrTx, verificationId: string, versionId: number)
 export function consentFields(rec: ConsentRecord | undefined) {
   return {
     // `locale` (extension): the language of the text accepted.
-    consent: rec ? { version_id: rec.consentVersionId, version: rec.version, accepted_at: rec.acceptedAt.toISOString(), locale: rec.locale } : null,
+    consent: rec
+      ? {
+          version_id: rec.consentVersionId,
+          version: rec.version,
+          accepted_at: rec.acceptedAt.toISOString(),
+          locale: rec.locale,
+        }
+      : null,
     consent_accepted: !!rec,
     consent_version: rec?.version ?? null,
     consented_at: rec?.acceptedAt.toISOString() ?? null,

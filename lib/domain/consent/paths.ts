@@ -5,4 +5,5 @@
  */
 import { DEFAULT_LOCALE, type Locale } from '../../core/i18n/locales';
 
-export const consentTextPath = (id: number, locale: Locale = DEFAULT_LOCALE) => (locale === DEFAULT_LOCALE ? `/consent/${id}.txt` : `/consent/${id}/${locale}.txt`);
+export const consentTextPath = (id: number, locale: Locale = DEFAULT_LOCALE) =>
+  locale === DEFAULT_LOCALE ? `/consent/${id}.txt` : `/consent/${id}/${locale}.txt`;

@@ -18,7 +18,8 @@ export type AamvaData = {
 /** AAMVA dates are MMDDCCYY in the US and CCYYMMDD in Canada; the country element says which. */
 function date(v: string | undefined, country: string): string | null {
   if (!v || !/^\d{8}$/.test(v)) return null;
-  const [y, m, d] = country === 'CAN' ? [v.slice(0, 4), v.slice(4, 6), v.slice(6, 8)] : [v.slice(4, 8), v.slice(0, 2), v.slice(2, 4)];
+  const [y, m, d] =
+    country === 'CAN' ? [v.slice(0, 4), v.slice(4, 6), v.slice(6, 8)] : [v.slice(4, 8), v.slice(0, 2), v.slice(2, 4)];
   const iso = `${y}-${m}-${d}`;
   const t = new Date(iso + 'T00:00:00Z');
   return Number.isNaN(t.getTime()) || t.toISOString().slice(0, 10) !== iso ? null : iso;
@@ -39,7 +40,15 @@ export function parseAamva(text: string): AamvaData | null {
   const birthDate = date(el.DBB, country);
   if (!birthDate || !el.DCS || !el.DAQ) return null;
   const sex = el.DBC === '1' ? 'M' : el.DBC === '2' ? 'F' : 'X';
-  return { surname: el.DCS, givenNames: [el.DAC, el.DAD].filter((x) => x && x !== 'NONE').join(' '), documentNumber: el.DAQ, birthDate, expiryDate: date(el.DBA, country), issuingCountry: country, sex };
+  return {
+    surname: el.DCS,
+    givenNames: [el.DAC, el.DAD].filter((x) => x && x !== 'NONE').join(' '),
+    documentNumber: el.DAQ,
+    birthDate,
+    expiryDate: date(el.DBA, country),
+    issuingCountry: country,
+    sex,
+  };
 }
 
 /** The barcode text of a licence (for synthetic test documents). Dates as ISO; written MMDDCCYY (USA). */

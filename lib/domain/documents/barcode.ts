@@ -10,7 +10,9 @@ function prepare() {
   if (prepared) return;
   prepared = true;
   const wasm = fs.readFileSync(projectPath('node_modules', 'zxing-wasm', 'dist', 'full', 'zxing_full.wasm'));
-  prepareZXingModule({ overrides: { wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) } });
+  prepareZXingModule({
+    overrides: { wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) },
+  });
 }
 
 /** The payloads (raw bytes as latin1 text) of every PDF417 symbol found in an encoded image. */

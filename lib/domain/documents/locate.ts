@@ -46,7 +46,8 @@ function morph(src: Uint8Array, w: number, h: number, kw: number, kh: number, ma
   return out;
 }
 
-const close = (a: Uint8Array, w: number, h: number, kw: number, kh: number) => morph(morph(a, w, h, kw, kh, true), w, h, kw, kh, false);
+const close = (a: Uint8Array, w: number, h: number, kw: number, kh: number) =>
+  morph(morph(a, w, h, kw, kh, true), w, h, kw, kh, false);
 
 function otsu(a: Uint8Array): number {
   const hist = new Float64Array(256);
@@ -83,14 +84,15 @@ export function textMask(g: Grey, kernel: number): Uint8Array {
   for (let i = 0; i < hat.length; i++) hat[i] = closed[i] - data[i];
   const grad = new Float32Array(w * h);
   let mx = 0;
-  for (let y = 1; y < h - 1; y++) for (let x = 1; x < w - 1; x++) {
-    const i = y * w + x;
-    const gx = hat[i - w + 1] + 2 * hat[i + 1] + hat[i + w + 1] - hat[i - w - 1] - 2 * hat[i - 1] - hat[i + w - 1];
-    const gy = hat[i + w - 1] + 2 * hat[i + w] + hat[i + w + 1] - hat[i - w - 1] - 2 * hat[i - w] - hat[i - w + 1];
-    const m = Math.abs(gx) + Math.abs(gy);
-    grad[i] = m;
-    if (m > mx) mx = m;
-  }
+  for (let y = 1; y < h - 1; y++)
+    for (let x = 1; x < w - 1; x++) {
+      const i = y * w + x;
+      const gx = hat[i - w + 1] + 2 * hat[i + 1] + hat[i + w + 1] - hat[i - w - 1] - 2 * hat[i - 1] - hat[i + w - 1];
+      const gy = hat[i + w - 1] + 2 * hat[i + w] + hat[i + w + 1] - hat[i - w - 1] - 2 * hat[i - w] - hat[i - w + 1];
+      const m = Math.abs(gx) + Math.abs(gy);
+      grad[i] = m;
+      if (m > mx) mx = m;
+    }
   const g8 = new Uint8Array(w * h);
   if (mx > 0) for (let i = 0; i < g8.length; i++) g8[i] = Math.round((grad[i] / mx) * 255);
   const th = Math.max(otsu(g8), 20);
@@ -149,7 +151,10 @@ function components(mask: Uint8Array, w: number, h: number, minPixels: number): 
 /** Least-squares line v = a + b·u through the points, with one pass dropping the worst tenth. */
 function fitLine(us: number[], vs: number[]): { a: number; b: number } {
   const fit = (idx: number[]) => {
-    let su = 0, sv = 0, suu = 0, suv = 0;
+    let su = 0,
+      sv = 0,
+      suu = 0,
+      suv = 0;
     for (const i of idx) {
       su += us[i];
       sv += vs[i];
@@ -173,14 +178,17 @@ type Line = { b: Blob; mx: number; my: number; theta: number; len: number; thick
 
 /** A blob's axis (second moments), length along it and thickness across it. */
 function lineOf(b: Blob): Line {
-  let mx = 0, my = 0;
+  let mx = 0,
+    my = 0;
   for (let k = 0; k < b.n; k++) {
     mx += b.xs[k];
     my += b.ys[k];
   }
   mx /= b.n;
   my /= b.n;
-  let cxx = 0, cyy = 0, cxy = 0;
+  let cxx = 0,
+    cyy = 0,
+    cxy = 0;
   for (let k = 0; k < b.n; k++) {
     const dx = b.xs[k] - mx;
     const dy = b.ys[k] - my;
@@ -191,7 +199,10 @@ function lineOf(b: Blob): Line {
   const theta = 0.5 * Math.atan2(2 * cxy, cxx - cyy);
   const cu = Math.cos(theta);
   const su = Math.sin(theta);
-  let u0 = Infinity, u1 = -Infinity, v0 = Infinity, v1 = -Infinity;
+  let u0 = Infinity,
+    u1 = -Infinity,
+    v0 = Infinity,
+    v1 = -Infinity;
   for (let k = 0; k < b.n; k++) {
     const dx = b.xs[k] - mx;
     const dy = b.ys[k] - my;
@@ -219,7 +230,9 @@ function quadOf(lines: Line[], theta0: number): { quad: Quad; len: number; thick
   if (Math.abs(ux) >= Math.abs(uy) ? ux < 0 : uy < 0) theta += Math.PI;
   const cu = Math.cos(theta);
   const su = Math.sin(theta);
-  let n = 0, mx = 0, my = 0;
+  let n = 0,
+    mx = 0,
+    my = 0;
   for (const l of lines) {
     mx += l.mx * l.b.n;
     my += l.my * l.b.n;
@@ -229,20 +242,24 @@ function quadOf(lines: Line[], theta0: number): { quad: Quad; len: number; thick
   my /= n;
   const us = new Float64Array(n);
   const vs = new Float64Array(n);
-  let u0 = Infinity, u1 = -Infinity, v0 = Infinity, v1 = -Infinity;
+  let u0 = Infinity,
+    u1 = -Infinity,
+    v0 = Infinity,
+    v1 = -Infinity;
   let k = 0;
-  for (const l of lines) for (let i = 0; i < l.b.n; i++, k++) {
-    const dx = l.b.xs[i] - mx;
-    const dy = l.b.ys[i] - my;
-    const u = dx * cu + dy * su;
-    const v = -dx * su + dy * cu;
-    us[k] = u;
-    vs[k] = v;
-    if (u < u0) u0 = u;
-    if (u > u1) u1 = u;
-    if (v < v0) v0 = v;
-    if (v > v1) v1 = v;
-  }
+  for (const l of lines)
+    for (let i = 0; i < l.b.n; i++, k++) {
+      const dx = l.b.xs[i] - mx;
+      const dy = l.b.ys[i] - my;
+      const u = dx * cu + dy * su;
+      const v = -dx * su + dy * cu;
+      us[k] = u;
+      vs[k] = v;
+      if (u < u0) u0 = u;
+      if (u > u1) u1 = u;
+      if (v < v0) v0 = v;
+      if (v > v1) v1 = v;
+    }
   const len = u1 - u0;
   const thick = v1 - v0;
   const bins = Math.max(8, Math.min(64, Math.round(len / 4)));
@@ -253,7 +270,9 @@ function quadOf(lines: Line[], theta0: number): { quad: Quad; len: number; thick
     if (vs[j] < top[i]) top[i] = vs[j];
     if (vs[j] > bot[i]) bot[i] = vs[j];
   }
-  const bu: number[] = [], tv: number[] = [], bv: number[] = [];
+  const bu: number[] = [],
+    tv: number[] = [],
+    bv: number[] = [];
   for (let i = 1; i < bins - 1; i++) {
     if (!Number.isFinite(top[i])) continue;
     bu.push(u0 + ((i + 0.5) / bins) * len);
@@ -269,7 +288,16 @@ function quadOf(lines: Line[], theta0: number): { quad: Quad; len: number; thick
   const at = (u: number, v: number): [number, number] => [mx + u * cu - v * su, my + u * su + v * cu];
   const ua = u0 - padU;
   const ub = u1 + padU;
-  return { quad: [at(ua, tl.a + tl.b * ua - padV), at(ub, tl.a + tl.b * ub - padV), at(ub, bl.a + bl.b * ub + padV), at(ua, bl.a + bl.b * ua + padV)], len, thick };
+  return {
+    quad: [
+      at(ua, tl.a + tl.b * ua - padV),
+      at(ub, tl.a + tl.b * ub - padV),
+      at(ub, bl.a + bl.b * ub + padV),
+      at(ua, bl.a + bl.b * ua + padV),
+    ],
+    len,
+    thick,
+  };
 }
 
 const angleDiff = (a: number, b: number) => {
@@ -293,19 +321,20 @@ export function findZones(g: Grey, charKernel: number): Candidate[] {
   // Group lines: parallel, similar length, centres within a few line heights across the axis and aligned along it.
   const parent = lines.map((_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
-  for (let i = 0; i < lines.length; i++) for (let j = i + 1; j < lines.length; j++) {
-    const a = lines[i];
-    const b = lines[j];
-    if (angleDiff(a.theta, b.theta) > 0.12) continue;
-    if (Math.min(a.len, b.len) / Math.max(a.len, b.len) < 0.6) continue;
-    const dx = b.mx - a.mx;
-    const dy = b.my - a.my;
-    const along = Math.abs(dx * Math.cos(a.theta) + dy * Math.sin(a.theta));
-    const across = Math.abs(-dx * Math.sin(a.theta) + dy * Math.cos(a.theta));
-    const th = Math.max(a.thick, b.thick);
-    if (along > 0.15 * Math.max(a.len, b.len) || across > 3.2 * th || across < 0.8 * th) continue;
-    parent[find(i)] = find(j);
-  }
+  for (let i = 0; i < lines.length; i++)
+    for (let j = i + 1; j < lines.length; j++) {
+      const a = lines[i];
+      const b = lines[j];
+      if (angleDiff(a.theta, b.theta) > 0.12) continue;
+      if (Math.min(a.len, b.len) / Math.max(a.len, b.len) < 0.6) continue;
+      const dx = b.mx - a.mx;
+      const dy = b.my - a.my;
+      const along = Math.abs(dx * Math.cos(a.theta) + dy * Math.sin(a.theta));
+      const across = Math.abs(-dx * Math.sin(a.theta) + dy * Math.cos(a.theta));
+      const th = Math.max(a.thick, b.thick);
+      if (along > 0.15 * Math.max(a.len, b.len) || across > 3.2 * th || across < 0.8 * th) continue;
+      parent[find(i)] = find(j);
+    }
   const groups = new Map<number, Line[]>();
   lines.forEach((l, i) => groups.set(find(i), [...(groups.get(find(i)) ?? []), l]));
   const out: Candidate[] = [];
@@ -332,10 +361,14 @@ export function findZones(g: Grey, charKernel: number): Candidate[] {
 /** The homography taking the unit square's corners (0,0) (1,0) (1,1) (0,1) to the quad's. */
 function squareToQuad(q: Quad): number[] {
   const [[x0, y0], [x1, y1], [x2, y2], [x3, y3]] = q;
-  const dx1 = x1 - x2, dx2 = x3 - x2, dy1 = y1 - y2, dy2 = y3 - y2;
+  const dx1 = x1 - x2,
+    dx2 = x3 - x2,
+    dy1 = y1 - y2,
+    dy2 = y3 - y2;
   const sx = x0 - x1 + x2 - x3;
   const sy = y0 - y1 + y2 - y3;
-  let g = 0, h = 0;
+  let g = 0,
+    h = 0;
   if (sx !== 0 || sy !== 0) {
     const d = dx1 * dy2 - dx2 * dy1;
     g = (sx * dy2 - dx2 * sy) / d;

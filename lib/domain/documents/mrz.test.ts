@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { ageOn, checkDigit, composeMrz, mrzDate, mrzDates, parseMrz, squeeze } from './mrz';
 
-const base = { documentCode: 'P', issuingCountry: 'UTO', surname: 'ERIKSSON', givenNames: 'ANNA MARIA', documentNumber: 'L898902C3', nationality: 'UTO', birthDate: '740812', sex: 'F' as const, expiryDate: '310415' };
+const base = {
+  documentCode: 'P',
+  issuingCountry: 'UTO',
+  surname: 'ERIKSSON',
+  givenNames: 'ANNA MARIA',
+  documentNumber: 'L898902C3',
+  nationality: 'UTO',
+  birthDate: '740812',
+  sex: 'F' as const,
+  expiryDate: '310415',
+};
 
 describe('MRZ (ICAO 9303)', () => {
   it('computes check digits as in the ICAO specimen', () => {
@@ -13,7 +23,15 @@ describe('MRZ (ICAO 9303)', () => {
 
   it('parses the ICAO passport specimen', () => {
     const r = parseMrz('P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10');
-    expect(r?.data).toMatchObject({ format: 'TD3', surname: 'ERIKSSON', givenNames: 'ANNA MARIA', documentNumber: 'L898902C3', birthDate: '740812', expiryDate: '120415', sex: 'F' });
+    expect(r?.data).toMatchObject({
+      format: 'TD3',
+      surname: 'ERIKSSON',
+      givenNames: 'ANNA MARIA',
+      documentNumber: 'L898902C3',
+      birthDate: '740812',
+      expiryDate: '120415',
+      sex: 'F',
+    });
   });
 
   it('round-trips composed TD3 and TD1 zones', () => {

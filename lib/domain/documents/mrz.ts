@@ -60,27 +60,62 @@ export function composeMrz(d: Omit<MrzData, 'format'> & { format: 'TD1' | 'TD2' 
 }
 
 // OCR confusions: in a digit position a letter is read for a digit and back.
-const TO_DIGIT: Record<string, string> = { O: '0', Q: '0', D: '0', U: '0', I: '1', L: '1', T: '1', Z: '2', S: '5', B: '8', G: '6', A: '4' };
+const TO_DIGIT: Record<string, string> = {
+  O: '0',
+  Q: '0',
+  D: '0',
+  U: '0',
+  I: '1',
+  L: '1',
+  T: '1',
+  Z: '2',
+  S: '5',
+  B: '8',
+  G: '6',
+  A: '4',
+};
 const TO_ALPHA: Record<string, string> = { '0': 'O', '1': 'I', '2': 'Z', '5': 'S', '8': 'B', '6': 'G', '4': 'A' };
 const digits = (s: string) => [...s].map((c) => TO_DIGIT[c] ?? c).join('');
 const alpha = (s: string) => [...s].map((c) => TO_ALPHA[c] ?? c).join('');
 /** `<` is read as K, L, C, E or ( in filler runs; repairs runs of 2+ such characters next to a real filler. */
 function fillers(s: string): string {
   let out = s.replace(/[«‹(\[{]/g, '<');
-  for (let i = 0; i < 3; i++) out = out.replace(/(?<=<)[KLCE](?=[<KLCE]*(<|$))/g, '<').replace(/[KLCE](?=<<)/g, (m, off: number) => (out[off - 1] === '<' ? '<' : m));
+  for (let i = 0; i < 3; i++)
+    out = out
+      .replace(/(?<=<)[KLCE](?=[<KLCE]*(<|$))/g, '<')
+      .replace(/[KLCE](?=<<)/g, (m, off: number) => (out[off - 1] === '<' ? '<' : m));
   return out;
 }
 
 export type MrzResult = { data: MrzData; corrected: boolean; lines: string[] };
 
 function clean(line: string): string {
-  return line.toUpperCase().replace(/\s+/g, '').replace(/[^A-Z0-9<«‹(\[{]/g, '');
+  return line
+    .toUpperCase()
+    .replace(/\s+/g, '')
+    .replace(/[^A-Z0-9<«‹(\[{]/g, '');
 }
 
 /** A document number (alphanumeric) whose check digit fails: try the common confusions one position at a time. */
 function repairAlnum(field: string, check: string): string | null {
   if (checkDigit(field) === check) return field;
-  const swaps: Record<string, string[]> = { '0': ['O', 'D', 'Q'], O: ['0', 'D', 'Q'], D: ['0', 'O'], Q: ['0', 'O'], '1': ['I', 'L'], I: ['1', 'L'], L: ['1', 'I'], '2': ['Z'], Z: ['2'], '5': ['S'], S: ['5'], '8': ['B'], B: ['8'], '6': ['G'], G: ['6'] };
+  const swaps: Record<string, string[]> = {
+    '0': ['O', 'D', 'Q'],
+    O: ['0', 'D', 'Q'],
+    D: ['0', 'O'],
+    Q: ['0', 'O'],
+    '1': ['I', 'L'],
+    I: ['1', 'L'],
+    L: ['1', 'I'],
+    '2': ['Z'],
+    Z: ['2'],
+    '5': ['S'],
+    S: ['5'],
+    '8': ['B'],
+    B: ['8'],
+    '6': ['G'],
+    G: ['6'],
+  };
   for (let i = 0; i < field.length; i++) {
     for (const alt of swaps[field[i]] ?? []) {
       const f = field.slice(0, i) + alt + field.slice(i + 1);
@@ -92,7 +127,10 @@ function repairAlnum(field: string, check: string): string | null {
 
 function splitName(field: string) {
   // Trailing fillers, including `<` misread as K/L (no name ends in three of them).
-  const [surname, given = ''] = field.replace(/(?:<[<KL]*|[KL]{3,})$/, '').replace(/<+$/, '').split('<<');
+  const [surname, given = ''] = field
+    .replace(/(?:<[<KL]*|[KL]{3,})$/, '')
+    .replace(/<+$/, '')
+    .split('<<');
   return { surname: surname.replace(/</g, ' ').trim(), givenNames: given.replace(/</g, ' ').trim() };
 }
 
@@ -101,7 +139,10 @@ function splitName(field: string) {
  * a misread date of birth must never reach a decision.
  */
 export function parseMrz(text: string): MrzResult | null {
-  const lines = text.split(/\n/).map(clean).filter((l) => l.length >= 25);
+  const lines = text
+    .split(/\n/)
+    .map(clean)
+    .filter((l) => l.length >= 25);
   for (let i = 0; i + 1 < lines.length; i++) {
     for (const sq of [false, true]) {
       const at = (k: number, n: number) => (sq ? squeeze(lines[k], n) : lines[k]);
@@ -127,7 +168,8 @@ export function squeeze(line: string, n: number): string {
   if (line.length === n) return line;
   const runs: { start: number; text: string }[] = [];
   const re = /[<KL]*<[<KL]*|[KL]{4,}$/g;
-  for (let m = re.exec(line); m; m = re.exec(line)) if (m[0].length >= 2 || m[0] === '<') runs.push({ start: m.index, text: m[0] });
+  for (let m = re.exec(line); m; m = re.exec(line))
+    if (m[0].length >= 2 || m[0] === '<') runs.push({ start: m.index, text: m[0] });
   if (runs.length === 0) return line;
   let excess = line.length - n;
   const out = runs.map((r) => r.text);
@@ -168,12 +210,32 @@ function tryTd3(a: string, b: string): MrzResult | null {
   const expiry = digits(l2.slice(21, 27));
   if (!num || checkDigit(birth) !== digits(l2[19]) || checkDigit(expiry) !== digits(l2[27])) return null;
   const sex = l2[20] === 'M' || l2[20] === 'F' ? l2[20] : 'X';
-  const fixed2 = num + digits(l2[9]) + alpha(l2.slice(10, 13)) + birth + digits(l2[19]) + l2[20] + expiry + digits(l2[27]) + l2.slice(28, 43) + digits(l2[43]);
+  const fixed2 =
+    num +
+    digits(l2[9]) +
+    alpha(l2.slice(10, 13)) +
+    birth +
+    digits(l2[19]) +
+    l2[20] +
+    expiry +
+    digits(l2[27]) +
+    l2.slice(28, 43) +
+    digits(l2[43]);
   const composite = checkDigit(fixed2.slice(0, 10) + fixed2.slice(13, 20) + fixed2.slice(21, 43));
   if (composite !== fixed2[43]) return null;
   const name = splitName(alpha(l1.slice(5)));
   return {
-    data: { format: 'TD3', documentCode: l1.slice(0, 2).replace(/</g, ''), issuingCountry: alpha(l1.slice(2, 5)), ...name, documentNumber: num.replace(/</g, ''), nationality: alpha(l2.slice(10, 13)), birthDate: birth, sex, expiryDate: expiry },
+    data: {
+      format: 'TD3',
+      documentCode: l1.slice(0, 2).replace(/</g, ''),
+      issuingCountry: alpha(l1.slice(2, 5)),
+      ...name,
+      documentNumber: num.replace(/</g, ''),
+      nationality: alpha(l2.slice(10, 13)),
+      birthDate: birth,
+      sex,
+      expiryDate: expiry,
+    },
     corrected: fixed2 !== raw2 || l1 !== a,
     lines: [l1, fixed2],
   };
@@ -189,11 +251,31 @@ function tryTd2(a: string, b: string): MrzResult | null {
   const birth = digits(l2.slice(13, 19));
   const expiry = digits(l2.slice(21, 27));
   if (!num || checkDigit(birth) !== digits(l2[19]) || checkDigit(expiry) !== digits(l2[27])) return null;
-  const fixed2 = num + digits(l2[9]) + alpha(l2.slice(10, 13)) + birth + digits(l2[19]) + l2[20] + expiry + digits(l2[27]) + l2.slice(28, 35) + digits(l2[35]);
+  const fixed2 =
+    num +
+    digits(l2[9]) +
+    alpha(l2.slice(10, 13)) +
+    birth +
+    digits(l2[19]) +
+    l2[20] +
+    expiry +
+    digits(l2[27]) +
+    l2.slice(28, 35) +
+    digits(l2[35]);
   if (checkDigit(fixed2.slice(0, 10) + fixed2.slice(13, 20) + fixed2.slice(21, 35)) !== fixed2[35]) return null;
   const sex = l2[20] === 'M' || l2[20] === 'F' ? l2[20] : 'X';
   return {
-    data: { format: 'TD2', documentCode: l1.slice(0, 2).replace(/</g, ''), issuingCountry: alpha(l1.slice(2, 5)), ...splitName(alpha(l1.slice(5))), documentNumber: num.replace(/</g, ''), nationality: alpha(l2.slice(10, 13)), birthDate: birth, sex, expiryDate: expiry },
+    data: {
+      format: 'TD2',
+      documentCode: l1.slice(0, 2).replace(/</g, ''),
+      issuingCountry: alpha(l1.slice(2, 5)),
+      ...splitName(alpha(l1.slice(5))),
+      documentNumber: num.replace(/</g, ''),
+      nationality: alpha(l2.slice(10, 13)),
+      birthDate: birth,
+      sex,
+      expiryDate: expiry,
+    },
     corrected: fixed2 !== raw2 || l1 !== a,
     lines: [l1, fixed2],
   };
@@ -211,12 +293,30 @@ function tryTd1(a: string, b: string, c: string): MrzResult | null {
   const expiry = digits(l2.slice(8, 14));
   if (!num || checkDigit(birth) !== digits(l2[6]) || checkDigit(expiry) !== digits(l2[14])) return null;
   const f1 = l1.slice(0, 5) + num + digits(l1[14]) + l1.slice(15);
-  const f2 = birth + digits(l2[6]) + l2[7] + expiry + digits(l2[14]) + alpha(l2.slice(15, 18)) + l2.slice(18, 29) + digits(l2[29]);
+  const f2 =
+    birth +
+    digits(l2[6]) +
+    l2[7] +
+    expiry +
+    digits(l2[14]) +
+    alpha(l2.slice(15, 18)) +
+    l2.slice(18, 29) +
+    digits(l2[29]);
   const composite = checkDigit(f1.slice(5, 30) + f2.slice(0, 7) + f2.slice(8, 15) + f2.slice(18, 29));
   if (composite !== f2[29]) return null;
   const sex = l2[7] === 'M' || l2[7] === 'F' ? l2[7] : 'X';
   return {
-    data: { format: 'TD1', documentCode: f1.slice(0, 2).replace(/</g, ''), issuingCountry: alpha(f1.slice(2, 5)), ...splitName(alpha(l3)), documentNumber: num.replace(/</g, ''), nationality: alpha(f2.slice(15, 18)), birthDate: birth, sex, expiryDate: expiry },
+    data: {
+      format: 'TD1',
+      documentCode: f1.slice(0, 2).replace(/</g, ''),
+      issuingCountry: alpha(f1.slice(2, 5)),
+      ...splitName(alpha(l3)),
+      documentNumber: num.replace(/</g, ''),
+      nationality: alpha(f2.slice(15, 18)),
+      birthDate: birth,
+      sex,
+      expiryDate: expiry,
+    },
     corrected: f1 !== a || f2 !== b || l3 !== c,
     lines: [f1, f2, l3],
   };
@@ -245,10 +345,15 @@ export function mrzDate(yymmdd: string, kind: 'birth' | 'expiry', now: Date): st
  * Both dates of an MRZ. A birth date the century rule puts after the expiry date belongs to the century before
  * (born 1912, expired 2011: `121212` is not 2012): the document's own dates decide, nothing is guessed.
  */
-export function mrzDates(birth: string, expiry: string, now: Date): { birthDate: string | null; expiryDate: string | null } {
+export function mrzDates(
+  birth: string,
+  expiry: string,
+  now: Date,
+): { birthDate: string | null; expiryDate: string | null } {
   let birthDate = mrzDate(birth, 'birth', now);
   const expiryDate = mrzDate(expiry, 'expiry', now);
-  if (birthDate && expiryDate && birthDate > expiryDate) birthDate = String(Number(birthDate.slice(0, 4)) - 100).padStart(4, '0') + birthDate.slice(4);
+  if (birthDate && expiryDate && birthDate > expiryDate)
+    birthDate = String(Number(birthDate.slice(0, 4)) - 100).padStart(4, '0') + birthDate.slice(4);
   return { birthDate, expiryDate };
 }
 

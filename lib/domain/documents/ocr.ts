@@ -22,7 +22,10 @@ function tesseract(): Promise<Worker> {
     const langPath = projectPath('node_modules', '@tesseract.js-data', 'eng', '4.0.0_best_int');
     worker = (async () => {
       const w = await createWorker('eng', 1, { langPath, gzip: true, cacheMethod: 'none' });
-      await w.setParameters({ tessedit_char_whitelist: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<', tessedit_pageseg_mode: PSM.SINGLE_BLOCK });
+      await w.setParameters({
+        tessedit_char_whitelist: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<',
+        tessedit_pageseg_mode: PSM.SINGLE_BLOCK,
+      });
       return w;
     })();
     worker.catch(() => (worker = null));
@@ -60,7 +63,8 @@ export function cellLines(lines: Sym[][], n: number, own = false): string[] {
     // A K or L read with less than full confidence next to a filler is a filler.
     for (let i = 0; i < n; i++) {
       const c = cells[i];
-      if (c && (c.text === 'K' || c.text === 'L') && c.conf < 96 && (out[i - 1] === '<' || out[i + 1] === '<')) out[i] = '<';
+      if (c && (c.text === 'K' || c.text === 'L') && c.conf < 96 && (out[i - 1] === '<' || out[i + 1] === '<'))
+        out[i] = '<';
     }
     return out.join('');
   });
@@ -74,10 +78,14 @@ async function recognize(png: Buffer): Promise<{ text: string; lines: Sym[][] }>
   queue = run.catch(() => undefined);
   const { data } = await run;
   const lines: Sym[][] = [];
-  for (const b of data.blocks ?? []) for (const p of b.paragraphs) for (const l of p.lines) {
-    const syms = l.words.flatMap((wd) => wd.symbols.map((s) => ({ text: s.text, cx: (s.bbox.x0 + s.bbox.x1) / 2, conf: s.confidence })));
-    if (syms.length > 0) lines.push(syms);
-  }
+  for (const b of data.blocks ?? [])
+    for (const p of b.paragraphs)
+      for (const l of p.lines) {
+        const syms = l.words.flatMap((wd) =>
+          wd.symbols.map((s) => ({ text: s.text, cx: (s.bbox.x0 + s.bbox.x1) / 2, conf: s.confidence })),
+        );
+        if (syms.length > 0) lines.push(syms);
+      }
   return { text: data.text, lines };
 }
 
@@ -121,7 +129,9 @@ const MAX_TRIES = 6;
 
 /** A warped band as the OCR likes it: local contrast evened (glare, shadow), black text on white. */
 async function bandPng(g: Grey): Promise<Buffer> {
-  return sharp(Buffer.from(g.data.buffer, g.data.byteOffset, g.data.byteLength), { raw: { width: g.width, height: g.height, channels: 1 } })
+  return sharp(Buffer.from(g.data.buffer, g.data.byteOffset, g.data.byteLength), {
+    raw: { width: g.width, height: g.height, channels: 1 },
+  })
     .clahe({ width: Math.max(3, Math.round(g.height / 2)), height: Math.max(3, Math.round(g.height / 2)), maxSlope: 3 })
     .normalise()
     .extend({ top: 20, bottom: 20, left: 20, right: 20, background: '#ffffff' })
@@ -137,19 +147,33 @@ async function bandPng(g: Grey): Promise<Buffer> {
 export async function readMrzPhoto(oriented: Buffer): Promise<MrzRead> {
   const t = Date.now();
   // The source for rectifying: the image itself, its long side capped (a 12 MP photo need not be sampled whole).
-  const src = await sharp(oriented).greyscale().resize({ width: 2400, height: 2400, fit: 'inside', withoutEnlargement: true }).raw().toBuffer({ resolveWithObject: true });
-  const full: Grey = { data: new Uint8Array(src.data.buffer, src.data.byteOffset, src.data.byteLength), width: src.info.width, height: src.info.height };
+  const src = await sharp(oriented)
+    .greyscale()
+    .resize({ width: 2400, height: 2400, fit: 'inside', withoutEnlargement: true })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const full: Grey = {
+    data: new Uint8Array(src.data.buffer, src.data.byteOffset, src.data.byteLength),
+    width: src.info.width,
+    height: src.info.height,
+  };
   let tries = 0;
   let text = '';
   const seen: Quad[] = [];
   for (const work of [900, 600]) {
     const k = work / Math.max(full.width, full.height);
-    const small = await sharp(Buffer.from(full.data.buffer, full.data.byteOffset, full.data.byteLength), { raw: { width: full.width, height: full.height, channels: 1 } })
+    const small = await sharp(Buffer.from(full.data.buffer, full.data.byteOffset, full.data.byteLength), {
+      raw: { width: full.width, height: full.height, channels: 1 },
+    })
       .resize({ width: Math.round(full.width * k), height: Math.round(full.height * k), fit: 'fill' })
       .toColourspace('b-w')
       .raw()
       .toBuffer({ resolveWithObject: true });
-    const g: Grey = { data: new Uint8Array(small.data.buffer, small.data.byteOffset, small.data.byteLength), width: small.info.width, height: small.info.height };
+    const g: Grey = {
+      data: new Uint8Array(small.data.buffer, small.data.byteOffset, small.data.byteLength),
+      width: small.info.width,
+      height: small.info.height,
+    };
     const zones = findZones(g, Math.round(work / 70)).slice(0, 3);
     for (const z of zones) {
       const quad = scaleQuad(z.quad, 1 / k);

@@ -12,25 +12,49 @@ import { stopOcr } from './ocr';
 
 afterAll(() => stopOcr());
 const now = new Date('2026-11-28T00:00:00Z');
-const who = { surname: 'ERIKSSON', givenNames: 'ANNA MARIA', documentNumber: 'L898902C3', nationality: 'UTO', issuingCountry: 'UTO', birthDate: '740812', sex: 'F' as const, expiryDate: '310415' };
+const who = {
+  surname: 'ERIKSSON',
+  givenNames: 'ANNA MARIA',
+  documentNumber: 'L898902C3',
+  nationality: 'UTO',
+  issuingCountry: 'UTO',
+  birthDate: '740812',
+  sex: 'F' as const,
+  expiryDate: '310415',
+};
 /** `line` of the zone with the character at `at` replaced (a check digit printed wrong). */
-const wrong = (lines: string[], line: number, at: number) => lines.map((l, i) => (i === line ? l.slice(0, at) + String((Number(l[at]) + 1) % 10) + l.slice(at + 1) : l));
+const wrong = (lines: string[], line: number, at: number) =>
+  lines.map((l, i) => (i === line ? l.slice(0, at) + String((Number(l[at]) + 1) % 10) + l.slice(at + 1) : l));
 
 describe("readDocumentPhoto (the upload's validation and read)", () => {
   it('reads a passport data page on a table: TD3, ISO dates', async () => {
     const r = await readDocumentPhoto(await renderDocument('passport', 'front'), { documentType: 'passport', now });
-    expect(r).toMatchObject({ ok: true, format: 'TD3', birthDate: '1974-08-12', expiryDate: '2031-04-15', documentNumber: 'L898902C3' });
+    expect(r).toMatchObject({
+      ok: true,
+      format: 'TD3',
+      birthDate: '1974-08-12',
+      expiryDate: '2031-04-15',
+      documentNumber: 'L898902C3',
+    });
   }, 120_000);
 
   it('reads a passport photographed a quarter turn round, and one tilted 20° in perspective on a cluttered table', async () => {
-    for (const shot of [{ rotate: 90, fill: 0.62 }, { tilt: 20, rotate: 6, background: 'clutter' as const, quality: 80 }]) {
+    for (const shot of [
+      { rotate: 90, fill: 0.62 },
+      { tilt: 20, rotate: 6, background: 'clutter' as const, quality: 80 },
+    ]) {
       const r = await readDocumentPhoto(await phoneDocument('passport', shot), { documentType: 'passport', now });
       expect([shot, r.ok && r.birthDate]).toEqual([shot, '1974-08-12']);
     }
   }, 240_000);
 
   it('reads a TD2 zone (two lines of 36) on a card back', async () => {
-    const r = await readDocumentPhoto(await renderDocument('id_card', 'back', undefined, { mrzLines: composeMrz({ ...who, documentCode: 'I', format: 'TD2' }) }), { documentType: 'id_card', now });
+    const r = await readDocumentPhoto(
+      await renderDocument('id_card', 'back', undefined, {
+        mrzLines: composeMrz({ ...who, documentCode: 'I', format: 'TD2' }),
+      }),
+      { documentType: 'id_card', now },
+    );
     expect(r).toMatchObject({ ok: true, format: 'TD2', birthDate: '1974-08-12', expiryDate: '2031-04-15' });
   }, 120_000);
 
@@ -40,7 +64,10 @@ describe("readDocumentPhoto (the upload's validation and read)", () => {
     const specimens: [string, Buffer][] = [
       ['birth date check digit', await renderDocument('passport', 'front', undefined, { mrzLines: wrong(td3, 1, 19) })],
       ['composite check digit', await renderDocument('passport', 'front', undefined, { mrzLines: wrong(td3, 1, 43) })],
-      ['document number check digit', await renderDocument('id_card', 'back', undefined, { mrzLines: wrong(td1, 0, 14) })],
+      [
+        'document number check digit',
+        await renderDocument('id_card', 'back', undefined, { mrzLines: wrong(td1, 0, 14) }),
+      ],
     ];
     for (const [name, image] of specimens) {
       const r = await readDocumentPhoto(image, { documentType: name.includes('number') ? 'id_card' : 'passport', now });
@@ -49,7 +76,13 @@ describe("readDocumentPhoto (the upload's validation and read)", () => {
   }, 360_000);
 
   it('a document image under 240x150 is IMAGE_TOO_SMALL', async () => {
-    const tiny = await sharp(await renderDocument('passport', 'front')).resize(230, 140, { fit: 'fill' }).jpeg().toBuffer();
-    expect(await readDocumentPhoto(tiny, { documentType: 'passport', now })).toMatchObject({ ok: false, code: 'IMAGE_TOO_SMALL' });
+    const tiny = await sharp(await renderDocument('passport', 'front'))
+      .resize(230, 140, { fit: 'fill' })
+      .jpeg()
+      .toBuffer();
+    expect(await readDocumentPhoto(tiny, { documentType: 'passport', now })).toMatchObject({
+      ok: false,
+      code: 'IMAGE_TOO_SMALL',
+    });
   }, 120_000);
 });

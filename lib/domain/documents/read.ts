@@ -54,7 +54,11 @@ export function datesOf(r: CodeRead, now: Date): { birthDate: string | null; exp
  * upright document, its name fields placed cell by cell), and only if that gives no valid read is the zone looked
  * for anywhere in the photo, at any angle (`readMrzPhoto`).
  */
-export async function readCode(oriented: Buffer, documentType?: DocumentType, box?: number[] | null): Promise<CodeRead | null> {
+export async function readCode(
+  oriented: Buffer,
+  documentType?: DocumentType,
+  box?: number[] | null,
+): Promise<CodeRead | null> {
   if (documentType === 'driving_licence' || !documentType) {
     for (const text of await readPdf417(oriented)) {
       const aamva = parseAamva(text);
@@ -68,7 +72,8 @@ export async function readCode(oriented: Buffer, documentType?: DocumentType, bo
 }
 
 /** The side of a document that carries its machine-readable data: a passport's data page, an ID card's or licence's back. */
-export const carriesCode = (documentType: DocumentType, side: 'front' | 'back') => (documentType === 'passport' ? side === 'front' : side === 'back');
+export const carriesCode = (documentType: DocumentType, side: 'front' | 'back') =>
+  documentType === 'passport' ? side === 'front' : side === 'back';
 
 /**
  * The upload's verdict on a document photo already checked as a file and analysed (docs/api.md "Document images"):
@@ -86,7 +91,11 @@ export async function checkDocumentUpload(
   const { failed } = checkDocument(analysis, checks, side);
   if (!carriesCode(documentType, side)) return { failed, read: null };
   const read = await readCode(analysis.stored, documentType, analysis.document?.box);
-  checks.document_read = { value: read ? { format: formatOf(read) } : null, threshold: 'check digits valid', passed: !!read };
+  checks.document_read = {
+    value: read ? { format: formatOf(read) } : null,
+    threshold: 'check digits valid',
+    passed: !!read,
+  };
   const rest: ErrorCode[] = failed.filter((c) => c !== 'DOCUMENT_NOT_FOUND' && c !== 'DOCUMENT_TOO_BLURRY');
   if (!read) return { failed: ['DOCUMENT_UNREADABLE', ...rest], read };
   if (side === 'front' && checks.portrait && !checks.portrait.passed) rest.push('DOCUMENT_NOT_FOUND');
@@ -97,7 +106,10 @@ export async function checkDocumentUpload(
  * One document photo, validated and read as an upload of the side carrying the code: refused (`ok: false`, the
  * upload's error code) or read with every check digit valid.
  */
-export async function readDocumentPhoto(image: Buffer, opts: { documentType?: DocumentType; now?: Date } = {}): Promise<DocumentPhotoRead> {
+export async function readDocumentPhoto(
+  image: Buffer,
+  opts: { documentType?: DocumentType; now?: Date } = {},
+): Promise<DocumentPhotoRead> {
   const t = performance.now();
   const ms = () => Math.round(performance.now() - t);
   try {
@@ -108,12 +120,26 @@ export async function readDocumentPhoto(image: Buffer, opts: { documentType?: Do
   }
   let oriented: Buffer;
   try {
-    oriented = await sharp(image, { limitInputPixels: MAX_PIXELS, failOn: 'error' }).rotate().png({ compressionLevel: 1 }).toBuffer();
+    oriented = await sharp(image, { limitInputPixels: MAX_PIXELS, failOn: 'error' })
+      .rotate()
+      .png({ compressionLevel: 1 })
+      .toBuffer();
   } catch {
-    return { ok: false, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'The file is damaged or not a readable image.', ms: ms() };
+    return {
+      ok: false,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'The file is damaged or not a readable image.',
+      ms: ms(),
+    };
   }
   const read = await readCode(oriented, opts.documentType);
-  if (!read) return { ok: false, code: 'DOCUMENT_UNREADABLE', message: 'No machine-readable zone or barcode with valid check digits was found.', ms: ms() };
+  if (!read)
+    return {
+      ok: false,
+      code: 'DOCUMENT_UNREADABLE',
+      message: 'No machine-readable zone or barcode with valid check digits was found.',
+      ms: ms(),
+    };
   const dates = datesOf(read, opts.now ?? new Date());
   const documentNumber = read.source === 'pdf417' ? read.aamva.documentNumber : read.mrz.documentNumber;
   return { ok: true, format: formatOf(read), ...dates, documentNumber, read, ms: ms() };
@@ -125,7 +151,10 @@ export async function sealRead(db: DbOrTx, verificationId: string, mediaId: stri
 }
 
 /** The read kept with an upload; null when none was kept (an older upload, or a side without the code) or it is erased. */
-export async function openRead(db: DbOrTx, row: { id: string; verificationId: string; readSealed: Buffer | null }): Promise<CodeRead | null> {
+export async function openRead(
+  db: DbOrTx,
+  row: { id: string; verificationId: string; readSealed: Buffer | null },
+): Promise<CodeRead | null> {
   if (!row.readSealed) return null;
   const key = keyOpener(await dataKeyRows(db, [row.verificationId]))(row.verificationId);
   const text = openText(key, AAD.documentRead(row.id), row.readSealed);

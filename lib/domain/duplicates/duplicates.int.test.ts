@@ -10,7 +10,7 @@ import { FIRST_DEPTH, findDuplicates, PAGE_DEPTH, searchStrategy, tuneSearch } f
 const DIM = EMBEDDING_DIMENSIONS;
 function unit(seed: number) {
   let s = seed;
-  const v = Array.from({ length: DIM }, () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff) - 0.5);
+  const v = Array.from({ length: DIM }, () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff - 0.5);
   const n = Math.hypot(...v);
   return v.map((x) => x / n);
 }
@@ -29,14 +29,35 @@ describe('findDuplicates', () => {
     const w = await makeWorkspace();
     const other = await makeWorkspace();
     const probe = unit(1);
-    const add = async (ws: string, mode: 'test' | 'live', externalId: string | null, emb: number[], approved = true) => {
+    const add = async (
+      ws: string,
+      mode: 'test' | 'live',
+      externalId: string | null,
+      emb: number[],
+      approved = true,
+    ) => {
       const id = uuidv7();
-      await db.insert(verifications).values({ id, workspaceId: ws, mode, status: approved ? 'approved' : 'declined', flow: 'age', checkMethod: 'estimation', externalId, captureTokenHash: randomToken(), completedAt: new Date() });
-      await db.insert(faceEmbeddings).values({ verificationId: id, workspaceId: ws, mode, externalId, account: externalId ?? id, embedding: emb });
+      await db
+        .insert(verifications)
+        .values({
+          id,
+          workspaceId: ws,
+          mode,
+          status: approved ? 'approved' : 'declined',
+          flow: 'age',
+          checkMethod: 'estimation',
+          externalId,
+          captureTokenHash: randomToken(),
+          completedAt: new Date(),
+        });
+      await db
+        .insert(faceEmbeddings)
+        .values({ verificationId: id, workspaceId: ws, mode, externalId, account: externalId ?? id, embedding: emb });
       return id;
     };
     // 12 matching accounts at 0.95, 0.94, ... 0.84; account acct-0 twice (0.80 and its strongest 0.95).
-    for (let i = 0; i < 12; i++) await add(w.workspace.id, 'live', `acct-${i}`, at(probe, 0.95 - i * 0.01, 100 + i), i % 2 === 0);
+    for (let i = 0; i < 12; i++)
+      await add(w.workspace.id, 'live', `acct-${i}`, at(probe, 0.95 - i * 0.01, 100 + i), i % 2 === 0);
     await add(w.workspace.id, 'live', 'acct-0', at(probe, 0.8, 200));
     const anonymous = await add(w.workspace.id, 'live', null, at(probe, 0.7, 300));
     await add(w.workspace.id, 'live', 'acct-far', at(probe, 0.3, 400)); // below the threshold
@@ -46,7 +67,14 @@ describe('findDuplicates', () => {
     const self = uuidv7();
     const r = await db.transaction(async (tx) => {
       await tuneSearch(tx);
-      return findDuplicates(tx, { workspaceId: w.workspace.id, mode: 'live', verificationId: self, externalId: 'mine', embedding: probe, threshold: 0.68 });
+      return findDuplicates(tx, {
+        workspaceId: w.workspace.id,
+        mode: 'live',
+        verificationId: self,
+        externalId: 'mine',
+        embedding: probe,
+        threshold: 0.68,
+      });
     });
     expect(r.checked).toBe(true);
     expect(r.duplicate_count).toBe(13); // 12 accounts + the anonymous verification
@@ -63,10 +91,46 @@ describe('findDuplicates', () => {
     const w = await makeWorkspace();
     const probe = unit(2);
     const n = FIRST_DEPTH + PAGE_DEPTH + 30; // three pages
-    const rows = Array.from({ length: n }, (_, i) => ({ id: uuidv7(), acct: `many-${i}`, emb: at(probe, 0.9 - (i % 20) * 0.005, 1000 + i) }));
-    await db.insert(verifications).values(rows.map((r) => ({ id: r.id, workspaceId: w.workspace.id, mode: 'live' as const, status: 'approved' as const, flow: 'age' as const, checkMethod: 'estimation' as const, externalId: r.acct, captureTokenHash: randomToken(), completedAt: new Date() })));
-    await db.insert(faceEmbeddings).values(rows.map((r) => ({ verificationId: r.id, workspaceId: w.workspace.id, mode: 'live' as const, externalId: r.acct, account: r.acct, embedding: r.emb })));
-    const input = { workspaceId: w.workspace.id, mode: 'live' as const, verificationId: uuidv7(), externalId: null, embedding: probe, threshold: 0.68 };
+    const rows = Array.from({ length: n }, (_, i) => ({
+      id: uuidv7(),
+      acct: `many-${i}`,
+      emb: at(probe, 0.9 - (i % 20) * 0.005, 1000 + i),
+    }));
+    await db
+      .insert(verifications)
+      .values(
+        rows.map((r) => ({
+          id: r.id,
+          workspaceId: w.workspace.id,
+          mode: 'live' as const,
+          status: 'approved' as const,
+          flow: 'age' as const,
+          checkMethod: 'estimation' as const,
+          externalId: r.acct,
+          captureTokenHash: randomToken(),
+          completedAt: new Date(),
+        })),
+      );
+    await db
+      .insert(faceEmbeddings)
+      .values(
+        rows.map((r) => ({
+          verificationId: r.id,
+          workspaceId: w.workspace.id,
+          mode: 'live' as const,
+          externalId: r.acct,
+          account: r.acct,
+          embedding: r.emb,
+        })),
+      );
+    const input = {
+      workspaceId: w.workspace.id,
+      mode: 'live' as const,
+      verificationId: uuidv7(),
+      externalId: null,
+      embedding: probe,
+      threshold: 0.68,
+    };
     // The same transaction searches twice (as the pipeline may): each search leaves no cursor behind. The search
     // sets its own HNSW settings (no tuneSearch first).
     const [exact, index] = await db.transaction(async (tx) => {
@@ -86,7 +150,14 @@ describe('findDuplicates', () => {
 
   it('reports no duplicates, checked, when nothing is stored in the scope', async () => {
     const w = await makeWorkspace();
-    const r = await findDuplicates(getDb(), { workspaceId: w.workspace.id, mode: 'live', verificationId: uuidv7(), externalId: null, embedding: unit(3), threshold: 0.68 });
+    const r = await findDuplicates(getDb(), {
+      workspaceId: w.workspace.id,
+      mode: 'live',
+      verificationId: uuidv7(),
+      externalId: null,
+      embedding: unit(3),
+      threshold: 0.68,
+    });
     expect(r).toEqual({ checked: true, duplicate_count: 0, duplicates: [] });
   });
   it('searches a workspace that is a small part of the shared index exactly: every face of it, whatever lies nearer in others', async () => {
@@ -96,17 +167,53 @@ describe('findDuplicates', () => {
     const probe = unit(4);
     const add = async (ws: string, embs: number[][]) => {
       const rows = embs.map((emb) => ({ id: uuidv7(), emb }));
-      await db.insert(verifications).values(rows.map((r) => ({ id: r.id, workspaceId: ws, mode: 'live' as const, status: 'approved' as const, flow: 'age' as const, checkMethod: 'estimation' as const, captureTokenHash: randomToken(), completedAt: new Date() })));
-      await db.insert(faceEmbeddings).values(rows.map((r) => ({ verificationId: r.id, workspaceId: ws, mode: 'live' as const, account: r.id, embedding: r.emb })));
+      await db
+        .insert(verifications)
+        .values(
+          rows.map((r) => ({
+            id: r.id,
+            workspaceId: ws,
+            mode: 'live' as const,
+            status: 'approved' as const,
+            flow: 'age' as const,
+            checkMethod: 'estimation' as const,
+            captureTokenHash: randomToken(),
+            completedAt: new Date(),
+          })),
+        );
+      await db
+        .insert(faceEmbeddings)
+        .values(
+          rows.map((r) => ({
+            verificationId: r.id,
+            workspaceId: ws,
+            mode: 'live' as const,
+            account: r.id,
+            embedding: r.emb,
+          })),
+        );
       return rows.map((r) => r.id);
     };
     // Another workspace's 400 faces all nearer the probe than ours: a walk of the graph meets them first.
-    await add(crowd.workspace.id, Array.from({ length: 400 }, (_, i) => at(probe, 0.97 + (i % 20) * 0.001, 5000 + i)));
-    const mine = await add(ours.workspace.id, Array.from({ length: 8 }, (_, i) => at(probe, 0.95 - i * 0.002, 9000 + i)));
+    await add(
+      crowd.workspace.id,
+      Array.from({ length: 400 }, (_, i) => at(probe, 0.97 + (i % 20) * 0.001, 5000 + i)),
+    );
+    const mine = await add(
+      ours.workspace.id,
+      Array.from({ length: 8 }, (_, i) => at(probe, 0.95 - i * 0.002, 9000 + i)),
+    );
     expect(await searchStrategy(db, { workspaceId: ours.workspace.id, mode: 'live' })).toBe('exact');
     const chosen = await db.transaction(async (tx) => {
       await tuneSearch(tx);
-      return findDuplicates(tx, { workspaceId: ours.workspace.id, mode: 'live', verificationId: uuidv7(), externalId: null, embedding: probe, threshold: 0.9 });
+      return findDuplicates(tx, {
+        workspaceId: ours.workspace.id,
+        mode: 'live',
+        verificationId: uuidv7(),
+        externalId: null,
+        embedding: probe,
+        threshold: 0.9,
+      });
     });
     expect(chosen.duplicate_count).toBe(8);
     expect(chosen.duplicates.map((d) => d.verification_id).sort()).toEqual([...mine].sort());
@@ -116,8 +223,30 @@ describe('findDuplicates', () => {
     const db = getDb();
     const w = await makeWorkspace();
     const ids = Array.from({ length: 4 }, () => uuidv7());
-    await db.insert(verifications).values(ids.map((id) => ({ id, workspaceId: w.workspace.id, mode: 'live' as const, status: 'approved' as const, flow: 'age' as const, checkMethod: 'estimation' as const, captureTokenHash: randomToken() })));
-    await db.insert(faceEmbeddings).values(ids.map((id, i) => ({ verificationId: id, workspaceId: w.workspace.id, mode: 'live' as const, account: id, embedding: unit(50 + i) })));
+    await db
+      .insert(verifications)
+      .values(
+        ids.map((id) => ({
+          id,
+          workspaceId: w.workspace.id,
+          mode: 'live' as const,
+          status: 'approved' as const,
+          flow: 'age' as const,
+          checkMethod: 'estimation' as const,
+          captureTokenHash: randomToken(),
+        })),
+      );
+    await db
+      .insert(faceEmbeddings)
+      .values(
+        ids.map((id, i) => ({
+          verificationId: id,
+          workspaceId: w.workspace.id,
+          mode: 'live' as const,
+          account: id,
+          embedding: unit(50 + i),
+        })),
+      );
     expect(await searchStrategy(db, { workspaceId: w.workspace.id, mode: 'live' }, Date.now(), 4)).toBe('exact');
     expect(await searchStrategy(db, { workspaceId: w.workspace.id, mode: 'live' }, Date.now(), 3)).toBe('index');
     expect(await searchStrategy(db, { workspaceId: w.workspace.id, mode: 'test' }, Date.now(), 3)).toBe('exact');

@@ -11,7 +11,12 @@ import { faceEmbeddings, verifications } from '@/lib/db/schema';
 export type DuplicateCheck = {
   checked: boolean;
   duplicate_count: number;
-  duplicates: { verification_id: string; external_id: string | null; similarity_score: number; verified_at: string | null }[];
+  duplicates: {
+    verification_id: string;
+    external_id: string | null;
+    similarity_score: number;
+    verified_at: string | null;
+  }[];
 };
 
 export const NOT_CHECKED: DuplicateCheck = { checked: false, duplicate_count: 0, duplicates: [] };
@@ -26,7 +31,8 @@ export const FIRST_DEPTH = 100;
 export const PAGE_DEPTH = 100;
 export const SEARCH_DEPTH = 1000;
 
-export const vectorLiteral = (v: ArrayLike<number>) => `[${Array.from(v, (x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
+export const vectorLiteral = (v: ArrayLike<number>) =>
+  `[${Array.from(v, (x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
 
 /** The index's build parameters (lib/db/schema/faces.ts, migration 0006). */
 export const HNSW_BUILD = 'm=32, ef_construction=128';
@@ -43,7 +49,15 @@ export async function tuneSearch(db: DbOrTx, efSearch = EF_SEARCH) {
 }
 
 /** `efSearch`: the HNSW candidate list of this search (EF_SEARCH; the benchmark compares others). */
-type Input = { workspaceId: string; mode: 'test' | 'live'; verificationId: string; externalId: string | null; embedding: ArrayLike<number>; threshold: number; efSearch?: number };
+type Input = {
+  workspaceId: string;
+  mode: 'test' | 'live';
+  verificationId: string;
+  externalId: string | null;
+  embedding: ArrayLike<number>;
+  threshold: number;
+  efSearch?: number;
+};
 
 /**
  * How a workspace's faces are searched (docs/performance.md "Duplicate search"). The HNSW index covers every
@@ -59,7 +73,12 @@ const STRATEGY_TTL_MS = 10 * 60_000;
 const strategies = new Map<string, { strategy: Strategy; until: number }>();
 
 /** The strategy for a workspace and mode: a bounded count of its faces (at most `max` + 1 index entries), cached. */
-export async function searchStrategy(db: DbOrTx, scope: { workspaceId: string; mode: 'test' | 'live' }, now = Date.now(), max = EXACT_SCAN_MAX): Promise<Strategy> {
+export async function searchStrategy(
+  db: DbOrTx,
+  scope: { workspaceId: string; mode: 'test' | 'live' },
+  now = Date.now(),
+  max = EXACT_SCAN_MAX,
+): Promise<Strategy> {
   const key = `${scope.workspaceId}/${scope.mode}/${max}`;
   const hit = strategies.get(key);
   if (hit && hit.until > now) return hit.strategy;
@@ -75,7 +94,8 @@ export async function searchStrategy(db: DbOrTx, scope: { workspaceId: string; m
  * The ORDER BY of a nearest-faces query: the distance operator itself lets PostgreSQL walk the HNSW index; the
  * same distance as a computed value (`+ 0`) cannot, so the rows are read through the workspace index and sorted.
  */
-const orderBy = (strategy: Strategy, q: string) => (strategy === 'index' ? sql`fe.embedding <=> ${q}::vector` : sql`(fe.embedding <=> ${q}::vector) + 0`);
+const orderBy = (strategy: Strategy, q: string) =>
+  strategy === 'index' ? sql`fe.embedding <=> ${q}::vector` : sql`(fe.embedding <=> ${q}::vector) + 0`;
 
 type Subject = { id: string; workspaceId: string; mode: 'test' | 'live'; externalId: string | null };
 
@@ -84,15 +104,38 @@ type Subject = { id: string; workspaceId: string; mode: 'test' | 'live'; externa
  * allowed (docs/api.md: `false` means no answer), otherwise the search. Run inside a transaction (the search
  * settings are set for it alone).
  */
-export async function checkDuplicates(tx: DbOrTx, v: Subject, ws: { allowDuplicates: boolean; duplicateThreshold: number }, embedding: ArrayLike<number>): Promise<DuplicateCheck> {
+export async function checkDuplicates(
+  tx: DbOrTx,
+  v: Subject,
+  ws: { allowDuplicates: boolean; duplicateThreshold: number },
+  embedding: ArrayLike<number>,
+): Promise<DuplicateCheck> {
   if (ws.allowDuplicates) return NOT_CHECKED;
-  return findDuplicates(tx, { workspaceId: v.workspaceId, mode: v.mode, verificationId: v.id, externalId: v.externalId, embedding, threshold: ws.duplicateThreshold });
+  return findDuplicates(tx, {
+    workspaceId: v.workspaceId,
+    mode: v.mode,
+    verificationId: v.id,
+    externalId: v.externalId,
+    embedding,
+    threshold: ws.duplicateThreshold,
+  });
 }
 
 /** A submission's face joins the duplicate search (one row per verification: its latest submission's selfie). */
 export async function rememberFace(tx: DbOrTx, v: Subject, embedding: number[], at: Date) {
-  const values = { verificationId: v.id, workspaceId: v.workspaceId, mode: v.mode, externalId: v.externalId, account: v.externalId ?? v.id, embedding, createdAt: at };
-  await tx.insert(faceEmbeddings).values(values).onConflictDoUpdate({ target: faceEmbeddings.verificationId, set: { embedding, createdAt: at } });
+  const values = {
+    verificationId: v.id,
+    workspaceId: v.workspaceId,
+    mode: v.mode,
+    externalId: v.externalId,
+    account: v.externalId ?? v.id,
+    embedding,
+    createdAt: at,
+  };
+  await tx
+    .insert(faceEmbeddings)
+    .values(values)
+    .onConflictDoUpdate({ target: faceEmbeddings.verificationId, set: { embedding, createdAt: at } });
 }
 
 /**
@@ -112,15 +155,20 @@ async function search(tx: DbOrTx, input: Input, strategy: Strategy): Promise<Dup
   // The search settings, the cursor and its first page in one round trip: queries sent together on a transaction
   // are pipelined. Each is sent now (`then` starts a drizzle query), so they go on the wire in this order.
   const tuned = tx.execute(searchSettings(input.efSearch ?? EF_SEARCH)).then(() => undefined);
-  const declared = tx.execute(sql`
+  const declared = tx
+    .execute(
+      sql`
     declare duplicate_search no scroll cursor for
     select fe.verification_id, fe.external_id, fe.account, fe.embedding <=> ${q}::vector as distance
     from ${faceEmbeddings} fe
     where fe.workspace_id = ${input.workspaceId} and fe.mode = ${input.mode}
       and fe.verification_id <> ${input.verificationId} and fe.embedding is not null
     order by ${orderBy(strategy, q)}
-    limit ${SEARCH_DEPTH}`).then(() => undefined);
-  const fetchPage = async (n: number) => Array.from(await tx.execute<Near>(sql.raw(`fetch ${n} from duplicate_search`)));
+    limit ${SEARCH_DEPTH}`,
+    )
+    .then(() => undefined);
+  const fetchPage = async (n: number) =>
+    Array.from(await tx.execute<Near>(sql.raw(`fetch ${n} from duplicate_search`)));
   let asked = FIRST_DEPTH;
   let [, , rows] = await Promise.all([tuned, declared, fetchPage(asked)]);
   // An account counts once, at its strongest; this verification's own external_id is not a match.
@@ -150,7 +198,12 @@ async function search(tx: DbOrTx, input: Input, strategy: Strategy): Promise<Dup
     ? tx
         .select({ id: verifications.id, status: verifications.status, completedAt: verifications.completedAt })
         .from(verifications)
-        .where(inArray(verifications.id, listed.map((m) => m.verification_id)))
+        .where(
+          inArray(
+            verifications.id,
+            listed.map((m) => m.verification_id),
+          ),
+        )
     : Promise.resolve([]);
   const [, found] = await Promise.all([closed, lookup]);
   for (const r of found) verified.set(r.id, r.status === 'approved' ? r.completedAt : null);
@@ -172,7 +225,12 @@ async function search(tx: DbOrTx, input: Input, strategy: Strategy): Promise<Dup
 type Scope = { workspaceId: string; mode: 'test' | 'live'; embedding: ArrayLike<number> };
 
 /** The nearest face of a workspace and mode in one of the two face tables, skipping one verification's own. */
-async function nearestFace(db: DbOrTx, table: 'blocklist_entries' | 'face_embeddings', input: Scope & { exceptVerificationId?: string }, strategy: Strategy) {
+async function nearestFace(
+  db: DbOrTx,
+  table: 'blocklist_entries' | 'face_embeddings',
+  input: Scope & { exceptVerificationId?: string },
+  strategy: Strategy,
+) {
   const q = vectorLiteral(input.embedding);
   const key = table === 'blocklist_entries' ? sql`id` : sql`verification_id`;
   const except = input.exceptVerificationId ? sql`and verification_id <> ${input.exceptVerificationId}` : sql``;
@@ -192,4 +250,9 @@ export const blocklistMatch = (db: DbOrTx, input: Scope) => nearestFace(db, 'blo
  * a verification, e.g. after a processing error, is not a replay.)
  */
 export const closestOtherCapture = async (db: DbOrTx, input: Scope & { verificationId: string }) =>
-  nearestFace(db, 'face_embeddings', { ...input, exceptVerificationId: input.verificationId }, await searchStrategy(db, input));
+  nearestFace(
+    db,
+    'face_embeddings',
+    { ...input, exceptVerificationId: input.verificationId },
+    await searchStrategy(db, input),
+  );

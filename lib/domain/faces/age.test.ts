@@ -11,7 +11,14 @@ import { AGE_CALIBRATION, ageInputs, estimateAge, type AgeCalibration } from './
 import { loadFaceModels, type FaceModels } from './models';
 
 describe('estimateAge', () => {
-  const c: AgeCalibration = { fitted_on: 'test', views: ['faceres', 'faceres_mirror'], groups: [['faceres', 'faceres_mirror'], ['face_api']], intercept: -2, weights: [0.5, 0.7], cv_mae: null };
+  const c: AgeCalibration = {
+    fitted_on: 'test',
+    views: ['faceres', 'faceres_mirror'],
+    groups: [['faceres', 'faceres_mirror'], ['face_api']],
+    intercept: -2,
+    weights: [0.5, 0.7],
+    cv_mae: null,
+  };
 
   it('averages each group, a group with nothing measured takes the mean of the others; clamped to 1..100', () => {
     expect(ageInputs({ faceres: 20, faceres_mirror: 30, face_api: 10 }, c)).toEqual([25, 10]);
@@ -30,16 +37,36 @@ describe('estimateAge', () => {
     expect(estimateAge(f, [0.5, 2.5], d)).toBe(-2 + 12.5 + 7 - 2);
     expect(estimateAge(f, null, d)).toBe(-2 + 12.5 + 7);
     expect(estimateAge(f, [9, 9, 9], d)).toBe(-2 + 12.5 + 7);
-    const log: AgeCalibration = { ...c, scale: 'log', intercept: 1, weights: [0.05, 0.02], description: { weights: [0.3], mean: [0] } };
+    const log: AgeCalibration = {
+      ...c,
+      scale: 'log',
+      intercept: 1,
+      weights: [0.05, 0.02],
+      description: { weights: [0.3], mean: [0] },
+    };
     expect(estimateAge(f, [1], log)).toBe(Math.round(Math.exp(1 + 0.05 * 25 + 0.02 * 10 + 0.3) * 10) / 10);
     expect(estimateAge(f, [100], log)).toBe(100);
   });
 
   it('bounded where it was fitted: inputs, the description term and the estimate clamp to the fit set, so no face reaches the clamp of 100', () => {
-    const b: AgeCalibration = { ...c, scale: 'log', intercept: 1, weights: [0.02, 0.01], description: { weights: [0.3], mean: [0], bounds: [-0.5, 0.5] }, input_bounds: [[5, 60], [5, 60]] };
+    const b: AgeCalibration = {
+      ...c,
+      scale: 'log',
+      intercept: 1,
+      weights: [0.02, 0.01],
+      description: { weights: [0.3], mean: [0], bounds: [-0.5, 0.5] },
+      input_bounds: [
+        [5, 60],
+        [5, 60],
+      ],
+    };
     // A network reading of 90 counts as 60; a description term of 30 as 0.5.
-    expect(estimateAge({ faceres: 90, face_api: 60 }, [0], b)).toBe(Math.round(Math.exp(1 + 0.02 * 60 + 0.01 * 60) * 10) / 10);
-    expect(estimateAge({ faceres: 20, face_api: 20 }, [100], b)).toBe(Math.round(Math.exp(1 + 0.02 * 20 + 0.01 * 20 + 0.5) * 10) / 10);
+    expect(estimateAge({ faceres: 90, face_api: 60 }, [0], b)).toBe(
+      Math.round(Math.exp(1 + 0.02 * 60 + 0.01 * 60) * 10) / 10,
+    );
+    expect(estimateAge({ faceres: 20, face_api: 20 }, [100], b)).toBe(
+      Math.round(Math.exp(1 + 0.02 * 20 + 0.01 * 20 + 0.5) * 10) / 10,
+    );
     // …and the estimate to the lowest and highest the fit gave its own faces.
     expect(estimateAge({ faceres: 100, face_api: 100 }, [100], { ...b, output_bounds: [3, 20] })).toBe(20);
     expect(estimateAge({ faceres: 0, face_api: 0 }, [-100], { ...b, output_bounds: [3, 20] })).toBe(3);
@@ -47,9 +74,15 @@ describe('estimateAge', () => {
     // 100, a description term at its highest) stays under the clamp, at the oldest estimate the fit set was given.
     const top = AGE_CALIBRATION.output_bounds![1];
     expect(top).toBeLessThan(100);
-    const extreme = AGE_CALIBRATION.description ? AGE_CALIBRATION.description.weights.map((w, j) => AGE_CALIBRATION.description!.mean[j] + Math.sign(w) * 10) : null;
-    expect(estimateAge({ faceres_deep_tight: 100, faceres_deep_tight_mirror: 100, face_api: 100, male: 0 }, extreme)).toBeLessThanOrEqual(top);
-    expect(estimateAge({ faceres_deep_tight: 100, faceres_deep_tight_mirror: 100, face_api: 100, male: 1 }, extreme)).toBeLessThan(100);
+    const extreme = AGE_CALIBRATION.description
+      ? AGE_CALIBRATION.description.weights.map((w, j) => AGE_CALIBRATION.description!.mean[j] + Math.sign(w) * 10)
+      : null;
+    expect(
+      estimateAge({ faceres_deep_tight: 100, faceres_deep_tight_mirror: 100, face_api: 100, male: 0 }, extreme),
+    ).toBeLessThanOrEqual(top);
+    expect(
+      estimateAge({ faceres_deep_tight: 100, faceres_deep_tight_mirror: 100, face_api: 100, male: 1 }, extreme),
+    ).toBeLessThan(100);
   });
 
   it('the committed calibration runs views the networks have, and uses every view it runs', () => {

@@ -60,7 +60,8 @@ export type AgeCalibration = {
 };
 
 export const AGE_CALIBRATION = calibration as AgeCalibration;
-for (const v of AGE_CALIBRATION.views) if (!(v in AGE_VIEWS)) throw new Error(`age-calibration.json: unknown view ${v}`);
+for (const v of AGE_CALIBRATION.views)
+  if (!(v in AGE_VIEWS)) throw new Error(`age-calibration.json: unknown view ${v}`);
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -72,12 +73,17 @@ export function ageInputs(f: AgeFeatures, c: AgeCalibration = AGE_CALIBRATION): 
   });
 }
 
-type Model = Pick<AgeCalibration, 'groups' | 'intercept' | 'weights' | 'scale' | 'description' | 'sex' | 'input_bounds' | 'output_bounds'>;
+type Model = Pick<
+  AgeCalibration,
+  'groups' | 'intercept' | 'weights' | 'scale' | 'description' | 'sex' | 'input_bounds' | 'output_bounds'
+>;
 
-const clamp = (x: number, b: readonly [number, number] | null | undefined) => (b ? Math.min(b[1], Math.max(b[0], x)) : x);
+const clamp = (x: number, b: readonly [number, number] | null | undefined) =>
+  b ? Math.min(b[1], Math.max(b[0], x)) : x;
 
 /** The sex-reading term's input m = male − 0.5, 0 (neutral) when the face has no reading. */
-export const sexInput = (f: AgeFeatures) => (typeof f.male === 'number' && Number.isFinite(f.male) ? Math.min(1, Math.max(0, f.male)) - 0.5 : 0);
+export const sexInput = (f: AgeFeatures) =>
+  typeof f.male === 'number' && Number.isFinite(f.male) ? Math.min(1, Math.max(0, f.male)) - 0.5 : 0;
 
 /**
  * The calibrated estimate in years, clamped to 1..100 but not rounded, or null when no network measured the face. A
@@ -106,7 +112,11 @@ export function rawAge(f: AgeFeatures, description: readonly number[] | null | u
 }
 
 /** The calibrated estimate in years (1..100, one decimal), or null when no network measured the face. */
-export function estimateAge(f: AgeFeatures, description: readonly number[] | null | undefined, c: AgeCalibration = AGE_CALIBRATION): number | null {
+export function estimateAge(
+  f: AgeFeatures,
+  description: readonly number[] | null | undefined,
+  c: AgeCalibration = AGE_CALIBRATION,
+): number | null {
   const age = rawAge(f, description, c);
   return age === null ? null : Math.round(age * 10) / 10;
 }

@@ -88,7 +88,9 @@ const MESH_FOR_DLIB = [263, 398, 33, 173, 2] as const;
 
 export function dlibChip(rgb: Rgb, mesh: readonly (readonly number[])[], size = 150, padding = 0.25): Float32Array {
   const src = MESH_FOR_DLIB.map((i) => [mesh[i][0], mesh[i][1]] as Point);
-  const dst = DLIB_TEMPLATE.map(([x, y]) => [((padding + x) / (2 * padding + 1)) * size, ((padding + y) / (2 * padding + 1)) * size] as Point);
+  const dst = DLIB_TEMPLATE.map(
+    ([x, y]) => [((padding + x) / (2 * padding + 1)) * size, ((padding + y) / (2 * padding + 1)) * size] as Point,
+  );
   return warpSimilarity(rgb, src, dst, size);
 }
 
@@ -105,7 +107,10 @@ const ARCFACE_TEMPLATE: readonly Point[] = [
 ].map(([x, y]) => [x / 112, y / 112] as Point);
 
 export function fivePointCrop(rgb: Rgb, mesh: readonly (readonly number[])[], size = 112, zoom = 0.8): Float32Array {
-  const avg = (ids: number[]): Point => [ids.reduce((s, i) => s + mesh[i][0], 0) / ids.length, ids.reduce((s, i) => s + mesh[i][1], 0) / ids.length];
+  const avg = (ids: number[]): Point => [
+    ids.reduce((s, i) => s + mesh[i][0], 0) / ids.length,
+    ids.reduce((s, i) => s + mesh[i][1], 0) / ids.length,
+  ];
   const eyeA = avg([33, 133, 159, 145]);
   const eyeB = avg([362, 263, 386, 374]);
   const [le, re] = eyeA[0] < eyeB[0] ? [eyeA, eyeB] : [eyeB, eyeA];
@@ -113,6 +118,8 @@ export function fivePointCrop(rgb: Rgb, mesh: readonly (readonly number[])[], si
   const mb: Point = [mesh[291][0], mesh[291][1]];
   const [lm, rm] = ma[0] < mb[0] ? [ma, mb] : [mb, ma];
   const src: Point[] = [le, re, [mesh[1][0], mesh[1][1]], lm, rm];
-  const dst = ARCFACE_TEMPLATE.map(([x, y]) => [(0.5 + (x - 0.5) * zoom) * size, (0.5 + (y - 0.5) * zoom) * size] as Point);
+  const dst = ARCFACE_TEMPLATE.map(
+    ([x, y]) => [(0.5 + (x - 0.5) * zoom) * size, (0.5 + (y - 0.5) * zoom) * size] as Point,
+  );
   return warpSimilarity(rgb, src, dst, size);
 }

@@ -7,7 +7,11 @@
 import type { FaceApiNets } from './face-api-nets';
 import { dlibChip, fivePointCrop, type Rgb } from './align';
 
-export async function describeFace(nets: FaceApiNets, rgb: Rgb, mesh: readonly (readonly number[])[]): Promise<{ embedding: number[]; faceApiAge: number }> {
+export async function describeFace(
+  nets: FaceApiNets,
+  rgb: Rgb,
+  mesh: readonly (readonly number[])[],
+): Promise<{ embedding: number[]; faceApiAge: number }> {
   const chip = dlibChip(rgb, mesh);
   const mirrored = mirror(chip, 150);
   const [a, b] = await nets.describe([chip, mirrored]);

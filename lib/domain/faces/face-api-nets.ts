@@ -22,11 +22,20 @@ function modelDir(): string {
 
 function loadWeights(tf: Tf, name: string): Weights {
   const dir = modelDir();
-  const manifest = JSON.parse(fs.readFileSync(path.join(dir, `${name}-weights_manifest.json`), 'utf8')) as { paths: string[]; weights: Parameters<Tf['io']['decodeWeights']>[1] }[];
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, `${name}-weights_manifest.json`), 'utf8')) as {
+    paths: string[];
+    weights: Parameters<Tf['io']['decodeWeights']>[1];
+  }[];
   const out: Weights = {};
   for (const group of manifest) {
     const buf = Buffer.concat(group.paths.map((p) => fs.readFileSync(path.join(dir, p))));
-    Object.assign(out, tf.io.decodeWeights(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer, group.weights));
+    Object.assign(
+      out,
+      tf.io.decodeWeights(
+        buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer,
+        group.weights,
+      ),
+    );
   }
   return out;
 }
@@ -44,12 +53,19 @@ export function loadFaceApiNets(tf: Tf): FaceApiNets {
 
   const recognise = (x: Tensor4D): Tensor2D =>
     tf.tidy(() => {
-      const conv = (t: Tensor4D, p: string, strides: number, relu: boolean, pad: 'same' | 'valid' = 'same'): Tensor4D => {
+      const conv = (
+        t: Tensor4D,
+        p: string,
+        strides: number,
+        relu: boolean,
+        pad: 'same' | 'valid' = 'same',
+      ): Tensor4D => {
         let o = tf.add(tf.conv2d(t, R[`${p}/conv/filters`] as Tensor4D, strides, pad), R[`${p}/conv/bias`]) as Tensor4D;
         o = tf.add(tf.mul(o, R[`${p}/scale/weights`]), R[`${p}/scale/biases`]) as Tensor4D;
         return relu ? tf.relu(o) : o;
       };
-      const residual = (t: Tensor4D, p: string) => tf.relu(tf.add(conv(conv(t, `${p}/conv1`, 1, true), `${p}/conv2`, 1, false), t)) as Tensor4D;
+      const residual = (t: Tensor4D, p: string) =>
+        tf.relu(tf.add(conv(conv(t, `${p}/conv1`, 1, true), `${p}/conv2`, 1, false), t)) as Tensor4D;
       const residualDown = (t: Tensor4D, p: string): Tensor4D => {
         let o = conv(conv(t, `${p}/conv1`, 2, true, 'valid'), `${p}/conv2`, 1, false);
         let pooled = tf.avgPool(t, 2, 2, 'valid') as Tensor4D;
@@ -77,8 +93,19 @@ export function loadFaceApiNets(tf: Tf): FaceApiNets {
 
   const ageNet = (x: Tensor4D): Tensor =>
     tf.tidy(() => {
-      const conv = (t: Tensor4D, p: string, s: number) => tf.add(tf.conv2d(t, A[`${p}/filters`] as Tensor4D, s, 'same'), A[`${p}/bias`]) as Tensor4D;
-      const sep = (t: Tensor4D, p: string) => tf.add(tf.separableConv2d(t, A[`${p}/depthwise_filter`] as Tensor4D, A[`${p}/pointwise_filter`] as Tensor4D, 1, 'same'), A[`${p}/bias`]) as Tensor4D;
+      const conv = (t: Tensor4D, p: string, s: number) =>
+        tf.add(tf.conv2d(t, A[`${p}/filters`] as Tensor4D, s, 'same'), A[`${p}/bias`]) as Tensor4D;
+      const sep = (t: Tensor4D, p: string) =>
+        tf.add(
+          tf.separableConv2d(
+            t,
+            A[`${p}/depthwise_filter`] as Tensor4D,
+            A[`${p}/pointwise_filter`] as Tensor4D,
+            1,
+            'same',
+          ),
+          A[`${p}/bias`],
+        ) as Tensor4D;
       const reduction = (t: Tensor4D, p: string, activate = true) => {
         let o = activate ? tf.relu(t) : t;
         o = sep(o, `${p}/separable_conv0`);

@@ -76,7 +76,9 @@ function registerFileRouter(tf: Tf) {
 
 /** Loads Human once; throws when a model failed (human.load() itself does not). */
 export async function loadHuman(): Promise<Human> {
-  const { Human: HumanClass } = require(path.join(humanDir, 'human.node-wasm.js')) as { Human: new (c: Partial<Config>) => Human };
+  const { Human: HumanClass } = require(path.join(humanDir, 'human.node-wasm.js')) as {
+    Human: new (c: Partial<Config>) => Human;
+  };
   const human = new HumanClass(HUMAN_CONFIG);
   registerFileRouter(human.tf);
   await human.load();

@@ -9,4 +9,10 @@ import { sweepInactivityTimers } from './definitions/sweep-timers';
 import { retentionSweep } from './definitions/retention-sweep';
 import { usageRollup } from './definitions/usage-rollup';
 
-export const JOBS: readonly JobDefinition[] = [decideSubmission, deliverWebhook, sweepInactivityTimers, retentionSweep, usageRollup] as JobDefinition[];
+export const JOBS: readonly JobDefinition[] = [
+  decideSubmission,
+  deliverWebhook,
+  sweepInactivityTimers,
+  retentionSweep,
+  usageRollup,
+] as JobDefinition[];

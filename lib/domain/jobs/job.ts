@@ -45,7 +45,10 @@ export type JobDefinition<E extends EventName | undefined = EventName | undefine
   cron?: string;
   /** At most this many runs of the job at once, in each runner. */
   concurrency?: number;
-  run: (ctx: JobContext, payload: E extends EventName ? z.infer<(typeof EVENTS)[E]> | null : null) => Promise<JobOutcome>;
+  run: (
+    ctx: JobContext,
+    payload: E extends EventName ? z.infer<(typeof EVENTS)[E]> | null : null,
+  ) => Promise<JobOutcome>;
 };
 
 export function defineJob<E extends EventName | undefined>(job: JobDefinition<E>): JobDefinition<E> {
@@ -64,7 +67,9 @@ export async function runJob(job: JobDefinition, ctx: JobContext, payload: unkno
   const started = performance.now();
   const trigger = payload === null ? 'schedule' : 'event';
   try {
-    const out = await outsideTransactions(() => outsideTrace(() => withLogContext({ job: job.id }, () => job.run(ctx, payload as never))));
+    const out = await outsideTransactions(() =>
+      outsideTrace(() => withLogContext({ job: job.id }, () => job.run(ctx, payload as never))),
+    );
     metrics().jobRuns.inc({ job: job.id, trigger, outcome: 'ok' });
     return out;
   } catch (e) {

@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InngestTestEngine } from '@inngest/test';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
-import { erasureReceipts, pipelineJobs, usageDays, usageRollups, verifications, webhookAttempts, webhookEvents } from '@/lib/db/schema';
+import {
+  erasureReceipts,
+  pipelineJobs,
+  usageDays,
+  usageRollups,
+  verifications,
+  webhookAttempts,
+  webhookEvents,
+} from '@/lib/db/schema';
 import { inngestFunction } from '@/inngest/functions';
 import { resetEnvCache } from '@/lib/core/env';
 import { makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
@@ -29,8 +37,17 @@ import { startLocalRunner, type LocalRunner } from './local-runner';
 
 const DELAYS = [1, 2, 3]; // seconds: the 5 / 15 / 60-minute schedule, scaled
 const tls = selfSignedCert();
-const ctx = (): JobContext => ({ db: getDb(), now: () => new Date(), webhook: { ca: tls.cert, allowPrivate: true, delays: DELAYS, timeoutMs: 3000 }, pipeline: { retryDelayMs: () => 0 } });
-const fn = (id: string) => inngestFunction(JOBS.find((j) => j.id === id)!, ctx);
+const ctx = (): JobContext => ({
+  db: getDb(),
+  now: () => new Date(),
+  webhook: { ca: tls.cert, allowPrivate: true, delays: DELAYS, timeoutMs: 3000 },
+  pipeline: { retryDelayMs: () => 0 },
+});
+const fn = (id: string) =>
+  inngestFunction(
+    JOBS.find((j) => j.id === id)!,
+    ctx,
+  );
 const CRON_EVENT: [{ name: string; data: Record<string, never> }] = [{ name: 'inngest/scheduled.timer', data: {} }];
 /** The in-process runner with only events and timers (its due-work poll an hour away), unless a poll is asked for. */
 const runner = (pollMs = 3_600_000) => startLocalRunner({ ...ctx(), pollMs });
@@ -69,22 +86,32 @@ afterAll(async () => {
 /** A live submission whose event nobody hears (no runner yet, no Inngest): the job row waits. */
 async function submitted(face: string) {
   const id = await consentedVerification(w, w.liveSecret);
-  expect((await upload(w, w.liveSecret, id, { type: 'selfie' }, faces.find((f) => f.id === face)!.image)).status).toBe(201);
+  expect((await upload(w, w.liveSecret, id, { type: 'selfie' }, faces.find((f) => f.id === face)!.image)).status).toBe(
+    201,
+  );
   expect((await submit(w, w.liveSecret, id)).json.data.status).toBe('submitted');
   return id;
 }
 /** A reviewer's approval: one webhook event, announced to whatever runner listens. */
 async function approved() {
-  const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode: 'test', fields: {}, actor: 'key:test' });
+  const { row } = await createVerification(getDb(), {
+    workspace: w.workspace,
+    keyMode: 'test',
+    fields: {},
+    actor: 'key:test',
+  });
   await getDb().update(verifications).set({ status: 'review' }).where(eq(verifications.id, row.id));
   await transitionWithWebhook(getDb(), { verificationId: row.id, trigger: 'admin_approve' });
   const [e] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, row.id));
   return { verificationId: row.id, eventId: e.id };
 }
-const statusOf = async (id: string) => (await getDb().select().from(verifications).where(eq(verifications.id, id)))[0].status;
+const statusOf = async (id: string) =>
+  (await getDb().select().from(verifications).where(eq(verifications.id, id)))[0].status;
 const eventOf = async (id: string) => (await getDb().select().from(webhookEvents).where(eq(webhookEvents.id, id)))[0];
-const arrivals = (verificationId: string) => rx.received.filter((r) => JSON.parse(r.body).verification_id === verificationId);
-const attemptsOf = (eventId: string) => getDb().select().from(webhookAttempts).where(eq(webhookAttempts.eventId, eventId)).orderBy(webhookAttempts.attempt);
+const arrivals = (verificationId: string) =>
+  rx.received.filter((r) => JSON.parse(r.body).verification_id === verificationId);
+const attemptsOf = (eventId: string) =>
+  getDb().select().from(webhookAttempts).where(eq(webhookAttempts.eventId, eventId)).orderBy(webhookAttempts.attempt);
 
 describe('the job registry', () => {
   it('one definition per job: unique ids, a known event or a cron the in-process runner reads, one Inngest function each', () => {
@@ -101,18 +128,30 @@ describe('the job registry', () => {
     covered.add('decide-submission');
     // Two different people (one picture twice would be refused as the same capture), both adults.
     const [a, b] = [await submitted('astronaut'), await submitted('grace_hopper')];
-    const viaInngest = await new InngestTestEngine({ function: fn('decide-submission'), events: [{ name: 'verification/submitted', data: { verificationId: a } }] }).execute();
+    const viaInngest = await new InngestTestEngine({
+      function: fn('decide-submission'),
+      events: [{ name: 'verification/submitted', data: { verificationId: a } }],
+    }).execute();
     expect(viaInngest.result).toEqual({ status: 'approved' });
     const r = runner();
     try {
       await sendEvent('verification/submitted', { verificationId: b });
-      expect(await until(() => statusOf(b), (s) => s !== 'submitted')).toBe('approved');
+      expect(
+        await until(
+          () => statusOf(b),
+          (s) => s !== 'submitted',
+        ),
+      ).toBe('approved');
     } finally {
       await r.stop();
     }
-    const again = await new InngestTestEngine({ function: fn('decide-submission'), events: [{ name: 'verification/submitted', data: { verificationId: a } }] }).execute();
+    const again = await new InngestTestEngine({
+      function: fn('decide-submission'),
+      events: [{ name: 'verification/submitted', data: { verificationId: a } }],
+    }).execute();
     expect(again.result).toBeNull();
-    for (const id of [a, b]) expect(await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, id))).toHaveLength(1);
+    for (const id of [a, b])
+      expect(await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, id))).toHaveLength(1);
   });
 
   it('decide-submission: a job whose event was lost is decided by the cron, under both', async () => {
@@ -123,7 +162,12 @@ describe('the job registry', () => {
     const c = await submitted(faces.find((f) => f.id.startsWith('sample') && f.id !== 'sample1-2')!.id);
     const r = runner(200);
     try {
-      expect(await until(() => statusOf(c), (s) => s !== 'submitted')).not.toBe('submitted');
+      expect(
+        await until(
+          () => statusOf(c),
+          (s) => s !== 'submitted',
+        ),
+      ).not.toBe('submitted');
     } finally {
       await r.stop();
     }
@@ -171,7 +215,10 @@ describe('the job registry', () => {
     const r = runner();
     try {
       const { verificationId, eventId } = await approved();
-      const e = await until(() => eventOf(eventId), (x) => x.state !== 'pending');
+      const e = await until(
+        () => eventOf(eventId),
+        (x) => x.state !== 'pending',
+      );
       expect(e.state).toBe('delivered');
       const got = arrivals(verificationId);
       expect(got).toHaveLength(2);
@@ -189,7 +236,14 @@ describe('the job registry', () => {
     const lostB = await approved();
     const r = runner(200);
     try {
-      expect((await until(() => eventOf(lostB.eventId), (x) => x.state !== 'pending')).state).toBe('delivered');
+      expect(
+        (
+          await until(
+            () => eventOf(lostB.eventId),
+            (x) => x.state !== 'pending',
+          )
+        ).state,
+      ).toBe('delivered');
     } finally {
       await r.stop();
     }
@@ -201,19 +255,35 @@ describe('the job registry', () => {
     const job = JOBS.find((j) => j.id === 'sweep-inactivity-timers')!;
     expect(cronIntervalMs(job.cron!)).toBe(60_000);
     const stale = async () => {
-      const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode: 'test', fields: {}, actor: 'key:test' });
-      await getDb().update(verifications).set({ statusChangedAt: new Date(Date.now() - INACTIVITY_MS - 60_000) }).where(eq(verifications.id, row.id));
+      const { row } = await createVerification(getDb(), {
+        workspace: w.workspace,
+        keyMode: 'test',
+        fields: {},
+        actor: 'key:test',
+      });
+      await getDb()
+        .update(verifications)
+        .set({ statusChangedAt: new Date(Date.now() - INACTIVITY_MS - 60_000) })
+        .where(eq(verifications.id, row.id));
       return row.id;
     };
     const a = await stale();
-    const viaInngest = await new InngestTestEngine({ function: fn('sweep-inactivity-timers'), events: CRON_EVENT }).execute();
+    const viaInngest = await new InngestTestEngine({
+      function: fn('sweep-inactivity-timers'),
+      events: CRON_EVENT,
+    }).execute();
     expect(viaInngest.result).toMatchObject({ expired: expect.any(Number), abandoned: expect.any(Number) });
     expect(await statusOf(a)).toBe('expired');
     const b = await stale();
     let r: LocalRunner | undefined;
     try {
       r = runner(); // the cron runs when the runner starts, then every minute
-      expect(await until(() => statusOf(b), (s) => s === 'expired')).toBe('expired');
+      expect(
+        await until(
+          () => statusOf(b),
+          (s) => s === 'expired',
+        ),
+      ).toBe('expired');
     } finally {
       await r?.stop();
     }
@@ -224,8 +294,10 @@ describe('the job registry', () => {
     const job = JOBS.find((j) => j.id === 'retention-sweep')!;
     expect(cronIntervalMs(job.cron!)).toBe(60_000);
     const due = () => heldVerification(getDb(), w, { decidedDaysAgo: 31 });
-    const erasedAt = async (id: string) => (await getDb().select().from(verifications).where(eq(verifications.id, id)))[0].dataErasedAt;
-    const receipts = async (id: string) => (await getDb().select().from(erasureReceipts).where(eq(erasureReceipts.verificationId, id))).length;
+    const erasedAt = async (id: string) =>
+      (await getDb().select().from(verifications).where(eq(verifications.id, id)))[0].dataErasedAt;
+    const receipts = async (id: string) =>
+      (await getDb().select().from(erasureReceipts).where(eq(erasureReceipts.verificationId, id))).length;
     const a = await due();
     const viaInngest = await new InngestTestEngine({ function: fn('retention-sweep'), events: CRON_EVENT }).execute();
     expect(viaInngest.result).toMatchObject({ erased: expect.any(Number), more: false });
@@ -234,7 +306,12 @@ describe('the job registry', () => {
     let r: LocalRunner | undefined;
     try {
       r = runner(); // the cron runs when the runner starts, then every minute
-      expect(await until(() => erasedAt(b.id), (d) => d !== null)).toBeInstanceOf(Date);
+      expect(
+        await until(
+          () => erasedAt(b.id),
+          (d) => d !== null,
+        ),
+      ).toBeInstanceOf(Date);
     } finally {
       await r?.stop();
     }
@@ -246,12 +323,23 @@ describe('the job registry', () => {
     covered.add('usage-rollup');
     const job = JOBS.find((j) => j.id === 'usage-rollup')!;
     expect(cronIntervalMs(job.cron!)).toBe(600_000);
-    const through = async (ws: string) => (await getDb().select().from(usageRollups).where(eq(usageRollups.workspaceId, ws)))[0]?.rolledThrough ?? null;
-    const dayRows = async (ws: string) => (await getDb().select().from(usageDays).where(eq(usageDays.workspaceId, ws))).map((d) => [d.day, d.mode, d.created]);
+    const through = async (ws: string) =>
+      (await getDb().select().from(usageRollups).where(eq(usageRollups.workspaceId, ws)))[0]?.rolledThrough ?? null;
+    const dayRows = async (ws: string) =>
+      (await getDb().select().from(usageDays).where(eq(usageDays.workspaceId, ws))).map((d) => [
+        d.day,
+        d.mode,
+        d.created,
+      ]);
     /** A workspace with one live verification made three days ago. */
     const withHistory = async () => {
       const x = await makeWorkspace();
-      const { row } = await createVerification(getDb(), { workspace: x.workspace, keyMode: 'live', fields: {}, actor: 'key:test' });
+      const { row } = await createVerification(getDb(), {
+        workspace: x.workspace,
+        keyMode: 'live',
+        fields: {},
+        actor: 'key:test',
+      });
       const at = new Date(Date.now() - 3 * 86_400_000);
       await getDb().update(verifications).set({ createdAt: at }).where(eq(verifications.id, row.id));
       return { ws: x.workspace.id, day: at.toISOString().slice(0, 10) };
@@ -269,7 +357,12 @@ describe('the job registry', () => {
     let r: LocalRunner | undefined;
     try {
       r = startLocalRunner({ ...fixed(), pollMs: 3_600_000 }); // the cron runs when the runner starts, then every ten minutes
-      expect(await until(() => through(b.ws), (d) => d !== null)).toBe(lastSettledDay(now));
+      expect(
+        await until(
+          () => through(b.ws),
+          (d) => d !== null,
+        ),
+      ).toBe(lastSettledDay(now));
     } finally {
       await r?.stop();
     }

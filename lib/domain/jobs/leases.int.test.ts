@@ -27,7 +27,9 @@ describe('pipeline and webhook leases', () => {
     const portrait = await I.selfie1280();
     expect((await upload(w, w.liveSecret, id, { type: 'selfie' }, portrait)).status).toBe(201);
     const doc = await I.renderDocument('passport', 'front', portrait);
-    expect((await upload(w, w.liveSecret, id, { type: 'document', side: 'front', document_type: 'passport' }, doc)).status).toBe(201);
+    expect(
+      (await upload(w, w.liveSecret, id, { type: 'document', side: 'front', document_type: 'passport' }, doc)).status,
+    ).toBe(201);
     expect((await submit(w, w.liveSecret, id)).status).toBe(200);
     return id;
   }

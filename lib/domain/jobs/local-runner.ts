@@ -18,11 +18,20 @@ import { JOBS } from '.';
 
 export type LocalRunner = { stop: () => Promise<void> };
 
-export type LocalRunnerOptions = Omit<JobContext, 'now'> & { now?: () => Date; jobs?: readonly JobDefinition[]; pollMs?: number };
+export type LocalRunnerOptions = Omit<JobContext, 'now'> & {
+  now?: () => Date;
+  jobs?: readonly JobDefinition[];
+  pollMs?: number;
+};
 
 export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   const jobs = opts.jobs ?? JOBS;
-  const ctx: JobContext = { db: opts.db as Db, now: opts.now ?? (() => new Date()), webhook: opts.webhook, pipeline: opts.pipeline };
+  const ctx: JobContext = {
+    db: opts.db as Db,
+    now: opts.now ?? (() => new Date()),
+    webhook: opts.webhook,
+    pipeline: opts.pipeline,
+  };
   let stopped = false;
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
@@ -32,17 +41,21 @@ export function startLocalRunner(opts: LocalRunnerOptions): LocalRunner {
   const sweeping = new Set<string>();
 
   const later = (fn: () => void, ms: number) => {
-    const t = setTimeout(() => {
-      timers.delete(t);
-      if (!stopped) fn();
-    }, Math.max(0, ms));
+    const t = setTimeout(
+      () => {
+        timers.delete(t);
+        if (!stopped) fn();
+      },
+      Math.max(0, ms),
+    );
     t.unref();
     timers.add(t);
   };
 
   async function slot(job: JobDefinition) {
     const limit = job.concurrency ?? 1;
-    while ((running.get(job.id) ?? 0) >= limit) await new Promise<void>((r) => waiting.set(job.id, [...(waiting.get(job.id) ?? []), r]));
+    while ((running.get(job.id) ?? 0) >= limit)
+      await new Promise<void>((r) => waiting.set(job.id, [...(waiting.get(job.id) ?? []), r]));
     running.set(job.id, (running.get(job.id) ?? 0) + 1);
     return () => {
       running.set(job.id, running.get(job.id)! - 1);

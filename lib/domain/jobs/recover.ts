@@ -12,7 +12,15 @@ import { pipelineJobs, webhookEvents } from '@/lib/db/schema';
 
 export async function releaseOrphanedLeases(db: DbOrTx): Promise<{ jobs: number; webhooks: number }> {
   // A running job whose lease has passed is due again (claimJob); its tries count the interrupted run.
-  const jobs = await db.update(pipelineJobs).set({ leaseUntil: new Date(0) }).where(eq(pipelineJobs.status, 'running')).returning({ id: pipelineJobs.id });
-  const webhooks = await db.update(webhookEvents).set({ leaseUntil: null }).where(isNotNull(webhookEvents.leaseUntil)).returning({ id: webhookEvents.id });
+  const jobs = await db
+    .update(pipelineJobs)
+    .set({ leaseUntil: new Date(0) })
+    .where(eq(pipelineJobs.status, 'running'))
+    .returning({ id: pipelineJobs.id });
+  const webhooks = await db
+    .update(webhookEvents)
+    .set({ leaseUntil: null })
+    .where(isNotNull(webhookEvents.leaseUntil))
+    .returning({ id: webhookEvents.id });
   return { jobs: jobs.length, webhooks: webhooks.length };
 }

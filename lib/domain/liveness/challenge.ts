@@ -19,7 +19,12 @@ import type { Analysis } from '../media/types';
 import { SELFIE } from '../media/thresholds';
 import { cosine } from '../faces/similarity';
 import { CHALLENGE_POSE_SIMILARITY, CHALLENGE_REPLAY_SIMILARITY } from '../thresholds/thresholds';
-import type { ChallengeFailure, ChallengeFrame, ChallengeOutcome, ChallengeStep } from '../../db/schema/liveness-challenge';
+import type {
+  ChallengeFailure,
+  ChallengeFrame,
+  ChallengeOutcome,
+  ChallengeStep,
+} from '../../db/schema/liveness-challenge';
 import { poseOf, TURN_MIN } from '../media/pose';
 
 /** From the nonce to the frames: the page needs a few seconds per pose. */
@@ -41,15 +46,37 @@ export async function issueChallenge(db: Db, v: Verification, now = new Date()) 
   const id = `lch_${randomToken().slice(0, 26)}`;
   const steps = randomSteps();
   const expiresAt = new Date(now.getTime() + CHALLENGE_TTL_MS);
-  await db.insert(livenessChallenges).values({ id, verificationId: v.id, nonceSha256: sha256(nonce), steps, issuedAt: now, expiresAt });
+  await db
+    .insert(livenessChallenges)
+    .values({ id, verificationId: v.id, nonceSha256: sha256(nonce), steps, issuedAt: now, expiresAt });
   return { id, nonce, steps, issued_at: now.toISOString(), expires_at: expiresAt.toISOString(), turn_min: TURN_MIN };
 }
 
 /** The accessible alternative: the person cannot do the head turn; recorded so a reviewer checks the verification. */
 export async function skipChallenge(db: Db, v: Verification, now = new Date()): Promise<ChallengeOutcome> {
   const id = `lch_${randomToken().slice(0, 26)}`;
-  const outcome: ChallengeOutcome = { id, passed: false, skipped: true, failure: null, steps: [], issued_at: now.toISOString(), completed_at: now.toISOString(), frames: [] };
-  await db.insert(livenessChallenges).values({ id, verificationId: v.id, nonceSha256: sha256(randomToken()), steps: [], issuedAt: now, expiresAt: now, completedAt: now, outcome });
+  const outcome: ChallengeOutcome = {
+    id,
+    passed: false,
+    skipped: true,
+    failure: null,
+    steps: [],
+    issued_at: now.toISOString(),
+    completed_at: now.toISOString(),
+    frames: [],
+  };
+  await db
+    .insert(livenessChallenges)
+    .values({
+      id,
+      verificationId: v.id,
+      nonceSha256: sha256(randomToken()),
+      steps: [],
+      issuedAt: now,
+      expiresAt: now,
+      completedAt: now,
+      outcome,
+    });
   return outcome;
 }
 
@@ -57,14 +84,23 @@ export async function skipChallenge(db: Db, v: Verification, now = new Date()): 
  * Receives a challenge's frames (one per step, in order) with its nonce, once. Returns the outcome, also when the
  * challenge failed; refuses (DomainError) an unknown or used nonce and a wrong number of frames.
  */
-export async function completeChallenge(db: Db, v: Verification, input: { challengeId: string; nonce: string; frames: Uint8Array[] }, analyze: Analyze, now = new Date()): Promise<ChallengeOutcome> {
+export async function completeChallenge(
+  db: Db,
+  v: Verification,
+  input: { challengeId: string; nonce: string; frames: Uint8Array[] },
+  analyze: Analyze,
+  now = new Date(),
+): Promise<ChallengeOutcome> {
   const [c] = await db
     .select()
     .from(livenessChallenges)
     .where(and(eq(livenessChallenges.id, input.challengeId), eq(livenessChallenges.verificationId, v.id)));
-  if (!c || c.nonceSha256 !== sha256(input.nonce)) throw new DomainError('NOT_FOUND', 'No such challenge for this verification, or the nonce does not belong to it.');
+  if (!c || c.nonceSha256 !== sha256(input.nonce))
+    throw new DomainError('NOT_FOUND', 'No such challenge for this verification, or the nonce does not belong to it.');
   if (input.frames.length !== c.steps.length) {
-    throw new DomainError('VALIDATION_ERROR', `The challenge has ${c.steps.length} steps: send one frame for each.`, { fields: { frames: [`Expected ${c.steps.length} frames.`] } });
+    throw new DomainError('VALIDATION_ERROR', `The challenge has ${c.steps.length} steps: send one frame for each.`, {
+      fields: { frames: [`Expected ${c.steps.length} frames.`] },
+    });
   }
   // Single use: the first request to arrive claims it.
   const [claimed] = await db
@@ -72,7 +108,8 @@ export async function completeChallenge(db: Db, v: Verification, input: { challe
     .set({ completedAt: now })
     .where(and(eq(livenessChallenges.id, c.id), isNull(livenessChallenges.completedAt)))
     .returning({ id: livenessChallenges.id });
-  if (!claimed) throw new DomainError('INVALID_STATUS', 'This challenge was already used: ask for a new one.', { status: 'used' });
+  if (!claimed)
+    throw new DomainError('INVALID_STATUS', 'This challenge was already used: ask for a new one.', { status: 'used' });
 
   const frames: ChallengeFrame[] = [];
   const embeddings: (number[] | null)[] = [];
@@ -88,7 +125,12 @@ export async function completeChallenge(db: Db, v: Verification, input: { challe
         face = null;
       }
       embeddings.push(face?.embedding ?? null);
-      frames.push({ step: c.steps[i], yaw: face?.turn ?? null, face_found: !!face?.embedding, similarity_to_first: null });
+      frames.push({
+        step: c.steps[i],
+        yaw: face?.turn ?? null,
+        face_found: !!face?.embedding,
+        similarity_to_first: null,
+      });
     }
     const first = embeddings[0];
     frames.forEach((f, i) => {
@@ -98,17 +140,45 @@ export async function completeChallenge(db: Db, v: Verification, input: { challe
   }
   // The face the selfie must match: the frame looking straight at the camera.
   const straightFrame = embeddings[c.steps.indexOf('straight')] ?? null;
-  const outcome: ChallengeOutcome = { id: c.id, passed: failure === null, failure, steps: c.steps, issued_at: c.issuedAt.toISOString(), completed_at: now.toISOString(), frames };
+  const outcome: ChallengeOutcome = {
+    id: c.id,
+    passed: failure === null,
+    failure,
+    steps: c.steps,
+    issued_at: c.issuedAt.toISOString(),
+    completed_at: now.toISOString(),
+    frames,
+  };
   await db.transaction(async (tx) => {
-    await tx.update(livenessChallenges).set({ outcome, embedding: straightFrame }).where(eq(livenessChallenges.id, c.id));
+    await tx
+      .update(livenessChallenges)
+      .set({ outcome, embedding: straightFrame })
+      .where(eq(livenessChallenges.id, c.id));
     if (hashes.length && failure !== 'expired') {
-      await tx.insert(livenessFrames).values(hashes.map((h, i) => ({ challengeId: c.id, workspaceId: v.workspaceId, sha256: h, embedding: embeddings[i] })));
+      await tx
+        .insert(livenessFrames)
+        .values(
+          hashes.map((h, i) => ({
+            challengeId: c.id,
+            workspaceId: v.workspaceId,
+            sha256: h,
+            embedding: embeddings[i],
+          })),
+        );
     }
   });
   return outcome;
 }
 
-async function judge(db: Db, v: Verification, challengeId: string, steps: ChallengeStep[], frames: ChallengeFrame[], embeddings: (number[] | null)[], hashes: string[]): Promise<ChallengeFailure | null> {
+async function judge(
+  db: Db,
+  v: Verification,
+  challengeId: string,
+  steps: ChallengeStep[],
+  frames: ChallengeFrame[],
+  embeddings: (number[] | null)[],
+  hashes: string[],
+): Promise<ChallengeFailure | null> {
   if (frames.some((f) => !f.face_found)) return 'no_face';
   if (await replayed(db, v, hashes, embeddings as number[][])) return 'replayed_frames';
   const turns = frames.map((f) => f.yaw ?? 0);
@@ -118,7 +188,9 @@ async function judge(db: Db, v: Verification, challengeId: string, steps: Challe
   // frontal photos do, so this uses the lower CHALLENGE_POSE_SIMILARITY; the selfie is held to the face-match
   // threshold against the straight frame by the pipeline.
   const straight = steps.indexOf('straight');
-  for (let i = 0; i < embeddings.length; i++) if (i !== straight && cosine(embeddings[i]!, embeddings[straight]!) < CHALLENGE_POSE_SIMILARITY) return 'different_person';
+  for (let i = 0; i < embeddings.length; i++)
+    if (i !== straight && cosine(embeddings[i]!, embeddings[straight]!) < CHALLENGE_POSE_SIMILARITY)
+      return 'different_person';
   return null;
 }
 
@@ -158,4 +230,3 @@ export async function latestChallenge(db: DbOrTx, verificationId: string) {
     .limit(1);
   return c ?? null;
 }
-

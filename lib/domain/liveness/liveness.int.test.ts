@@ -34,33 +34,66 @@ const run = () => runDueJobs({ db: db(), retryDelayMs: () => 0 }, 50);
 /** A live verification opened on the hosted page, consent accepted. */
 async function link(w: TestWorkspace) {
   const active = await ensureConsent();
-  const c = await call(createRoute, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: w.liveSecret });
+  const c = await call(createRoute, {
+    method: 'POST',
+    path: '/v1/verifications',
+    body: {},
+    apiKey: w.apiKey,
+    secret: w.liveSecret,
+  });
   const token = new URL(c.json.data.url).pathname.split('/').pop()!;
-  const r = await call(consentRoute, { method: 'POST', path: `/api/capture/${token}/consent`, body: { consent_version_id: active.id, text_sha256: active.textSha256 }, params: { token } });
+  const r = await call(consentRoute, {
+    method: 'POST',
+    path: `/api/capture/${token}/consent`,
+    body: { consent_version_id: active.id, text_sha256: active.textSha256 },
+    params: { token },
+  });
   expect(r.status).toBe(200);
   return { id: c.json.data.id as string, token };
 }
-const state = async (token: string) => (await call(stateRoute, { path: `/api/capture/${token}`, params: { token } })).json.data;
-const challenge = async (token: string, body?: object) => call(challengeRoute, { method: 'POST', path: `/api/capture/${token}/liveness`, params: { token }, body });
+const state = async (token: string) =>
+  (await call(stateRoute, { path: `/api/capture/${token}`, params: { token } })).json.data;
+const challenge = async (token: string, body?: object) =>
+  call(challengeRoute, { method: 'POST', path: `/api/capture/${token}/liveness`, params: { token }, body });
 async function sendFrames(token: string, id: string, nonce: string, frames: Buffer[]) {
   const form = new FormData();
   form.append('nonce', nonce);
-  frames.forEach((f, i) => form.append(`frame_${i}`, new Blob([f as BlobPart], { type: 'image/jpeg' }), `frame_${i}.jpg`));
-  const res = await framesRoute(new Request(`http://verify.test/api/capture/${token}/liveness/${id}`, { method: 'POST', body: form }), { params: Promise.resolve({ token, challenge: id }) });
+  frames.forEach((f, i) =>
+    form.append(`frame_${i}`, new Blob([f as BlobPart], { type: 'image/jpeg' }), `frame_${i}.jpg`),
+  );
+  const res = await framesRoute(
+    new Request(`http://verify.test/api/capture/${token}/liveness/${id}`, { method: 'POST', body: form }),
+    { params: Promise.resolve({ token, challenge: id }) },
+  );
   return { status: res.status, json: await res.json() };
 }
 async function captureUpload(token: string, file: Buffer) {
   const form = new FormData();
   form.append('type', 'selfie');
   form.append('file', new Blob([file as BlobPart], { type: 'image/jpeg' }), 'selfie.jpg');
-  const res = await mediaRoute(new Request(`http://verify.test/api/capture/${token}/media`, { method: 'POST', body: form }), { params: Promise.resolve({ token }) });
+  const res = await mediaRoute(
+    new Request(`http://verify.test/api/capture/${token}/media`, { method: 'POST', body: form }),
+    { params: Promise.resolve({ token }) },
+  );
   return { status: res.status, json: await res.json() };
 }
 async function submitAndDecide(w: TestWorkspace, v: { id: string; token: string }) {
-  const s = await call(submitRoute, { method: 'POST', path: `/api/capture/${v.token}/submit`, params: { token: v.token } });
+  const s = await call(submitRoute, {
+    method: 'POST',
+    path: `/api/capture/${v.token}/submit`,
+    params: { token: v.token },
+  });
   expect(s.json.data?.status, JSON.stringify(s.json)).toBe('submitted');
   await run();
-  return (await call(getOne, { method: 'GET', path: `/v1/verifications/${v.id}`, apiKey: w.apiKey, secret: w.liveSecret, params: { id: v.id } })).json.data;
+  return (
+    await call(getOne, {
+      method: 'GET',
+      path: `/v1/verifications/${v.id}`,
+      apiKey: w.apiKey,
+      secret: w.liveSecret,
+      params: { id: v.id },
+    })
+  ).json.data;
 }
 const decidedChecks = async (id: string) => {
   const rows = await db().select().from(auditLog).where(eq(auditLog.verificationId, id));
@@ -75,11 +108,19 @@ const framesFor = (steps: ChallengeStep[], set = poses) => steps.map((s) => set[
 beforeAll(async () => {
   await analysisPool().ready();
   const astronaut = I.astronaut();
-  poses = { left: await turnedHead(astronaut, 0.25), right: await turnedHead(astronaut, -0.25), straight: await turnedHead(astronaut, 0) };
+  poses = {
+    left: await turnedHead(astronaut, 0.25),
+    right: await turnedHead(astronaut, -0.25),
+    straight: await turnedHead(astronaut, 0),
+  };
   const grace = await I.graceHopper();
   const g = (await analysisPool().analyze(grace, 'selfie')).faces[0].box;
   const box: Box = { x: g[0], y: g[1], w: g[2], h: g[3] };
-  gracePoses = { left: await turnedHead(grace, 0.4, box), right: await turnedHead(grace, -0.4, box), straight: await turnedHead(grace, 0, box) };
+  gracePoses = {
+    left: await turnedHead(grace, 0.4, box),
+    right: await turnedHead(grace, -0.4, box),
+    straight: await turnedHead(grace, 0, box),
+  };
 }, 120_000);
 
 describe('active liveness (hosted page)', () => {
@@ -114,14 +155,37 @@ describe('active liveness (hosted page)', () => {
     expect((await captureUpload(v.token, I.astronaut())).status).toBe(201);
     expect(await submitAndDecide(w, v)).toMatchObject({ status: 'resubmission_requested', reason: 'liveness_failed' });
 
-    const c = await call(createRoute, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: w.liveSecret });
+    const c = await call(createRoute, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: {},
+      apiKey: w.apiKey,
+      secret: w.liveSecret,
+    });
     const active = await ensureConsent();
     const id = c.json.data.id;
-    await call((await import('@/app/v1/verifications/[id]/consent/route')).POST, { method: 'POST', path: `/v1/verifications/${id}/consent`, body: { consent_version_id: active.id, text_sha256: active.textSha256 }, apiKey: w.apiKey, secret: w.liveSecret, params: { id } });
-    expect((await apiUpload(w, w.liveSecret, id, { type: 'selfie' }, await I.blurred(I.graceHopper(), 0.6))).status).toBe(201);
+    await call((await import('@/app/v1/verifications/[id]/consent/route')).POST, {
+      method: 'POST',
+      path: `/v1/verifications/${id}/consent`,
+      body: { consent_version_id: active.id, text_sha256: active.textSha256 },
+      apiKey: w.apiKey,
+      secret: w.liveSecret,
+      params: { id },
+    });
+    expect(
+      (await apiUpload(w, w.liveSecret, id, { type: 'selfie' }, await I.blurred(I.graceHopper(), 0.6))).status,
+    ).toBe(201);
     expect((await apiSubmit(w, w.liveSecret, id)).json.data.status).toBe('submitted');
     await run();
-    const api = (await call(getOne, { method: 'GET', path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.liveSecret, params: { id } })).json.data;
+    const api = (
+      await call(getOne, {
+        method: 'GET',
+        path: `/v1/verifications/${id}`,
+        apiKey: w.apiKey,
+        secret: w.liveSecret,
+        params: { id },
+      })
+    ).json.data;
     expect([api.status, api.reason]).toEqual(['approved', null]);
   }, 120_000);
 
@@ -144,15 +208,24 @@ describe('attacks the challenge catches', () => {
   };
 
   it('the same still photo as every frame', async () => {
-    expect(await attempt((steps) => steps.map(() => I.astronaut()))).toMatchObject({ passed: false, failure: 'still_image' });
+    expect(await attempt((steps) => steps.map(() => I.astronaut()))).toMatchObject({
+      passed: false,
+      failure: 'still_image',
+    });
   }, 60_000);
 
   it('the poses in another order than asked', async () => {
-    expect(await attempt((steps) => framesFor([steps[1], steps[0], steps[2]]))).toMatchObject({ passed: false, failure: 'pose_order' });
+    expect(await attempt((steps) => framesFor([steps[1], steps[0], steps[2]]))).toMatchObject({
+      passed: false,
+      failure: 'pose_order',
+    });
   }, 60_000);
 
   it('a different person in one of the frames', async () => {
-    expect(await attempt((steps) => [poses[steps[0]], gracePoses[steps[1]], poses[steps[2]]])).toMatchObject({ passed: false, failure: 'different_person' });
+    expect(await attempt((steps) => [poses[steps[0]], gracePoses[steps[1]], poses[steps[2]]])).toMatchObject({
+      passed: false,
+      failure: 'different_person',
+    });
   }, 60_000);
 
   it("frames replayed from an earlier verification's challenge, as sent and re-encoded", async () => {
@@ -161,8 +234,15 @@ describe('attacks the challenge catches', () => {
     expect(await attempt(framesFor, w)).toMatchObject({ passed: false, failure: 'replayed_frames' });
     const sharp = (await import('sharp')).default;
     const reencoded = async (b: Buffer) => sharp(b).jpeg({ quality: 80 }).toBuffer();
-    const re = { left: await reencoded(poses.left), right: await reencoded(poses.right), straight: await reencoded(poses.straight) };
-    expect(await attempt((steps) => framesFor(steps, re), w)).toMatchObject({ passed: false, failure: 'replayed_frames' });
+    const re = {
+      left: await reencoded(poses.left),
+      right: await reencoded(poses.right),
+      straight: await reencoded(poses.straight),
+    };
+    expect(await attempt((steps) => framesFor(steps, re), w)).toMatchObject({
+      passed: false,
+      failure: 'replayed_frames',
+    });
   }, 120_000);
 
   it('frames that arrive after the nonce expired', async () => {
@@ -172,7 +252,13 @@ describe('attacks the challenge catches', () => {
     const [row] = await db().select().from(livenessChallenges).where(eq(livenessChallenges.id, c.id));
     const vrow = { id: v.id, workspaceId: w.workspace.id } as never;
     const late = new Date(row.issuedAt.getTime() + CHALLENGE_TTL_MS + 1000);
-    const o = await completeChallenge(db(), vrow, { challengeId: c.id, nonce: c.nonce, frames: framesFor(c.steps) }, (b, k) => analysisPool().analyze(b, k), late);
+    const o = await completeChallenge(
+      db(),
+      vrow,
+      { challengeId: c.id, nonce: c.nonce, frames: framesFor(c.steps) },
+      (b, k) => analysisPool().analyze(b, k),
+      late,
+    );
     expect(o).toMatchObject({ passed: false, failure: 'expired' });
   }, 60_000);
 

@@ -113,7 +113,10 @@ function regionStats(rgb: Rgb, ann: Record<string, number[][]>): FaceMeasure['re
   const rightEye = stats([...(ann.rightEyeUpper0 ?? []), ...(ann.rightEyeLower0 ?? [])]);
   const mouth = stats([...(ann.lipsUpperOuter ?? []), ...(ann.lipsLowerOuter ?? [])], 0.15);
   const cheeks = stats([...(ann.leftCheek ?? []), ...(ann.rightCheek ?? [])], 6);
-  const dist = (r: { color: number[] } | null) => (r && cheeks ? Math.hypot(r.color[0] - cheeks.color[0], r.color[1] - cheeks.color[1], r.color[2] - cheeks.color[2]) : 0);
+  const dist = (r: { color: number[] } | null) =>
+    r && cheeks
+      ? Math.hypot(r.color[0] - cheeks.color[0], r.color[1] - cheeks.color[1], r.color[2] - cheeks.color[2])
+      : 0;
   return {
     left_eye_texture: round(leftEye?.std ?? 0),
     right_eye_texture: round(rightEye?.std ?? 0),
@@ -129,7 +132,12 @@ function regionStats(rgb: Rgb, ann: Record<string, number[][]>): FaceMeasure['re
  * the frame, aspect ratio, how rectangular it is, and how much fine detail (print) it carries.
  */
 async function findDocument(oriented: Buffer) {
-  const { data, info } = await sharp(oriented).greyscale().resize({ width: 400, height: 400, fit: 'inside' }).blur(1).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(oriented)
+    .greyscale()
+    .resize({ width: 400, height: 400, fit: 'inside' })
+    .blur(1)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const w = info.width;
   const h = info.height;
   const g = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
@@ -142,15 +150,17 @@ async function findDocument(oriented: Buffer) {
   for (let i = 0; i < g.length; i++) mask[i] = Math.abs(g[i] - bg) > 28 ? 1 : 0;
   // Close small gaps (print on the card) with a 2-pixel dilation before labelling.
   const closed = new Uint8Array(w * h);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
-    let on = 0;
-    for (let dy = -2; dy <= 2 && !on; dy++) for (let dx = -2; dx <= 2 && !on; dx++) {
-      const yy = y + dy;
-      const xx = x + dx;
-      if (yy >= 0 && yy < h && xx >= 0 && xx < w && mask[yy * w + xx]) on = 1;
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      let on = 0;
+      for (let dy = -2; dy <= 2 && !on; dy++)
+        for (let dx = -2; dx <= 2 && !on; dx++) {
+          const yy = y + dy;
+          const xx = x + dx;
+          if (yy >= 0 && yy < h && xx >= 0 && xx < w && mask[yy * w + xx]) on = 1;
+        }
+      closed[y * w + x] = on;
     }
-    closed[y * w + x] = on;
-  }
   const label = new Int32Array(w * h);
   let best = { count: 0, x0: 0, y0: 0, x1: 0, y1: 0 };
   let next = 1;
@@ -199,16 +209,25 @@ async function findDocument(oriented: Buffer) {
  * The screen/print pattern signal (lib/domain/faces/replay.mjs) on the face, at the stored image's own resolution:
  * a 256 (or 128) pixel square at the centre of the face box.
  */
-async function replayScores(oriented: Buffer, size: { width: number; height: number }, box: number[]): Promise<{ replay: number | null; moire: number | null }> {
+async function replayScores(
+  oriented: Buffer,
+  size: { width: number; height: number },
+  box: number[],
+): Promise<{ replay: number | null; moire: number | null }> {
   const [x, y, w, h] = box;
   const n = Math.min(w, h) >= 256 ? 256 : Math.min(w, h) >= 128 ? 128 : 64;
   const left = Math.max(0, Math.min(size.width - n, Math.round(x + w / 2 - n / 2)));
   const top = Math.max(0, Math.min(size.height - n, Math.round(y + h / 2 - n / 2)));
   if (size.width < n || size.height < n) return { replay: null, moire: null };
-  const { data } = await sharp(oriented).extract({ left, top, width: n, height: n }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data } = await sharp(oriented)
+    .extract({ left, top, width: n, height: n })
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const rgb = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   const grey = new Uint8Array(n * n);
-  for (let i = 0; i < n * n; i++) grey[i] = Math.round(0.2126 * rgb[i * 3] + 0.7152 * rgb[i * 3 + 1] + 0.0722 * rgb[i * 3 + 2]);
+  for (let i = 0; i < n * n; i++)
+    grey[i] = Math.round(0.2126 * rgb[i * 3] + 0.7152 * rgb[i * 3 + 1] + 0.0722 * rgb[i * 3 + 2]);
   return { replay: periodicPeakRatio(grey, n), moire: moireScore(rgb, n) };
 }
 
@@ -216,7 +235,10 @@ async function replayScores(oriented: Buffer, size: { width: number; height: num
  * Light of the skin: the grey pixels inside the mesh's face outline (silhouette), at the work image's size. A
  * bright studio background inside the face box no longer counts as an overexposed face.
  */
-function skinLight(rgb: Rgb, outline: number[][] | undefined): { brightness: number; overexposed_fraction: number } | null {
+function skinLight(
+  rgb: Rgb,
+  outline: number[][] | undefined,
+): { brightness: number; overexposed_fraction: number } | null {
   if (!outline || outline.length < 3) return null;
   const ys = outline.map((p) => p[1]);
   const y0 = Math.max(0, Math.floor(Math.min(...ys)));
@@ -259,7 +281,9 @@ function outsideFraction(mesh: number[][], w: number, h: number): number {
 
 /** How far the head is turned (lib/domain/media/pose.ts): from the mesh's outer eye corners and nose tip. */
 function headTurn(mesh: number[][]): number | null {
-  return mesh.length >= 468 ? turnOf([mesh[33][0], mesh[33][1]], [mesh[263][0], mesh[263][1]], [mesh[1][0], mesh[1][1]]) : null;
+  return mesh.length >= 468
+    ? turnOf([mesh[33][0], mesh[33][1]], [mesh[263][0], mesh[263][1]], [mesh[1][0], mesh[1][1]])
+    : null;
 }
 
 /**
@@ -267,7 +291,11 @@ function headTurn(mesh: number[][]): number | null {
  * light): the pool's worker passes one that sleeps while another workspace's job must have the core
  * (lib/domain/media/worker.ts); elsewhere it does nothing.
  */
-export async function analyze(models: FaceModels, input: { bytes: Uint8Array; kind: 'selfie' | 'document' }, between: () => void = () => {}): Promise<Analysis> {
+export async function analyze(
+  models: FaceModels,
+  input: { bytes: Uint8Array; kind: 'selfie' | 'document' },
+  between: () => void = () => {},
+): Promise<Analysis> {
   const { human, nets } = models;
   const src = sharp(input.bytes, { limitInputPixels: MAX_PIXELS, failOn: 'error' });
   // Orientation applied, metadata (EXIF, GPS, ICC comments) dropped: this is what is stored.
@@ -276,17 +304,29 @@ export async function analyze(models: FaceModels, input: { bytes: Uint8Array; ki
   const oriented = stored.data;
   between();
 
-  const work = await sharp(oriented).resize({ width: WORK_LONG_SIDE, height: WORK_LONG_SIDE, fit: 'inside', withoutEnlargement: true }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const work = await sharp(oriented)
+    .resize({ width: WORK_LONG_SIDE, height: WORK_LONG_SIDE, fit: 'inside', withoutEnlargement: true })
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const workScale = size.width / work.info.width;
-  const tensor = human.tf.tensor3d(new Uint8Array(work.data.buffer, work.data.byteOffset, work.data.byteLength), [work.info.height, work.info.width, 3], 'int32');
+  const tensor = human.tf.tensor3d(
+    new Uint8Array(work.data.buffer, work.data.byteOffset, work.data.byteLength),
+    [work.info.height, work.info.width, 3],
+    'int32',
+  );
   let result;
   try {
-      result = await human.detect(tensor);
+    result = await human.detect(tensor);
   } finally {
     human.tf.dispose(tensor);
   }
   between();
-  const rgb: Rgb = { data: new Uint8Array(work.data.buffer, work.data.byteOffset, work.data.byteLength), width: work.info.width, height: work.info.height };
+  const rgb: Rgb = {
+    data: new Uint8Array(work.data.buffer, work.data.byteOffset, work.data.byteLength),
+    width: work.info.width,
+    height: work.info.height,
+  };
 
   const faces: FaceMeasure[] = [];
   try {
@@ -299,9 +339,16 @@ export async function analyze(models: FaceModels, input: { bytes: Uint8Array; ki
       between();
       // The age estimate is the selfie's (the document's age is its date of birth): the age networks on Human's
       // face crop, and face-api's on the aligned crop, combined by lib/domain/faces/age.ts.
-      const ages = input.kind === 'selfie' && f.tensor ? await models.ages.run(f.tensor as unknown as Tensor3D, AGE_CALIBRATION.views) : null;
+      const ages =
+        input.kind === 'selfie' && f.tensor
+          ? await models.ages.run(f.tensor as unknown as Tensor3D, AGE_CALIBRATION.views)
+          : null;
       const ageFeatures: AgeFeatures | null = ages
-        ? { ...Object.fromEntries(Object.entries(ages.views).map(([k, v]) => [k, round(v, 2)])), face_api: described ? round(described.faceApiAge, 2) : null, male: ages.male === null ? null : round(ages.male, 4) }
+        ? {
+            ...Object.fromEntries(Object.entries(ages.views).map(([k, v]) => [k, round(v, 2)])),
+            face_api: described ? round(described.faceApiAge, 2) : null,
+            male: ages.male === null ? null : round(ages.male, 4),
+          }
         : null;
       const embedding = described ? described.embedding.map((v) => round(v, 6)) : null;
       between();
@@ -349,8 +396,23 @@ export async function analyze(models: FaceModels, input: { bytes: Uint8Array; ki
   if (input.kind === 'document') {
     const d = await findDocument(oriented);
     const k = size.width / d.size400[0];
-    const region = clampRegion(size, d.box400.map((v: number) => v * k));
-    document = { ...d, box: [region.left, region.top, region.width, region.height], ...(await lightAndSharpness(oriented, region, 800)) };
+    const region = clampRegion(
+      size,
+      d.box400.map((v: number) => v * k),
+    );
+    document = {
+      ...d,
+      box: [region.left, region.top, region.width, region.height],
+      ...(await lightAndSharpness(oriented, region, 800)),
+    };
   }
-  return { version: ANALYSIS_VERSION, width: size.width, height: size.height, whole, faces, document, stored: oriented };
+  return {
+    version: ANALYSIS_VERSION,
+    width: size.width,
+    height: size.height,
+    whole,
+    faces,
+    document,
+    stored: oriented,
+  };
 }

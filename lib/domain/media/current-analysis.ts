@@ -18,6 +18,9 @@ export async function currentAnalysis(db: DbOrTx, row: Row, bytes: Uint8Array): 
   if (stored?.version === ANALYSIS_VERSION) return stored;
   const { stored: _bytes, ...fresh } = await analysisPool().analyze(bytes, row.type as 'selfie' | 'document');
   void _bytes;
-  await db.update(media).set({ analysis: { ...fresh, checks: stored?.checks ?? null } }).where(eq(media.id, row.id));
+  await db
+    .update(media)
+    .set({ analysis: { ...fresh, checks: stored?.checks ?? null } })
+    .where(eq(media.id, row.id));
   return fresh;
 }

@@ -21,7 +21,8 @@ import { EMBEDDING_DIMENSIONS } from '@/lib/db/schema';
 describe('media upload', () => {
   let w: TestWorkspace;
   let docs: TestWorkspace;
-  const selfie = (id: string, file: Uint8Array, type?: string) => upload(w, w.testSecret, id, { type: 'selfie' }, file, { fileType: type });
+  const selfie = (id: string, file: Uint8Array, type?: string) =>
+    upload(w, w.testSecret, id, { type: 'selfie' }, file, { fileType: type });
 
   beforeAll(async () => {
     w = await makeWorkspace();
@@ -32,11 +33,19 @@ describe('media upload', () => {
   it('accepts a real selfie: 201 media object, verification started, stored encrypted without metadata', async () => {
     const id = await consentedVerification(w);
     // A JPEG carrying EXIF with a tell-tale string.
-    const withExif = await sharp(I.astronaut()).withExif({ IFD0: { Copyright: 'EXIF-SECRET-MARKER' } }).jpeg().toBuffer();
+    const withExif = await sharp(I.astronaut())
+      .withExif({ IFD0: { Copyright: 'EXIF-SECRET-MARKER' } })
+      .jpeg()
+      .toBuffer();
     expect(withExif.includes('EXIF-SECRET-MARKER')).toBe(true);
     const r = await selfie(id, withExif);
     expect(r.status).toBe(201);
-    expect(r.json.data).toMatchObject({ verification_id: id, type: 'selfie', status: 'uploaded', id: expect.stringMatching(/^med_/) });
+    expect(r.json.data).toMatchObject({
+      verification_id: id,
+      type: 'selfie',
+      status: 'uploaded',
+      id: expect.stringMatching(/^med_/),
+    });
     const [v] = await getDb().select().from(verifications).where(eq(verifications.id, id));
     expect(v.status).toBe('started');
     const [blob] = await getDb().select().from(mediaBlobs).where(eq(mediaBlobs.mediaId, r.json.data.id));
@@ -52,7 +61,13 @@ describe('media upload', () => {
   });
 
   it('CONSENT_REQUIRED (403) before consent', async () => {
-    const c = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: w.testSecret });
+    const c = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: {},
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+    });
     const r = await selfie(c.json.data.id, I.astronaut());
     expect([r.status, r.json.error.code]).toEqual([403, 'CONSENT_REQUIRED']);
   });
@@ -78,7 +93,11 @@ describe('media upload', () => {
       const gif = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
       const e = await expectCode(selfie(id, gif, 'image/jpeg'), 415, 'UNSUPPORTED_MEDIA_TYPE');
       expect(e.details.checks.file_type).toMatchObject({ value: 'unknown', passed: false });
-      await expectCode(selfie(id, Buffer.from('%PDF-1.7\n%âãÏÓ\n1 0 obj\n'), 'image/png'), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      await expectCode(
+        selfie(id, Buffer.from('%PDF-1.7\n%âãÏÓ\n1 0 obj\n'), 'image/png'),
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      );
     });
 
     it('PAYLOAD_TOO_LARGE (413): an 11 MiB file, refused while streaming', async () => {
@@ -111,7 +130,11 @@ describe('media upload', () => {
     });
 
     it('FACE_TOO_BRIGHT on a face whose skin is clipped; a high-key studio portrait on a white backdrop is accepted', async () => {
-      const e = await expectCode(selfie(id, await sharp(I.astronaut()).linear(1.3, 30).jpeg().toBuffer()), 422, 'FACE_TOO_BRIGHT');
+      const e = await expectCode(
+        selfie(id, await sharp(I.astronaut()).linear(1.3, 30).jpeg().toBuffer()),
+        422,
+        'FACE_TOO_BRIGHT',
+      );
       expect(e.details.checks.brightness.value).toMatchObject({ measured_on: 'skin' });
       expect(e.details.checks.brightness.value.overexposed_fraction).toBeGreaterThan(0.3);
       // The backdrop fills the corners of the face box (measured on the box, as before: mean 204, 36 % clipped);
@@ -122,7 +145,10 @@ describe('media upload', () => {
 
     it('FACE_CUT_OFF: a face cut through the middle by the frame edge', async () => {
       const e = await expectCode(selfie(id, await I.halfFace()), 422, 'FACE_CUT_OFF');
-      expect(e.details.checks.face_in_frame).toMatchObject({ passed: false, threshold: { max_outside_fraction: 0.05 } });
+      expect(e.details.checks.face_in_frame).toMatchObject({
+        passed: false,
+        threshold: { max_outside_fraction: 0.05 },
+      });
       expect(e.details.checks.face_in_frame.value.outside_fraction).toBeGreaterThan(0.3);
     });
 
@@ -151,7 +177,8 @@ describe('media upload', () => {
     });
 
     it('DOCUMENT_NOT_FOUND: a selfie or a scene uploaded as a document, a card front with no portrait', async () => {
-      const doc = (file: Buffer, side = 'front') => upload(docs, docs.testSecret, docId, { type: 'document', side, document_type: 'id_card' }, file);
+      const doc = (file: Buffer, side = 'front') =>
+        upload(docs, docs.testSecret, docId, { type: 'document', side, document_type: 'id_card' }, file);
       const docId = await consentedVerification(docs);
       await expectCode(doc(I.astronaut()), 422, 'DOCUMENT_NOT_FOUND');
       await expectCode(doc(await I.noFace()), 422, 'DOCUMENT_NOT_FOUND');
@@ -161,7 +188,17 @@ describe('media upload', () => {
 
     it('DOCUMENT_TOO_BLURRY: a blurred card', async () => {
       const docId = await consentedVerification(docs);
-      await expectCode(upload(docs, docs.testSecret, docId, { type: 'document', side: 'front' }, await I.blurred(await I.renderDocument('id_card', 'front'), 5)), 422, 'DOCUMENT_TOO_BLURRY');
+      await expectCode(
+        upload(
+          docs,
+          docs.testSecret,
+          docId,
+          { type: 'document', side: 'front' },
+          await I.blurred(await I.renderDocument('id_card', 'front'), 5),
+        ),
+        422,
+        'DOCUMENT_TOO_BLURRY',
+      );
     });
 
     it('rejected uploads keep nothing but an audit entry', async () => {
@@ -174,18 +211,38 @@ describe('media upload', () => {
     });
 
     it('bad form fields are VALIDATION_ERROR', async () => {
-      const e1 = await expectCode(upload(w, w.testSecret, id, { type: 'passport' }, I.astronaut()), 422, 'VALIDATION_ERROR');
+      const e1 = await expectCode(
+        upload(w, w.testSecret, id, { type: 'passport' }, I.astronaut()),
+        422,
+        'VALIDATION_ERROR',
+      );
       expect(e1.details.fields).toHaveProperty('type');
       const e2 = await expectCode(upload(w, w.testSecret, id, { type: 'selfie' }, null), 422, 'VALIDATION_ERROR');
       expect(e2.details.fields).toHaveProperty('file');
-      await expectCode(upload(w, w.testSecret, id, { type: 'selfie', colour: 'red' }, I.astronaut()), 422, 'VALIDATION_ERROR');
+      await expectCode(
+        upload(w, w.testSecret, id, { type: 'selfie', colour: 'red' }, I.astronaut()),
+        422,
+        'VALIDATION_ERROR',
+      );
     });
   });
 
   it('accepts every synthetic document, passport front, ID card and licence front and back', async () => {
     const id = await consentedVerification(docs);
-    for (const [kind, side] of [['passport', 'front'], ['id_card', 'front'], ['id_card', 'back'], ['driving_licence', 'front'], ['driving_licence', 'back']] as const) {
-      const r = await upload(docs, docs.testSecret, id, { type: 'document', side, document_type: kind }, await I.renderDocument(kind, side));
+    for (const [kind, side] of [
+      ['passport', 'front'],
+      ['id_card', 'front'],
+      ['id_card', 'back'],
+      ['driving_licence', 'front'],
+      ['driving_licence', 'back'],
+    ] as const) {
+      const r = await upload(
+        docs,
+        docs.testSecret,
+        id,
+        { type: 'document', side, document_type: kind },
+        await I.renderDocument(kind, side),
+      );
       expect([kind, side, r.status]).toEqual([kind, side, 201]);
       expect(r.json.data).toMatchObject({ type: 'document', side, document_type: kind });
     }
@@ -194,12 +251,20 @@ describe('media upload', () => {
 
   it('an upload in resubmission_requested moves back to started; after submit it is INVALID_STATUS', async () => {
     const id = await consentedVerification(w);
-    await getDb().update(verifications).set({ status: 'resubmission_requested', reason: 'selfie_quality' }).where(eq(verifications.id, id));
+    await getDb()
+      .update(verifications)
+      .set({ status: 'resubmission_requested', reason: 'selfie_quality' })
+      .where(eq(verifications.id, id));
     expect((await selfie(id, I.astronaut())).status).toBe(201);
     const [v] = await getDb().select().from(verifications).where(eq(verifications.id, id));
     // docs/api.md: reason is set on declined or resubmission_requested only; back in started it is null again.
     expect([v.status, v.reason]).toEqual(['started', null]);
-    const g = await call(getOne, { path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.testSecret, params: { id } });
+    const g = await call(getOne, {
+      path: `/v1/verifications/${id}`,
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+      params: { id },
+    });
     expect([g.json.data.status, g.json.data.reason]).toEqual(['started', null]);
     expect((await submit(w, w.testSecret, id)).status).toBe(200);
     const late = await selfie(id, I.astronaut());

@@ -94,7 +94,8 @@ class FairQueue<T> {
     if (best === undefined) return undefined;
     this.lastServed.set(best, ++this.tick);
     // Forget keys with nothing waiting once the memory would grow (their turn order no longer matters much).
-    if (this.lastServed.size > 10_000) for (const k of this.lastServed.keys()) if (!this.map.has(k)) this.lastServed.delete(k);
+    if (this.lastServed.size > 10_000)
+      for (const k of this.lastServed.keys()) if (!this.map.has(k)) this.lastServed.delete(k);
     return best;
   }
   get size() {
@@ -131,35 +132,48 @@ export class AnalysisPool {
     const pause = new Int32Array(new SharedArrayBuffer(4));
     const worker = new Worker(workerFile(), { workerData: { pause: pause.buffer } });
     worker.unref();
-    const slot: Slot = { worker, busy: null, ready: Promise.resolve(), isReady: false, failed: false, startedAt: 0, reserve, pause, yieldingTo: null };
+    const slot: Slot = {
+      worker,
+      busy: null,
+      ready: Promise.resolve(),
+      isReady: false,
+      failed: false,
+      startedAt: 0,
+      reserve,
+      pause,
+      yieldingTo: null,
+    };
     slot.ready = new Promise((resolve, reject) => {
-      worker.on('message', (m: { type: string; id?: number; result?: Analysis; error?: string; yieldedMs?: number }) => {
-        if (m.type === 'ready') {
-          slot.isReady = true;
-          resolve();
-          return this.pump();
-        }
-        if (m.type === 'fatal') {
-          slot.failed = true;
-          reject(new Error(m.error));
-          return this.failWaitingIfNoWorker();
-        }
-        const job = slot.busy;
-        slot.busy = null;
-        // A reserve's job ended: the worker that yielded to it resumes. A job that ended while asked to yield (past its
-        // last step) leaves its worker free of the flag.
-        this.resumeYieldingTo(slot);
-        if (slot.yieldingTo) this.resume(slot);
-        if (job && m.id === job.id) {
-          this.yieldedMs += m.yieldedMs ?? 0;
-          const ms = performance.now() - slot.startedAt;
-          this.avgJobMs = 0.8 * this.avgJobMs + 0.2 * ms;
-          metrics().analysisDuration.observe({ kind: job.kind }, ms / 1000);
-          if (m.type === 'result') job.resolve({ ...m.result!, stored: Buffer.from(m.result!.stored) });
-          else job.reject(DECODE_FAILURE.test(m.error ?? '') ? undecodable(m.error!) : new Error(m.error));
-        }
-        this.pump();
-      });
+      worker.on(
+        'message',
+        (m: { type: string; id?: number; result?: Analysis; error?: string; yieldedMs?: number }) => {
+          if (m.type === 'ready') {
+            slot.isReady = true;
+            resolve();
+            return this.pump();
+          }
+          if (m.type === 'fatal') {
+            slot.failed = true;
+            reject(new Error(m.error));
+            return this.failWaitingIfNoWorker();
+          }
+          const job = slot.busy;
+          slot.busy = null;
+          // A reserve's job ended: the worker that yielded to it resumes. A job that ended while asked to yield (past its
+          // last step) leaves its worker free of the flag.
+          this.resumeYieldingTo(slot);
+          if (slot.yieldingTo) this.resume(slot);
+          if (job && m.id === job.id) {
+            this.yieldedMs += m.yieldedMs ?? 0;
+            const ms = performance.now() - slot.startedAt;
+            this.avgJobMs = 0.8 * this.avgJobMs + 0.2 * ms;
+            metrics().analysisDuration.observe({ kind: job.kind }, ms / 1000);
+            if (m.type === 'result') job.resolve({ ...m.result!, stored: Buffer.from(m.result!.stored) });
+            else job.reject(DECODE_FAILURE.test(m.error ?? '') ? undecodable(m.error!) : new Error(m.error));
+          }
+          this.pump();
+        },
+      );
     });
     slot.ready.catch(() => {}); // a worker that cannot load is reported by health(), and its job rejected
     worker.on('error', (e) => {
@@ -181,7 +195,9 @@ export class AnalysisPool {
    */
   analyze(bytes: Uint8Array, kind: 'selfie' | 'document', owner?: AnalysisOwner): Promise<Analysis> {
     // Inside a trace (an upload, a decision re-running an old analysis), a span from queueing to the result.
-    return inSpan('analysis', { attributes: { 'open_verify.analysis.kind': kind } }, () => this.admit(bytes, kind, owner));
+    return inSpan('analysis', { attributes: { 'open_verify.analysis.kind': kind } }, () =>
+      this.admit(bytes, kind, owner),
+    );
   }
 
   private admit(bytes: Uint8Array, kind: 'selfie' | 'document', owner?: AnalysisOwner): Promise<Analysis> {
@@ -193,7 +209,13 @@ export class AnalysisPool {
     const idle = this.slots.some((s) => s.isReady && !s.busy && !s.reserve) && this.queued === 0;
     if (!idle) {
       const full =
-        mine >= this.limits.perVerification ? 'this verification' : theirs >= this.limits.perWorkspace ? 'this workspace' : this.queued >= this.limits.total ? 'the server' : null;
+        mine >= this.limits.perVerification
+          ? 'this verification'
+          : theirs >= this.limits.perWorkspace
+            ? 'this workspace'
+            : this.queued >= this.limits.total
+              ? 'the server'
+              : null;
       if (full) {
         notePressure(owner.workspace);
         return Promise.reject(this.queueFull(full, mine));
@@ -232,12 +254,15 @@ export class AnalysisPool {
    */
   private take(forReserve = false): Job | undefined {
     const running = new Map<string, number>();
-    for (const s of this.slots) if (s.busy) running.set(s.busy.owner.workspace, (running.get(s.busy.owner.workspace) ?? 0) + 1);
+    for (const s of this.slots)
+      if (s.busy) running.set(s.busy.owner.workspace, (running.get(s.busy.owner.workspace) ?? 0) + 1);
     // A reserve worker: a workspace with nothing being analysed. Any worker: a workspace holding fewer than the
     // ordinary workers' count, so one workspace never holds the reserve too (it stays for the others).
     // A reserve worker also leaves a workspace that is pressing (more of its jobs waiting, or uploads refused just now):
     // it is there for the others, not for the flood.
-    const wsKey = this.waiting.next((k) => (forReserve ? !running.has(k) && !this.pressing(k, 1) : (running.get(k) ?? 0) < this.size));
+    const wsKey = this.waiting.next((k) =>
+      forReserve ? !running.has(k) && !this.pressing(k, 1) : (running.get(k) ?? 0) < this.size,
+    );
     if (wsKey === undefined) return undefined;
     const byWs = this.waiting.get(wsKey)!;
     const vKey = byWs.next()!;
@@ -280,7 +305,12 @@ export class AnalysisPool {
     const held = (ws: string) => this.slots.filter((s) => s.busy?.owner.workspace === ws).length;
     // Only a workspace that is pressing yields: one upload at a time of a quiet workspace is never paused.
     const victim = running
-      .filter((s) => !s.reserve && s.busy!.owner.workspace !== reserve.busy!.owner.workspace && this.pressing(s.busy!.owner.workspace, 0))
+      .filter(
+        (s) =>
+          !s.reserve &&
+          s.busy!.owner.workspace !== reserve.busy!.owner.workspace &&
+          this.pressing(s.busy!.owner.workspace, 0),
+      )
       .sort((x, y) => held(y.busy!.owner.workspace) - held(x.busy!.owner.workspace))[0];
     if (!victim) return;
     victim.yieldingTo = reserve;
@@ -335,7 +365,8 @@ export class AnalysisPool {
   private failWaitingIfNoWorker() {
     // Only when every worker has failed to load is the waiting work lost (others may still be loading).
     if (!this.slots.every((s) => s.failed)) return;
-    for (let job = this.take(); job; job = this.take()) job.reject(new Error('no image-analysis worker could load its models'));
+    for (let job = this.take(); job; job = this.take())
+      job.reject(new Error('no image-analysis worker could load its models'));
   }
 
   /** Waits for the jobs being analysed (up to `waitMs`), then stops the workers. */

@@ -19,7 +19,8 @@ export function poseOf(turn: number | null | undefined): ChallengeStep | null {
 }
 
 type Pt = readonly [number, number] | { x: number; y: number };
-const xy = (p: Pt): [number, number] => (Array.isArray(p) ? [p[0], p[1]] : [(p as { x: number }).x, (p as { y: number }).y]);
+const xy = (p: Pt): [number, number] =>
+  Array.isArray(p) ? [p[0], p[1]] : [(p as { x: number }).x, (p as { y: number }).y];
 
 /** The turn from two eye points and the nose tip (any order of eyes). */
 export function turnOf(eyeA: Pt, eyeB: Pt, nose: Pt): number | null {

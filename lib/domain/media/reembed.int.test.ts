@@ -34,17 +34,53 @@ beforeAll(async () => {
   withSelfie = await consentedVerification(w, w.liveSecret);
   expect((await upload(w, w.liveSecret, withSelfie, { type: 'selfie' }, I.astronaut())).status).toBe(201);
   withoutSelfie = uuidv7();
-  await db().insert(verifications).values({ id: withoutSelfie, workspaceId: w.workspace.id, mode: 'live', status: 'approved', flow: 'age', checkMethod: 'estimation', captureTokenHash: captureTokenHash(randomToken()) });
+  await db()
+    .insert(verifications)
+    .values({
+      id: withoutSelfie,
+      workspaceId: w.workspace.id,
+      mode: 'live',
+      status: 'approved',
+      flow: 'age',
+      checkMethod: 'estimation',
+      captureTokenHash: captureTokenHash(randomToken()),
+    });
   for (const id of [withSelfie, withoutSelfie]) {
-    await db().insert(faceEmbeddings).values({ verificationId: id, workspaceId: w.workspace.id, mode: 'live', account: id, embedding: null, legacyEmbedding: legacy() });
+    await db()
+      .insert(faceEmbeddings)
+      .values({
+        verificationId: id,
+        workspaceId: w.workspace.id,
+        mode: 'live',
+        account: id,
+        embedding: null,
+        legacyEmbedding: legacy(),
+      });
   }
-  await db().insert(blocklistEntries).values({ id: newId('blk'), workspaceId: w.workspace.id, mode: 'live', verificationId: withSelfie, embedding: null, legacyEmbedding: legacy(), createdBy: 'test' });
+  await db()
+    .insert(blocklistEntries)
+    .values({
+      id: newId('blk'),
+      workspaceId: w.workspace.id,
+      mode: 'live',
+      verificationId: withSelfie,
+      embedding: null,
+      legacyEmbedding: legacy(),
+      createdBy: 'test',
+    });
 }, 120_000);
 
 const search = async (embedding: number[]) =>
   db().transaction(async (tx) => {
     await tuneSearch(tx);
-    return findDuplicates(tx, { workspaceId: w.workspace.id, mode: 'live', verificationId: uuidv7(), externalId: null, embedding, threshold: 0.9 });
+    return findDuplicates(tx, {
+      workspaceId: w.workspace.id,
+      mode: 'live',
+      verificationId: uuidv7(),
+      externalId: null,
+      embedding,
+      threshold: 0.9,
+    });
   });
 
 describe('faces:reembed', () => {
@@ -53,7 +89,10 @@ describe('faces:reembed', () => {
     expect((await search(probe)).duplicate_count).toBe(0);
 
     const report = await reembedFaces(db(), (b, k) => analysisPool().analyze(b, k));
-    expect(report).toEqual({ face_embeddings: { reembedded: 1, unavailable: 1 }, blocklist_entries: { reembedded: 1, unavailable: 0 } });
+    expect(report).toEqual({
+      face_embeddings: { reembedded: 1, unavailable: 1 },
+      blocklist_entries: { reembedded: 1, unavailable: 0 },
+    });
 
     const [fe] = await db().select().from(faceEmbeddings).where(eq(faceEmbeddings.verificationId, withSelfie));
     expect(fe.embedding).toHaveLength(128);
@@ -67,7 +106,10 @@ describe('faces:reembed', () => {
     expect(blk.embedding).toHaveLength(128);
 
     // Idempotent: nothing left to do but the face without media.
-    expect(await reembedFaces(db(), (b, k) => analysisPool().analyze(b, k))).toEqual({ face_embeddings: { reembedded: 0, unavailable: 1 }, blocklist_entries: { reembedded: 0, unavailable: 0 } });
+    expect(await reembedFaces(db(), (b, k) => analysisPool().analyze(b, k))).toEqual({
+      face_embeddings: { reembedded: 0, unavailable: 1 },
+      blocklist_entries: { reembedded: 0, unavailable: 0 },
+    });
   }, 120_000);
 
   it('an analysis stored by an older model is made again from the stored bytes before use, and saved', async () => {

@@ -24,7 +24,8 @@ export type SealedMedia = {
 };
 
 /** Encrypts bytes for a medium under its verification's data key. */
-export const sealMediaBytes = (mediaId: string, dataKey: Buffer, bytes: Uint8Array) => aesGcmEncrypt(bytes, aad(mediaId), dataKey);
+export const sealMediaBytes = (mediaId: string, dataKey: Buffer, bytes: Uint8Array) =>
+  aesGcmEncrypt(bytes, aad(mediaId), dataKey);
 
 /** Decrypts a stored blob; throws DataKeyDestroyedError when its verification's data key is gone. */
 export function openMedia(m: SealedMedia): Buffer {
@@ -46,7 +47,14 @@ export function openMedia(m: SealedMedia): Buffer {
 
 /** The stored blob of a medium with its verification's data key, in one query. */
 export async function readSealedMedia(db: DbOrTx, mediaId: string): Promise<SealedMedia | null> {
-  const rows = await db.execute<{ media_id: string; verification_id: string; ciphertext: Buffer; sealed_by: SealedMedia['sealedBy']; kek_id: string | null; wrapped: Buffer | null }>(sql`
+  const rows = await db.execute<{
+    media_id: string;
+    verification_id: string;
+    ciphertext: Buffer;
+    sealed_by: SealedMedia['sealedBy'];
+    kek_id: string | null;
+    wrapped: Buffer | null;
+  }>(sql`
     select b.media_id, m.verification_id, b.ciphertext, b.sealed_by, k.kek_id, k.wrapped
     from media_blobs b
     join media m on m.id = b.media_id
@@ -66,11 +74,15 @@ export async function readSealedMedia(db: DbOrTx, mediaId: string): Promise<Seal
 export const mediaStore = {
   /** Stores the bytes of a medium whose row the caller inserted (in its transaction). */
   async put(db: DbOrTx, mediaId: string, bytes: Uint8Array) {
-    const rows = await db.execute<{ verification_id: string }>(sql`select verification_id from media where id = ${mediaId}`);
+    const rows = await db.execute<{ verification_id: string }>(
+      sql`select verification_id from media where id = ${mediaId}`,
+    );
     const verificationId = Array.from(rows)[0]?.verification_id;
     if (!verificationId) throw new Error(`media ${mediaId}: no such row`);
     const key = await ensureDataKey(db, verificationId);
-    await db.insert(mediaBlobs).values({ mediaId, ciphertext: sealMediaBytes(mediaId, key, bytes), sealedBy: 'data_key' });
+    await db
+      .insert(mediaBlobs)
+      .values({ mediaId, ciphertext: sealMediaBytes(mediaId, key, bytes), sealedBy: 'data_key' });
   },
   /** The bytes, or null when none are stored (never uploaded, deleted, or its data key destroyed by an erasure). */
   async get(db: DbOrTx, mediaId: string): Promise<Buffer | null> {

@@ -18,7 +18,12 @@ export type ImageType = 'jpeg' | 'png' | 'webp';
 export function sniffImageType(b: Uint8Array): ImageType | null {
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
   if (b.length >= 8 && [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((v, i) => b[i] === v)) return 'png';
-  if (b.length >= 12 && String.fromCharCode(...b.subarray(0, 4)) === 'RIFF' && String.fromCharCode(...b.subarray(8, 12)) === 'WEBP') return 'webp';
+  if (
+    b.length >= 12 &&
+    String.fromCharCode(...b.subarray(0, 4)) === 'RIFF' &&
+    String.fromCharCode(...b.subarray(8, 12)) === 'WEBP'
+  )
+    return 'webp';
   return null;
 }
 
@@ -40,28 +45,50 @@ export const MESSAGES: Partial<Record<ErrorCode, string>> = {
   FACE_OCCLUDED: 'Part of the face is covered: remove anything covering the eyes or mouth.',
   DOCUMENT_NOT_FOUND: 'No identity document was found: place the whole document flat in the frame.',
   DOCUMENT_TOO_BLURRY: 'The document is blurry: hold still and make sure the text is sharp.',
-  DOCUMENT_UNREADABLE: 'The code on the document could not be read. Lay the document flat, fill the frame, and tilt it away from the light so the code at the bottom has no glare.',
+  DOCUMENT_UNREADABLE:
+    'The code on the document could not be read. Lay the document flat, fill the frame, and tilt it away from the light so the code at the bottom has no glare.',
 };
 
 /** The most memory one decode may take: the largest 8-bit RGB image the pixel limit allows (8000x8000x3). */
 export const MAX_DECODED_BYTES = LIMITS.maxSide * LIMITS.maxSide * 3;
-const BYTES_PER_SAMPLE: Record<string, number> = { uchar: 1, char: 1, ushort: 2, short: 2, uint: 4, int: 4, float: 4, complex: 8, double: 8, dpcomplex: 16 };
+const BYTES_PER_SAMPLE: Record<string, number> = {
+  uchar: 1,
+  char: 1,
+  ushort: 2,
+  short: 2,
+  uint: 4,
+  int: 4,
+  float: 4,
+  complex: 8,
+  double: 8,
+  dpcomplex: 16,
+};
 
 /** File checks, before any decoding: type by magic bytes, size, and the pixel size the header declares. */
-export async function checkFile(bytes: Uint8Array, kind: MediaKind = 'selfie'): Promise<{ type: ImageType; width: number; height: number; checks: Checks }> {
+export async function checkFile(
+  bytes: Uint8Array,
+  kind: MediaKind = 'selfie',
+): Promise<{ type: ImageType; width: number; height: number; checks: Checks }> {
   const checks: Checks = {};
   const type = sniffImageType(bytes);
   checks.file_type = { value: type ?? 'unknown', threshold: ['jpeg', 'png', 'webp'], passed: !!type };
   if (!type) throw fail('UNSUPPORTED_MEDIA_TYPE', MESSAGES.UNSUPPORTED_MEDIA_TYPE!, checks, ['UNSUPPORTED_MEDIA_TYPE']);
-  checks.file_size = { value: bytes.byteLength, threshold: LIMITS.maxFileBytes, passed: bytes.byteLength <= LIMITS.maxFileBytes };
-  if (!checks.file_size.passed) throw fail('PAYLOAD_TOO_LARGE', MESSAGES.PAYLOAD_TOO_LARGE!, checks, ['PAYLOAD_TOO_LARGE']);
+  checks.file_size = {
+    value: bytes.byteLength,
+    threshold: LIMITS.maxFileBytes,
+    passed: bytes.byteLength <= LIMITS.maxFileBytes,
+  };
+  if (!checks.file_size.passed)
+    throw fail('PAYLOAD_TOO_LARGE', MESSAGES.PAYLOAD_TOO_LARGE!, checks, ['PAYLOAD_TOO_LARGE']);
   // Reads the header only: a small file declaring a huge image is refused without being decoded.
   let meta: Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: false }).metadata();
   } catch {
     checks.file_type = { value: `${type} (unreadable)`, threshold: ['jpeg', 'png', 'webp'], passed: false };
-    throw fail('UNSUPPORTED_MEDIA_TYPE', 'The file is damaged or not a readable image.', checks, ['UNSUPPORTED_MEDIA_TYPE']);
+    throw fail('UNSUPPORTED_MEDIA_TYPE', 'The file is damaged or not a readable image.', checks, [
+      'UNSUPPORTED_MEDIA_TYPE',
+    ]);
   }
   // EXIF orientations 5-8 swap width and height.
   const swap = (meta.orientation ?? 1) >= 5;
@@ -70,19 +97,31 @@ export async function checkFile(bytes: Uint8Array, kind: MediaKind = 'selfie'): 
   const long = Math.max(width, height);
   const short = Math.min(width, height);
   // A document's floor is the size at which its MRZ can be read (DOCUMENT), a selfie's the face models' (LIMITS).
-  const min = kind === 'document' ? [DOCUMENT.minLongSide, DOCUMENT.minShortSide] : [LIMITS.minLongSide, LIMITS.minShortSide];
+  const min =
+    kind === 'document' ? [DOCUMENT.minLongSide, DOCUMENT.minShortSide] : [LIMITS.minLongSide, LIMITS.minShortSide];
   const threshold = { min, max: [LIMITS.maxSide, LIMITS.maxSide] };
   const tooSmall = long < min[0] || short < min[1];
   const tooLarge = long > LIMITS.maxSide;
   checks.dimensions = { value: [width, height], threshold, passed: !tooSmall && !tooLarge };
   if (tooLarge) throw fail('IMAGE_TOO_LARGE', MESSAGES.IMAGE_TOO_LARGE!, checks, ['IMAGE_TOO_LARGE']);
-  if (tooSmall) throw fail('IMAGE_TOO_SMALL', kind === 'document' ? `The image is smaller than ${min[0]}x${min[1]} pixels.` : MESSAGES.IMAGE_TOO_SMALL!, checks, ['IMAGE_TOO_SMALL']);
+  if (tooSmall)
+    throw fail(
+      'IMAGE_TOO_SMALL',
+      kind === 'document' ? `The image is smaller than ${min[0]}x${min[1]} pixels.` : MESSAGES.IMAGE_TOO_SMALL!,
+      checks,
+      ['IMAGE_TOO_SMALL'],
+    );
   // The decode budget, from the header too: pixels × channels × bytes per sample, the memory the full decode
   // takes. An 8000x8000 16-bit PNG (a 498 KB file) would need 384 MB and seconds of one worker's time.
   const decoded = width * height * (meta.channels ?? 3) * (BYTES_PER_SAMPLE[meta.depth ?? 'uchar'] ?? 1);
   checks.decoded_size = { value: decoded, threshold: MAX_DECODED_BYTES, passed: decoded <= MAX_DECODED_BYTES };
   if (!checks.decoded_size.passed) {
-    throw fail('IMAGE_TOO_LARGE', 'The image needs too much memory to decode: fewer pixels, 8 bits per channel, no alpha.', checks, ['IMAGE_TOO_LARGE']);
+    throw fail(
+      'IMAGE_TOO_LARGE',
+      'The image needs too much memory to decode: fewer pixels, 8 bits per channel, no alpha.',
+      checks,
+      ['IMAGE_TOO_LARGE'],
+    );
   }
   return { type, width, height, checks };
 }
@@ -101,23 +140,39 @@ export function checkSelfie(a: Analysis, checks: Checks): { failed: ErrorCode[];
   const maxMean = face ? SELFIE.maxSkinBrightness : SELFIE.maxBrightness;
   const tooBright = light.brightness > maxMean || light.overexposed_fraction > SELFIE.maxOverexposed;
   checks.brightness = {
-    value: { measured_on: face ? 'skin' : 'image', mean: light.brightness, overexposed_fraction: light.overexposed_fraction },
+    value: {
+      measured_on: face ? 'skin' : 'image',
+      mean: light.brightness,
+      overexposed_fraction: light.overexposed_fraction,
+    },
     threshold: { min: SELFIE.minBrightness, max: maxMean, max_overexposed_fraction: SELFIE.maxOverexposed },
     passed: light.brightness >= SELFIE.minBrightness && !tooBright,
   };
   if (light.brightness < SELFIE.minBrightness) failed.push('FACE_TOO_DARK');
   if (tooBright) failed.push('FACE_TOO_BRIGHT');
   const minSharp = face ? SELFIE.minFaceSharpness : SELFIE.minImageSharpness;
-  checks.sharpness = { value: { measured_on: on, laplacian_variance: light.sharpness }, threshold: minSharp, passed: light.sharpness >= minSharp };
+  checks.sharpness = {
+    value: { measured_on: on, laplacian_variance: light.sharpness },
+    threshold: minSharp,
+    passed: light.sharpness >= minSharp,
+  };
   if (!checks.sharpness.passed) failed.push('FACE_TOO_BLURRY');
   checks.face_count = { value: faces.length, threshold: 1, passed: faces.length === 1 };
   if (faces.length === 0) failed.push('NO_FACE_DETECTED');
   if (faces.length > 1) failed.push('MULTIPLE_FACES');
   if (face) {
-    checks.face_size = { value: face.size_fraction, threshold: SELFIE.minFaceSize, passed: face.size_fraction >= SELFIE.minFaceSize };
+    checks.face_size = {
+      value: face.size_fraction,
+      threshold: SELFIE.minFaceSize,
+      passed: face.size_fraction >= SELFIE.minFaceSize,
+    };
     if (!checks.face_size.passed) failed.push('FACE_TOO_SMALL');
     // A face cut off by the frame edge: the mesh (which Human extrapolates past the edge) falls partly outside.
-    checks.face_in_frame = { value: { outside_fraction: face.outside_fraction }, threshold: { max_outside_fraction: SELFIE.maxOutsideFraction }, passed: face.outside_fraction <= SELFIE.maxOutsideFraction };
+    checks.face_in_frame = {
+      value: { outside_fraction: face.outside_fraction },
+      threshold: { max_outside_fraction: SELFIE.maxOutsideFraction },
+      passed: face.outside_fraction <= SELFIE.maxOutsideFraction,
+    };
     if (!checks.face_in_frame.passed) failed.push('FACE_CUT_OFF');
     const r = face.regions;
     const eyes = Math.min(r.left_eye_texture, r.right_eye_texture);
@@ -132,7 +187,11 @@ export function checkSelfie(a: Analysis, checks: Checks): { failed: ErrorCode[];
 }
 
 /** Document: present (card-shaped region), sharp, and on an identity document's front a portrait. */
-export function checkDocument(a: Analysis, checks: Checks, side: 'front' | 'back'): { failed: ErrorCode[]; portrait: FaceMeasure | null } {
+export function checkDocument(
+  a: Analysis,
+  checks: Checks,
+  side: 'front' | 'back',
+): { failed: ErrorCode[]; portrait: FaceMeasure | null } {
   const failed: ErrorCode[] = [];
   const d = a.document!;
   const present =
@@ -143,17 +202,29 @@ export function checkDocument(a: Analysis, checks: Checks, side: 'front' | 'back
     d.aspect <= DOCUMENT.maxAspect;
   checks.document_present = {
     value: { area_fraction: d.area_fraction, fill: d.fill, aspect: d.aspect },
-    threshold: { area_fraction: [DOCUMENT.minAreaFraction, DOCUMENT.maxAreaFraction], min_fill: DOCUMENT.minFill, aspect: [DOCUMENT.minAspect, DOCUMENT.maxAspect] },
+    threshold: {
+      area_fraction: [DOCUMENT.minAreaFraction, DOCUMENT.maxAreaFraction],
+      min_fill: DOCUMENT.minFill,
+      aspect: [DOCUMENT.minAspect, DOCUMENT.maxAspect],
+    },
     passed: present,
   };
   if (!present) failed.push('DOCUMENT_NOT_FOUND');
   const sharpness = present ? d.sharpness : a.whole.sharpness;
-  checks.document_sharpness = { value: sharpness, threshold: DOCUMENT.minSharpness, passed: sharpness >= DOCUMENT.minSharpness };
+  checks.document_sharpness = {
+    value: sharpness,
+    threshold: DOCUMENT.minSharpness,
+    passed: sharpness >= DOCUMENT.minSharpness,
+  };
   if (!checks.document_sharpness.passed) failed.push('DOCUMENT_TOO_BLURRY');
   let portrait: FaceMeasure | null = null;
   if (side === 'front') {
     portrait = a.faces.find((f) => f.score >= DOCUMENT.minPortraitScore) ?? null;
-    checks.portrait = { value: portrait ? portrait.score : 0, threshold: DOCUMENT.minPortraitScore, passed: !!portrait };
+    checks.portrait = {
+      value: portrait ? portrait.score : 0,
+      threshold: DOCUMENT.minPortraitScore,
+      passed: !!portrait,
+    };
     if (!portrait && !failed.includes('DOCUMENT_NOT_FOUND')) failed.push('DOCUMENT_NOT_FOUND');
   }
   return { failed, portrait };

@@ -30,7 +30,10 @@ afterEach(() => {
 const built = (at: Date) => {
   const out = path.join(root, dir, 'analysis-worker.generated.mjs');
   fs.writeFileSync(out, '// built\n');
-  fs.writeFileSync(path.join(root, dir, 'analysis-worker.generated.inputs.json'), JSON.stringify([path.join(dir, 'worker.ts')]));
+  fs.writeFileSync(
+    path.join(root, dir, 'analysis-worker.generated.inputs.json'),
+    JSON.stringify([path.join(dir, 'worker.ts')]),
+  );
   fs.utimesSync(out, at, at);
   return out;
 };

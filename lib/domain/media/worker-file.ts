@@ -21,7 +21,8 @@ export class AnalysisWorkerNotBuiltError extends Error {}
  * project's folder (by default the one the server runs from, OPEN_VERIFY_ROOT or the working directory).
  */
 export function analysisWorkerProblem(root?: string): string | null {
-  const projectPath = (...parts: string[]) => (root === undefined ? projectPathOf(...parts) : path.join(root, ...parts));
+  const projectPath = (...parts: string[]) =>
+    root === undefined ? projectPathOf(...parts) : path.join(root, ...parts);
   const out = projectPath(...OUTPUT);
   if (!fs.existsSync(out) || !fs.existsSync(projectPath(...INPUTS))) {
     return `The image-analysis worker (${NAME}) has not been built: run \`npm run build\` (or \`npm run build:worker\` for this file alone).`;
@@ -32,7 +33,9 @@ export function analysisWorkerProblem(root?: string): string | null {
     const p = projectPath(f);
     return !fs.existsSync(p) || fs.statSync(p).mtimeMs > built;
   });
-  return newer === undefined ? null : `The image-analysis worker (${NAME}) is older than ${newer}: run \`npm run build\` (or \`npm run build:worker\`) again.`;
+  return newer === undefined
+    ? null
+    : `The image-analysis worker (${NAME}) is older than ${newer}: run \`npm run build\` (or \`npm run build:worker\`) again.`;
 }
 
 export function analysisWorkerFile(): string {

@@ -23,7 +23,8 @@ export class DataKeyDestroyedError extends Error {
   }
 }
 
-export const unwrapDataKey = (row: DataKeyRow): Buffer => unwrapWithKek(row.kekId, row.wrapped, aad(row.verificationId));
+export const unwrapDataKey = (row: DataKeyRow): Buffer =>
+  unwrapWithKek(row.kekId, row.wrapped, aad(row.verificationId));
 
 export function wrapDataKey(verificationId: string, key: Buffer) {
   return wrapWithKek(key, aad(verificationId));

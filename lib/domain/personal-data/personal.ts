@@ -53,7 +53,10 @@ export function keyOpener(rows: Map<string, DataKeyRow>): (verificationId: strin
   };
 }
 
-type Sealed = Pick<VerificationRow, 'id' | 'result' | 'resultSealed' | 'externalMetadata' | 'externalMetadataRaw' | 'externalMetadataSealed'>;
+type Sealed = Pick<
+  VerificationRow,
+  'id' | 'result' | 'resultSealed' | 'externalMetadata' | 'externalMetadataRaw' | 'externalMetadataSealed'
+>;
 
 /**
  * A verification as read, with its personal fields opened in memory: `externalMetadataRaw` holds external_metadata's
@@ -96,7 +99,10 @@ type AuditRow = { id: string; verificationId: string | null; data: unknown; data
  * An audit entry's data with its personal part merged back; once the data key is gone, the part is absent and
  * `personal_erased` says so (the entry itself, who did what and when, stays).
  */
-export function openAuditData(e: AuditRow, key: (verificationId: string) => Buffer | null): Record<string, unknown> | null {
+export function openAuditData(
+  e: AuditRow,
+  key: (verificationId: string) => Buffer | null,
+): Record<string, unknown> | null {
   const data = (e.data ?? null) as Record<string, unknown> | null;
   if (!e.dataSealed || !e.verificationId) return data;
   const text = openText(key(e.verificationId), AAD.audit(e.id), e.dataSealed);

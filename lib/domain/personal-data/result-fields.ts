@@ -83,10 +83,13 @@ const aad = resultAad;
  * verification's data key in `result_sealed` (null when there are none). Called where results are written
  * (lib/domain/transitions/state-machine.ts), inside the caller's transaction.
  */
-export async function sealResult(db: DbOrTx, verificationId: string, result: unknown): Promise<{ result: Obj | null; resultSealed: Buffer | null }> {
+export async function sealResult(
+  db: DbOrTx,
+  verificationId: string,
+  result: unknown,
+): Promise<{ result: Obj | null; resultSealed: Buffer | null }> {
   const { kept, personal } = splitResult(result);
   if (!personal) return { result: kept, resultSealed: null };
   const key = await ensureDataKey(db, verificationId);
   return { result: kept, resultSealed: aesGcmEncrypt(JSON.stringify(personal), aad(verificationId), key) };
 }
-

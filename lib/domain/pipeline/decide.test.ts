@@ -10,21 +10,63 @@ import { AGE_CALIBRATION } from '../faces/age';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const face = (over: Partial<FaceMeasure> = {}): FaceMeasure => ({
-  score: 1, detector_score: 1, mesh_score: 1, box: [0, 0, 100, 100], size_fraction: 0.5, outside_fraction: 0, yaw: 0, age_features: null, brightness: 120, overexposed_fraction: 0, sharpness: 100,
-  regions: { left_eye_texture: 30, right_eye_texture: 30, mouth_texture: 30, left_eye_color_distance: 20, right_eye_color_distance: 20, mouth_color_distance: 20 },
-  age: 60, gender: 'female', gender_score: 0.9, real: 0.7, live: 0.9, embedding: [1, 0, 0], replay_score: 5, ...over,
+  score: 1,
+  detector_score: 1,
+  mesh_score: 1,
+  box: [0, 0, 100, 100],
+  size_fraction: 0.5,
+  outside_fraction: 0,
+  yaw: 0,
+  age_features: null,
+  brightness: 120,
+  overexposed_fraction: 0,
+  sharpness: 100,
+  regions: {
+    left_eye_texture: 30,
+    right_eye_texture: 30,
+    mouth_texture: 30,
+    left_eye_color_distance: 20,
+    right_eye_color_distance: 20,
+    mouth_color_distance: 20,
+  },
+  age: 60,
+  gender: 'female',
+  gender_score: 0.9,
+  real: 0.7,
+  live: 0.9,
+  embedding: [1, 0, 0],
+  replay_score: 5,
+  ...over,
 });
-const ev = (over: Partial<Evidence> = {}): Evidence => ({ flow: 'age', checkMethod: 'estimation', ageThreshold: 18, selfie: face(), blocklist: null, blocklistThreshold: 0.68, otherCapture: null, ...over });
+const ev = (over: Partial<Evidence> = {}): Evidence => ({
+  flow: 'age',
+  checkMethod: 'estimation',
+  ageThreshold: 18,
+  selfie: face(),
+  blocklist: null,
+  blocklistThreshold: 0.68,
+  otherCapture: null,
+  ...over,
+});
 
 describe('decide', () => {
   it('selfie_quality when the selfie has no usable face description or no age', () => {
-    expect(decide(ev({ selfie: face({ embedding: null }) }), now)).toMatchObject({ outcome: 'resubmit', reason: 'selfie_quality' });
+    expect(decide(ev({ selfie: face({ embedding: null }) }), now)).toMatchObject({
+      outcome: 'resubmit',
+      reason: 'selfie_quality',
+    });
     expect(decide(ev({ selfie: null }), now)).toMatchObject({ outcome: 'resubmit', reason: 'selfie_quality' });
-    expect(decide(ev({ selfie: face({ age: null, age_features: null }) }), now)).toMatchObject({ outcome: 'resubmit', reason: 'selfie_quality' });
+    expect(decide(ev({ selfie: face({ age: null, age_features: null }) }), now)).toMatchObject({
+      outcome: 'resubmit',
+      reason: 'selfie_quality',
+    });
   });
 
   it("liveness_failed when Human's liveness score is under the floor", () => {
-    expect(decide(ev({ selfie: face({ live: 0.05 }) }), now)).toMatchObject({ outcome: 'resubmit', reason: 'liveness_failed' });
+    expect(decide(ev({ selfie: face({ live: 0.05 }) }), now)).toMatchObject({
+      outcome: 'resubmit',
+      reason: 'liveness_failed',
+    });
     expect(decide(ev({ selfie: face({ live: 0.18 }) }), now).outcome).toBe('approve');
   });
 
@@ -32,13 +74,19 @@ describe('decide', () => {
     const all = ev({ selfie: face({ replay_score: 300, live: 0.01 }), blocklist: { id: 'blk', similarity: 0.9 } });
     expect(decide(all, now).reason).toBe('fraud_detected');
     expect(decide({ ...all, selfie: face({ live: 0.01 }) }, now).reason).toBe('blocklist_match');
-    expect(decide({ ...all, blocklist: { id: 'blk', similarity: 0.5 }, selfie: face({ live: 0.01 }) }, now).reason).toBe('liveness_failed');
+    expect(
+      decide({ ...all, blocklist: { id: 'blk', similarity: 0.5 }, selfie: face({ live: 0.01 }) }, now).reason,
+    ).toBe('liveness_failed');
   });
 
   it('document flows: no portrait or no read → document_quality', () => {
     const base = ev({ checkMethod: 'document_verification' });
-    expect(decide({ ...base, document: { type: 'passport', portrait: null, read: null } }, now).reason).toBe('document_quality');
-    expect(decide({ ...base, document: { type: 'passport', portrait: face(), read: null } }, now).reason).toBe('document_quality');
+    expect(decide({ ...base, document: { type: 'passport', portrait: null, read: null } }, now).reason).toBe(
+      'document_quality',
+    );
+    expect(decide({ ...base, document: { type: 'passport', portrait: face(), read: null } }, now).reason).toBe(
+      'document_quality',
+    );
   });
 
   it('estimation result: pass / refer / fail from the fitted range table (thresholds.ts, AGE_RANGES)', () => {
@@ -77,29 +125,67 @@ describe('decide', () => {
     const d = AGE_CALIBRATION.description!;
     const norm = d.weights.reduce((s, w) => s + w * w, 0);
     const childish = d.mean.map((m, j) => m - d.weights[j] / norm);
-    const child = face({ age: 60, embedding: childish, age_features: { faceres: 6, faceres_mirror: 6, faceres_deep_tight: 6, faceres_deep_tight_mirror: 6, face_api: 6 } });
+    const child = face({
+      age: 60,
+      embedding: childish,
+      age_features: { faceres: 6, faceres_mirror: 6, faceres_deep_tight: 6, faceres_deep_tight_mirror: 6, face_api: 6 },
+    });
     expect(decide(ev({ selfie: child }), now)).toMatchObject({ outcome: 'decline', reason: 'age_below_threshold' });
     expect(decide(ev({ selfie: face({ age: 60 }) }), now).outcome).toBe('approve');
   });
 
   it('active liveness, where required: a passed challenge of the same person right before the selfie; skipped → review', () => {
-    const challenge = { id: 'lch_1', passed: true, failure: null, steps: ['left', 'right', 'straight'] as const, issued_at: '', completed_at: '', frames: [] };
-    const al = (over: object) => ev({ activeLiveness: { required: true, challenge: { ...challenge, steps: [...challenge.steps] }, selfieSimilarity: 0.97, selfieAfterChallengeMs: 5_000, ...over } });
+    const challenge = {
+      id: 'lch_1',
+      passed: true,
+      failure: null,
+      steps: ['left', 'right', 'straight'] as const,
+      issued_at: '',
+      completed_at: '',
+      frames: [],
+    };
+    const al = (over: object) =>
+      ev({
+        activeLiveness: {
+          required: true,
+          challenge: { ...challenge, steps: [...challenge.steps] },
+          selfieSimilarity: 0.97,
+          selfieAfterChallengeMs: 5_000,
+          ...over,
+        },
+      });
     expect(decide(al({}), now).outcome).toBe('approve');
     expect(decide(al({ challenge: null }), now)).toMatchObject({ outcome: 'resubmit', reason: 'liveness_failed' });
-    expect(decide(al({ challenge: { ...challenge, steps: [], passed: false, failure: 'still_image' } }), now)).toMatchObject({ outcome: 'resubmit', reason: 'liveness_failed' });
-    expect(decide(al({ selfieSimilarity: 0.8 }), now).checks.signal).toBe('the selfie is not the person of the head-turn challenge');
-    expect(decide(al({ selfieAfterChallengeMs: 11 * 60_000 }), now).checks.signal).toBe('the selfie was not taken right after the head-turn challenge');
+    expect(
+      decide(al({ challenge: { ...challenge, steps: [], passed: false, failure: 'still_image' } }), now),
+    ).toMatchObject({ outcome: 'resubmit', reason: 'liveness_failed' });
+    expect(decide(al({ selfieSimilarity: 0.8 }), now).checks.signal).toBe(
+      'the selfie is not the person of the head-turn challenge',
+    );
+    expect(decide(al({ selfieAfterChallengeMs: 11 * 60_000 }), now).checks.signal).toBe(
+      'the selfie was not taken right after the head-turn challenge',
+    );
     // The accessible alternative: what would be approved goes to a person; what is declined stays declined.
     const skipped = al({ challenge: { ...challenge, steps: [], passed: false, skipped: true } });
     expect(decide(skipped, now)).toMatchObject({ outcome: 'review', reason: null });
     expect(decide({ ...skipped, ageThreshold: 99 }, now).outcome).not.toBe('approve');
     // Not required (an API upload): the passive checks only.
-    expect(decide(ev({ activeLiveness: { required: false, challenge: null, selfieSimilarity: null, selfieAfterChallengeMs: null } }), now).outcome).toBe('approve');
+    expect(
+      decide(
+        ev({
+          activeLiveness: { required: false, challenge: null, selfieSimilarity: null, selfieAfterChallengeMs: null },
+        }),
+        now,
+      ).outcome,
+    ).toBe('approve');
   });
 
   it('presentation attack: the moiré score alone declines as fraud', () => {
-    expect(decide(ev({ selfie: face({ replay_score: 5, moire_score: 40 }) }), now)).toMatchObject({ outcome: 'decline', reason: 'fraud_detected', checks: { signal: 'screen moiré on the face' } });
+    expect(decide(ev({ selfie: face({ replay_score: 5, moire_score: 40 }) }), now)).toMatchObject({
+      outcome: 'decline',
+      reason: 'fraud_detected',
+      checks: { signal: 'screen moiré on the face' },
+    });
     expect(decide(ev({ selfie: face({ replay_score: 5, moire_score: 10 }) }), now).outcome).toBe('approve');
   });
 });
@@ -111,28 +197,85 @@ describe('step-up to a document (estimation_fallback, docs/api.md "Step-up to a 
   const passport = (birthDate: string, portrait = face()) => ({
     type: 'passport' as const,
     portrait,
-    read: { source: 'mrz' as const, corrected: false, mrz: { format: 'TD3' as const, documentCode: 'P', issuingCountry: 'UTO', surname: 'ERIKSSON', givenNames: 'ANNA', documentNumber: 'L898902C3', nationality: 'UTO', birthDate, sex: 'F' as const, expiryDate: '310415' } },
+    read: {
+      source: 'mrz' as const,
+      corrected: false,
+      mrz: {
+        format: 'TD3' as const,
+        documentCode: 'P',
+        issuingCountry: 'UTO',
+        surname: 'ERIKSSON',
+        givenNames: 'ANNA',
+        documentNumber: 'L898902C3',
+        nationality: 'UTO',
+        birthDate,
+        sex: 'F' as const,
+        expiryDate: '310415',
+      },
+    },
   });
 
   it('an estimate that cannot decide asks for a document instead of a person; pass and fail stand', () => {
     const refer = at(60, { estimationFallback: 'document' });
-    expect(refer).toMatchObject({ outcome: 'resubmit', reason: 'document_required', result: { decision: 'refer', threshold: 60, age_source: 'estimation' }, checks: { step_up: 'document' } });
-    expect(at(1, { estimationFallback: 'document' })).toMatchObject({ outcome: 'approve', reason: null, result: { decision: 'pass', age_source: 'estimation' } });
-    expect(at(120, { estimationFallback: 'document' })).toMatchObject({ outcome: 'decline', reason: 'age_below_threshold', result: { decision: 'fail', age_source: 'estimation' } });
+    expect(refer).toMatchObject({
+      outcome: 'resubmit',
+      reason: 'document_required',
+      result: { decision: 'refer', threshold: 60, age_source: 'estimation' },
+      checks: { step_up: 'document' },
+    });
+    expect(at(1, { estimationFallback: 'document' })).toMatchObject({
+      outcome: 'approve',
+      reason: null,
+      result: { decision: 'pass', age_source: 'estimation' },
+    });
+    expect(at(120, { estimationFallback: 'document' })).toMatchObject({
+      outcome: 'decline',
+      reason: 'age_below_threshold',
+      result: { decision: 'fail', age_source: 'estimation' },
+    });
     // `review` (the default, and absent): a person decides, as the interface says.
-    expect(at(60, { estimationFallback: 'review' })).toMatchObject({ outcome: 'review', reason: null, result: { decision: 'refer', age_source: 'estimation' } });
+    expect(at(60, { estimationFallback: 'review' })).toMatchObject({
+      outcome: 'review',
+      reason: null,
+      result: { decision: 'refer', age_source: 'estimation' },
+    });
     expect(at(60)).toMatchObject({ outcome: 'review', reason: null });
     // The checks before the estimate still decide first: a screen replay is fraud, not a reason to ask for a document.
-    expect(at(60, { estimationFallback: 'document', selfie: face({ replay_score: 300 }) }).reason).toBe('fraud_detected');
+    expect(at(60, { estimationFallback: 'document', selfie: face({ replay_score: 300 }) }).reason).toBe(
+      'fraud_detected',
+    );
   });
 
   it('once stepped up, the document decides: its date of birth and the face match, age_source document', () => {
-    const stepped = (doc: Evidence['document'], threshold = 60) => at(threshold, { estimationFallback: 'document', stepUp: 'document', document: doc });
+    const stepped = (doc: Evidence['document'], threshold = 60) =>
+      at(threshold, { estimationFallback: 'document', stepUp: 'document', document: doc });
     // Born 1960-01-01: 66 on the decision day, over 60.
-    expect(stepped(passport('600101'))).toMatchObject({ outcome: 'approve', reason: null, result: { decision: 'pass', threshold: 60, age: 66, age_source: 'document', document: { type: 'passport', source: 'mrz' } } });
-    expect(stepped(passport('800101'))).toMatchObject({ outcome: 'decline', reason: 'age_below_threshold', result: { decision: 'fail', age: 46, age_source: 'document' } });
-    expect(stepped(passport('600101', face({ embedding: [0, 1, 0] })))).toMatchObject({ outcome: 'decline', reason: 'identity_mismatch', result: { age_source: 'document' } });
-    expect(stepped({ type: 'passport', portrait: face(), read: null })).toMatchObject({ outcome: 'resubmit', reason: 'document_quality', result: null });
+    expect(stepped(passport('600101'))).toMatchObject({
+      outcome: 'approve',
+      reason: null,
+      result: {
+        decision: 'pass',
+        threshold: 60,
+        age: 66,
+        age_source: 'document',
+        document: { type: 'passport', source: 'mrz' },
+      },
+    });
+    expect(stepped(passport('800101'))).toMatchObject({
+      outcome: 'decline',
+      reason: 'age_below_threshold',
+      result: { decision: 'fail', age: 46, age_source: 'document' },
+    });
+    expect(stepped(passport('600101', face({ embedding: [0, 1, 0] })))).toMatchObject({
+      outcome: 'decline',
+      reason: 'identity_mismatch',
+      result: { age_source: 'document' },
+    });
+    expect(stepped({ type: 'passport', portrait: face(), read: null })).toMatchObject({
+      outcome: 'resubmit',
+      reason: 'document_quality',
+      result: null,
+    });
     // The estimate is not consulted again: a threshold the estimate would pass is still decided by the document.
     expect(stepped(passport('800101'), 1).result).toMatchObject({ age: 46, age_source: 'document' });
     // With the fallback switched back to review after the step-up, the document still decides.
@@ -140,7 +283,11 @@ describe('step-up to a document (estimation_fallback, docs/api.md "Step-up to a 
   });
 
   it('age_source on every Age result: document_verification is document; KYC decides no age and has none', () => {
-    expect(at(60, { checkMethod: 'document_verification', document: passport('600101') }).result).toMatchObject({ age_source: 'document' });
-    expect(at(60, { flow: 'kyc', checkMethod: null, document: passport('600101') }).result).not.toHaveProperty('age_source');
+    expect(at(60, { checkMethod: 'document_verification', document: passport('600101') }).result).toMatchObject({
+      age_source: 'document',
+    });
+    expect(at(60, { flow: 'kyc', checkMethod: null, document: passport('600101') }).result).not.toHaveProperty(
+      'age_source',
+    );
   });
 });

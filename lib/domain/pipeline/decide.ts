@@ -39,7 +39,8 @@ const MODULES: Record<PipelineCheckId, Check> = {
   document: documentRead,
   face_match: faceMatchAndDocumentAge,
 };
-const listFor = (path: 'estimation' | 'document'): Check[] => PIPELINE_CHECKS.filter((c) => c.path === 'common' || c.path === path).map((c) => MODULES[c.id]);
+const listFor = (path: 'estimation' | 'document'): Check[] =>
+  PIPELINE_CHECKS.filter((c) => c.path === 'common' || c.path === path).map((c) => MODULES[c.id]);
 const ESTIMATION = listFor('estimation');
 const DOCUMENT = listFor('document');
 
@@ -50,7 +51,9 @@ type Route = Pick<Evidence, 'flow' | 'checkMethod' | 'stepUp'>;
  * document is decided as document_verification is: by the document's date of birth and the face match.
  */
 export function checksFor(ev: Route): Check[] {
-  return ev.flow === 'age' && ev.checkMethod !== 'document_verification' && ev.stepUp !== 'document' ? ESTIMATION : DOCUMENT;
+  return ev.flow === 'age' && ev.checkMethod !== 'document_verification' && ev.stepUp !== 'document'
+    ? ESTIMATION
+    : DOCUMENT;
 }
 
 /**

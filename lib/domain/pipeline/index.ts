@@ -23,7 +23,15 @@ import { openRead, readCode } from '../documents/read';
 import { applyTransition, type Trigger } from '../transitions/state-machine';
 import { enqueueTransitionWebhook } from '../webhooks/outbox';
 import { ATTEMPTS_EXHAUSTED_REASON, attemptsExhausted, needsDocument, STEP_UP_REASON } from '../transitions/policy';
-import { blocklistMatch, closestOtherCapture, findDuplicates, NOT_CHECKED, rememberFace, tuneSearch, type DuplicateCheck } from '../duplicates';
+import {
+  blocklistMatch,
+  closestOtherCapture,
+  findDuplicates,
+  NOT_CHECKED,
+  rememberFace,
+  tuneSearch,
+  type DuplicateCheck,
+} from '../duplicates';
 import { decide, type Decision, type DocumentRead, type Evidence } from './decide';
 import { PROCESSING_ERROR_KEY } from './checks/list';
 import { metrics, secondsSince } from '../../core/observability/metrics';
@@ -85,7 +93,10 @@ export async function runDueJobs(deps: PipelineDeps, limit = 10): Promise<number
 }
 
 /** The Inngest entry point: process the pending job of one verification, if any is due. */
-export async function processSubmission(deps: PipelineDeps, verificationId: string): Promise<{ status: string } | null> {
+export async function processSubmission(
+  deps: PipelineDeps,
+  verificationId: string,
+): Promise<{ status: string } | null> {
   const job = await claimJob(deps, { verificationId });
   if (!job) return null;
   return processJob(deps, job);
@@ -112,7 +123,9 @@ async function gather(deps: PipelineDeps, job: Job, v: VerificationRow, ws: Work
     otherCapture: null,
   };
   const embedding = selfie?.embedding;
-  const duplicateCheck = embedding ? await stage('duplicates', () => searchDuplicates(deps.db, v, ws, embedding, evidence)) : NOT_CHECKED;
+  const duplicateCheck = embedding
+    ? await stage('duplicates', () => searchDuplicates(deps.db, v, ws, embedding, evidence))
+    : NOT_CHECKED;
   if (needsDocument(v)) evidence.document = await stage('document_read', () => readDocument(deps, get));
   return { evidence, duplicateCheck, selfie };
 }
@@ -121,8 +134,14 @@ async function gather(deps: PipelineDeps, job: Job, v: VerificationRow, ws: Work
  * The submitted media rows, and the selfie's face. The analysis made at upload is used as is (made again if an
  * older model made it); the stored bytes are read (and so checked) for every medium.
  */
-async function loadSelfie(db: Db, job: Job): Promise<{ get: (k: string) => MediaRow | undefined; selfieRow: MediaRow; selfie: FaceMeasure | null }> {
-  const rows = await db.select().from(media).where(inArray(media.id, Object.values(job.mediaIds)));
+async function loadSelfie(
+  db: Db,
+  job: Job,
+): Promise<{ get: (k: string) => MediaRow | undefined; selfieRow: MediaRow; selfie: FaceMeasure | null }> {
+  const rows = await db
+    .select()
+    .from(media)
+    .where(inArray(media.id, Object.values(job.mediaIds)));
   const byId = new Map(rows.map((r) => [r.id, r]));
   const get = (k: string) => (job.mediaIds[k] ? byId.get(job.mediaIds[k]) : undefined);
   const selfieRow = get('selfie');
@@ -134,30 +153,55 @@ async function loadSelfie(db: Db, job: Job): Promise<{ get: (k: string) => Media
 }
 
 /** Active liveness: required for a selfie taken on the hosted page when the workspace asks for it. */
-async function activeLivenessEvidence(db: Db, v: VerificationRow, ws: WorkspaceRow, selfieRow: MediaRow, selfie: FaceMeasure | null): Promise<Evidence['activeLiveness']> {
+async function activeLivenessEvidence(
+  db: Db,
+  v: VerificationRow,
+  ws: WorkspaceRow,
+  selfieRow: MediaRow,
+  selfie: FaceMeasure | null,
+): Promise<Evidence['activeLiveness']> {
   const challenge = await latestChallenge(db, v.id);
   return {
     required: ws.requireActiveLiveness && selfieRow.source === 'capture',
     challenge: challenge?.outcome ?? null,
-    selfieSimilarity: challenge?.embedding && selfie?.embedding ? Math.round(cosine(challenge.embedding, selfie.embedding) * 10000) / 10000 : null,
-    selfieAfterChallengeMs: challenge?.completedAt ? selfieRow.createdAt.getTime() - challenge.completedAt.getTime() : null,
+    selfieSimilarity:
+      challenge?.embedding && selfie?.embedding
+        ? Math.round(cosine(challenge.embedding, selfie.embedding) * 10000) / 10000
+        : null,
+    selfieAfterChallengeMs: challenge?.completedAt
+      ? selfieRow.createdAt.getTime() - challenge.completedAt.getTime()
+      : null,
   };
 }
 
 /** The blocklist and the closest other capture (into `evidence`), and the duplicate check unless the workspace allows duplicates. */
-async function searchDuplicates(db: Db, v: VerificationRow, ws: WorkspaceRow, embedding: number[], evidence: Evidence): Promise<DuplicateCheck> {
+async function searchDuplicates(
+  db: Db,
+  v: VerificationRow,
+  ws: WorkspaceRow,
+  embedding: number[],
+  evidence: Evidence,
+): Promise<DuplicateCheck> {
   const scope = { workspaceId: v.workspaceId, mode: v.mode, embedding };
   evidence.blocklist = await blocklistMatch(db, scope);
   return db.transaction(async (tx) => {
     await tuneSearch(tx);
     evidence.otherCapture = await closestOtherCapture(tx, { ...scope, verificationId: v.id });
     if (ws.allowDuplicates) return NOT_CHECKED;
-    return findDuplicates(tx, { ...scope, verificationId: v.id, externalId: v.externalId, threshold: ws.duplicateThreshold });
+    return findDuplicates(tx, {
+      ...scope,
+      verificationId: v.id,
+      externalId: v.externalId,
+      threshold: ws.duplicateThreshold,
+    });
   });
 }
 
 /** The document's evidence: its portrait, and what its MRZ or barcode says. */
-async function readDocument(deps: PipelineDeps, get: (k: string) => MediaRow | undefined): Promise<NonNullable<Evidence['document']>> {
+async function readDocument(
+  deps: PipelineDeps,
+  get: (k: string) => MediaRow | undefined,
+): Promise<NonNullable<Evidence['document']>> {
   const db = deps.db;
   const front = get('document_front');
   const back = get('document_back');
@@ -175,7 +219,8 @@ async function readDocument(deps: PipelineDeps, get: (k: string) => MediaRow | u
     if (!read) {
       const bytes = coded === front ? frontBytes : await mediaStore.get(db, coded.id);
       if (!bytes) throw new Error('submitted document back bytes missing');
-      const box = coded === front ? frontAnalysis?.document?.box : (await currentAnalysis(db, coded, bytes))?.document?.box;
+      const box =
+        coded === front ? frontAnalysis?.document?.box : (await currentAnalysis(db, coded, bytes))?.document?.box;
       read = await readCode(bytes, type, box);
     }
   }
@@ -196,18 +241,26 @@ const TRIGGER: Record<'approve' | 'decline' | 'resubmit' | 'review', Trigger> = 
  */
 export async function processJob(deps: PipelineDeps, job: Job): Promise<{ status: string }> {
   const ms = leaseMs(deps);
-  const renew = setInterval(() => {
-    deps.db
-      .update(pipelineJobs)
-      .set({ leaseUntil: new Date(now(deps).getTime() + ms) })
-      .where(and(eq(pipelineJobs.id, job.id), eq(pipelineJobs.status, 'running')))
-      .catch((e) => log.warn('pipeline lease renewal failed', { err: e, job: job.id }));
-  }, Math.max(50, Math.floor(ms / 3)));
+  const renew = setInterval(
+    () => {
+      deps.db
+        .update(pipelineJobs)
+        .set({ leaseUntil: new Date(now(deps).getTime() + ms) })
+        .where(and(eq(pipelineJobs.id, job.id), eq(pipelineJobs.status, 'running')))
+        .catch((e) => log.warn('pipeline lease renewal failed', { err: e, job: job.id }));
+    },
+    Math.max(50, Math.floor(ms / 3)),
+  );
   renew.unref();
   const started = performance.now();
   try {
     // The trace of the submit that wrote the job goes on here, whichever runner took it and however much later.
-    const attributes = { 'open_verify.job': 'decide-submission', 'open_verify.verification_id': job.verificationId, 'open_verify.attempt': job.attempt, 'open_verify.tries': job.tries };
+    const attributes = {
+      'open_verify.job': 'decide-submission',
+      'open_verify.verification_id': job.verificationId,
+      'open_verify.attempt': job.attempt,
+      'open_verify.tries': job.tries,
+    };
     return await inJobSpan('decide-submission', job.traceparent, attributes, async (span) => {
       const out = await decideJob(deps, job);
       span?.setAttribute('open_verify.status', out.status);
@@ -229,16 +282,30 @@ async function decideJob(deps: PipelineDeps, job: Job): Promise<{ status: string
   const { decision, duplicateCheck, selfie } = evaluated;
   const { outcome, reason, stepUp } = finalOutcome(v.row, decision);
   const t = now(deps);
-  const recorded = await stage('record', () => record(deps, job, v.row, { decision, outcome, reason, stepUp, duplicateCheck, selfie, t }));
-  if (recorded.decided) log.info('verification decided', { verification_id: v.row.id, attempt: job.attempt, status: recorded.status, reason });
+  const recorded = await stage('record', () =>
+    record(deps, job, v.row, { decision, outcome, reason, stepUp, duplicateCheck, selfie, t }),
+  );
+  if (recorded.decided)
+    log.info('verification decided', {
+      verification_id: v.row.id,
+      attempt: job.attempt,
+      status: recorded.status,
+      reason,
+    });
   return { status: recorded.status };
 }
 
 /** The verification, if it still waits for this job; otherwise the job is done (decided by an earlier run, or superseded). */
-async function submissionOf(deps: PipelineDeps, job: Job): Promise<{ waiting: true; row: VerificationRow } | { waiting: false; status: string }> {
+async function submissionOf(
+  deps: PipelineDeps,
+  job: Job,
+): Promise<{ waiting: true; row: VerificationRow } | { waiting: false; status: string }> {
   const [v] = await deps.db.select().from(verifications).where(eq(verifications.id, job.verificationId));
   if (v && v.status === 'submitted' && v.attemptsUsed === job.attempt) return { waiting: true, row: v };
-  await deps.db.update(pipelineJobs).set({ status: 'done', leaseUntil: null, updatedAt: now(deps) }).where(eq(pipelineJobs.id, job.id));
+  await deps.db
+    .update(pipelineJobs)
+    .set({ status: 'done', leaseUntil: null, updatedAt: now(deps) })
+    .where(eq(pipelineJobs.id, job.id));
   return { waiting: false, status: v?.status ?? 'missing' };
 }
 
@@ -246,11 +313,18 @@ async function submissionOf(deps: PipelineDeps, job: Job): Promise<{ waiting: tr
  * The evidence and what the checks decide of it. A failure is retried (the job back to pending, with back-off)
  * until MAX_TRIES, then decided as `processing_error`.
  */
-async function evaluate(deps: PipelineDeps, job: Job, v: VerificationRow, ws: WorkspaceRow): Promise<{ decision: Decision; duplicateCheck: DuplicateCheck; selfie: FaceMeasure | null } | 'retrying'> {
+async function evaluate(
+  deps: PipelineDeps,
+  job: Job,
+  v: VerificationRow,
+  ws: WorkspaceRow,
+): Promise<{ decision: Decision; duplicateCheck: DuplicateCheck; selfie: FaceMeasure | null } | 'retrying'> {
   let g: Gathered | undefined;
   try {
     g = await stage('evidence', () => gather(deps, job, v, ws));
-    const decision = decide(g.evidence, now(deps), (check, seconds) => metrics().pipelineStage.observe({ stage: check }, seconds));
+    const decision = decide(g.evidence, now(deps), (check, seconds) =>
+      metrics().pipelineStage.observe({ stage: check }, seconds),
+    );
     return { decision, duplicateCheck: g.duplicateCheck, selfie: g.selfie };
   } catch (e) {
     // Kept in the job and the audit trail: never the values a failed query bound (an embedding, a name).
@@ -260,16 +334,34 @@ async function evaluate(deps: PipelineDeps, job: Job, v: VerificationRow, ws: Wo
       const delay = deps.retryDelayMs?.(job.tries) ?? 2000 * 2 ** (job.tries - 1);
       await deps.db
         .update(pipelineJobs)
-        .set({ status: 'pending', runAfter: new Date(now(deps).getTime() + delay), leaseUntil: null, lastError: message, updatedAt: now(deps) })
+        .set({
+          status: 'pending',
+          runAfter: new Date(now(deps).getTime() + delay),
+          leaseUntil: null,
+          lastError: message,
+          updatedAt: now(deps),
+        })
         .where(and(eq(pipelineJobs.id, job.id), eq(pipelineJobs.tries, job.tries)));
       return 'retrying';
     }
-    return { decision: { outcome: 'resubmit', reason: 'processing_error', result: null, checks: { [PROCESSING_ERROR_KEY]: message } }, duplicateCheck: g?.duplicateCheck ?? NOT_CHECKED, selfie: g?.selfie ?? null };
+    return {
+      decision: {
+        outcome: 'resubmit',
+        reason: 'processing_error',
+        result: null,
+        checks: { [PROCESSING_ERROR_KEY]: message },
+      },
+      duplicateCheck: g?.duplicateCheck ?? NOT_CHECKED,
+      selfie: g?.selfie ?? null,
+    };
   }
 }
 
 /** The outcome after the attempts rule: a step-up needs an attempt left, and a resubmission after the last attempt is a decline. */
-function finalOutcome(v: VerificationRow, decision: Decision): { outcome: Decision['outcome']; reason: string | null; stepUp: 'document' | null } {
+function finalOutcome(
+  v: VerificationRow,
+  decision: Decision,
+): { outcome: Decision['outcome']; reason: string | null; stepUp: 'document' | null } {
   let { outcome, reason } = decision;
   let stepUp: 'document' | null = null;
   if (outcome === 'resubmit' && reason === STEP_UP_REASON) {
@@ -286,24 +378,59 @@ function finalOutcome(v: VerificationRow, decision: Decision): { outcome: Decisi
   return { outcome, reason, stepUp };
 }
 
-type Decided = { decision: Decision; outcome: Decision['outcome']; reason: string | null; stepUp: 'document' | null; duplicateCheck: DuplicateCheck; selfie: FaceMeasure | null; t: Date };
+type Decided = {
+  decision: Decision;
+  outcome: Decision['outcome'];
+  reason: string | null;
+  stepUp: 'document' | null;
+  duplicateCheck: DuplicateCheck;
+  selfie: FaceMeasure | null;
+  t: Date;
+};
 
 /** The decision, applied once: the status move and its webhook event, the face for later duplicate searches, the audit entry. */
-async function record(deps: PipelineDeps, job: Job, v: VerificationRow, d: Decided): Promise<{ status: string; decided: boolean }> {
+async function record(
+  deps: PipelineDeps,
+  job: Job,
+  v: VerificationRow,
+  d: Decided,
+): Promise<{ status: string; decided: boolean }> {
   const { decision, outcome, reason, stepUp, duplicateCheck, selfie, t } = d;
   return deps.db.transaction(async (tx) => {
     const [locked] = await tx.select().from(verifications).where(eq(verifications.id, v.id)).for('update');
     if (locked.status !== 'submitted' || locked.attemptsUsed !== job.attempt) {
-      await tx.update(pipelineJobs).set({ status: 'done', leaseUntil: null, updatedAt: t }).where(eq(pipelineJobs.id, job.id));
+      await tx
+        .update(pipelineJobs)
+        .set({ status: 'done', leaseUntil: null, updatedAt: t })
+        .where(eq(pipelineJobs.id, job.id));
       return { status: locked.status, decided: false };
     }
     // This attempt's face joins the duplicate search (one row per verification: its latest attempt).
     if (selfie?.embedding) await rememberFace(tx, v, selfie.embedding, t);
-    const moved = await applyTransition(tx, { verificationId: v.id, trigger: TRIGGER[outcome], now: t, patch: { reason, result: decision.result, duplicateCheck, ...(stepUp ? { stepUp } : {}) } });
+    const moved = await applyTransition(tx, {
+      verificationId: v.id,
+      trigger: TRIGGER[outcome],
+      now: t,
+      patch: { reason, result: decision.result, duplicateCheck, ...(stepUp ? { stepUp } : {}) },
+    });
     await enqueueTransitionWebhook(tx, moved);
     const { row } = moved;
-    await tx.update(pipelineJobs).set({ status: 'done', leaseUntil: null, lastError: decision.reason === 'processing_error' ? String(decision.checks.error) : null, updatedAt: t }).where(eq(pipelineJobs.id, job.id));
-    await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: 'pipeline', action: 'verification.decided', data: { attempt: job.attempt, status: row.status, reason, checks: decision.checks } });
+    await tx
+      .update(pipelineJobs)
+      .set({
+        status: 'done',
+        leaseUntil: null,
+        lastError: decision.reason === 'processing_error' ? String(decision.checks.error) : null,
+        updatedAt: t,
+      })
+      .where(eq(pipelineJobs.id, job.id));
+    await audit(tx, {
+      workspaceId: v.workspaceId,
+      verificationId: v.id,
+      actor: 'pipeline',
+      action: 'verification.decided',
+      data: { attempt: job.attempt, status: row.status, reason, checks: decision.checks },
+    });
     return { status: row.status, decided: true };
   });
 }

@@ -25,20 +25,58 @@ const db = () => getDb();
 const run = () => runDueJobs({ db: db(), retryDelayMs: () => 0 }, 50);
 
 async function get(w: TestWorkspace, id: string) {
-  return (await call(getOne, { method: 'GET', path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.liveSecret, params: { id } })).json.data;
+  return (
+    await call(getOne, {
+      method: 'GET',
+      path: `/v1/verifications/${id}`,
+      apiKey: w.apiKey,
+      secret: w.liveSecret,
+      params: { id },
+    })
+  ).json.data;
 }
 
 /** Creates, consents, uploads (selfie, then documents), submits and runs the pipeline. */
-async function verify(w: TestWorkspace, media: { selfie: Buffer; front?: [string, Buffer]; back?: Buffer }, body: object = {}) {
+async function verify(
+  w: TestWorkspace,
+  media: { selfie: Buffer; front?: [string, Buffer]; back?: Buffer },
+  body: object = {},
+) {
   const id = await consentedVerification(w, w.liveSecret, body);
   await uploadAll(w, id, media);
   return submitAndRun(w, id);
 }
-async function uploadAll(w: TestWorkspace, id: string, media: { selfie: Buffer; front?: [string, Buffer]; back?: Buffer }) {
+async function uploadAll(
+  w: TestWorkspace,
+  id: string,
+  media: { selfie: Buffer; front?: [string, Buffer]; back?: Buffer },
+) {
   const s = await upload(w, w.liveSecret, id, { type: 'selfie' }, media.selfie);
   expect(s.status, JSON.stringify(s.json)).toBe(201);
-  if (media.front) expect((await upload(w, w.liveSecret, id, { type: 'document', side: 'front', document_type: media.front[0] }, media.front[1])).status).toBe(201);
-  if (media.back) expect((await upload(w, w.liveSecret, id, { type: 'document', side: 'back', document_type: media.front![0] }, media.back)).status).toBe(201);
+  if (media.front)
+    expect(
+      (
+        await upload(
+          w,
+          w.liveSecret,
+          id,
+          { type: 'document', side: 'front', document_type: media.front[0] },
+          media.front[1],
+        )
+      ).status,
+    ).toBe(201);
+  if (media.back)
+    expect(
+      (
+        await upload(
+          w,
+          w.liveSecret,
+          id,
+          { type: 'document', side: 'back', document_type: media.front![0] },
+          media.back,
+        )
+      ).status,
+    ).toBe(201);
 }
 async function submitAndRun(w: TestWorkspace, id: string) {
   const r = await submit(w, w.liveSecret, id);
@@ -47,7 +85,8 @@ async function submitAndRun(w: TestWorkspace, id: string) {
   await run();
   return get(w, id);
 }
-const events = async (id: string) => (await db().select().from(webhookEvents).where(eq(webhookEvents.verificationId, id))).map((e) => e.status);
+const events = async (id: string) =>
+  (await db().select().from(webhookEvents).where(eq(webhookEvents.verificationId, id))).map((e) => e.status);
 
 let faces: F.LabelledFace[];
 const face = (id: string) => faces.find((f) => f.id === id)!.image;
@@ -75,7 +114,14 @@ describe('Age / estimation (live)', () => {
     const v = await verify(await makeWorkspace(), { selfie: face('grace_hopper') });
     expect(v.status).toBe('approved');
     expect(v.reason).toBeNull();
-    expect(v.result).toMatchObject({ decision: 'pass', threshold: 18, age_source: 'estimation', estimated_age: 95, age_range: { min: 80, max: 100 }, confidence: 1 });
+    expect(v.result).toMatchObject({
+      decision: 'pass',
+      threshold: 18,
+      age_source: 'estimation',
+      estimated_age: 95,
+      age_range: { min: 80, max: 100 },
+      confidence: 1,
+    });
     expect(v.duplicate_check).toEqual({ checked: true, duplicate_count: 0, duplicates: [] });
     expect(await events(v.id)).toHaveLength(1);
   });
@@ -152,7 +198,10 @@ describe('Age / estimation (live)', () => {
       const v = await submitAndRun(ws, id);
       statuses.push(`${v.status}/${v.reason}`);
     }
-    expect(statuses).toEqual([...Array(4).fill('resubmission_requested/liveness_failed'), 'declined/max_attempts_exceeded']);
+    expect(statuses).toEqual([
+      ...Array(4).fill('resubmission_requested/liveness_failed'),
+      'declined/max_attempts_exceeded',
+    ]);
   }, 60_000);
 });
 
@@ -165,20 +214,44 @@ describe('Age / document_verification and KYC (live)', () => {
   });
 
   it('passport: MRZ read, face matched, age from the date of birth → approved', async () => {
-    const v = await verify(w, { selfie: face('astronaut'), front: ['passport', await I.renderDocument('passport', 'front', (await F.sameFaceVariants(face('astronaut')))[1].image)] });
+    const v = await verify(w, {
+      selfie: face('astronaut'),
+      front: [
+        'passport',
+        await I.renderDocument('passport', 'front', (await F.sameFaceVariants(face('astronaut')))[1].image),
+      ],
+    });
     expect(v.status, JSON.stringify(v)).toBe('approved');
-    expect(v.result).toMatchObject({ decision: 'pass', threshold: 18, age: 52, document: { type: 'passport', source: 'mrz', issuing_country: 'UTO', number_masked: '•••••02C3', expiry_date: '2031-04-15' } });
+    expect(v.result).toMatchObject({
+      decision: 'pass',
+      threshold: 18,
+      age: 52,
+      document: {
+        type: 'passport',
+        source: 'mrz',
+        issuing_country: 'UTO',
+        number_masked: '•••••02C3',
+        expiry_date: '2031-04-15',
+      },
+    });
     expect(v.result.face_match.similarity).toBeGreaterThanOrEqual(FACE_MATCH_THRESHOLD);
   });
 
   it('ID card under age (MRZ on the back) → declined age_below_threshold', async () => {
     const doc = { birthDate: '2010-03-04', surname: 'OLSEN', givenNames: 'PER' };
-    const v = await verify(w, { selfie: face('sample3-1'), front: ['id_card', await I.renderDocument('id_card', 'front', face('sample3-1'), doc)], back: await I.renderDocument('id_card', 'back', undefined, doc) });
+    const v = await verify(w, {
+      selfie: face('sample3-1'),
+      front: ['id_card', await I.renderDocument('id_card', 'front', face('sample3-1'), doc)],
+      back: await I.renderDocument('id_card', 'back', undefined, doc),
+    });
     expect([v.status, v.reason, v.result.age]).toEqual(['declined', 'age_below_threshold', 16]);
   });
 
   it('identity_mismatch: the selfie is not the person on the document', async () => {
-    const v = await verify(w, { selfie: face('grace_hopper'), front: ['passport', await I.renderDocument('passport', 'front', face('sample3-1'))] });
+    const v = await verify(w, {
+      selfie: face('grace_hopper'),
+      front: ['passport', await I.renderDocument('passport', 'front', face('sample3-1'))],
+    });
     expect([v.status, v.reason]).toEqual(['declined', 'identity_mismatch']);
     expect(v.result.face_match.similarity).toBeLessThan(FACE_MATCH_THRESHOLD);
   });
@@ -187,13 +260,19 @@ describe('Age / document_verification and KYC (live)', () => {
     const selfie = face('sample1-2');
     const id = await consentedVerification(w, w.liveSecret);
     await uploadAll(w, id, { selfie, front: ['passport', await I.renderDocument('passport', 'front', selfie)] });
-    const [row] = await db().select().from(media).where(and(eq(media.verificationId, id), eq(media.type, 'document')));
+    const [row] = await db()
+      .select()
+      .from(media)
+      .where(and(eq(media.verificationId, id), eq(media.type, 'document')));
     const kept = await openRead(db(), row);
     expect(kept).toMatchObject({ source: 'mrz', mrz: { format: 'TD3', birthDate: '740812' } });
     // The kept read, sealed again with a child's date of birth: had the pipeline read the image (1974), it would approve.
     if (kept?.source !== 'mrz') throw new Error('no MRZ read kept');
     const child = { ...kept, mrz: { ...kept.mrz, birthDate: '100304' } };
-    await db().update(media).set({ readSealed: await sealRead(db(), id, row.id, child) }).where(eq(media.id, row.id));
+    await db()
+      .update(media)
+      .set({ readSealed: await sealRead(db(), id, row.id, child) })
+      .where(eq(media.id, row.id));
     const v = await submitAndRun(w, id);
     expect([v.status, v.reason, v.result.age]).toEqual(['declined', 'age_below_threshold', 16]);
   });
@@ -210,20 +289,35 @@ describe('Age / document_verification and KYC (live)', () => {
   });
 
   it('an expired document is declined (document_expired)', async () => {
-    const v = await verify(w, { selfie: face('sample4-3'), front: ['passport', await I.renderDocument('passport', 'front', face('sample4-3'), { expiryDate: '2024-01-31' })] });
+    const v = await verify(w, {
+      selfie: face('sample4-3'),
+      front: ['passport', await I.renderDocument('passport', 'front', face('sample4-3'), { expiryDate: '2024-01-31' })],
+    });
     expect([v.status, v.reason]).toEqual(['declined', 'document_expired']);
   });
 
   it('driving licence: the AAMVA PDF417 barcode on the back gives the date of birth', async () => {
-    const v = await verify(w, { selfie: face('sample2-0'), front: ['driving_licence', await I.renderDocument('driving_licence', 'front', face('sample2-0'))], back: await I.renderDocument('driving_licence', 'back') });
+    const v = await verify(w, {
+      selfie: face('sample2-0'),
+      front: ['driving_licence', await I.renderDocument('driving_licence', 'front', face('sample2-0'))],
+      back: await I.renderDocument('driving_licence', 'back'),
+    });
     expect(v.status, JSON.stringify(v)).toBe('approved');
     expect(v.result.document.source).toBe('pdf417');
   });
 
   it('KYC: the result carries the person and the document, number masked', async () => {
-    const v = await verify(kyc, { selfie: face('sample5-3'), front: ['id_card', await I.renderDocument('id_card', 'front', face('sample5-3'))], back: await I.renderDocument('id_card', 'back') });
+    const v = await verify(kyc, {
+      selfie: face('sample5-3'),
+      front: ['id_card', await I.renderDocument('id_card', 'front', face('sample5-3'))],
+      back: await I.renderDocument('id_card', 'back'),
+    });
     expect(v.status, JSON.stringify(v)).toBe('approved');
-    expect(v.result).toMatchObject({ decision: 'pass', person: { surname: 'ERIKSSON', given_names: 'ANNA MARIA', date_of_birth: '1974-08-12', sex: 'F' }, document: { type: 'id_card', number_masked: '•••••02C3' } });
+    expect(v.result).toMatchObject({
+      decision: 'pass',
+      person: { surname: 'ERIKSSON', given_names: 'ANNA MARIA', date_of_birth: '1974-08-12', sex: 'F' },
+      document: { type: 'id_card', number_masked: '•••••02C3' },
+    });
   });
 });
 
@@ -236,19 +330,33 @@ describe('duplicate_check through the pipeline', () => {
     const a2 = await verify(w, { selfie: pick('closer') }, { external_id: 'acct-2' });
     expect([a1.status, a2.status]).toEqual(['approved', 'approved']);
     expect(a2.duplicate_check.duplicate_count).toBe(1);
-    expect(a2.duplicate_check.duplicates[0]).toMatchObject({ verification_id: a1.id, external_id: 'acct-1', verified_at: a1.completed_at });
+    expect(a2.duplicate_check.duplicates[0]).toMatchObject({
+      verification_id: a1.id,
+      external_id: 'acct-1',
+      verified_at: a1.completed_at,
+    });
     // acct-1 again: its own earlier verification is excluded, acct-2 is found.
     const a1b = await verify(w, { selfie: pick('darker') }, { external_id: 'acct-1' });
     expect(a1b.duplicate_check.duplicates.map((d: { external_id: string }) => d.external_id)).toEqual(['acct-2']);
     // No external_id: acct-1 counts once (at its strongest of two verifications), acct-2 once.
     const anon = await verify(w, { selfie: pick('low resolution') });
     expect(anon.duplicate_check.duplicate_count).toBe(2);
-    expect(new Set(anon.duplicate_check.duplicates.map((d: { external_id: string }) => d.external_id))).toEqual(new Set(['acct-1', 'acct-2']));
+    expect(new Set(anon.duplicate_check.duplicates.map((d: { external_id: string }) => d.external_id))).toEqual(
+      new Set(['acct-1', 'acct-2']),
+    );
     const scores = anon.duplicate_check.duplicates.map((d: { similarity_score: number }) => d.similarity_score);
     expect(scores).toEqual([...scores].sort((x: number, y: number) => y - x));
     // A different person matches nobody.
-    expect((await verify(w, { selfie: face('sample4-3') })).duplicate_check).toEqual({ checked: true, duplicate_count: 0, duplicates: [] });
+    expect((await verify(w, { selfie: face('sample4-3') })).duplicate_check).toEqual({
+      checked: true,
+      duplicate_count: 0,
+      duplicates: [],
+    });
     await updateWorkspaceSettings(db(), w.workspace.id, { allow_duplicates: true });
-    expect((await verify(w, { selfie: pick('brighter') })).duplicate_check).toEqual({ checked: false, duplicate_count: 0, duplicates: [] });
+    expect((await verify(w, { selfie: pick('brighter') })).duplicate_check).toEqual({
+      checked: false,
+      duplicate_count: 0,
+      duplicates: [],
+    });
   }, 60_000);
 });

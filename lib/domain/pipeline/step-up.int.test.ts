@@ -47,10 +47,19 @@ let probe: { estimated_age: number; age_range: { min: number; max: number } };
 type Doc = [kind: 'passport' | 'id_card', bytes: Buffer];
 /** Born on 1 January of the year that makes them `age` on the day of the decision. */
 const bornAged = (age: number) => `${new Date().getUTCFullYear() - age}-01-01`;
-const passport = (portrait: Buffer, age: number, more: Partial<I.Identity> & { mrz?: 'smudged' } = {}) => I.renderDocument('passport', 'front', portrait, { birthDate: bornAged(age), ...more });
+const passport = (portrait: Buffer, age: number, more: Partial<I.Identity> & { mrz?: 'smudged' } = {}) =>
+  I.renderDocument('passport', 'front', portrait, { birthDate: bornAged(age), ...more });
 
 async function get(w: TestWorkspace, id: string) {
-  return (await call(getOne, { method: 'GET', path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.liveSecret, params: { id } })).json.data;
+  return (
+    await call(getOne, {
+      method: 'GET',
+      path: `/v1/verifications/${id}`,
+      apiKey: w.apiKey,
+      secret: w.liveSecret,
+      params: { id },
+    })
+  ).json.data;
 }
 async function submitAndDecide(w: TestWorkspace, id: string) {
   const r = await submit(w, w.liveSecret, id);
@@ -63,7 +72,8 @@ async function uploadOk(w: TestWorkspace, id: string, fields: Record<string, str
   const r = await upload(w, w.liveSecret, id, fields, bytes);
   expect(r.status, JSON.stringify(r.json)).toBe(201);
 }
-const uploadDoc = (w: TestWorkspace, id: string, [kind, bytes]: Doc) => uploadOk(w, id, { type: 'document', side: 'front', document_type: kind }, bytes);
+const uploadDoc = (w: TestWorkspace, id: string, [kind, bytes]: Doc) =>
+  uploadOk(w, id, { type: 'document', side: 'front', document_type: kind }, bytes);
 
 /** A live verification of the astronaut's selfie in `w`, submitted and decided (documents uploaded first, if any). */
 async function selfieDecided(w: TestWorkspace, docs: Doc[] = []) {
@@ -74,7 +84,8 @@ async function selfieDecided(w: TestWorkspace, docs: Doc[] = []) {
 }
 
 /** A workspace that steps up to a document, its webhooks going to the receiver. */
-const stepUpWorkspace = (settings: SettingsPatch) => makeWorkspace({ estimation_fallback: 'document', webhook_url: rx.url, ...settings });
+const stepUpWorkspace = (settings: SettingsPatch) =>
+  makeWorkspace({ estimation_fallback: 'document', webhook_url: rx.url, ...settings });
 
 /** Her selfie at her estimated age in a workspace that steps up: asked for a document, which is then sent (a passport) and decided. */
 async function steppedUpThen(passportFront: Buffer) {
@@ -90,8 +101,15 @@ async function steppedUpThen(passportFront: Buffer) {
  * the order received, each checked with the workspace's active secret (the live key) as an integrator would.
  */
 async function webhooks(w: TestWorkspace, id: string) {
-  const events = await db().select({ id: webhookEvents.id }).from(webhookEvents).where(eq(webhookEvents.verificationId, id)).orderBy(asc(webhookEvents.createdAt));
-  for (const e of events) expect((await deliverWebhookEvent({ db: db(), ca: tls.cert, allowPrivate: true, timeoutMs: 5000 }, e.id))?.state).not.toBe('pending');
+  const events = await db()
+    .select({ id: webhookEvents.id })
+    .from(webhookEvents)
+    .where(eq(webhookEvents.verificationId, id))
+    .orderBy(asc(webhookEvents.createdAt));
+  for (const e of events)
+    expect(
+      (await deliverWebhookEvent({ db: db(), ca: tls.cert, allowPrivate: true, timeoutMs: 5000 }, e.id))?.state,
+    ).not.toBe('pending');
   const mine = rx.received.filter((r) => JSON.parse(r.body).verification_id === id);
   const out = [];
   for (const r of mine) {
@@ -99,7 +117,10 @@ async function webhooks(w: TestWorkspace, id: string) {
     out.push(`${event.status}/${event.reason}`);
   }
   // A wrong key is refused: the check above is a real one.
-  if (mine[0]) await expect(verifyWebhook({ body: mine[0].body, headers: mine[0].headers, secret: w.testSecret })).rejects.toThrow(/signature/);
+  if (mine[0])
+    await expect(verifyWebhook({ body: mine[0].body, headers: mine[0].headers, secret: w.testSecret })).rejects.toThrow(
+      /signature/,
+    );
   return out;
 }
 
@@ -111,11 +132,18 @@ beforeAll(async () => {
   await analysisPool().ready();
   selfie = await sharp(I.astronaut()).resize(640, 640).jpeg({ quality: 92 }).toBuffer();
   herPortrait = (await F.sameFaceVariants(selfie)).find((v) => v.name === 'darker')!.image;
-  otherPerson = await sharp(I.graceHopper()).resize(640, 640, { fit: 'cover', position: 'top' }).jpeg({ quality: 92 }).toBuffer();
+  otherPerson = await sharp(I.graceHopper())
+    .resize(640, 640, { fit: 'cover', position: 'top' })
+    .jpeg({ quality: 92 })
+    .toBuffer();
   // Read back the estimate of this very selfie (in a workspace of its own: another verification's identical
   // picture would be refused as a replay).
   const v = await selfieDecided(await makeWorkspace());
-  expect(v.result, JSON.stringify(v)).toMatchObject({ estimated_age: expect.any(Number), age_range: { min: expect.any(Number), max: expect.any(Number) }, age_source: 'estimation' });
+  expect(v.result, JSON.stringify(v)).toMatchObject({
+    estimated_age: expect.any(Number),
+    age_range: { min: expect.any(Number), max: expect.any(Number) },
+    age_source: 'estimation',
+  });
   probe = v.result;
 }, 180_000);
 afterAll(async () => {
@@ -137,20 +165,36 @@ describe('step-up to a document (live)', () => {
     expect(v.completed_at).toBeNull(); // the session stays open
     // What the hosted page is told: stepped up, a document needed, the selfie already in.
     const [row] = await db().select().from(verifications).where(eq(verifications.id, id));
-    expect(await captureState(db(), row, w.workspace.name)).toMatchObject({ step_up: 'document', needs_document: true, missing: ['document_front', 'document_back'], reason: 'document_required' });
+    expect(await captureState(db(), row, w.workspace.name)).toMatchObject({
+      step_up: 'document',
+      needs_document: true,
+      missing: ['document_front', 'document_back'],
+      reason: 'document_required',
+    });
 
     // Required media of a stepped-up verification: the selfie already taken counts; the document's front, and its
     // back unless it is a passport.
     await uploadDoc(w, id, ['id_card', await I.renderDocument('id_card', 'front', herPortrait)]);
     expect((await get(w, id)).status).toBe('started');
     const missing = await submit(w, w.liveSecret, id);
-    expect([missing.status, missing.json.error.code, missing.json.error.details.missing]).toEqual([422, 'MISSING_REQUIRED_MEDIA', ['document_back']]);
+    expect([missing.status, missing.json.error.code, missing.json.error.details.missing]).toEqual([
+      422,
+      'MISSING_REQUIRED_MEDIA',
+      ['document_back'],
+    ]);
 
     // The passport (the newest front) is the next attempt of five.
     await uploadDoc(w, id, ['passport', await passport(herPortrait, E + 5)]);
     v = await submitAndDecide(w, id);
     expect([v.status, v.reason, v.attempts_remaining]).toEqual(['approved', null, 3]);
-    expect(v.result).toMatchObject({ decision: 'pass', threshold: E, age: E + 5, age_source: 'document', document: { type: 'passport', source: 'mrz' }, face_match: { match: true } });
+    expect(v.result).toMatchObject({
+      decision: 'pass',
+      threshold: E,
+      age: E + 5,
+      age_source: 'document',
+      document: { type: 'passport', source: 'mrz' },
+      face_match: { match: true },
+    });
     expect(v.result).not.toHaveProperty('estimated_age');
     expect(await webhooks(w, id)).toEqual(['resubmission_requested/document_required', 'approved/null']);
   }, 90_000);
@@ -160,7 +204,10 @@ describe('step-up to a document (live)', () => {
     const { w, v } = await steppedUpThen(await passport(herPortrait, E - 3));
     expect([v.status, v.reason]).toEqual(['declined', 'age_below_threshold']);
     expect(v.result).toMatchObject({ decision: 'fail', age: E - 3, age_source: 'document' });
-    expect(await webhooks(w, v.id)).toEqual(['resubmission_requested/document_required', 'declined/age_below_threshold']);
+    expect(await webhooks(w, v.id)).toEqual([
+      'resubmission_requested/document_required',
+      'declined/age_below_threshold',
+    ]);
   }, 60_000);
 
   it("another person's face on the document → declined / identity_mismatch", async () => {
@@ -174,7 +221,11 @@ describe('step-up to a document (live)', () => {
     const E = probe.estimated_age;
     const w = await stepUpWorkspace({ age_threshold: E });
     const first = await selfieDecided(w);
-    expect([first.status, first.reason, first.attempts_remaining]).toEqual(['resubmission_requested', 'document_required', 4]);
+    expect([first.status, first.reason, first.attempts_remaining]).toEqual([
+      'resubmission_requested',
+      'document_required',
+      4,
+    ]);
     const card = await flatCard('passport', 'front', { birthDate: bornAged(E + 5) }, herPortrait);
     const doc = { type: 'document', side: 'front', document_type: 'passport' };
 
@@ -191,7 +242,15 @@ describe('step-up to a document (live)', () => {
     expect([v.status, v.attempts_remaining]).toEqual(['resubmission_requested', 4]);
 
     // On a cluttered table, turned 12°, tilted 20° in perspective, a glare spot away from the code, JPEG 80.
-    const photo = await phonePhoto(card, { rotate: 12, tilt: 20, fill: 0.68, background: 'clutter', glare: { x: 0.8, y: 0.2, r: 0.12, strength: 0.8 }, quality: 80, seed: 5 });
+    const photo = await phonePhoto(card, {
+      rotate: 12,
+      tilt: 20,
+      fill: 0.68,
+      background: 'clutter',
+      glare: { x: 0.8, y: 0.2, r: 0.12, strength: 0.8 },
+      quality: 80,
+      seed: 5,
+    });
     const r = await upload(w, w.liveSecret, first.id, doc, photo);
     expect(r.status, JSON.stringify(r.json)).toBe(201);
     const [row] = await db().select().from(media).where(eq(media.id, r.json.data.id));
@@ -201,7 +260,14 @@ describe('step-up to a document (live)', () => {
 
     v = await submitAndDecide(w, first.id);
     expect([v.status, v.reason, v.attempts_remaining]).toEqual(['approved', null, 3]);
-    expect(v.result).toMatchObject({ decision: 'pass', threshold: E, age: E + 5, age_source: 'document', document: { type: 'passport', source: 'mrz' }, face_match: { match: true } });
+    expect(v.result).toMatchObject({
+      decision: 'pass',
+      threshold: E,
+      age: E + 5,
+      age_source: 'document',
+      document: { type: 'passport', source: 'mrz' },
+      face_match: { match: true },
+    });
   }, 180_000);
 
   it('a review workspace still refers the straddling selfie to a person (review)', async () => {
@@ -216,9 +282,15 @@ describe('step-up to a document (live)', () => {
   it('in a document workspace a clear pass and a clear fail are decided by the estimate; a document uploaded without a step-up is accepted and not used', async () => {
     // Another person's passport, a child's date of birth: had it been used, it would decline.
     const unused: Doc = ['passport', await passport(otherPerson, 10)];
-    const pass = await selfieDecided(await stepUpWorkspace({ age_threshold: Math.max(1, probe.age_range.min) }), [unused]);
+    const pass = await selfieDecided(await stepUpWorkspace({ age_threshold: Math.max(1, probe.age_range.min) }), [
+      unused,
+    ]);
     expect([pass.status, pass.reason]).toEqual(['approved', null]);
-    expect(pass.result).toMatchObject({ decision: 'pass', age_source: 'estimation', estimated_age: probe.estimated_age });
+    expect(pass.result).toMatchObject({
+      decision: 'pass',
+      age_source: 'estimation',
+      estimated_age: probe.estimated_age,
+    });
     expect(pass.result).not.toHaveProperty('document');
     const fail = await selfieDecided(await stepUpWorkspace({ age_threshold: Math.min(120, probe.age_range.max + 1) }));
     expect([fail.status, fail.reason]).toEqual(['declined', 'age_below_threshold']);
@@ -234,7 +306,10 @@ describe('step-up to a document (live)', () => {
     const v = await submitAndDecide(w, id);
     expect([v.status, v.reason, v.attempts_remaining]).toEqual(['review', null, 0]);
     expect(v.result).toMatchObject({ decision: 'refer', age_source: 'estimation' });
-    const [row] = await db().select({ stepUp: verifications.stepUp }).from(verifications).where(eq(verifications.id, id));
+    const [row] = await db()
+      .select({ stepUp: verifications.stepUp })
+      .from(verifications)
+      .where(eq(verifications.id, id));
     expect(row.stepUp).toBeNull();
   });
 
@@ -243,7 +318,12 @@ describe('step-up to a document (live)', () => {
     const id = await consentedVerification(w, w.testSecret);
     expect((await upload(w, w.testSecret, id, { type: 'selfie' }, selfie)).status).toBe(201);
     expect((await submit(w, w.testSecret, id)).json.data.status).toBe('review');
-    const row = await decideReview(db(), { verificationId: id, status: 'resubmission_requested', reason: 'document_required', actor: 'operator' });
+    const row = await decideReview(db(), {
+      verificationId: id,
+      status: 'resubmission_requested',
+      reason: 'document_required',
+      actor: 'operator',
+    });
     expect([row.status, row.reason, row.stepUp]).toEqual(['resubmission_requested', 'document_required', 'document']);
     await upload(w, w.testSecret, id, { type: 'selfie' }, selfie);
     const r = await submit(w, w.testSecret, id);
@@ -252,8 +332,21 @@ describe('step-up to a document (live)', () => {
     const docs = await makeWorkspace({ check_method: 'document_verification' });
     const did = await consentedVerification(docs, docs.testSecret);
     await upload(docs, docs.testSecret, did, { type: 'selfie' }, selfie);
-    await upload(docs, docs.testSecret, did, { type: 'document', side: 'front', document_type: 'passport' }, await passport(herPortrait, 40));
+    await upload(
+      docs,
+      docs.testSecret,
+      did,
+      { type: 'document', side: 'front', document_type: 'passport' },
+      await passport(herPortrait, 40),
+    );
     expect((await submit(docs, docs.testSecret, did)).json.data.status).toBe('review');
-    await expect(decideReview(db(), { verificationId: did, status: 'resubmission_requested', reason: 'document_required', actor: 'operator' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: { reason: expect.any(Array) } } });
+    await expect(
+      decideReview(db(), {
+        verificationId: did,
+        status: 'resubmission_requested',
+        reason: 'document_required',
+        actor: 'operator',
+      }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: { reason: expect.any(Array) } } });
   }, 60_000);
 });

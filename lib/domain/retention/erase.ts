@@ -22,7 +22,15 @@ import { enqueueTransitionWebhook } from '../webhooks/outbox';
 import { ERASURE_ABANDONS } from '../transitions/policy';
 import { redactWebhookBody } from '../webhooks/payload';
 import { mergeResult, splitResult } from '../personal-data/result-fields';
-import { canonicalJson, receiptKeysUrl, receiptSigner, signReceipt, type ErasedMedia, type Receipt, type SignedReceipt } from './receipts';
+import {
+  canonicalJson,
+  receiptKeysUrl,
+  receiptSigner,
+  signReceipt,
+  type ErasedMedia,
+  type Receipt,
+  type SignedReceipt,
+} from './receipts';
 
 export type ErasureTarget = VerificationRow & { retentionDays?: number | null };
 export type ErasureContext = { trigger: Receipt['trigger']; actor: string; requestId?: string; now: Date };
@@ -32,12 +40,32 @@ export type ErasureContext = { trigger: Receipt['trigger']; actor: string; reque
  * out): its id, external_id, mode, flow, status, reason, timestamps and attempts; the decision part of its
  * result; its duplicate check; its consent record; its audit trail; its media rows' type, side, size and pixels.
  */
-export const KEPT_FIELDS = ['identifiers', 'status', 'reason', 'timestamps', 'attempts', 'decision', 'duplicate_check', 'consent', 'audit_trail', 'media_metadata'];
+export const KEPT_FIELDS = [
+  'identifiers',
+  'status',
+  'reason',
+  'timestamps',
+  'attempts',
+  'decision',
+  'duplicate_check',
+  'consent',
+  'audit_trail',
+  'media_metadata',
+];
 
 /** One text[] parameter for a list of ids (drizzle would expand an array into a list of parameters). */
-export const textArray = (xs: string[]): SQL => sql`${`{${xs.map((x) => `"${x.replace(/["\\]/g, '\\$&')}"`).join(',')}}`}::text[]`;
+export const textArray = (xs: string[]): SQL =>
+  sql`${`{${xs.map((x) => `"${x.replace(/["\\]/g, '\\$&')}"`).join(',')}}`}::text[]`;
 
-type MediaInfo = { id: string; verification_id: string; type: string; side: string | null; document_type: string | null; has_analysis: boolean; has_bytes: boolean };
+type MediaInfo = {
+  id: string;
+  verification_id: string;
+  type: string;
+  side: string | null;
+  document_type: string | null;
+  has_analysis: boolean;
+  has_bytes: boolean;
+};
 
 export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: ErasureContext): Promise<SignedReceipt[]> {
   if (targets.length === 0) return [];
@@ -54,12 +82,21 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
       from media m where m.verification_id = any(${ids}) order by m.created_at, m.id`),
   );
   const keys = new Map(
-    Array.from(await tx.execute<{ verification_id: string; kek_id: string; wrapped: Buffer }>(sql`select verification_id, kek_id, wrapped from data_keys where verification_id = any(${ids})`)).map(
-      (r) => [r.verification_id, { verificationId: r.verification_id, kekId: r.kek_id, wrapped: r.wrapped } as DataKeyRow],
-    ),
+    Array.from(
+      await tx.execute<{ verification_id: string; kek_id: string; wrapped: Buffer }>(
+        sql`select verification_id, kek_id, wrapped from data_keys where verification_id = any(${ids})`,
+      ),
+    ).map((r) => [
+      r.verification_id,
+      { verificationId: r.verification_id, kekId: r.kek_id, wrapped: r.wrapped } as DataKeyRow,
+    ]),
   );
   const blocked = new Map(
-    Array.from(await tx.execute<{ verification_id: string; n: number }>(sql`select verification_id, count(*)::int as n from blocklist_entries where verification_id = any(${ids}) group by verification_id`)).map((r) => [r.verification_id, Number(r.n)]),
+    Array.from(
+      await tx.execute<{ verification_id: string; n: number }>(
+        sql`select verification_id, count(*)::int as n from blocklist_entries where verification_id = any(${ids}) group by verification_id`,
+      ),
+    ).map((r) => [r.verification_id, Number(r.n)]),
   );
 
   const tally = (vs: string[]) => vs.reduce((m, v) => m.set(v, (m.get(v) ?? 0) + 1), new Map<string, number>());
@@ -71,21 +108,37 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
     if (t.resultSealed) {
       const key = keys.get(t.id);
       try {
-        personal = key ? JSON.parse(aesGcmDecrypt(t.resultSealed, `result:${t.id}`, unwrapDataKey(key)).toString('utf8')) : null;
+        personal = key
+          ? JSON.parse(aesGcmDecrypt(t.resultSealed, `result:${t.id}`, unwrapDataKey(key)).toString('utf8'))
+          : null;
       } catch {
         personal = null;
       }
       unreadable = personal === null;
     }
     const split = splitResult(mergeResult((t.result as Record<string, unknown> | null) ?? null, personal));
-    return { id: t.id, result: split.kept, paths: unreadable ? [...split.personalPaths, '(sealed fields)'] : split.personalPaths };
+    return {
+      id: t.id,
+      result: split.kept,
+      paths: unreadable ? [...split.personalPaths, '(sealed fields)'] : split.personalPaths,
+    };
   });
 
   // The erasure.
-  await tx.execute(sql`delete from media_blobs where media_id in (select id from media where verification_id = any(${ids}))`);
+  await tx.execute(
+    sql`delete from media_blobs where media_id in (select id from media where verification_id = any(${ids}))`,
+  );
   await tx.execute(sql`update media set analysis = null where verification_id = any(${ids}) and analysis is not null`);
-  await tx.execute(sql`update media set read_sealed = null where verification_id = any(${ids}) and read_sealed is not null`);
-  const embeddings = new Set(Array.from(await tx.execute<{ verification_id: string }>(sql`delete from face_embeddings where verification_id = any(${ids}) returning verification_id`)).map((r) => r.verification_id));
+  await tx.execute(
+    sql`update media set read_sealed = null where verification_id = any(${ids}) and read_sealed is not null`,
+  );
+  const embeddings = new Set(
+    Array.from(
+      await tx.execute<{ verification_id: string }>(
+        sql`delete from face_embeddings where verification_id = any(${ids}) returning verification_id`,
+      ),
+    ).map((r) => r.verification_id),
+  );
   // The head-turn challenges' faces (issue #20): each frame's description (kept to spot frames replayed into
   // another verification) and the straight frame's, which the selfie was compared with.
   const frames = tally(
@@ -97,7 +150,11 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
     ).map((r) => r.verification_id),
   );
   const challengeFaces = new Set(
-    Array.from(await tx.execute<{ verification_id: string }>(sql`update liveness_challenges set embedding = null where verification_id = any(${ids}) and embedding is not null returning verification_id`)).map((r) => r.verification_id),
+    Array.from(
+      await tx.execute<{ verification_id: string }>(
+        sql`update liveness_challenges set embedding = null where verification_id = any(${ids}) and embedding is not null returning verification_id`,
+      ),
+    ).map((r) => r.verification_id),
   );
   await tx.execute(sql`delete from data_keys where verification_id = any(${ids})`);
   await tx.execute(sql`
@@ -127,8 +184,14 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
       where verification_id = any(${ids}) and body_sealed is not null
       returning verification_id`),
   ).map((r) => ({ v: r.verification_id }));
-  const bodies = Array.from(await tx.execute<{ id: string; verification_id: string; body: string }>(sql`select id, verification_id, body from webhook_events where verification_id = any(${ids})`));
-  const rewritten = bodies.map((b) => ({ id: b.id, v: b.verification_id, body: redactWebhookBody(b.body) })).filter((b): b is { id: string; v: string; body: string } => b.body !== null);
+  const bodies = Array.from(
+    await tx.execute<{ id: string; verification_id: string; body: string }>(
+      sql`select id, verification_id, body from webhook_events where verification_id = any(${ids})`,
+    ),
+  );
+  const rewritten = bodies
+    .map((b) => ({ id: b.id, v: b.verification_id, body: redactWebhookBody(b.body) }))
+    .filter((b): b is { id: string; v: string; body: string } => b.body !== null);
   if (rewritten.length) {
     await tx.execute(sql`
       update webhook_events e set body = x.body, updated_at = ${at}::timestamptz
@@ -143,7 +206,9 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
       returning e.verification_id`),
   );
   // Notes an earlier version wrote in the clear in the audit trail go too (newer ones are under the data key).
-  await tx.execute(sql`update audit_log set data = data - 'note' where verification_id = any(${ids}) and data ? 'note' and data ->> 'note' is not null`);
+  await tx.execute(
+    sql`update audit_log set data = data - 'note' where verification_id = any(${ids}) and data ? 'note' and data ->> 'note' is not null`,
+  );
   const bodiesOf = tally([...sealedBodies, ...rewritten].map((r) => r.v));
   const answersOf = tally(answers.map((a) => a.verification_id));
 
@@ -173,12 +238,20 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
       erased: {
         media: media
           .filter((m) => m.verification_id === t.id)
-          .map((m): ErasedMedia => ({ id: m.id, type: m.type, side: m.side, document_type: m.document_type, bytes: m.has_bytes, analysis: m.has_analysis })),
+          .map((m): ErasedMedia => ({
+            id: m.id,
+            type: m.type,
+            side: m.side,
+            document_type: m.document_type,
+            bytes: m.has_bytes,
+            analysis: m.has_analysis,
+          })),
         face_embedding: embeddings.has(t.id),
         liveness_faces: (frames.get(t.id) ?? 0) + (challengeFaces.has(t.id) ? 1 : 0),
         data_key: keys.has(t.id),
         result_fields: results.find((r) => r.id === t.id)!.paths,
-        external_metadata: t.externalMetadataSealed != null || t.externalMetadata != null || t.externalMetadataRaw != null,
+        external_metadata:
+          t.externalMetadataSealed != null || t.externalMetadata != null || t.externalMetadataRaw != null,
         webhook_bodies: bodiesOf.get(t.id) ?? 0,
         webhook_responses: answersOf.get(t.id) ?? 0,
       },
@@ -191,7 +264,15 @@ export async function eraseLocked(tx: DbOrTx, targets: ErasureTarget[], ctx: Era
     insert into erasure_receipts (id, verification_id, workspace_id, trigger, key_id, payload, signature, created_at)
     select x.id, x.verification_id, x.workspace_id, x.trigger, x.key_id, x.payload, x.signature, ${at}::timestamptz
     from json_to_recordset(${JSON.stringify(
-      signed.map((s) => ({ id: s.receipt.id, verification_id: s.receipt.verification_id, workspace_id: s.receipt.workspace_id, trigger: s.receipt.trigger, key_id: s.signature.kid, payload: canonicalJson(s.receipt), signature: s.signature.value })),
+      signed.map((s) => ({
+        id: s.receipt.id,
+        verification_id: s.receipt.verification_id,
+        workspace_id: s.receipt.workspace_id,
+        trigger: s.receipt.trigger,
+        key_id: s.signature.kid,
+        payload: canonicalJson(s.receipt),
+        signature: s.signature.value,
+      })),
     )}::json) as x(id text, verification_id text, workspace_id text, trigger text, key_id text, payload text, signature text)`);
   await tx.execute(sql`
     insert into audit_log (id, workspace_id, verification_id, actor, action, request_id, data, created_at)

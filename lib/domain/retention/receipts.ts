@@ -11,7 +11,15 @@
  * The signing key is generated on first use and stored with its private half sealed by ENCRYPTION_KEY (so it
  * is rotated with it, and every server of a deployment signs with the same key); its id is in every receipt.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';
 import { erasureReceipts, signingKeys } from '@/lib/db/schema';
 import type { DbOrTx } from '@/lib/db/client';
@@ -32,7 +40,14 @@ export function canonicalJson(v: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
 }
 
-export type ErasedMedia = { id: string; type: string; side: string | null; document_type: string | null; bytes: boolean; analysis: boolean };
+export type ErasedMedia = {
+  id: string;
+  type: string;
+  side: string | null;
+  document_type: string | null;
+  bytes: boolean;
+  analysis: boolean;
+};
 
 export type Receipt = {
   type: 'open-verify/erasure-receipt';
@@ -80,7 +95,16 @@ export type Receipt = {
 
 export type SignedReceipt = { receipt: Receipt; signature: { alg: 'EdDSA'; kid: string; value: string } };
 
-export type Jwk = { kty: 'OKP'; crv: 'Ed25519'; x: string; kid: string; alg: 'EdDSA'; use: 'sig'; status: 'active' | 'retired'; created_at: string };
+export type Jwk = {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  x: string;
+  kid: string;
+  alg: 'EdDSA';
+  use: 'sig';
+  status: 'active' | 'retired';
+  created_at: string;
+};
 
 export const receiptKeysUrl = () => `${env().BASE_URL}/receipt-keys`;
 
@@ -96,7 +120,10 @@ async function activeRow(db: DbOrTx): Promise<SigningRow> {
   const id = `rk_${createHash('sha256').update(Buffer.from(x, 'base64url')).digest('hex').slice(0, 16)}`;
   const der = privateKey.export({ format: 'der', type: 'pkcs8' });
   // The unique index on the active key makes a second server's insert do nothing; both then read the winner.
-  await db.insert(signingKeys).values({ id, algorithm: 'Ed25519', publicKey: x, privateKeySealed: sealWithKek(der, aad(id)) }).onConflictDoNothing();
+  await db
+    .insert(signingKeys)
+    .values({ id, algorithm: 'Ed25519', publicKey: x, privateKeySealed: sealWithKek(der, aad(id)) })
+    .onConflictDoNothing();
   const [winner] = await db.select().from(signingKeys).where(eq(signingKeys.active, true));
   return winner;
 }
@@ -105,7 +132,10 @@ export type ReceiptSigner = { kid: string; privateKey: KeyObject };
 
 export async function receiptSigner(db: DbOrTx): Promise<ReceiptSigner> {
   const row = await activeRow(db);
-  return { kid: row.id, privateKey: createPrivateKey({ key: openWithKek(row.privateKeySealed, aad(row.id)), format: 'der', type: 'pkcs8' }) };
+  return {
+    kid: row.id,
+    privateKey: createPrivateKey({ key: openWithKek(row.privateKeySealed, aad(row.id)), format: 'der', type: 'pkcs8' }),
+  };
 }
 
 export function signReceipt(signer: ReceiptSigner, receipt: Receipt): SignedReceipt {
@@ -118,17 +148,34 @@ export async function receiptKeys(db: DbOrTx): Promise<{ keys: Jwk[] }> {
   await activeRow(db);
   const rows = await db.select().from(signingKeys).orderBy(asc(signingKeys.createdAt));
   return {
-    keys: rows.map((r) => ({ kty: 'OKP', crv: 'Ed25519', x: r.publicKey, kid: r.id, alg: 'EdDSA', use: 'sig', status: r.active ? 'active' : 'retired', created_at: r.createdAt.toISOString() })),
+    keys: rows.map((r) => ({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: r.publicKey,
+      kid: r.id,
+      alg: 'EdDSA',
+      use: 'sig',
+      status: r.active ? 'active' : 'retired',
+      created_at: r.createdAt.toISOString(),
+    })),
   };
 }
 
 /** Checks a receipt against a key set; the same steps as docs/verify-receipt.mjs. */
-export function verifyReceipt(signed: SignedReceipt, jwks: { keys: Pick<Jwk, 'kty' | 'crv' | 'x' | 'kid'>[] }): { valid: boolean; reason?: string } {
+export function verifyReceipt(
+  signed: SignedReceipt,
+  jwks: { keys: Pick<Jwk, 'kty' | 'crv' | 'x' | 'kid'>[] },
+): { valid: boolean; reason?: string } {
   if (signed?.signature?.alg !== 'EdDSA') return { valid: false, reason: 'unknown algorithm' };
   const jwk = jwks.keys.find((k) => k.kid === signed.signature.kid);
   if (!jwk) return { valid: false, reason: `no published key ${signed.signature.kid}` };
   const key = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: 'jwk' });
-  const ok = verify(null, Buffer.from(canonicalJson(signed.receipt), 'utf8'), key, Buffer.from(signed.signature.value, 'base64url'));
+  const ok = verify(
+    null,
+    Buffer.from(canonicalJson(signed.receipt), 'utf8'),
+    key,
+    Buffer.from(signed.signature.value, 'base64url'),
+  );
   return ok ? { valid: true } : { valid: false, reason: 'signature does not match the receipt' };
 }
 

@@ -21,7 +21,11 @@ export async function eraseVerificationData(db: Db, input: EraseRequest): Promis
   if (!UUID_RE.test(id)) throw notFound('Verification');
   return db.transaction(async (tx) => {
     const where = input.scope
-      ? and(eq(verifications.id, id), eq(verifications.workspaceId, input.scope.workspaceId), eq(verifications.mode, input.scope.mode))
+      ? and(
+          eq(verifications.id, id),
+          eq(verifications.workspaceId, input.scope.workspaceId),
+          eq(verifications.mode, input.scope.mode),
+        )
       : eq(verifications.id, id);
     // Waits for a sweep or a pipeline decision holding the row, then sees what they did.
     const [v] = await tx.select().from(verifications).where(where).for('update');
@@ -31,9 +35,20 @@ export async function eraseVerificationData(db: Db, input: EraseRequest): Promis
       if (!receipt) throw new DomainError('INTERNAL_ERROR', 'The erasure receipt of this verification is missing.');
       return { verification: v, receipt, erasedNow: false };
     }
-    const [receipt] = await eraseLocked(tx, [v], { trigger: 'request', actor: input.actor, requestId: input.requestId, now: input.now ?? new Date() });
+    const [receipt] = await eraseLocked(tx, [v], {
+      trigger: 'request',
+      actor: input.actor,
+      requestId: input.requestId,
+      now: input.now ?? new Date(),
+    });
     const [after] = await tx.select().from(verifications).where(eq(verifications.id, v.id));
-    log.info('verification data erased', { verification_id: v.id, trigger: 'request', actor: input.actor, status: after.status, receipt_id: receipt.receipt.id });
+    log.info('verification data erased', {
+      verification_id: v.id,
+      trigger: 'request',
+      actor: input.actor,
+      status: after.status,
+      receipt_id: receipt.receipt.id,
+    });
     return { verification: after, receipt, erasedNow: true };
   });
 }

@@ -6,7 +6,21 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, inArray } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
-import { auditLog, blocklistEntries, dataKeys, livenessChallenges, livenessFrames, erasureReceipts, faceEmbeddings, media, mediaBlobs, pipelineJobs, verifications, webhookAttempts, webhookEvents } from '@/lib/db/schema';
+import {
+  auditLog,
+  blocklistEntries,
+  dataKeys,
+  livenessChallenges,
+  livenessFrames,
+  erasureReceipts,
+  faceEmbeddings,
+  media,
+  mediaBlobs,
+  pipelineJobs,
+  verifications,
+  webhookAttempts,
+  webhookEvents,
+} from '@/lib/db/schema';
 import { DELETE as eraseRoute, GET as eraseRouteGet } from '@/app/v1/verifications/[id]/data/route';
 import { GET as getOne } from '@/app/v1/verifications/[id]/route';
 import { GET as receiptKeysRoute } from '@/app/receipt-keys/route';
@@ -33,7 +47,10 @@ const DAY = 86_400_000;
 
 async function state(id: string) {
   const [v] = await db().select().from(verifications).where(eq(verifications.id, id));
-  const rows = await db().select({ id: media.id, analysis: media.analysis }).from(media).where(eq(media.verificationId, id));
+  const rows = await db()
+    .select({ id: media.id, analysis: media.analysis })
+    .from(media)
+    .where(eq(media.verificationId, id));
   const blobs = rows.length ? await db().select().from(mediaBlobs).where(eq(mediaBlobs.mediaId, rows[0].id)) : [];
   return {
     v,
@@ -42,15 +59,33 @@ async function state(id: string) {
     embeddings: (await db().select().from(faceEmbeddings).where(eq(faceEmbeddings.verificationId, id))).length,
     dataKeys: (await db().select().from(dataKeys).where(eq(dataKeys.verificationId, id))).length,
     receipts: await db().select().from(erasureReceipts).where(eq(erasureReceipts.verificationId, id)),
-    audits: await db().select().from(auditLog).where(and(eq(auditLog.verificationId, id), eq(auditLog.action, 'verification.data_erased'))),
-    bodies: (await db().select().from(webhookEvents).where(eq(webhookEvents.verificationId, id))).map((e) => JSON.parse(e.body)),
+    audits: await db()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.verificationId, id), eq(auditLog.action, 'verification.data_erased'))),
+    bodies: (await db().select().from(webhookEvents).where(eq(webhookEvents.verificationId, id))).map((e) =>
+      JSON.parse(e.body),
+    ),
   };
 }
 
 const published = async () => (await receiptKeysRoute()).json();
-const apiGet = (w: TestWorkspace, id: string) => call(getOne, { path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.liveSecret, params: { id } });
-const apiErase = (w: TestWorkspace, id: string, secret = w.liveSecret, extra: Partial<Parameters<typeof call>[1]> = {}) =>
-  call(eraseRoute, { method: 'DELETE', path: `/v1/verifications/${id}/data`, apiKey: w.apiKey, secret, params: { id }, ...extra });
+const apiGet = (w: TestWorkspace, id: string) =>
+  call(getOne, { path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.liveSecret, params: { id } });
+const apiErase = (
+  w: TestWorkspace,
+  id: string,
+  secret = w.liveSecret,
+  extra: Partial<Parameters<typeof call>[1]> = {},
+) =>
+  call(eraseRoute, {
+    method: 'DELETE',
+    path: `/v1/verifications/${id}/data`,
+    apiKey: w.apiKey,
+    secret,
+    params: { id },
+    ...extra,
+  });
 
 /** Everything of the verification's data gone; its decision and dates still there. */
 async function expectErased(id: string, opts: { status?: string; trigger?: string; actor?: string } = {}) {
@@ -67,7 +102,10 @@ async function expectErased(id: string, opts: { status?: string; trigger?: strin
   expect(s.receipts).toHaveLength(1);
   expect(s.audits).toHaveLength(1);
   if (opts.actor) expect(s.audits[0].actor).toBe(opts.actor);
-  const signed: SignedReceipt = { receipt: JSON.parse(s.receipts[0].payload), signature: { alg: 'EdDSA', kid: s.receipts[0].keyId, value: s.receipts[0].signature } };
+  const signed: SignedReceipt = {
+    receipt: JSON.parse(s.receipts[0].payload),
+    signature: { alg: 'EdDSA', kid: s.receipts[0].keyId, value: s.receipts[0].signature },
+  };
   expect(verifyReceipt(signed, await published())).toEqual({ valid: true });
   if (opts.trigger) expect(signed.receipt.trigger).toBe(opts.trigger);
   return { ...s, receipt: signed };
@@ -82,7 +120,11 @@ describe('photos and personal fields under the verification’s own data key', (
   it('personal fields of a result are never stored in the clear; the API returns the result whole', async () => {
     const h = await heldVerification(db(), w);
     const [row] = await db().select().from(verifications).where(eq(verifications.id, h.id));
-    expect(row.result).toEqual({ decision: 'pass', document: { type: 'id_card', source: 'mrz' }, face_match: kycResult().face_match });
+    expect(row.result).toEqual({
+      decision: 'pass',
+      document: { type: 'id_card', source: 'mrz' },
+      face_match: kycResult().face_match,
+    });
     expect(row.resultSealed).toBeInstanceOf(Buffer);
     for (const secret of [PERSON.surname, PERSON.date_of_birth, '02C3']) {
       expect(JSON.stringify(row.result)).not.toContain(secret);
@@ -99,7 +141,8 @@ describe('photos and personal fields under the verification’s own data key', (
     expect(copy.sealedBy).toBe('data_key');
     expect(openMedia(copy)).toEqual(h.photo);
     expect(copy.ciphertext.includes(h.photo.subarray(4, 40))).toBe(false);
-    for (const kek of keyRing().accepted.values()) expect(() => aesGcmDecrypt(copy.ciphertext, `media:${h.mediaId}`, kek.key)).toThrow();
+    for (const kek of keyRing().accepted.values())
+      expect(() => aesGcmDecrypt(copy.ciphertext, `media:${h.mediaId}`, kek.key)).toThrow();
 
     await eraseVerificationData(db(), { verificationId: h.id, actor: 'operator' });
     // The copy, with what the database holds now: its data key is gone.
@@ -126,16 +169,31 @@ describe('the retention sweep', () => {
     const blocked = await heldVerification(db(), w, { decidedDaysAgo: 45 });
     // Created two months ago but decided two days ago: retention counts from the decision.
     const lateDecision = await heldVerification(db(), w, { decidedDaysAgo: 2 });
-    await db().update(verifications).set({ createdAt: new Date(Date.now() - 60 * DAY) }).where(eq(verifications.id, lateDecision.id));
+    await db()
+      .update(verifications)
+      .set({ createdAt: new Date(Date.now() - 60 * DAY) })
+      .where(eq(verifications.id, lateDecision.id));
     const entry = await addToBlocklist(db(), { verificationId: blocked.id, actor: 'operator' });
-    const probe = (embedding: number[]) => findDuplicates(db(), { workspaceId: w.workspace.id, mode: 'live', verificationId: 'probe', externalId: null, embedding, threshold: 0.9 });
+    const probe = (embedding: number[]) =>
+      findDuplicates(db(), {
+        workspaceId: w.workspace.id,
+        mode: 'live',
+        verificationId: 'probe',
+        externalId: null,
+        embedding,
+        threshold: 0.9,
+      });
     expect((await probe(past.embedding)).duplicates.map((d) => d.verification_id)).toEqual([past.id]);
 
     const out = await sweepRetention(db());
     expect(out.erased).toBeGreaterThanOrEqual(2);
 
     const erased = await expectErased(past.id, { status: 'approved', trigger: 'retention', actor: 'system' });
-    expect(erased.v.result).toEqual({ decision: 'pass', document: { type: 'id_card', source: 'mrz' }, face_match: kycResult().face_match });
+    expect(erased.v.result).toEqual({
+      decision: 'pass',
+      document: { type: 'id_card', source: 'mrz' },
+      face_match: kycResult().face_match,
+    });
     expect(erased.receipt.receipt).toMatchObject({
       verification_id: past.id,
       external_id: erased.v.externalId,
@@ -152,7 +210,15 @@ describe('the retention sweep', () => {
       kept: { blocklist_entries: 0 },
     });
     expect(erased.receipt.receipt.erased.result_fields.sort()).toEqual(
-      ['person.surname', 'person.given_names', 'person.date_of_birth', 'person.sex', 'document.issuing_country', 'document.number_masked', 'document.expiry_date'].sort(),
+      [
+        'person.surname',
+        'person.given_names',
+        'person.date_of_birth',
+        'person.sex',
+        'document.issuing_country',
+        'document.number_masked',
+        'document.expiry_date',
+      ].sort(),
     );
     const got = (await apiGet(w, past.id)).json.data;
     expect(got.data_erased_at).toBe(erased.v.dataErasedAt!.toISOString());
@@ -190,8 +256,22 @@ describe('the retention sweep', () => {
     const challenge = async (verificationId: string, frames: number) => {
       const id = newId('blk').replace('blk_', 'lch_');
       const at = new Date();
-      await db().insert(livenessChallenges).values({ id, verificationId, nonceSha256: newId('req'), steps: ['left', 'right', 'straight'], issuedAt: at, expiresAt: at, completedAt: at, embedding: randomEmbedding() });
-      for (let i = 0; i < frames; i++) await db().insert(livenessFrames).values({ challengeId: id, workspaceId: w.workspace.id, sha256: newId('req'), embedding: randomEmbedding() });
+      await db()
+        .insert(livenessChallenges)
+        .values({
+          id,
+          verificationId,
+          nonceSha256: newId('req'),
+          steps: ['left', 'right', 'straight'],
+          issuedAt: at,
+          expiresAt: at,
+          completedAt: at,
+          embedding: randomEmbedding(),
+        });
+      for (let i = 0; i < frames; i++)
+        await db()
+          .insert(livenessFrames)
+          .values({ challengeId: id, workspaceId: w.workspace.id, sha256: newId('req'), embedding: randomEmbedding() });
       return id;
     };
     const mine = await challenge(h.id, 3);
@@ -199,10 +279,14 @@ describe('the retention sweep', () => {
     const { receipt } = await eraseVerificationData(db(), { verificationId: h.id, actor: 'operator' });
     expect(receipt.receipt.erased.liveness_faces).toBe(4);
     expect(await db().select().from(livenessFrames).where(eq(livenessFrames.challengeId, mine))).toEqual([]);
-    expect((await db().select().from(livenessChallenges).where(eq(livenessChallenges.id, mine)))[0].embedding).toBeNull();
+    expect(
+      (await db().select().from(livenessChallenges).where(eq(livenessChallenges.id, mine)))[0].embedding,
+    ).toBeNull();
     // Another verification's challenge is untouched.
     expect(await db().select().from(livenessFrames).where(eq(livenessFrames.challengeId, theirs))).toHaveLength(3);
-    expect((await db().select().from(livenessChallenges).where(eq(livenessChallenges.id, theirs)))[0].embedding).not.toBeNull();
+    expect(
+      (await db().select().from(livenessChallenges).where(eq(livenessChallenges.id, theirs)))[0].embedding,
+    ).not.toBeNull();
   });
 
   it('retention is the workspace’s: 0 erases at the first sweep after the decision; above 365 days is refused', async () => {
@@ -213,17 +297,27 @@ describe('the retention sweep', () => {
     await sweepRetention(db());
     await expectErased(h.id);
     expect((await state(l.id)).v.dataErasedAt).toBeNull();
-    await expect(updateWorkspaceSettings(db(), long.workspace.id, { media_retention_days: MAX_RETENTION_DAYS + 1 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(
+      updateWorkspaceSettings(db(), long.workspace.id, { media_retention_days: MAX_RETENTION_DAYS + 1 }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     // The database holds every writer to it (23514: check_violation).
-    await expect(db().execute(`update workspaces set media_retention_days = 400 where id = '${long.workspace.id}'`)).rejects.toMatchObject({ cause: { code: '23514' } });
+    await expect(
+      db().execute(`update workspaces set media_retention_days = 400 where id = '${long.workspace.id}'`),
+    ).rejects.toMatchObject({ cause: { code: '23514' } });
   });
 
   it('paces itself: after each full batch it rests in proportion to the batch’s time; not after the last', async () => {
     const paced = await makeWorkspace({ media_retention_days: 0 });
-    for (let i = 0; i < 10; i++) await heldVerification(db(), paced, { decidedDaysAgo: 1, result: { decision: 'pass' } });
+    for (let i = 0; i < 10; i++)
+      await heldVerification(db(), paced, { decidedDaysAgo: 1, result: { decision: 'pass' } });
     const rests: number[] = [];
     const t0 = performance.now();
-    const out = await sweepRetention(db(), { batch: 2, pace: 0.25, sleep: async (ms) => void rests.push(ms), upgrade: false });
+    const out = await sweepRetention(db(), {
+      batch: 2,
+      pace: 0.25,
+      sleep: async (ms) => void rests.push(ms),
+      upgrade: false,
+    });
     const elapsed = performance.now() - t0;
     expect(out.erased).toBeGreaterThanOrEqual(10);
     expect(rests.length).toBeGreaterThanOrEqual(5);
@@ -239,7 +333,10 @@ describe('the retention sweep', () => {
   it('a case left waiting for a decision for the maximum retention is erased too, and abandoned', async () => {
     const h = await heldVerification(db(), w, { decidedDaysAgo: null });
     const longAgo = new Date(Date.now() - (MAX_RETENTION_DAYS + 1) * DAY);
-    await db().update(verifications).set({ status: 'review', statusChangedAt: longAgo }).where(eq(verifications.id, h.id));
+    await db()
+      .update(verifications)
+      .set({ status: 'review', statusChangedAt: longAgo })
+      .where(eq(verifications.id, h.id));
     await sweepRetention(db());
     const s = await expectErased(h.id, { status: 'abandoned', trigger: 'retention' });
     expect(s.bodies.map((b) => [b.status, b.data_erased_at])).toEqual([['abandoned', s.v.dataErasedAt!.toISOString()]]);
@@ -249,16 +346,35 @@ describe('the retention sweep', () => {
     const h = await heldVerification(db(), w);
     const photo = Buffer.from('legacy photo bytes');
     const legacyMedia = newId('med');
-    await db().insert(media).values({ id: legacyMedia, verificationId: h.id, type: 'selfie', contentType: 'image/jpeg', byteSize: photo.length, width: 640, height: 480 });
-    await db().insert(mediaBlobs).values({ mediaId: legacyMedia, ciphertext: aesGcmEncrypt(photo, `media:${legacyMedia}`, keyRing().primary.key) });
+    await db()
+      .insert(media)
+      .values({
+        id: legacyMedia,
+        verificationId: h.id,
+        type: 'selfie',
+        contentType: 'image/jpeg',
+        byteSize: photo.length,
+        width: 640,
+        height: 480,
+      });
+    await db()
+      .insert(mediaBlobs)
+      .values({
+        mediaId: legacyMedia,
+        ciphertext: aesGcmEncrypt(photo, `media:${legacyMedia}`, keyRing().primary.key),
+      });
     await db().update(verifications).set({ result: kycResult(), resultSealed: null }).where(eq(verifications.id, h.id));
-    expect((await db().select().from(mediaBlobs).where(eq(mediaBlobs.mediaId, legacyMedia)))[0].sealedBy).toBe('encryption_key');
+    expect((await db().select().from(mediaBlobs).where(eq(mediaBlobs.mediaId, legacyMedia)))[0].sealedBy).toBe(
+      'encryption_key',
+    );
     expect(await mediaStore.get(db(), legacyMedia)).toEqual(photo);
 
     const out = await sweepRetention(db());
     expect(out.upgraded.media).toBeGreaterThanOrEqual(1);
     expect(out.upgraded.results).toBeGreaterThanOrEqual(1);
-    expect((await db().select().from(mediaBlobs).where(eq(mediaBlobs.mediaId, legacyMedia)))[0].sealedBy).toBe('data_key');
+    expect((await db().select().from(mediaBlobs).where(eq(mediaBlobs.mediaId, legacyMedia)))[0].sealedBy).toBe(
+      'data_key',
+    );
     expect(await mediaStore.get(db(), legacyMedia)).toEqual(photo);
     const [row] = await db().select().from(verifications).where(eq(verifications.id, h.id));
     expect(row.result).not.toHaveProperty('person');
@@ -271,14 +387,54 @@ describe('the retention sweep', () => {
     const legacy = async (erased: boolean) => {
       const h = await heldVerification(db(), w, { metadata: null });
       const metadata = `{"note":"${marker}","n":1}`;
-      await db().update(verifications).set({ externalMetadata: JSON.parse(metadata), externalMetadataRaw: metadata, externalMetadataSealed: null }).where(eq(verifications.id, h.id));
-      const body = JSON.stringify({ verification_id: h.id, status: 'approved', external_id: 'x', external_metadata: JSON.parse(metadata), reason: null, timestamp: new Date().toISOString(), duplicate_detected: false, duplicate_count: 0 });
+      await db()
+        .update(verifications)
+        .set({ externalMetadata: JSON.parse(metadata), externalMetadataRaw: metadata, externalMetadataSealed: null })
+        .where(eq(verifications.id, h.id));
+      const body = JSON.stringify({
+        verification_id: h.id,
+        status: 'approved',
+        external_id: 'x',
+        external_metadata: JSON.parse(metadata),
+        reason: null,
+        timestamp: new Date().toISOString(),
+        duplicate_detected: false,
+        duplicate_count: 0,
+      });
       const eventId = newId('evt');
       const attemptId = newId('wat');
-      await db().insert(webhookEvents).values({ id: eventId, workspaceId: w.workspace.id, verificationId: h.id, status: 'approved', body, state: 'delivered' });
-      await db().insert(webhookAttempts).values({ id: attemptId, eventId, attempt: 1, startedAt: new Date(), statusCode: 200, responseBody: `{"echo":"${marker}"}`, outcome: 'delivered' });
+      await db()
+        .insert(webhookEvents)
+        .values({
+          id: eventId,
+          workspaceId: w.workspace.id,
+          verificationId: h.id,
+          status: 'approved',
+          body,
+          state: 'delivered',
+        });
+      await db()
+        .insert(webhookAttempts)
+        .values({
+          id: attemptId,
+          eventId,
+          attempt: 1,
+          startedAt: new Date(),
+          statusCode: 200,
+          responseBody: `{"echo":"${marker}"}`,
+          outcome: 'delivered',
+        });
       const auditId = newId('aud');
-      await db().insert(auditLog).values({ id: auditId, workspaceId: w.workspace.id, verificationId: h.id, actor: 'admin:x', action: 'verification.decided', data: { status: 'approved', reason: null, note: `seen ${marker}` } });
+      await db()
+        .insert(auditLog)
+        .values({
+          id: auditId,
+          workspaceId: w.workspace.id,
+          verificationId: h.id,
+          actor: 'admin:x',
+          action: 'verification.decided',
+          data: { status: 'approved', reason: null, note: `seen ${marker}` },
+        });
       if (erased) await db().update(verifications).set({ dataErasedAt: new Date() }).where(eq(verifications.id, h.id));
       return { id: h.id, metadata, body, eventId, attemptId, auditId };
     };
@@ -287,16 +443,40 @@ describe('the retention sweep', () => {
     // What a reader with the database alone finds, as text, in the clear.
     const clearText = async () =>
       JSON.stringify([
-        await db().select({ a: verifications.externalMetadata, b: verifications.externalMetadataRaw }).from(verifications).where(inArray(verifications.id, [kept.id, gone.id])),
-        await db().select({ b: webhookEvents.body }).from(webhookEvents).where(inArray(webhookEvents.id, [kept.eventId, gone.eventId])),
-        await db().select({ r: webhookAttempts.responseBody }).from(webhookAttempts).where(inArray(webhookAttempts.id, [kept.attemptId, gone.attemptId])),
-        await db().select({ d: auditLog.data }).from(auditLog).where(inArray(auditLog.id, [kept.auditId, gone.auditId])),
+        await db()
+          .select({ a: verifications.externalMetadata, b: verifications.externalMetadataRaw })
+          .from(verifications)
+          .where(inArray(verifications.id, [kept.id, gone.id])),
+        await db()
+          .select({ b: webhookEvents.body })
+          .from(webhookEvents)
+          .where(inArray(webhookEvents.id, [kept.eventId, gone.eventId])),
+        await db()
+          .select({ r: webhookAttempts.responseBody })
+          .from(webhookAttempts)
+          .where(inArray(webhookAttempts.id, [kept.attemptId, gone.attemptId])),
+        await db()
+          .select({ d: auditLog.data })
+          .from(auditLog)
+          .where(inArray(auditLog.id, [kept.auditId, gone.auditId])),
       ]);
     expect((await clearText()).split(marker).length - 1).toBe(10);
 
     const out = await sweepRetention(db());
-    expect(out.upgraded).toMatchObject({ metadata: expect.any(Number), webhook_bodies: expect.any(Number), webhook_responses: expect.any(Number), audit_notes: expect.any(Number) });
-    expect(Math.min(out.upgraded.metadata, out.upgraded.webhook_bodies, out.upgraded.webhook_responses, out.upgraded.audit_notes)).toBeGreaterThanOrEqual(2);
+    expect(out.upgraded).toMatchObject({
+      metadata: expect.any(Number),
+      webhook_bodies: expect.any(Number),
+      webhook_responses: expect.any(Number),
+      audit_notes: expect.any(Number),
+    });
+    expect(
+      Math.min(
+        out.upgraded.metadata,
+        out.upgraded.webhook_bodies,
+        out.upgraded.webhook_responses,
+        out.upgraded.audit_notes,
+      ),
+    ).toBeGreaterThanOrEqual(2);
     expect(await clearText()).not.toContain(marker);
 
     // The kept case reads as before: GET, the stored body as sent, the answer and the note, all opened.
@@ -309,11 +489,23 @@ describe('the retention sweep', () => {
     // The erased case's copies are gone, not sealed.
     const [goneRow] = await db().select().from(verifications).where(eq(verifications.id, gone.id));
     expect(goneRow.externalMetadataSealed).toBeNull();
-    expect((await db().select().from(webhookEvents).where(eq(webhookEvents.id, gone.eventId)))[0].bodySealed).toBeNull();
-    expect((await db().select().from(webhookAttempts).where(eq(webhookAttempts.id, gone.attemptId)))[0].responseSealed).toBeNull();
-    expect((await db().select().from(auditLog).where(eq(auditLog.id, gone.auditId)))[0]).toMatchObject({ data: { status: 'approved', reason: null }, dataSealed: null });
+    expect(
+      (await db().select().from(webhookEvents).where(eq(webhookEvents.id, gone.eventId)))[0].bodySealed,
+    ).toBeNull();
+    expect(
+      (await db().select().from(webhookAttempts).where(eq(webhookAttempts.id, gone.attemptId)))[0].responseSealed,
+    ).toBeNull();
+    expect((await db().select().from(auditLog).where(eq(auditLog.id, gone.auditId)))[0]).toMatchObject({
+      data: { status: 'approved', reason: null },
+      dataSealed: null,
+    });
     // Nothing left to move: a second pass finds nothing.
-    expect((await sweepRetention(db())).upgraded).toMatchObject({ metadata: 0, webhook_bodies: 0, webhook_responses: 0, audit_notes: 0 });
+    expect((await sweepRetention(db())).upgraded).toMatchObject({
+      metadata: 0,
+      webhook_bodies: 0,
+      webhook_responses: 0,
+      audit_notes: 0,
+    });
   });
 });
 
@@ -323,13 +515,31 @@ describe('leftovers', () => {
     const h = await heldVerification(db(), w);
     await eraseVerificationData(db(), { verificationId: h.id, actor: 'operator' });
     const late = newId('med');
-    await db().insert(media).values({ id: late, verificationId: h.id, type: 'selfie', contentType: 'image/jpeg', byteSize: 4, width: 640, height: 480 });
-    await db().insert(mediaBlobs).values({ mediaId: late, ciphertext: aesGcmEncrypt(Buffer.from('late'), `media:${late}`, keyRing().primary.key) });
+    await db()
+      .insert(media)
+      .values({
+        id: late,
+        verificationId: h.id,
+        type: 'selfie',
+        contentType: 'image/jpeg',
+        byteSize: 4,
+        width: 640,
+        height: 480,
+      });
+    await db()
+      .insert(mediaBlobs)
+      .values({
+        mediaId: late,
+        ciphertext: aesGcmEncrypt(Buffer.from('late'), `media:${late}`, keyRing().primary.key),
+      });
     await db().update(verifications).set({ result: kycResult() }).where(eq(verifications.id, h.id));
     await sweepRetention(db());
     expect(await db().select().from(mediaBlobs).where(eq(mediaBlobs.mediaId, late))).toEqual([]);
     const [row] = await db().select().from(verifications).where(eq(verifications.id, h.id));
-    expect([row.result, row.resultSealed]).toEqual([{ decision: 'pass', document: { type: 'id_card', source: 'mrz' }, face_match: kycResult().face_match }, null]);
+    expect([row.result, row.resultSealed]).toEqual([
+      { decision: 'pass', document: { type: 'id_card', source: 'mrz' }, face_match: kycResult().face_match },
+      null,
+    ]);
   });
 
   it('sealed fields whose data key is already gone are erased all the same, and the receipt says they could not be listed', async () => {
@@ -337,7 +547,11 @@ describe('leftovers', () => {
     const h = await heldVerification(db(), w);
     await db().delete(dataKeys).where(eq(dataKeys.verificationId, h.id));
     const { receipt } = await eraseVerificationData(db(), { verificationId: h.id, actor: 'operator' });
-    expect(receipt.receipt.erased).toMatchObject({ data_key: false, result_fields: ['(sealed fields)'], media: [{ bytes: true }] });
+    expect(receipt.receipt.erased).toMatchObject({
+      data_key: false,
+      result_fields: ['(sealed fields)'],
+      media: [{ bytes: true }],
+    });
     expect((await state(h.id)).v.resultSealed).toBeNull();
   });
 });
@@ -356,12 +570,22 @@ describe('DELETE /v1/verifications/{id}/data', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json.data).toMatchObject({ id: h.id, status: 'approved', data_erased_at: expect.any(String) });
     const receipt: SignedReceipt = r.json.data.receipt;
-    expect(receipt.receipt).toMatchObject({ verification_id: h.id, trigger: 'request', requested_by: `key:${w.liveKeyId}`, retention_days: null, erased_at: r.json.data.data_erased_at });
+    expect(receipt.receipt).toMatchObject({
+      verification_id: h.id,
+      trigger: 'request',
+      requested_by: `key:${w.liveKeyId}`,
+      retention_days: null,
+      erased_at: r.json.data.data_erased_at,
+    });
     const keys = await published();
-    expect(keys.keys).toContainEqual(expect.objectContaining({ kty: 'OKP', crv: 'Ed25519', kid: receipt.signature.kid, status: 'active' }));
+    expect(keys.keys).toContainEqual(
+      expect.objectContaining({ kty: 'OKP', crv: 'Ed25519', kid: receipt.signature.kid, status: 'active' }),
+    );
     expect(verifyReceipt(receipt, keys)).toEqual({ valid: true });
     // Any change to what it says breaks it.
-    expect(verifyReceipt({ ...receipt, receipt: { ...receipt.receipt, external_id: 'someone-else' } }, keys).valid).toBe(false);
+    expect(
+      verifyReceipt({ ...receipt, receipt: { ...receipt.receipt, external_id: 'someone-else' } }, keys).valid,
+    ).toBe(false);
     await expectErased(h.id, { status: 'approved', trigger: 'request', actor: `key:${w.liveKeyId}` });
 
     const again = await apiErase(w, h.id);
@@ -374,12 +598,42 @@ describe('DELETE /v1/verifications/{id}/data', () => {
   it('a case in progress becomes abandoned: its webhook says when its data was erased; stored bodies lose external_metadata and device_signals; pending pipeline work stops', async () => {
     const h = await heldVerification(db(), w, { decidedDaysAgo: null });
     await db().update(verifications).set({ status: 'submitted', attemptsUsed: 1 }).where(eq(verifications.id, h.id));
-    await db().insert(pipelineJobs).values({ id: newId('job'), verificationId: h.id, attempt: 1, mediaIds: { selfie: h.mediaId } });
+    await db()
+      .insert(pipelineJobs)
+      .values({ id: newId('job'), verificationId: h.id, attempt: 1, mediaIds: { selfie: h.mediaId } });
     // An earlier event not yet delivered, as a device-intelligence provider would have filled it.
-    const earlier = JSON.stringify({ verification_id: h.id, status: 'resubmission_requested', external_id: 'x', external_metadata: { plan: 'pro' }, reason: 'selfie_quality', timestamp: new Date().toISOString(), duplicate_detected: false, duplicate_count: 0, device_signals: { ip_info: { v4: { address: '203.0.113.7' } } } });
+    const earlier = JSON.stringify({
+      verification_id: h.id,
+      status: 'resubmission_requested',
+      external_id: 'x',
+      external_metadata: { plan: 'pro' },
+      reason: 'selfie_quality',
+      timestamp: new Date().toISOString(),
+      duplicate_detected: false,
+      duplicate_count: 0,
+      device_signals: { ip_info: { v4: { address: '203.0.113.7' } } },
+    });
     const eventId = newId('evt');
-    await db().insert(webhookEvents).values({ id: eventId, workspaceId: w.workspace.id, verificationId: h.id, status: 'resubmission_requested', body: earlier });
-    await db().insert(webhookAttempts).values({ id: newId('wat'), eventId, attempt: 1, startedAt: new Date(), statusCode: 500, responseBody: '{"echo":{"plan":"pro"}}', outcome: 'retry' });
+    await db()
+      .insert(webhookEvents)
+      .values({
+        id: eventId,
+        workspaceId: w.workspace.id,
+        verificationId: h.id,
+        status: 'resubmission_requested',
+        body: earlier,
+      });
+    await db()
+      .insert(webhookAttempts)
+      .values({
+        id: newId('wat'),
+        eventId,
+        attempt: 1,
+        startedAt: new Date(),
+        statusCode: 500,
+        responseBody: '{"echo":{"plan":"pro"}}',
+        outcome: 'retry',
+      });
 
     const r = await apiErase(w, h.id);
     expect(r.status, r.text).toBe(200);
@@ -387,12 +641,25 @@ describe('DELETE /v1/verifications/{id}/data', () => {
     const s = await expectErased(h.id, { status: 'abandoned' });
     const [pending] = await db().select().from(webhookEvents).where(eq(webhookEvents.id, eventId));
     expect(pending.state).toBe('pending'); // still delivered: the redacted body
-    expect(Object.keys(JSON.parse(pending.body))).toEqual(['verification_id', 'status', 'external_id', 'external_metadata', 'reason', 'timestamp', 'duplicate_detected', 'duplicate_count']);
+    expect(Object.keys(JSON.parse(pending.body))).toEqual([
+      'verification_id',
+      'status',
+      'external_id',
+      'external_metadata',
+      'reason',
+      'timestamp',
+      'duplicate_detected',
+      'duplicate_count',
+    ]);
     const abandoned = s.bodies.find((b) => b.status === 'abandoned');
     expect(abandoned).toMatchObject({ external_metadata: null, data_erased_at: s.v.dataErasedAt!.toISOString() });
     expect(s.receipt.receipt.erased).toMatchObject({ webhook_bodies: 1, webhook_responses: 1 });
-    expect((await db().select().from(webhookAttempts).where(eq(webhookAttempts.eventId, eventId)))[0].responseBody).toBeNull();
-    expect((await db().select().from(pipelineJobs).where(eq(pipelineJobs.verificationId, h.id)))[0].status).toBe('done');
+    expect(
+      (await db().select().from(webhookAttempts).where(eq(webhookAttempts.eventId, eventId)))[0].responseBody,
+    ).toBeNull();
+    expect((await db().select().from(pipelineJobs).where(eq(pipelineJobs.verificationId, h.id)))[0].status).toBe(
+      'done',
+    );
   });
 
   it('another workspace’s id, the other mode’s id and a malformed id are 404; no body; DELETE only; always signed', async () => {
@@ -404,8 +671,17 @@ describe('DELETE /v1/verifications/{id}/data', () => {
     expect([withBody.status, withBody.json.error.code]).toEqual([422, 'VALIDATION_ERROR']);
     const unsigned = await apiErase(w, h.id, w.liveSecret, { signature: null });
     expect([unsigned.status, unsigned.json.error.code]).toEqual([401, 'MISSING_SIGNATURE']);
-    const wrong = await call(eraseRouteGet, { path: `/v1/verifications/${h.id}/data`, apiKey: w.apiKey, secret: w.liveSecret, params: { id: h.id } });
-    expect([wrong.status, wrong.json.error.code, wrong.headers.get('allow')]).toEqual([405, 'METHOD_NOT_ALLOWED', 'DELETE']);
+    const wrong = await call(eraseRouteGet, {
+      path: `/v1/verifications/${h.id}/data`,
+      apiKey: w.apiKey,
+      secret: w.liveSecret,
+      params: { id: h.id },
+    });
+    expect([wrong.status, wrong.json.error.code, wrong.headers.get('allow')]).toEqual([
+      405,
+      'METHOD_NOT_ALLOWED',
+      'DELETE',
+    ]);
     // None of those touched it.
     expect((await state(h.id)).v.dataErasedAt).toBeNull();
   });
@@ -418,20 +694,42 @@ describe('subject access export', () => {
     const challengeId = newId('blk').replace('blk_', 'lch_');
     const at = new Date();
     const challengeFace = randomEmbedding();
-    await db().insert(livenessChallenges).values({ id: challengeId, verificationId: h.id, nonceSha256: newId('req'), steps: ['left', 'right', 'straight'], issuedAt: at, expiresAt: at, completedAt: at, embedding: challengeFace });
-    for (let i = 0; i < 2; i++) await db().insert(livenessFrames).values({ challengeId, workspaceId: w.workspace.id, sha256: `frame-${i}`, embedding: randomEmbedding() });
+    await db()
+      .insert(livenessChallenges)
+      .values({
+        id: challengeId,
+        verificationId: h.id,
+        nonceSha256: newId('req'),
+        steps: ['left', 'right', 'straight'],
+        issuedAt: at,
+        expiresAt: at,
+        completedAt: at,
+        embedding: challengeFace,
+      });
+    for (let i = 0; i < 2; i++)
+      await db()
+        .insert(livenessFrames)
+        .values({ challengeId, workspaceId: w.workspace.id, sha256: `frame-${i}`, embedding: randomEmbedding() });
     const before = await exportVerification(db(), { verificationId: h.id, actor: 'operator' });
     expect(before.liveness_challenges).toHaveLength(1);
     expect(before.liveness_challenges[0]).toMatchObject({ id: challengeId, steps: ['left', 'right', 'straight'] });
     expect(before.liveness_challenges[0].embedding).toHaveLength(challengeFace.length);
-    expect(before.liveness_challenges[0].frames.map((f) => [f.sha256, f.embedding?.length])).toEqual([['frame-0', challengeFace.length], ['frame-1', challengeFace.length]]);
+    expect(before.liveness_challenges[0].frames.map((f) => [f.sha256, f.embedding?.length])).toEqual([
+      ['frame-0', challengeFace.length],
+      ['frame-1', challengeFace.length],
+    ]);
     expect(before.verification.result).toEqual(kycResult());
     expect(Buffer.from(before.media[0].photo_base64!, 'base64')).toEqual(h.photo);
     expect((before.media[0].analysis as { faces: { embedding: number[] }[] }).faces[0].embedding).toEqual(h.embedding);
     expect(before.face_embedding?.embedding).toHaveLength(h.embedding.length);
     expect(before.webhook_events).toHaveLength(1);
     expect(before.audit_log.map((a) => a.action)).toContain('verification.created');
-    expect((await db().select().from(auditLog).where(and(eq(auditLog.verificationId, h.id), eq(auditLog.action, 'verification.exported'))))).toHaveLength(1);
+    expect(
+      await db()
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.verificationId, h.id), eq(auditLog.action, 'verification.exported'))),
+    ).toHaveLength(1);
 
     await eraseVerificationData(db(), { verificationId: h.id, actor: 'operator' });
     const after = await exportVerification(db(), { verificationId: h.id, actor: 'operator' });
@@ -445,6 +743,8 @@ describe('subject access export', () => {
   });
 
   it('an unknown id is NOT_FOUND', async () => {
-    await expect(exportVerification(db(), { verificationId: randomEmbedding(4).join(), actor: 'operator' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      exportVerification(db(), { verificationId: randomEmbedding(4).join(), actor: 'operator' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

@@ -60,7 +60,10 @@ export async function lockDue(tx: DbOrTx, now: Date, limit: number): Promise<Era
       and(
         isNull(verifications.dataErasedAt),
         isNotNull(verifications.completedAt),
-        lte(verifications.completedAt, sql`${at}::timestamptz - make_interval(days => ${workspaces.mediaRetentionDays})`),
+        lte(
+          verifications.completedAt,
+          sql`${at}::timestamptz - make_interval(days => ${workspaces.mediaRetentionDays})`,
+        ),
       ),
     )
     .orderBy(asc(verifications.completedAt))
@@ -111,10 +114,22 @@ export async function sweepRetention(db: Db, opts: SweepOptions = {}): Promise<S
       more = true;
       break;
     }
-    if (pace < 1) await (opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(((performance.now() - started) * (1 - pace)) / pace);
+    if (pace < 1)
+      await (opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(
+        ((performance.now() - started) * (1 - pace)) / pace,
+      );
   }
-  const none: UpgradeCounts & { more: boolean } = { media: 0, results: 0, metadata: 0, webhook_bodies: 0, webhook_responses: 0, audit_notes: 0, more: false };
-  const { more: upgradeMore, ...upgraded } = opts.upgrade === false ? none : await upgradeLegacyData(db, { batch, deadline });
+  const none: UpgradeCounts & { more: boolean } = {
+    media: 0,
+    results: 0,
+    metadata: 0,
+    webhook_bodies: 0,
+    webhook_responses: 0,
+    audit_notes: 0,
+    more: false,
+  };
+  const { more: upgradeMore, ...upgraded } =
+    opts.upgrade === false ? none : await upgradeLegacyData(db, { batch, deadline });
   const upgradedAny = Object.values(upgraded).some((n) => n > 0);
   if (erased || upgradedAny) log.info('retention sweep', { erased, batches, more, upgraded });
   return { erased, batches, more: more || upgradeMore, upgraded };

@@ -14,7 +14,14 @@ import { redactWebhookBody } from '../webhooks/payload';
 import { sealResult, splitResult } from '../personal-data/result-fields';
 import { AAD, sealText } from '../personal-data/personal';
 
-export type UpgradeCounts = { media: number; results: number; metadata: number; webhook_bodies: number; webhook_responses: number; audit_notes: number };
+export type UpgradeCounts = {
+  media: number;
+  results: number;
+  metadata: number;
+  webhook_bodies: number;
+  webhook_responses: number;
+  audit_notes: number;
+};
 
 /** The partial index verifications_unsealed_result_idx has exactly this predicate. */
 const UNSEALED_RESULT = sql`(result ? 'person' or (result -> 'document') ?| array['number_masked', 'expiry_date', 'issuing_country'])`;
@@ -52,9 +59,17 @@ const media: Step = async (tx, after, batch) => {
       await tx.execute(sql`delete from media_blobs where media_id = ${r.id}`);
       continue;
     }
-    const plain = openMedia({ mediaId: r.id, verificationId: r.verification_id, ciphertext: r.ciphertext, sealedBy: 'encryption_key', dataKey: null });
+    const plain = openMedia({
+      mediaId: r.id,
+      verificationId: r.verification_id,
+      ciphertext: r.ciphertext,
+      sealedBy: 'encryption_key',
+      dataKey: null,
+    });
     const key = await ensureDataKey(tx, r.verification_id);
-    await tx.execute(sql`update media_blobs set ciphertext = ${sealMediaBytes(r.id, key, plain)}, sealed_by = 'data_key' where media_id = ${r.id}`);
+    await tx.execute(
+      sql`update media_blobs set ciphertext = ${sealMediaBytes(r.id, key, plain)}, sealed_by = 'data_key' where media_id = ${r.id}`,
+    );
   }
   return rows.map((r) => r.id);
 };
@@ -70,9 +85,13 @@ const results: Step = async (tx, after, batch) => {
   );
   for (const r of rows) {
     // An erased verification keeps its decision only (a server of the earlier version wrote after the erasure).
-    const sealed = r.erased ? { result: splitResult(r.result).kept, resultSealed: null } : await sealResult(tx, r.id, r.result);
+    const sealed = r.erased
+      ? { result: splitResult(r.result).kept, resultSealed: null }
+      : await sealResult(tx, r.id, r.result);
     const result = sealed.result === null ? sql`null` : sql`${JSON.stringify(sealed.result)}::jsonb`;
-    await tx.execute(sql`update verifications set result = ${result}, result_sealed = ${sealed.resultSealed} where id = ${r.id}`);
+    await tx.execute(
+      sql`update verifications set result = ${result}, result_sealed = ${sealed.resultSealed} where id = ${r.id}`,
+    );
   }
   return rows.map((r) => r.id);
 };
@@ -90,7 +109,9 @@ const metadata: Step = async (tx, after, batch) => {
   for (const r of rows) {
     const text = r.raw ?? (r.metadata === null ? null : JSON.stringify(r.metadata));
     const sealed = r.erased || text === null ? null : sealText(await ensureDataKey(tx, r.id), AAD.metadata(r.id), text);
-    await tx.execute(sql`update verifications set external_metadata_sealed = coalesce(${sealed}::bytea, external_metadata_sealed), external_metadata = null, external_metadata_raw = null where id = ${r.id}`);
+    await tx.execute(
+      sql`update verifications set external_metadata_sealed = coalesce(${sealed}::bytea, external_metadata_sealed), external_metadata = null, external_metadata_raw = null where id = ${r.id}`,
+    );
   }
   return rows.map((r) => r.id);
 };
@@ -108,7 +129,9 @@ const webhookBodies: Step = async (tx, after, batch) => {
   );
   for (const r of rows) {
     const clear = redactWebhookBody(r.body) ?? r.body;
-    const sealed = r.erased ? null : sealText(await ensureDataKey(tx, r.verification_id), AAD.webhookBody(r.id), r.body);
+    const sealed = r.erased
+      ? null
+      : sealText(await ensureDataKey(tx, r.verification_id), AAD.webhookBody(r.id), r.body);
     await tx.execute(sql`update webhook_events set body = ${clear}, body_sealed = ${sealed} where id = ${r.id}`);
   }
   return rows.map((r) => r.id);
@@ -126,8 +149,12 @@ const webhookResponses: Step = async (tx, after, batch) => {
       for update of a skip locked`,
   );
   for (const r of rows) {
-    const sealed = r.erased ? null : sealText(await ensureDataKey(tx, r.verification_id), AAD.webhookResponse(r.id), r.response);
-    await tx.execute(sql`update webhook_attempts set response_body = null, response_sealed = ${sealed} where id = ${r.id}`);
+    const sealed = r.erased
+      ? null
+      : sealText(await ensureDataKey(tx, r.verification_id), AAD.webhookResponse(r.id), r.response);
+    await tx.execute(
+      sql`update webhook_attempts set response_body = null, response_sealed = ${sealed} where id = ${r.id}`,
+    );
   }
   return rows.map((r) => r.id);
 };
@@ -144,8 +171,12 @@ const auditNotes: Step = async (tx, after, batch) => {
       for update of a skip locked`,
   );
   for (const r of rows) {
-    const sealed = r.erased ? null : sealText(await ensureDataKey(tx, r.verification_id), AAD.audit(r.id), JSON.stringify({ note: r.note }));
-    await tx.execute(sql`update audit_log set data = data - 'note', data_sealed = coalesce(${sealed}::bytea, data_sealed) where id = ${r.id}`);
+    const sealed = r.erased
+      ? null
+      : sealText(await ensureDataKey(tx, r.verification_id), AAD.audit(r.id), JSON.stringify({ note: r.note }));
+    await tx.execute(
+      sql`update audit_log set data = data - 'note', data_sealed = coalesce(${sealed}::bytea, data_sealed) where id = ${r.id}`,
+    );
   }
   return rows.map((r) => r.id);
 };
@@ -159,10 +190,21 @@ const STEPS: [keyof UpgradeCounts, Step][] = [
   ['audit_notes', auditNotes],
 ];
 
-export async function upgradeLegacyData(db: Db, opts: { batch?: number; deadline?: number } = {}): Promise<UpgradeCounts & { more: boolean }> {
+export async function upgradeLegacyData(
+  db: Db,
+  opts: { batch?: number; deadline?: number } = {},
+): Promise<UpgradeCounts & { more: boolean }> {
   const batch = opts.batch ?? 200;
   const deadline = opts.deadline ?? Infinity;
-  const out: UpgradeCounts & { more: boolean } = { media: 0, results: 0, metadata: 0, webhook_bodies: 0, webhook_responses: 0, audit_notes: 0, more: false };
+  const out: UpgradeCounts & { more: boolean } = {
+    media: 0,
+    results: 0,
+    metadata: 0,
+    webhook_bodies: 0,
+    webhook_responses: 0,
+    audit_notes: 0,
+    more: false,
+  };
   for (const [name, step] of STEPS) {
     const r = await drain(db, step, batch, deadline);
     out[name] = r.n;

@@ -52,10 +52,14 @@ type FlowOf = { flow: 'age' | 'kyc'; checkMethod: string | null; stepUp: string 
  * Age / estimation verification that stepped up to a document (docs/api.md "Step-up to a document"), which
  * from then on needs what document_verification needs: the front, and the back unless a passport.
  */
-export const needsDocument = (v: FlowOf) => v.flow === 'kyc' || v.checkMethod === 'document_verification' || v.stepUp === 'document';
+export const needsDocument = (v: FlowOf) =>
+  v.flow === 'kyc' || v.checkMethod === 'document_verification' || v.stepUp === 'document';
 
 /** What a submission still lacks; `uploaded` newest first (the newest upload per side counts; a passport needs its front only). */
-export function missingMedia(v: FlowOf, uploaded: { type: string; side: string | null; documentType: string | null }[]): RequiredMedia[] {
+export function missingMedia(
+  v: FlowOf,
+  uploaded: { type: string; side: string | null; documentType: string | null }[],
+): RequiredMedia[] {
   const missing: RequiredMedia[] = [];
   if (!uploaded.some((m) => m.type === 'selfie')) missing.push('selfie');
   if (!needsDocument(v)) return missing;
@@ -67,7 +71,9 @@ export function missingMedia(v: FlowOf, uploaded: { type: string; side: string |
 }
 
 /** The newest upload of each kind (`uploaded` newest first): what a submission hands to the pipeline. */
-export function submittedMedia(uploaded: { id: string; type: string; side: string | null }[]): Partial<Record<RequiredMedia, string>> {
+export function submittedMedia(
+  uploaded: { id: string; type: string; side: string | null }[],
+): Partial<Record<RequiredMedia, string>> {
   const out: Partial<Record<RequiredMedia, string>> = {};
   for (const m of uploaded) {
     const key: RequiredMedia = m.type === 'selfie' ? 'selfie' : m.side === 'back' ? 'document_back' : 'document_front';

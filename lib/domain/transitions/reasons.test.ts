@@ -20,12 +20,21 @@ function tableUnder(file: string, heading: string): string[][] {
   const rows: string[][] = [];
   for (const l of lines.slice(first + 2)) {
     if (!l.startsWith('|')) break;
-    rows.push(l.split('|').slice(1, -1).map((c) => c.trim()));
+    rows.push(
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
   }
   return rows;
 }
 
-const expected = REASON_CODES.map((r) => [`\`${r}\``, `\`${REASONS[r].status}\``, `${REASONS[r].extension ? 'extension: ' : ''}${REASONS[r].meaning}`]);
+const expected = REASON_CODES.map((r) => [
+  `\`${r}\``,
+  `\`${REASONS[r].status}\``,
+  `${REASONS[r].extension ? 'extension: ' : ''}${REASONS[r].meaning}`,
+]);
 
 describe('the reason codes', () => {
   it('docs/api.md "Decision reasons" lists exactly the table, in its order', () => {

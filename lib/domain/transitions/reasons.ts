@@ -43,7 +43,8 @@ export const REASONS = {
   age_below_threshold: {
     status: 'declined',
     label: 'Under the age threshold',
-    meaning: "the whole estimated age range (or the document's age, or a wallet's `age_over_NN`) is under the workspace's `age_threshold`",
+    meaning:
+      "the whole estimated age range (or the document's age, or a wallet's `age_over_NN`) is under the workspace's `age_threshold`",
     extension: true,
   },
   document_expired: {
@@ -79,14 +80,17 @@ export const REASONS = {
   document_required: {
     status: 'resubmission_requested',
     label: 'ID document asked for (the age estimate could not decide)',
-    meaning: 'the age estimate could not decide and the workspace steps up to an ID document: upload one and submit again',
+    meaning:
+      'the age estimate could not decide and the workspace steps up to an ID document: upload one and submit again',
     extension: true,
   },
 } as const satisfies Record<string, ReasonDefinition>;
 
 export type ReasonCode = keyof typeof REASONS;
 /** The reasons that go with one status. */
-export type ReasonOf<S extends ReasonDefinition['status']> = { [K in ReasonCode]: (typeof REASONS)[K]['status'] extends S ? K : never }[ReasonCode];
+export type ReasonOf<S extends ReasonDefinition['status']> = {
+  [K in ReasonCode]: (typeof REASONS)[K]['status'] extends S ? K : never;
+}[ReasonCode];
 export type DeclineReason = ReasonOf<'declined'>;
 export type ResubmitReason = ReasonOf<'resubmission_requested'>;
 
@@ -100,4 +104,5 @@ export const RESUBMIT_REASONS = codesOf('resubmission_requested');
 
 export const isReasonCode = (r: string): r is ReasonCode => Object.hasOwn(REASONS, r);
 /** The admin area's words for a reason; a code this table does not know (from an older version) as its words. */
-export const reasonLabel = (r: string | null | undefined) => (r ? (isReasonCode(r) ? REASONS[r].label : r.replace(/_/g, ' ')) : '');
+export const reasonLabel = (r: string | null | undefined) =>
+  r ? (isReasonCode(r) ? REASONS[r].label : r.replace(/_/g, ' ')) : '';

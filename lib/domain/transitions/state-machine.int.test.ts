@@ -16,7 +16,12 @@ describe('state machine', () => {
   });
 
   async function verificationIn(status: VerificationStatus, mode: 'test' | 'live' = 'live') {
-    const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode: mode, fields: {}, actor: 'key:k' });
+    const { row } = await createVerification(getDb(), {
+      workspace: w.workspace,
+      keyMode: mode,
+      fields: {},
+      actor: 'key:k',
+    });
     await getDb().update(verifications).set({ status }).where(eq(verifications.id, row.id));
     return row.id;
   }
@@ -24,10 +29,20 @@ describe('state machine', () => {
   it('mirrors docs/api.md: every documented move is in the table', () => {
     const moves = TRANSITIONS.map((t) => `${t.from}->${t.to}`);
     for (const m of [
-      'created->started', 'created->expired', 'started->submitted', 'started->abandoned',
-      'submitted->approved', 'submitted->declined', 'submitted->resubmission_requested', 'submitted->review',
-      'resubmission_requested->started', 'review->approved', 'review->declined', 'review->resubmission_requested',
-    ]) expect(moves).toContain(m);
+      'created->started',
+      'created->expired',
+      'started->submitted',
+      'started->abandoned',
+      'submitted->approved',
+      'submitted->declined',
+      'submitted->resubmission_requested',
+      'submitted->review',
+      'resubmission_requested->started',
+      'review->approved',
+      'review->declined',
+      'review->resubmission_requested',
+    ])
+      expect(moves).toContain(m);
     for (const t of TRANSITIONS) expect(TERMINAL.has(t.from)).toBe(false);
   });
 
@@ -47,7 +62,9 @@ describe('state machine', () => {
       for (const trigger of TRIGGERS) {
         if (findTransition(status, trigger, 'live')) continue;
         const id = await verificationIn(status);
-        await expect(applyTransition(getDb(), { verificationId: id, trigger })).rejects.toMatchObject({ code: 'INVALID_STATUS' });
+        await expect(applyTransition(getDb(), { verificationId: id, trigger })).rejects.toMatchObject({
+          code: 'INVALID_STATUS',
+        });
         const [row] = await getDb().select().from(verifications).where(eq(verifications.id, id));
         expect(row.status).toBe(status);
         refused++;
@@ -58,7 +75,9 @@ describe('state machine', () => {
 
   it('admin resubmission is a test-mode move only', async () => {
     const id = await verificationIn('review', 'live');
-    await expect(applyTransition(getDb(), { verificationId: id, trigger: 'admin_resubmit' })).rejects.toMatchObject({ code: 'INVALID_STATUS' });
+    await expect(applyTransition(getDb(), { verificationId: id, trigger: 'admin_resubmit' })).rejects.toMatchObject({
+      code: 'INVALID_STATUS',
+    });
   });
 
   it('of two racing moves from one status exactly one wins', async () => {
@@ -68,6 +87,8 @@ describe('state machine', () => {
       applyTransition(getDb(), { verificationId: id, trigger: 'admin_decline' }),
     ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code)).toEqual(['INVALID_STATUS']);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code)).toEqual(
+      ['INVALID_STATUS'],
+    );
   });
 });

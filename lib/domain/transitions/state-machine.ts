@@ -66,15 +66,23 @@ export const TRANSITIONS: readonly Transition[] = [
   // Extension (docs/wallet.md "What a proof does to a verification"): a valid wallet proof is a submission (one
   // attempt) from any status that takes media, decided in the same transaction by its signed claim; in test mode a
   // person decides, as for every submission there.
-  ...(['created', 'started', 'resubmission_requested'] as const).map((from): Transition => ({ from, trigger: 'wallet_proof', to: 'submitted', webhook: false })),
+  ...(['created', 'started', 'resubmission_requested'] as const).map((from): Transition => ({
+    from,
+    trigger: 'wallet_proof',
+    to: 'submitted',
+    webhook: false,
+  })),
   { from: 'submitted', trigger: 'wallet_approve', to: 'approved', webhook: true },
   { from: 'submitted', trigger: 'wallet_decline', to: 'declined', webhook: true },
   { from: 'submitted', trigger: 'wallet_review', to: 'review', webhook: true },
   // Extension (docs/api.md "Data retention and erasure"): erasing the data of a case in progress ends it; with
   // its photos gone it cannot be decided. A decided case keeps its status.
-  ...(['created', 'started', 'submitted', 'resubmission_requested', 'review'] as const).map(
-    (from): Transition => ({ from, trigger: 'data_erasure', to: 'abandoned', webhook: true }),
-  ),
+  ...(['created', 'started', 'submitted', 'resubmission_requested', 'review'] as const).map((from): Transition => ({
+    from,
+    trigger: 'data_erasure',
+    to: 'abandoned',
+    webhook: true,
+  })),
 ];
 
 /** The moves that decide a case, and who decides (`verifications_decided_total{by}`). */
@@ -96,7 +104,12 @@ export function findTransition(from: VerificationStatus, trigger: Trigger, mode:
   return TRANSITIONS.find((t) => t.from === from && t.trigger === trigger && (!t.testOnly || mode === 'test'));
 }
 
-export type TransitionPatch = Partial<Pick<VerificationRow, 'reason' | 'result' | 'duplicateCheck' | 'attemptsUsed' | 'submittedAt' | 'startedAt' | 'stepUp'>>;
+export type TransitionPatch = Partial<
+  Pick<
+    VerificationRow,
+    'reason' | 'result' | 'duplicateCheck' | 'attemptsUsed' | 'submittedAt' | 'startedAt' | 'stepUp'
+  >
+>;
 
 /**
  * Applies `trigger` to the verification. The update is conditional on the status read, so of two
@@ -110,14 +123,21 @@ export async function applyTransition(
   return outer.transaction((db) => applyIn(db, input));
 }
 
-async function applyIn(db: DbOrTx, input: { verificationId: string; trigger: Trigger; patch?: TransitionPatch; now?: Date }) {
+async function applyIn(
+  db: DbOrTx,
+  input: { verificationId: string; trigger: Trigger; patch?: TransitionPatch; now?: Date },
+) {
   const [current] = await db.select().from(verifications).where(eq(verifications.id, input.verificationId));
   if (!current) throw notFound('Verification');
   const t = findTransition(current.status, input.trigger, current.mode);
   if (!t) {
-    throw new DomainError('INVALID_STATUS', `Cannot ${input.trigger.replace(/_/g, ' ')} a verification in status ${current.status}.`, {
-      status: current.status,
-    });
+    throw new DomainError(
+      'INVALID_STATUS',
+      `Cannot ${input.trigger.replace(/_/g, ' ')} a verification in status ${current.status}.`,
+      {
+        status: current.status,
+      },
+    );
   }
   const now = input.now ?? new Date();
   const set: Partial<typeof verifications.$inferInsert> = {
@@ -148,9 +168,10 @@ async function applyIn(db: DbOrTx, input: { verificationId: string; trigger: Tri
   }
   if (!row) {
     throw new DomainError('INVALID_STATUS', 'The verification changed while this request ran; read it again.', {
-      status: (await db.select({ s: verifications.status }).from(verifications).where(eq(verifications.id, current.id)))[0]?.s,
+      status: (
+        await db.select({ s: verifications.status }).from(verifications).where(eq(verifications.id, current.id))
+      )[0]?.s,
     });
   }
   return { row, transition: t };
 }
-

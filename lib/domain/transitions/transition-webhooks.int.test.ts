@@ -30,7 +30,12 @@ describe('a status change and its webhook', () => {
   const events = (id: string) => getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, id));
 
   it('applyTransition writes no webhook event; enqueueTransitionWebhook writes the one the move fires, in the same transaction', async () => {
-    const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode: 'test', fields: {}, actor: 'key:k' });
+    const { row } = await createVerification(getDb(), {
+      workspace: w.workspace,
+      keyMode: 'test',
+      fields: {},
+      actor: 'key:k',
+    });
     await getDb().update(verifications).set({ status: 'review' }).where(eq(verifications.id, row.id));
     const now = new Date('2031-02-03T04:05:06Z');
     const written = await getDb().transaction(async (tx) => {
@@ -47,14 +52,23 @@ describe('a status change and its webhook', () => {
   });
 
   it('a move that fires none (an upload) gets none', async () => {
-    const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode: 'test', fields: {}, actor: 'key:k' });
-    const written = await getDb().transaction(async (tx) => enqueueTransitionWebhook(tx, await applyTransition(tx, { verificationId: row.id, trigger: 'media_uploaded' })));
+    const { row } = await createVerification(getDb(), {
+      workspace: w.workspace,
+      keyMode: 'test',
+      fields: {},
+      actor: 'key:k',
+    });
+    const written = await getDb().transaction(async (tx) =>
+      enqueueTransitionWebhook(tx, await applyTransition(tx, { verificationId: row.id, trigger: 'media_uploaded' })),
+    );
     expect(written).toBeNull();
     expect(await events(row.id)).toEqual([]);
   });
 
   it('every caller of applyTransition in lib/ writes the webhook right after its move', () => {
-    const callers = sources(path.join(root, 'lib')).filter((f) => !f.endsWith(path.join('transitions', 'state-machine.ts')));
+    const callers = sources(path.join(root, 'lib')).filter(
+      (f) => !f.endsWith(path.join('transitions', 'state-machine.ts')),
+    );
     const missing: string[] = [];
     let moves = 0;
     for (const f of callers) {

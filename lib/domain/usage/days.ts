@@ -62,12 +62,24 @@ export function medianOf(hist: Map<number, number>): number | null {
  * `end` (excluded, or included with `endInclusive`), and decisions made in the same range from `detailFrom` on
  * (default `start`).
  */
-export async function aggregateDays(db: DbOrTx, workspaceId: string, range: { start: Date; end: Date; endInclusive?: boolean; detailFrom?: Date }): Promise<DayFigures[]> {
+export async function aggregateDays(
+  db: DbOrTx,
+  workspaceId: string,
+  range: { start: Date; end: Date; endInclusive?: boolean; detailFrom?: Date },
+): Promise<DayFigures[]> {
   const s = range.start.toISOString();
   const d = (range.detailFrom && range.detailFrom > range.start ? range.detailFrom : range.start).toISOString();
   const e = range.end.toISOString();
   const before = range.endInclusive ? sql`<=` : sql`<`;
-  const rows = await db.execute<{ kind: 'c' | 'd'; day: string; mode: string; status: string | null; reason: string | null; ms: string | null; n: number }>(sql`
+  const rows = await db.execute<{
+    kind: 'c' | 'd';
+    day: string;
+    mode: string;
+    status: string | null;
+    reason: string | null;
+    ms: string | null;
+    n: number;
+  }>(sql`
     select 'c' as kind, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, mode, null::text as status, null::text as reason, null::bigint as ms, count(*)::int as n
     from verifications
     where workspace_id = ${workspaceId} and mode in ('live', 'test') and created_at >= ${s}::timestamptz and created_at ${before} ${e}::timestamptz
@@ -79,7 +91,10 @@ export async function aggregateDays(db: DbOrTx, workspaceId: string, range: { st
     from verifications
     where workspace_id = ${workspaceId} and mode in ('live', 'test') and completed_at >= ${d}::timestamptz and completed_at ${before} ${e}::timestamptz
     group by 2, 3, 4, 5, 6`);
-  const out = new Map<string, Omit<DayFigures, 'decisions'> & { decisions: Map<string, DayFigures['decisions'][number]> }>();
+  const out = new Map<
+    string,
+    Omit<DayFigures, 'decisions'> & { decisions: Map<string, DayFigures['decisions'][number]> }
+  >();
   for (const r of rows) {
     const k = `${r.day}|${r.mode}`;
     let f = out.get(k);
@@ -108,11 +123,19 @@ export const lastSettledDay = (now: Date) => addDays(utcDay(now.getTime() - SETT
  * Decisions and durations are read only from `detailFrom` on (the page needs them for its period alone; the
  * creations it needs for twelve months).
  */
-export async function usageDays(db: DbOrTx, workspaceId: string, opts: { from: string; detailFrom: string; now: Date }): Promise<DayFigures[]> {
-  const [state] = await db.select({ through: usageRollups.rolledThrough }).from(usageRollups).where(eq(usageRollups.workspaceId, workspaceId));
+export async function usageDays(
+  db: DbOrTx,
+  workspaceId: string,
+  opts: { from: string; detailFrom: string; now: Date },
+): Promise<DayFigures[]> {
+  const [state] = await db
+    .select({ through: usageRollups.rolledThrough })
+    .from(usageRollups)
+    .where(eq(usageRollups.workspaceId, workspaceId));
   const yesterday = addDays(utcDay(opts.now), -1);
   // The last day read from usage_days: the workspace's roll-up, at most yesterday, none if it ends before `from`.
-  const through = state?.through && state.through >= opts.from ? (state.through < yesterday ? state.through : yesterday) : null;
+  const through =
+    state?.through && state.through >= opts.from ? (state.through < yesterday ? state.through : yesterday) : null;
   const tailFrom = through ? addDays(through, 1) : opts.from;
   const [rolled, tail] = await Promise.all([
     through
@@ -121,13 +144,28 @@ export async function usageDays(db: DbOrTx, workspaceId: string, opts: { from: s
             day: usageDaysTable.day,
             mode: usageDaysTable.mode,
             created: usageDaysTable.created,
-            decisions: sql<DayFigures['decisions']>`case when ${usageDaysTable.day} >= ${opts.detailFrom}::date then ${usageDaysTable.decisions} else '[]'::jsonb end`,
-            durations: sql<DayFigures['durations']>`case when ${usageDaysTable.day} >= ${opts.detailFrom}::date then ${usageDaysTable.durations} else '{}'::jsonb end`,
+            decisions: sql<
+              DayFigures['decisions']
+            >`case when ${usageDaysTable.day} >= ${opts.detailFrom}::date then ${usageDaysTable.decisions} else '[]'::jsonb end`,
+            durations: sql<
+              DayFigures['durations']
+            >`case when ${usageDaysTable.day} >= ${opts.detailFrom}::date then ${usageDaysTable.durations} else '{}'::jsonb end`,
           })
           .from(usageDaysTable)
-          .where(and(eq(usageDaysTable.workspaceId, workspaceId), gte(usageDaysTable.day, opts.from), lte(usageDaysTable.day, through)))
+          .where(
+            and(
+              eq(usageDaysTable.workspaceId, workspaceId),
+              gte(usageDaysTable.day, opts.from),
+              lte(usageDaysTable.day, through),
+            ),
+          )
       : Promise.resolve([] as DayFigures[]),
-    aggregateDays(db, workspaceId, { start: dayStart(tailFrom), end: opts.now, endInclusive: true, detailFrom: dayStart(opts.detailFrom) }),
+    aggregateDays(db, workspaceId, {
+      start: dayStart(tailFrom),
+      end: opts.now,
+      endInclusive: true,
+      detailFrom: dayStart(opts.detailFrom),
+    }),
   ]);
   return [...rolled, ...tail];
 }
@@ -140,7 +178,10 @@ export type RollupResult = { workspaces: number; days: number; through: string; 
  * and a day is rolled up once). The first run for a workspace totals its whole history; each later run, the
  * days since. Stops starting workspaces after `budgetMs`; the next run continues.
  */
-export async function rollUpUsage(db: Db, opts: { now?: Date; workspaceIds?: string[]; budgetMs?: number } = {}): Promise<RollupResult> {
+export async function rollUpUsage(
+  db: Db,
+  opts: { now?: Date; workspaceIds?: string[]; budgetMs?: number } = {},
+): Promise<RollupResult> {
   const now = opts.now ?? new Date();
   const through = lastSettledDay(now);
   const end = dayStart(addDays(through, 1));
@@ -172,7 +213,10 @@ export async function rollUpUsage(db: Db, opts: { now?: Date; workspaceIds?: str
           from jsonb_to_recordset(${JSON.stringify(figures)}::jsonb) as x(day text, mode text, created int, decisions jsonb, durations jsonb)
           on conflict (workspace_id, mode, day) do update set created = excluded.created, decisions = excluded.decisions, durations = excluded.durations`);
       }
-      await tx.update(usageRollups).set({ rolledThrough: through, updatedAt: now }).where(eq(usageRollups.workspaceId, ws.workspaceId));
+      await tx
+        .update(usageRollups)
+        .set({ rolledThrough: through, updatedAt: now })
+        .where(eq(usageRollups.workspaceId, ws.workspaceId));
       return figures.length;
     });
     if (rolled === null) return { workspaces: done, days, through, more: false };

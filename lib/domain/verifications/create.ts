@@ -47,7 +47,10 @@ export const createVerificationBody = z.strictObject({
     .optional(),
   external_metadata: z
     .record(z.string(), z.unknown())
-    .refine((o) => Buffer.byteLength(JSON.stringify(o)) <= EXTERNAL_METADATA_MAX_BYTES, 'Must be at most 16 KiB serialized.')
+    .refine(
+      (o) => Buffer.byteLength(JSON.stringify(o)) <= EXTERNAL_METADATA_MAX_BYTES,
+      'Must be at most 16 KiB serialized.',
+    )
     .nullable()
     .optional(),
   flow: z.enum(['age', 'kyc']).optional(),
@@ -85,7 +88,10 @@ export type CreateVerificationInput = {
  * Creates a verification in `created`. The mode is the signing key's; the flow and check method are
  * the workspace's. With an idempotency key, a retry with the same body returns the same verification.
  */
-export async function createVerification(db: DbOrTx, input: CreateVerificationInput): Promise<{ row: VerificationRow; replayed: boolean }> {
+export async function createVerification(
+  db: DbOrTx,
+  input: CreateVerificationInput,
+): Promise<{ row: VerificationRow; replayed: boolean }> {
   const { workspace: ws, fields } = input;
   let mode: Mode;
   if (input.keyMode === null) mode = fields.mode ?? 'live';
@@ -104,7 +110,9 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
   const { captureTokenHash, captureTokenCiphertext } = newCaptureToken(id);
   // external_metadata is personal data: it is written only under the verification's own data key, made here
   // and inserted in the same statement (docs/privacy.md, "What is stored").
-  const metadataText = fields.external_metadata ? (input.externalMetadataRaw ?? JSON.stringify(fields.external_metadata)) : null;
+  const metadataText = fields.external_metadata
+    ? (input.externalMetadataRaw ?? JSON.stringify(fields.external_metadata))
+    : null;
   const dataKey = metadataText === null ? null : randomBytes(32);
   const wrapped = dataKey ? wrapDataKey(id, dataKey) : null;
   const values = {
@@ -141,7 +149,9 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
   const [prior] = await db
     .select()
     .from(verifications)
-    .where(and(eq(verifications.workspaceId, ws.id), eq(verifications.mode, mode), eq(verifications.idempotencyKey, key!)));
+    .where(
+      and(eq(verifications.workspaceId, ws.id), eq(verifications.mode, mode), eq(verifications.idempotencyKey, key!)),
+    );
   if (!prior) throw new DomainError('INTERNAL_ERROR', 'Could not create the verification.');
   if (prior.idempotencyHash !== input.idempotency!.bodyHash) {
     throw validationError(
@@ -149,6 +159,8 @@ export async function createVerification(db: DbOrTx, input: CreateVerificationIn
       'This Idempotency-Key was used with a different request body.',
     );
   }
-  const [priorKey] = prior.externalMetadataSealed ? await db.select().from(dataKeys).where(eq(dataKeys.verificationId, prior.id)) : [];
+  const [priorKey] = prior.externalMetadataSealed
+    ? await db.select().from(dataKeys).where(eq(dataKeys.verificationId, prior.id))
+    : [];
   return { row: openVerificationWith(prior, priorKey), replayed: true };
 }

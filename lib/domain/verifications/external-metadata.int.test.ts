@@ -11,7 +11,8 @@ import { transitionWithWebhook } from '@/test/helpers/transitions';
 import { listWebhookEvents } from '../webhooks/list';
 
 // jsonb would give {"a": …, "z": …} (shorter keys first, then by bytes) and JavaScript numbers would round.
-const METADATA = '{"zeta":1,"alpha":{"b":2,"a":1},"big":12345678901234567890,"precise":0.1000000000000000055511,"exp":1.0E+2,"list":[3,2,1],"text":"a/b é"}';
+const METADATA =
+  '{"zeta":1,"alpha":{"b":2,"a":1},"big":12345678901234567890,"precise":0.1000000000000000055511,"exp":1.0E+2,"list":[3,2,1],"text":"a/b é"}';
 
 describe('external_metadata as sent', () => {
   let w: TestWorkspace;
@@ -21,11 +22,22 @@ describe('external_metadata as sent', () => {
 
   it('create, GET and the webhook body carry the same text, keys in order, numbers to the digit', async () => {
     const body = `{"external_id":"meta-1", "external_metadata": ${METADATA.replace(/,/g, ', ')}}`;
-    const c = await call(create, { method: 'POST', path: '/v1/verifications', body, apiKey: w.apiKey, secret: w.testSecret });
+    const c = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body,
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+    });
     expect(c.status).toBe(201);
     expect(c.text).toContain(`"external_metadata":${METADATA}`);
     const id = c.json.data.id;
-    const g = await call(getOne, { path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.testSecret, params: { id } });
+    const g = await call(getOne, {
+      path: `/v1/verifications/${id}`,
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+      params: { id },
+    });
     expect(g.text).toContain(`"external_metadata":${METADATA}`);
     await transitionWithWebhook(getDb(), { verificationId: id, trigger: 'expiry_timer' });
     // The body as it is sent (stored under the verification's data key, opened here as delivery opens it).
@@ -41,10 +53,21 @@ describe('external_metadata as sent', () => {
 
   it('absent or null: null', async () => {
     for (const body of ['{}', '{"external_metadata":null}']) {
-      const c = await call(create, { method: 'POST', path: '/v1/verifications', body, apiKey: w.apiKey, secret: w.testSecret });
+      const c = await call(create, {
+        method: 'POST',
+        path: '/v1/verifications',
+        body,
+        apiKey: w.apiKey,
+        secret: w.testSecret,
+      });
       expect(c.json.data.external_metadata).toBeNull();
       const id = c.json.data.id;
-      const g = await call(getOne, { path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.testSecret, params: { id } });
+      const g = await call(getOne, {
+        path: `/v1/verifications/${id}`,
+        apiKey: w.apiKey,
+        secret: w.testSecret,
+        params: { id },
+      });
       expect(g.json.data.external_metadata).toBeNull();
     }
   });

@@ -17,7 +17,11 @@ export type Scope = { workspaceId: string; mode: Mode };
 export async function getVerification(db: DbOrTx, input: Scope & { id: string }) {
   const id = input.id.toLowerCase();
   if (!UUID_RE.test(id)) throw notFound('Verification');
-  const [r] = await hot(db, 'verificationWithConsent').execute({ id, workspaceId: input.workspaceId, mode: input.mode });
+  const [r] = await hot(db, 'verificationWithConsent').execute({
+    id,
+    workspaceId: input.workspaceId,
+    mode: input.mode,
+  });
   if (!r) throw notFound('Verification');
   const verification = openVerificationWith(r.v, r.dataKey);
   return { verification, consent: r.consent ?? undefined };

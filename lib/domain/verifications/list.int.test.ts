@@ -19,12 +19,30 @@ describe('GET /v1/verifications', () => {
     w = await makeWorkspace();
     other = await makeWorkspace();
     for (const external_id of ['acct-1', 'acct-2', 'acct-1', 'acct-3', 'acct-1']) {
-      const c = await call(create, { method: 'POST', path: '/v1/verifications', body: { external_id, external_metadata: { n: ids.length } }, apiKey: w.apiKey, secret: w.testSecret });
+      const c = await call(create, {
+        method: 'POST',
+        path: '/v1/verifications',
+        body: { external_id, external_metadata: { n: ids.length } },
+        apiKey: w.apiKey,
+        secret: w.testSecret,
+      });
       ids.push(c.json.data.id);
     }
     // Another workspace's and the live mode's, with the same external_id: never listed here.
-    await call(create, { method: 'POST', path: '/v1/verifications', body: { external_id: 'acct-1' }, apiKey: other.apiKey, secret: other.testSecret });
-    await call(create, { method: 'POST', path: '/v1/verifications', body: { external_id: 'acct-1' }, apiKey: w.apiKey, secret: w.liveSecret });
+    await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: { external_id: 'acct-1' },
+      apiKey: other.apiKey,
+      secret: other.testSecret,
+    });
+    await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: { external_id: 'acct-1' },
+      apiKey: w.apiKey,
+      secret: w.liveSecret,
+    });
   });
 
   it('lists the workspace and mode of the key, oldest change first, each as GET shows it', async () => {
@@ -32,7 +50,15 @@ describe('GET /v1/verifications', () => {
     expect(r.status).toBe(200);
     expect(r.json.data.items.map((v: { id: string }) => v.id)).toEqual(ids);
     expect(r.json.data.next_cursor).toBeNull();
-    expect(r.json.data.items[0]).toMatchObject({ id: ids[0], status: 'created', mode: 'test', external_id: 'acct-1', external_metadata: { n: 0 }, updated_at: expect.any(String), duplicate_check: { checked: false } });
+    expect(r.json.data.items[0]).toMatchObject({
+      id: ids[0],
+      status: 'created',
+      mode: 'test',
+      external_id: 'acct-1',
+      external_metadata: { n: 0 },
+      updated_at: expect.any(String),
+      duplicate_check: { checked: false },
+    });
     const live = await get('/v1/verifications', w, w.liveSecret);
     expect(live.json.data.items.map((v: { mode: string }) => v.mode)).toEqual(['live']);
   });
@@ -51,11 +77,20 @@ describe('GET /v1/verifications', () => {
     expect(since.json.data.items.map((v: { id: string }) => v.id)).toEqual([ids[2]]);
     // Accepting consent changes what GET shows: the verification is listed as changed.
     const active = await ensureConsent();
-    await call(acceptConsent, { method: 'POST', path: `/v1/verifications/${ids[0]}/consent`, body: { consent_version_id: active.id, text_sha256: active.textSha256 }, apiKey: w.apiKey, secret: w.testSecret, params: { id: ids[0] } });
+    await call(acceptConsent, {
+      method: 'POST',
+      path: `/v1/verifications/${ids[0]}/consent`,
+      body: { consent_version_id: active.id, text_sha256: active.textSha256 },
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+      params: { id: ids[0] },
+    });
     const [consented] = await getDb().select().from(verifications).where(eq(verifications.id, ids[0]));
     expect(consented.updatedAt.getTime()).toBeGreaterThan(row.updatedAt.getTime());
     const after = await get(`/v1/verifications?updated_since=${encodeURIComponent(consented.updatedAt.toISOString())}`);
-    expect(after.json.data.items.map((v: { id: string; consent_accepted: boolean }) => [v.id, v.consent_accepted])).toEqual([[ids[0], true]]);
+    expect(
+      after.json.data.items.map((v: { id: string; consent_accepted: boolean }) => [v.id, v.consent_accepted]),
+    ).toEqual([[ids[0], true]]);
     const none = await get('/v1/verifications?external_id=nobody');
     expect(none.json.data).toEqual({ items: [], next_cursor: null });
   });
@@ -103,7 +138,11 @@ describe('GET /v1/verifications', () => {
   it('is signed like every GET: over the path and the query as sent', async () => {
     const unsigned = await call(list, { path: '/v1/verifications', apiKey: w.apiKey });
     expect([unsigned.status, unsigned.json.error.code]).toEqual([401, 'MISSING_SIGNATURE']);
-    const wrongQuery = await call(list, { path: '/v1/verifications?status=created', apiKey: w.apiKey, signature: (await import('@/lib/domain/auth/sign')).signJsonRequest(w.testSecret, 'GET', '/v1/verifications', '') });
+    const wrongQuery = await call(list, {
+      path: '/v1/verifications?status=created',
+      apiKey: w.apiKey,
+      signature: (await import('@/lib/domain/auth/sign')).signJsonRequest(w.testSecret, 'GET', '/v1/verifications', ''),
+    });
     expect([wrongQuery.status, wrongQuery.json.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
   });
 
@@ -114,7 +153,9 @@ describe('GET /v1/verifications', () => {
         const rows = await tx.execute<{ 'QUERY PLAN': string }>(sql`explain select * from verifications
           where workspace_id = ${w.workspace.id} and mode = 'test' ${extra}
           order by updated_at, id limit 51`);
-        return Array.from(rows).map((r) => r['QUERY PLAN']).join('\n');
+        return Array.from(rows)
+          .map((r) => r['QUERY PLAN'])
+          .join('\n');
       });
     const since = await plan(sql`and updated_at >= now() - interval '1 day'`);
     expect(since).toMatch(/verifications_sync_idx/);

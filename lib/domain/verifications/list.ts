@@ -6,7 +6,13 @@
  */
 import { and, asc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { consentRecords, VERIFICATION_STATUSES, verifications, type VerificationRow, type VerificationStatus } from '@/lib/db/schema';
+import {
+  consentRecords,
+  VERIFICATION_STATUSES,
+  verifications,
+  type VerificationRow,
+  type VerificationStatus,
+} from '@/lib/db/schema';
 import type { DbOrTx } from '@/lib/db/client';
 import { validationError } from '../../core/errors';
 import { UUID_RE } from '../../core/ids';
@@ -23,7 +29,11 @@ export const listVerificationsQuery = z.strictObject({
   status: z
     .string()
     .transform((s) => s.split(','))
-    .pipe(z.array(z.enum(VERIFICATION_STATUSES, { error: `Each must be one of ${VERIFICATION_STATUSES.join(', ')}.` })).max(VERIFICATION_STATUSES.length))
+    .pipe(
+      z
+        .array(z.enum(VERIFICATION_STATUSES, { error: `Each must be one of ${VERIFICATION_STATUSES.join(', ')}.` }))
+        .max(VERIFICATION_STATUSES.length),
+    )
     .optional(),
   updated_since: z.iso
     .datetime({ offset: true, error: 'Must be an ISO 8601 time with a time zone, e.g. 2026-11-22T10:00:00Z.' })
@@ -32,7 +42,13 @@ export const listVerificationsQuery = z.strictObject({
     .string()
     .regex(/^\d{1,3}$/, `Must be an integer from 1 to ${LIST_LIMIT_MAX}.`)
     .transform(Number)
-    .pipe(z.number().int().min(1, `Must be an integer from 1 to ${LIST_LIMIT_MAX}.`).max(LIST_LIMIT_MAX, `Must be an integer from 1 to ${LIST_LIMIT_MAX}.`))
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(1, `Must be an integer from 1 to ${LIST_LIMIT_MAX}.`)
+        .max(LIST_LIMIT_MAX, `Must be an integer from 1 to ${LIST_LIMIT_MAX}.`),
+    )
     .optional(),
   cursor: z.string().max(200, 'Not a cursor of this list.').optional(),
 });
@@ -54,13 +70,17 @@ const PG_UTC = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?$/;
 const encodeCursor = (c: Cursor) => Buffer.from(`${c.at}|${c.id}`).toString('base64url');
 function decodeCursor(raw: string): Cursor {
   const [at, id, more] = Buffer.from(raw, 'base64url').toString().split('|');
-  if (more !== undefined || !at || !PG_UTC.test(at) || !id || !UUID_RE.test(id)) throw validationError({ cursor: ['Not a cursor of this list.'] });
+  if (more !== undefined || !at || !PG_UTC.test(at) || !id || !UUID_RE.test(id))
+    throw validationError({ cursor: ['Not a cursor of this list.'] });
   return { at, id };
 }
 
 export type ListedVerification = { verification: VerificationRow; consent: ConsentRecord | undefined };
 
-export async function listVerifications(db: DbOrTx, input: ListVerificationsInput): Promise<{ items: ListedVerification[]; nextCursor: string | null }> {
+export async function listVerifications(
+  db: DbOrTx,
+  input: ListVerificationsInput,
+): Promise<{ items: ListedVerification[]; nextCursor: string | null }> {
   const limit = input.limit ?? LIST_LIMIT_DEFAULT;
   const where: SQL[] = [eq(verifications.workspaceId, input.workspaceId), eq(verifications.mode, input.mode)];
   if (input.externalId !== undefined) where.push(eq(verifications.externalId, input.externalId));
@@ -68,7 +88,9 @@ export async function listVerifications(db: DbOrTx, input: ListVerificationsInpu
   if (input.updatedSince) where.push(gte(verifications.updatedAt, input.updatedSince));
   if (input.cursor !== undefined) {
     const c = decodeCursor(input.cursor);
-    where.push(sql`(${verifications.updatedAt}, ${verifications.id}) > ((${c.at}::timestamp at time zone 'UTC'), ${c.id})`);
+    where.push(
+      sql`(${verifications.updatedAt}, ${verifications.id}) > ((${c.at}::timestamp at time zone 'UTC'), ${c.id})`,
+    );
   }
   const rows = await db
     .select({ v: verifications, cursorAt: sql<string>`(${verifications.updatedAt} at time zone 'UTC')::text` })
@@ -89,6 +111,9 @@ export async function listVerifications(db: DbOrTx, input: ListVerificationsInpu
     .where(inArray(consentRecords.verificationId, ids))
     .orderBy(consentRecords.verificationId, sql`${consentRecords.acceptedAt} desc`);
   const byVerification = new Map(consents.map((c) => [c.verificationId, c]));
-  const opened = await openVerifications(db, page.map((r) => r.v));
+  const opened = await openVerifications(
+    db,
+    page.map((r) => r.v),
+  );
   return { items: opened.map((v) => ({ verification: v, consent: byVerification.get(v.id) })), nextCursor };
 }

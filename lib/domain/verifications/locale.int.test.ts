@@ -13,11 +13,22 @@ describe('locale on create', () => {
   beforeAll(async () => {
     w = await makeWorkspace();
   });
-  const post = (body: object) => call(create, { method: 'POST', path: '/v1/verifications', body, apiKey: w.apiKey, secret: w.testSecret });
-  const get = (id: string) => call(getOne, { path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.testSecret, params: { id } });
+  const post = (body: object) =>
+    call(create, { method: 'POST', path: '/v1/verifications', body, apiKey: w.apiKey, secret: w.testSecret });
+  const get = (id: string) =>
+    call(getOne, { path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.testSecret, params: { id } });
 
   it('negotiates to one of the sixteen (fr-CA → fr, pt → pt-BR, iw → he), returned on creation and by GET', async () => {
-    for (const [given, stored] of [['fr-CA', 'fr'], ['ja', 'ja'], ['pt', 'pt-BR'], ['pt-PT', 'pt-BR'], ['iw', 'he'], ['AR-eg', 'ar'], ['de-CH-1996', 'de'], ['en', 'en']]) {
+    for (const [given, stored] of [
+      ['fr-CA', 'fr'],
+      ['ja', 'ja'],
+      ['pt', 'pt-BR'],
+      ['pt-PT', 'pt-BR'],
+      ['iw', 'he'],
+      ['AR-eg', 'ar'],
+      ['de-CH-1996', 'de'],
+      ['en', 'en'],
+    ]) {
       const c = await post({ locale: given });
       expect([given, c.status, c.json.data.locale]).toEqual([given, 201, stored]);
       expect((await get(c.json.data.id)).json.data.locale).toBe(stored);
@@ -33,7 +44,12 @@ describe('locale on create', () => {
   it('a malformed tag, an unsupported language, or not a string is 422 VALIDATION_ERROR naming locale', async () => {
     for (const bad of ['zh-CN', 'xx', 'fr_FR', 'en--US', '', 'a'.repeat(101), '<script>', 42, ['fr']]) {
       const r = await post({ locale: bad });
-      expect([bad, r.status, r.json.error?.code, Object.keys(r.json.error?.details?.fields ?? {})]).toEqual([bad, 422, 'VALIDATION_ERROR', ['locale']]);
+      expect([bad, r.status, r.json.error?.code, Object.keys(r.json.error?.details?.fields ?? {})]).toEqual([
+        bad,
+        422,
+        'VALIDATION_ERROR',
+        ['locale'],
+      ]);
     }
   });
 });

@@ -40,9 +40,15 @@ export function serializeMedia(m: MediaRow) {
 
 export async function uploadMedia(db: Db, input: UploadMediaInput) {
   const ctx = { actor: input.actor, requestId: input.requestId };
-  const { verification: v, consent } = await getVerification(db, { workspaceId: input.workspaceId, mode: input.mode, id: input.verificationId });
-  if (!consent) throw new DomainError('CONSENT_REQUIRED', 'The user must accept the consent text before media is uploaded.');
-  if (!UPLOAD_STATUSES.has(v.status)) throw invalidStatus(`Media cannot be uploaded in status ${v.status}.`, { status: v.status });
+  const { verification: v, consent } = await getVerification(db, {
+    workspaceId: input.workspaceId,
+    mode: input.mode,
+    id: input.verificationId,
+  });
+  if (!consent)
+    throw new DomainError('CONSENT_REQUIRED', 'The user must accept the consent text before media is uploaded.');
+  if (!UPLOAD_STATUSES.has(v.status))
+    throw invalidStatus(`Media cannot be uploaded in status ${v.status}.`, { status: v.status });
   const side = input.type === 'document' ? (input.side ?? 'front') : null;
   const documentType = input.type === 'document' ? (input.documentType ?? 'id_card') : null;
 
@@ -66,7 +72,12 @@ export async function uploadMedia(db: Db, input: UploadMediaInput) {
         actor: ctx.actor,
         requestId: ctx.requestId,
         action: 'media.rejected',
-        data: { type: input.type, side, code: e.code, failed_checks: (e.details as { failed_checks?: unknown })?.failed_checks ?? null },
+        data: {
+          type: input.type,
+          side,
+          code: e.code,
+          failed_checks: (e.details as { failed_checks?: unknown })?.failed_checks ?? null,
+        },
       });
     }
     throw e;
@@ -76,8 +87,13 @@ export async function uploadMedia(db: Db, input: UploadMediaInput) {
   const id = newId('med');
   return db.transaction(async (tx) => {
     // Serialised with submit on the verification row: an upload either lands before a submit or is refused.
-    const [locked] = await tx.select({ status: verifications.status }).from(verifications).where(eq(verifications.id, v.id)).for('update');
-    if (!UPLOAD_STATUSES.has(locked.status)) throw invalidStatus(`Media cannot be uploaded in status ${locked.status}.`, { status: locked.status });
+    const [locked] = await tx
+      .select({ status: verifications.status })
+      .from(verifications)
+      .where(eq(verifications.id, v.id))
+      .for('update');
+    if (!UPLOAD_STATUSES.has(locked.status))
+      throw invalidStatus(`Media cannot be uploaded in status ${locked.status}.`, { status: locked.status });
     const readSealed = read ? await sealRead(tx, v.id, id, read) : null;
     const [m] = await tx
       .insert(media)
@@ -98,8 +114,14 @@ export async function uploadMedia(db: Db, input: UploadMediaInput) {
       .returning();
     await mediaStore.put(tx, id, stored);
     await enqueueTransitionWebhook(tx, await applyTransition(tx, { verificationId: v.id, trigger: 'media_uploaded' }));
-    await audit(tx, { workspaceId: v.workspaceId, verificationId: v.id, actor: ctx.actor, requestId: ctx.requestId, action: 'media.uploaded', data: { media_id: id, type: input.type, side, document_type: documentType } });
+    await audit(tx, {
+      workspaceId: v.workspaceId,
+      verificationId: v.id,
+      actor: ctx.actor,
+      requestId: ctx.requestId,
+      action: 'media.uploaded',
+      data: { media_id: id, type: input.type, side, document_type: documentType },
+    });
     return m;
   });
 }
-

@@ -12,14 +12,20 @@ describe('return_url', () => {
   beforeAll(async () => {
     w = await makeWorkspace();
   });
-  const post = (body: object) => call(create, { method: 'POST', path: '/v1/verifications', body, apiKey: w.apiKey, secret: w.testSecret });
+  const post = (body: object) =>
+    call(create, { method: 'POST', path: '/v1/verifications', body, apiKey: w.apiKey, secret: w.testSecret });
 
   it('is kept as given, returned on creation and by GET, and given to the capture page with its host', async () => {
     const url = 'https://shop.example.com/account/verified?order=42&x=%C3%A9#done';
     const c = await post({ external_id: 'ret-1', return_url: url });
     expect([c.status, c.json.data.return_url]).toEqual([201, url]);
     const id = c.json.data.id;
-    const g = await call(getOne, { path: `/v1/verifications/${id}`, apiKey: w.apiKey, secret: w.testSecret, params: { id } });
+    const g = await call(getOne, {
+      path: `/v1/verifications/${id}`,
+      apiKey: w.apiKey,
+      secret: w.testSecret,
+      params: { id },
+    });
     expect(g.json.data.return_url).toBe(url);
     const token = new URL(c.json.data.url).pathname.split('/').pop()!;
     const s = await call(captureState, { path: `/api/capture/${token}`, params: { token } });
@@ -51,7 +57,12 @@ describe('return_url', () => {
     ];
     for (const return_url of bad) {
       const r = await post({ return_url });
-      expect([String(return_url).slice(0, 40), r.status, r.json.error.code, Object.keys(r.json.error.details.fields)]).toEqual([String(return_url).slice(0, 40), 422, 'VALIDATION_ERROR', ['return_url']]);
+      expect([
+        String(return_url).slice(0, 40),
+        r.status,
+        r.json.error.code,
+        Object.keys(r.json.error.details.fields),
+      ]).toEqual([String(return_url).slice(0, 40), 422, 'VALIDATION_ERROR', ['return_url']]);
     }
   });
 

@@ -16,7 +16,9 @@ export function captureUrlOf(v: Pick<VerificationRow, 'id' | 'captureTokenCipher
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** `external_metadata` as the integrator sent it (its own text, lib/core/json-raw.ts), or null. */
-export function externalMetadataOf(v: Pick<VerificationRow, 'externalMetadata' | 'externalMetadataRaw'>): RawJson | unknown {
+export function externalMetadataOf(
+  v: Pick<VerificationRow, 'externalMetadata' | 'externalMetadataRaw'>,
+): RawJson | unknown {
   if (v.externalMetadataRaw !== null && v.externalMetadataRaw !== undefined) return new RawJson(v.externalMetadataRaw);
   return v.externalMetadata ?? null;
 }

@@ -31,9 +31,16 @@ describe('submit', () => {
     const back = { type: 'document', side: 'back', documentType: 'id_card' };
     expect(missingMedia({ flow: 'age', checkMethod: 'estimation', stepUp: null }, [])).toEqual(['selfie']);
     expect(missingMedia({ flow: 'age', checkMethod: 'estimation', stepUp: null }, [sel])).toEqual([]);
-    expect(missingMedia({ flow: 'age', checkMethod: 'document_verification', stepUp: null }, [sel])).toEqual(['document_front', 'document_back']);
-    expect(missingMedia({ flow: 'age', checkMethod: 'document_verification', stepUp: null }, [sel, front()])).toEqual(['document_back']);
-    expect(missingMedia({ flow: 'age', checkMethod: 'document_verification', stepUp: null }, [sel, front('passport')])).toEqual([]);
+    expect(missingMedia({ flow: 'age', checkMethod: 'document_verification', stepUp: null }, [sel])).toEqual([
+      'document_front',
+      'document_back',
+    ]);
+    expect(missingMedia({ flow: 'age', checkMethod: 'document_verification', stepUp: null }, [sel, front()])).toEqual([
+      'document_back',
+    ]);
+    expect(
+      missingMedia({ flow: 'age', checkMethod: 'document_verification', stepUp: null }, [sel, front('passport')]),
+    ).toEqual([]);
     expect(missingMedia({ flow: 'kyc', checkMethod: null, stepUp: null }, [front(), back])).toEqual(['selfie']);
     expect(missingMedia({ flow: 'kyc', checkMethod: null, stepUp: null }, [sel, front(), back])).toEqual([]);
     // Age / estimation stepped up to a document (docs/api.md "Step-up to a document"): the selfie already
@@ -46,7 +53,13 @@ describe('submit', () => {
   });
 
   it('CONSENT_REQUIRED (403) before consent', async () => {
-    const c = await call(create, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: age.apiKey, secret: age.testSecret });
+    const c = await call(create, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: {},
+      apiKey: age.apiKey,
+      secret: age.testSecret,
+    });
     const r = await submit(age, age.testSecret, c.json.data.id);
     expect([r.status, r.json.error.code]).toEqual([403, 'CONSENT_REQUIRED']);
   });
@@ -54,25 +67,55 @@ describe('submit', () => {
   it('MISSING_REQUIRED_MEDIA (422) in created, with details.missing', async () => {
     const id = await consentedVerification(age);
     const r = await submit(age, age.testSecret, id);
-    expect([r.status, r.json.error.code, r.json.error.details.missing]).toEqual([422, 'MISSING_REQUIRED_MEDIA', ['selfie']]);
+    expect([r.status, r.json.error.code, r.json.error.details.missing]).toEqual([
+      422,
+      'MISSING_REQUIRED_MEDIA',
+      ['selfie'],
+    ]);
   });
 
   it('document verification: selfie alone is not enough; a passport front is; an ID card needs its back', async () => {
     const id = await consentedVerification(docs);
     expect((await upload(docs, docs.testSecret, id, { type: 'selfie' }, face)).status).toBe(201);
-    expect((await submit(docs, docs.testSecret, id)).json.error.details.missing).toEqual(['document_front', 'document_back']);
-    expect((await upload(docs, docs.testSecret, id, { type: 'document', side: 'front', document_type: 'id_card' }, await I.renderDocument('id_card', 'front'))).status).toBe(201);
+    expect((await submit(docs, docs.testSecret, id)).json.error.details.missing).toEqual([
+      'document_front',
+      'document_back',
+    ]);
+    expect(
+      (
+        await upload(
+          docs,
+          docs.testSecret,
+          id,
+          { type: 'document', side: 'front', document_type: 'id_card' },
+          await I.renderDocument('id_card', 'front'),
+        )
+      ).status,
+    ).toBe(201);
     expect((await submit(docs, docs.testSecret, id)).json.error.details.missing).toEqual(['document_back']);
     const pid = await consentedVerification(docs);
     await upload(docs, docs.testSecret, pid, { type: 'selfie' }, face);
-    expect((await upload(docs, docs.testSecret, pid, { type: 'document', side: 'front', document_type: 'passport' }, await I.renderDocument('passport', 'front'))).status).toBe(201);
+    expect(
+      (
+        await upload(
+          docs,
+          docs.testSecret,
+          pid,
+          { type: 'document', side: 'front', document_type: 'passport' },
+          await I.renderDocument('passport', 'front'),
+        )
+      ).status,
+    ).toBe(201);
     expect((await submit(docs, docs.testSecret, pid)).status).toBe(200);
   });
 
   it('KYC needs selfie, front and back', async () => {
     const id = await consentedVerification(kyc);
     await upload(kyc, kyc.testSecret, id, { type: 'selfie' }, face);
-    expect((await submit(kyc, kyc.testSecret, id)).json.error.details.missing).toEqual(['document_front', 'document_back']);
+    expect((await submit(kyc, kyc.testSecret, id)).json.error.details.missing).toEqual([
+      'document_front',
+      'document_back',
+    ]);
   });
 
   it('test mode: submit goes to review; consumes an attempt; a second submit is INVALID_STATUS (409)', async () => {
@@ -83,7 +126,12 @@ describe('submit', () => {
     expect(r.json.data).toMatchObject({ id, status: 'review', submitted_at: expect.any(String) });
     const again = await submit(age, age.testSecret, id);
     expect([again.status, again.json.error.code]).toEqual([409, 'INVALID_STATUS']);
-    const g = await call(getOne, { path: `/v1/verifications/${id}`, apiKey: age.apiKey, secret: age.testSecret, params: { id } });
+    const g = await call(getOne, {
+      path: `/v1/verifications/${id}`,
+      apiKey: age.apiKey,
+      secret: age.testSecret,
+      params: { id },
+    });
     expect(g.json.data).toMatchObject({ status: 'review', attempts_remaining: 4 });
     expect(await getDb().select().from(pipelineJobs).where(eq(pipelineJobs.verificationId, id))).toHaveLength(0);
   });
@@ -96,14 +144,33 @@ describe('submit', () => {
     const second = await consentedVerification(dup, dup.testSecret, { external_id: 'acct-b' });
     await upload(dup, dup.testSecret, second, { type: 'selfie' }, face);
     expect((await submit(dup, dup.testSecret, second)).json.data.status).toBe('review');
-    const g = await call(getOne, { path: `/v1/verifications/${second}`, apiKey: dup.apiKey, secret: dup.testSecret, params: { id: second } });
-    expect(g.json.data.duplicate_check).toMatchObject({ checked: true, duplicate_count: 1, duplicates: [{ verification_id: first, external_id: 'acct-a', verified_at: null }] });
+    const g = await call(getOne, {
+      path: `/v1/verifications/${second}`,
+      apiKey: dup.apiKey,
+      secret: dup.testSecret,
+      params: { id: second },
+    });
+    expect(g.json.data.duplicate_check).toMatchObject({
+      checked: true,
+      duplicate_count: 1,
+      duplicates: [{ verification_id: first, external_id: 'acct-a', verified_at: null }],
+    });
     expect(g.json.data.duplicate_check.duplicates[0].similarity_score).toBeGreaterThan(0.99);
     // The first one was searched too, before the second existed: checked, nothing found.
-    const g1 = await call(getOne, { path: `/v1/verifications/${first}`, apiKey: dup.apiKey, secret: dup.testSecret, params: { id: first } });
+    const g1 = await call(getOne, {
+      path: `/v1/verifications/${first}`,
+      apiKey: dup.apiKey,
+      secret: dup.testSecret,
+      params: { id: first },
+    });
     expect(g1.json.data.duplicate_check).toEqual({ checked: true, duplicate_count: 0, duplicates: [] });
     const [event] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, second));
-    expect(JSON.parse(event.body)).toMatchObject({ status: 'review', duplicate_detected: true, duplicate_count: 1, duplicate_of: { verification_id: first, external_id: 'acct-a' } });
+    expect(JSON.parse(event.body)).toMatchObject({
+      status: 'review',
+      duplicate_detected: true,
+      duplicate_count: 1,
+      duplicate_of: { verification_id: first, external_id: 'acct-a' },
+    });
     // No pipeline job: nothing is decided.
     expect(await getDb().select().from(pipelineJobs).where(eq(pipelineJobs.verificationId, second))).toHaveLength(0);
     // The live mode's search does not see test faces.
@@ -116,7 +183,12 @@ describe('submit', () => {
     const id = await consentedVerification(allow);
     await upload(allow, allow.testSecret, id, { type: 'selfie' }, face);
     await submit(allow, allow.testSecret, id);
-    const g = await call(getOne, { path: `/v1/verifications/${id}`, apiKey: allow.apiKey, secret: allow.testSecret, params: { id } });
+    const g = await call(getOne, {
+      path: `/v1/verifications/${id}`,
+      apiKey: allow.apiKey,
+      secret: allow.testSecret,
+      params: { id },
+    });
     expect(g.json.data.duplicate_check).toEqual({ checked: false, duplicate_count: 0, duplicates: [] });
   });
 
@@ -133,7 +205,13 @@ describe('submit', () => {
   });
 
   it('newest per kind and side', () => {
-    expect(submittedMedia([{ id: 'm3', type: 'selfie', side: null }, { id: 'm2', type: 'document', side: 'front' }, { id: 'm1', type: 'selfie', side: null }])).toEqual({ selfie: 'm3', document_front: 'm2' });
+    expect(
+      submittedMedia([
+        { id: 'm3', type: 'selfie', side: null },
+        { id: 'm2', type: 'document', side: 'front' },
+        { id: 'm1', type: 'selfie', side: null },
+      ]),
+    ).toEqual({ selfie: 'm3', document_front: 'm2' });
   });
 
   it('an upload racing a submit never leaves a verification submitted without its media', async () => {

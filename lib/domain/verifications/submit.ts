@@ -20,7 +20,12 @@ import { attemptsExhausted, missingMedia, SUBMIT_STATUSES, submittedMedia } from
  * without deciding anything; the face joins the test mode's duplicate search as a live one does after its
  * decision. An analysis by an older model (lib/domain/media/version.ts) or without a face gives no answer (`checked: false`).
  */
-async function testModeDuplicateCheck(tx: DbOrTx, v: VerificationRow, selfieId: string | undefined, now: Date): Promise<DuplicateCheck> {
+async function testModeDuplicateCheck(
+  tx: DbOrTx,
+  v: VerificationRow,
+  selfieId: string | undefined,
+  now: Date,
+): Promise<DuplicateCheck> {
   if (!selfieId) return NOT_CHECKED;
   const [m] = await tx.select({ analysis: media.analysis }).from(media).where(eq(media.id, selfieId));
   const analysis = m?.analysis as Partial<Analysis> | null;
@@ -41,11 +46,16 @@ export type SubmitVerificationInput = Scope & { verificationId: string; actor: s
 export async function submitVerification(db: Db, input: SubmitVerificationInput) {
   // The read that scopes the id to this workspace and mode also brings the consent record (append-only,
   // so it cannot disappear before the locked read below).
-  const { verification: v, consent } = await getVerification(db, { workspaceId: input.workspaceId, mode: input.mode, id: input.verificationId });
+  const { verification: v, consent } = await getVerification(db, {
+    workspaceId: input.workspaceId,
+    mode: input.mode,
+    id: input.verificationId,
+  });
   if (!consent) throw new DomainError('CONSENT_REQUIRED', 'The user must accept the consent text before submitting.');
   return db.transaction(async (tx) => {
     const [row] = await tx.select().from(verifications).where(eq(verifications.id, v.id)).for('update');
-    if (!SUBMIT_STATUSES.has(row.status)) throw invalidStatus(`A verification in status ${row.status} cannot be submitted.`, { status: row.status });
+    if (!SUBMIT_STATUSES.has(row.status))
+      throw invalidStatus(`A verification in status ${row.status} cannot be submitted.`, { status: row.status });
     const uploaded = await tx
       .select({ id: media.id, type: media.type, side: media.side, documentType: media.documentType })
       .from(media)
@@ -53,15 +63,19 @@ export async function submitVerification(db: Db, input: SubmitVerificationInput)
       .orderBy(desc(media.createdAt), desc(media.id));
     const missing = missingMedia(row, uploaded);
     if (missing.length > 0) {
-      throw new DomainError('MISSING_REQUIRED_MEDIA', `Upload the required media first: ${missing.join(', ')}.`, { missing });
+      throw new DomainError('MISSING_REQUIRED_MEDIA', `Upload the required media first: ${missing.join(', ')}.`, {
+        missing,
+      });
     }
-    if (attemptsExhausted(row)) throw invalidStatus('All submission attempts are used.', { status: row.status, attempts_remaining: 0 });
+    if (attemptsExhausted(row))
+      throw invalidStatus('All submission attempts are used.', { status: row.status, attempts_remaining: 0 });
     const attempt = row.attemptsUsed + 1;
     const now = new Date();
     const trigger = row.mode === 'test' ? 'submit_test_mode' : 'submit';
     // Test mode skips the decision pipeline, not the duplicate search (docs/api.md: duplicate detection is
     // reported regardless of the decision): it runs here, so the review webhook and GET carry it.
-    const duplicateCheck = row.mode === 'test' ? await testModeDuplicateCheck(tx, row, submittedMedia(uploaded).selfie, now) : undefined;
+    const duplicateCheck =
+      row.mode === 'test' ? await testModeDuplicateCheck(tx, row, submittedMedia(uploaded).selfie, now) : undefined;
     const moved = await applyTransition(tx, {
       verificationId: row.id,
       trigger,
@@ -73,10 +87,25 @@ export async function submitVerification(db: Db, input: SubmitVerificationInput)
     if (row.mode === 'live') {
       // The pipeline's work, in the same transaction (outbox): a crash after commit loses nothing.
       // It carries this request's trace, which the decision continues (docs/operating.md "Traces").
-      await tx.insert(pipelineJobs).values({ id: newId('job'), verificationId: row.id, attempt, mediaIds: submittedMedia(uploaded), traceparent: currentTraceparent() });
+      await tx
+        .insert(pipelineJobs)
+        .values({
+          id: newId('job'),
+          verificationId: row.id,
+          attempt,
+          mediaIds: submittedMedia(uploaded),
+          traceparent: currentTraceparent(),
+        });
       await announce('verification/submitted', { verificationId: row.id });
     }
-    await audit(tx, { workspaceId: row.workspaceId, verificationId: row.id, actor: input.actor, requestId: input.requestId, action: 'verification.submitted', data: { attempt, status: next.status } });
+    await audit(tx, {
+      workspaceId: row.workspaceId,
+      verificationId: row.id,
+      actor: input.actor,
+      requestId: input.requestId,
+      action: 'verification.submitted',
+      data: { attempt, status: next.status },
+    });
     return next;
   });
 }

@@ -19,7 +19,11 @@ const RULES: { from: VerificationStatus; trigger: Trigger; counter: 'expired' | 
   { from: 'resubmission_requested', trigger: 'abandon_timer', counter: 'abandoned' },
 ];
 
-export async function sweepTimers(db: Db, now: Date = new Date(), batch = 200): Promise<{ expired: number; abandoned: number }> {
+export async function sweepTimers(
+  db: Db,
+  now: Date = new Date(),
+  batch = 200,
+): Promise<{ expired: number; abandoned: number }> {
   const counts = { expired: 0, abandoned: 0 };
   const cutoff = new Date(now.getTime() - INACTIVITY_MS);
   for (const rule of RULES) {
@@ -35,7 +39,10 @@ export async function sweepTimers(db: Db, now: Date = new Date(), batch = 200): 
         let n = 0;
         for (const { id } of due) {
           try {
-            await enqueueTransitionWebhook(tx, await applyTransition(tx, { verificationId: id, trigger: rule.trigger, now }));
+            await enqueueTransitionWebhook(
+              tx,
+              await applyTransition(tx, { verificationId: id, trigger: rule.trigger, now }),
+            );
             n++;
           } catch (e) {
             if (!(e instanceof DomainError && e.code === 'INVALID_STATUS')) throw e;

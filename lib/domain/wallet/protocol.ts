@@ -25,7 +25,9 @@ export const RESPONSE_ENC = 'A128GCM';
 
 /** The element that proves the threshold: `age_over_NN`, NN two digits (ISO/IEC 18013-5 7.2.5), 00 to 99. */
 export function ageElement(threshold: number): string | null {
-  return Number.isInteger(threshold) && threshold >= 0 && threshold <= 99 ? `age_over_${String(threshold).padStart(2, '0')}` : null;
+  return Number.isInteger(threshold) && threshold >= 0 && threshold <= 99
+    ? `age_over_${String(threshold).padStart(2, '0')}`
+    : null;
 }
 
 /**
@@ -34,19 +36,27 @@ export function ageElement(threshold: number): string | null {
  */
 /** The longest origin: `https://`, a DNS name (253 characters at most) and a port. */
 export const WALLET_ORIGIN_MAX = 270;
-export const walletOrigin = z.string().max(WALLET_ORIGIN_MAX, `At most ${WALLET_ORIGIN_MAX} characters: an origin is a scheme, a host and a port.`).superRefine((s, ctx) => {
-  if (s.length > WALLET_ORIGIN_MAX) return;
-  let u: URL;
-  try {
-    u = new URL(s);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'Must be an origin such as https://example.com.' });
-    return;
-  }
-  const local = u.protocol === 'http:' && (u.hostname === 'localhost' || u.hostname === '127.0.0.1');
-  if (u.protocol !== 'https:' && !local) ctx.addIssue({ code: 'custom', message: 'Must be an https origin (or http://localhost for development).' });
-  else if (u.origin !== s) ctx.addIssue({ code: 'custom', message: `Must be an origin only, with no path, query or trailing slash: ${u.origin}` });
-});
+export const walletOrigin = z
+  .string()
+  .max(WALLET_ORIGIN_MAX, `At most ${WALLET_ORIGIN_MAX} characters: an origin is a scheme, a host and a port.`)
+  .superRefine((s, ctx) => {
+    if (s.length > WALLET_ORIGIN_MAX) return;
+    let u: URL;
+    try {
+      u = new URL(s);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'Must be an origin such as https://example.com.' });
+      return;
+    }
+    const local = u.protocol === 'http:' && (u.hostname === 'localhost' || u.hostname === '127.0.0.1');
+    if (u.protocol !== 'https:' && !local)
+      ctx.addIssue({ code: 'custom', message: 'Must be an https origin (or http://localhost for development).' });
+    else if (u.origin !== s)
+      ctx.addIssue({
+        code: 'custom',
+        message: `Must be an origin only, with no path, query or trailing slash: ${u.origin}`,
+      });
+  });
 
 const b64u = (b: Uint8Array) => Buffer.from(b).toString('base64url');
 
@@ -54,7 +64,9 @@ export type EncryptionKey = { publicJwk: JsonWebKey & { kid: string }; privateJw
 
 /** A fresh P-256 key for one request's response (ECDH-ES for the JWE, the DHKEM of HPKE for Annex C). */
 export async function newEncryptionKey(kid: string): Promise<EncryptionKey> {
-  const pair = (await crypto.subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits'])) as CryptoKeyPair;
+  const pair = (await crypto.subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, true, [
+    'deriveBits',
+  ])) as CryptoKeyPair;
   const priv = await crypto.subtle.exportKey('jwk', pair.privateKey);
   return {
     privateJwk: { kty: 'EC', crv: 'P-256', x: priv.x, y: priv.y, d: priv.d },
@@ -63,7 +75,14 @@ export async function newEncryptionKey(kid: string): Promise<EncryptionKey> {
 }
 
 /** What one request asks, as the row keeps it (lib/domain/wallet/requests.ts). */
-export type RequestSpec = { protocol: WalletProtocol; origin: string; nonce: string; element: string; key: EncryptionKey; encryptionInfo: string | null };
+export type RequestSpec = {
+  protocol: WalletProtocol;
+  origin: string;
+  nonce: string;
+  element: string;
+  key: EncryptionKey;
+  encryptionInfo: string | null;
+};
 
 /** The JWK SHA-256 thumbprint (RFC 7638) of the key a response is encrypted to, as raw bytes. */
 export async function jwkThumbprint(jwk: JsonWebKey): Promise<Uint8Array> {
@@ -90,7 +109,9 @@ export function openid4vpRequestData(spec: RequestSpec) {
     client_metadata: {
       jwks: { keys: [{ ...spec.key.publicJwk, use: 'enc', alg: 'ECDH-ES' }] },
       encrypted_response_enc_values_supported: [RESPONSE_ENC],
-      vp_formats_supported: { mso_mdoc: { issuerauth_alg_values: [-7, -35, -36], deviceauth_alg_values: [-7, -35, -36] } },
+      vp_formats_supported: {
+        mso_mdoc: { issuerauth_alg_values: [-7, -35, -36], deviceauth_alg_values: [-7, -35, -36] },
+      },
     },
   };
 }
@@ -103,7 +124,15 @@ export function annexCEncryptionInfo(nonce: Uint8Array, publicJwk: JsonWebKey): 
     [-2, Buffer.from(publicJwk.x!, 'base64url')],
     [-3, Buffer.from(publicJwk.y!, 'base64url')],
   ]);
-  return b64u(cborEncode(['dcapi', new Map<string, unknown>([['nonce', nonce], ['recipientPublicKey', coseKey]])]));
+  return b64u(
+    cborEncode([
+      'dcapi',
+      new Map<string, unknown>([
+        ['nonce', nonce],
+        ['recipientPublicKey', coseKey],
+      ]),
+    ]),
+  );
 }
 
 /** ISO/IEC 18013-7 Annex C: the request a page passes as `data` for `org-iso-mdoc`. */
@@ -112,7 +141,10 @@ export function annexCRequestData(spec: RequestSpec) {
     version: '1.0',
     docRequests: [
       mdoc.DocRequest.create({
-        itemsRequest: mdoc.ItemsRequest.create({ docType: MDL_DOCTYPE, namespaces: { [MDL_NAMESPACE]: { [spec.element]: false } } }),
+        itemsRequest: mdoc.ItemsRequest.create({
+          docType: MDL_DOCTYPE,
+          namespaces: { [MDL_NAMESPACE]: { [spec.element]: false } },
+        }),
       }),
     ],
   });
@@ -144,13 +176,20 @@ export class DcApiHandover extends (Handover as unknown as new (s: Uint8Array) =
 }
 
 /** The CBOR-encoded SessionTranscript of a request, from what the server stored. */
-export async function sessionTranscriptBytes(spec: Pick<RequestSpec, 'protocol' | 'origin' | 'nonce' | 'key' | 'encryptionInfo'>): Promise<Uint8Array> {
+export async function sessionTranscriptBytes(
+  spec: Pick<RequestSpec, 'protocol' | 'origin' | 'nonce' | 'key' | 'encryptionInfo'>,
+): Promise<Uint8Array> {
   if (spec.protocol === 'openid4vp-v1-unsigned') {
-    const t = await SessionTranscript.forOid4VpDcApi({ origin: spec.origin, nonce: spec.nonce, jwkThumbprint: await jwkThumbprint(spec.key.publicJwk) }, mdocContext);
+    const t = await SessionTranscript.forOid4VpDcApi(
+      { origin: spec.origin, nonce: spec.nonce, jwkThumbprint: await jwkThumbprint(spec.key.publicJwk) },
+      mdocContext,
+    );
     return t.encode();
   }
   const info = cborEncode([spec.encryptionInfo!, spec.origin]);
   const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', info as BufferSource));
-  const handover = (DcApiHandover as unknown as { fromDecodedStructure(h: Uint8Array): mdoc.QrHandover }).fromDecodedStructure(hash);
+  const handover = (
+    DcApiHandover as unknown as { fromDecodedStructure(h: Uint8Array): mdoc.QrHandover }
+  ).fromDecodedStructure(hash);
   return SessionTranscript.create({ handover }).encode();
 }

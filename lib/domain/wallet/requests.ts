@@ -13,7 +13,15 @@ import { audit } from '../audit/audit';
 import { getConsentRecord } from '../consent';
 import { openWithKek, sealWithKek } from '../../core/crypto/secretbox';
 import { attemptsExhausted, WALLET_PROOF_STATUSES } from '../transitions/policy';
-import { ageElement, annexCEncryptionInfo, newEncryptionKey, requestData, WALLET_REQUEST_TTL_MS, type RequestSpec, type WalletProtocol } from './protocol';
+import {
+  ageElement,
+  annexCEncryptionInfo,
+  newEncryptionKey,
+  requestData,
+  WALLET_REQUEST_TTL_MS,
+  type RequestSpec,
+  type WalletProtocol,
+} from './protocol';
 
 const keyAad = (requestId: string) => `wallet-request-key:${requestId}`;
 
@@ -22,20 +30,40 @@ const keyAad = (requestId: string) => `wallet-request-key:${requestId}`;
  * media, with an attempt left. The same rule for a request and for its response.
  */
 export async function assertWalletProofAllowed(db: DbOrTx, v: VerificationRow) {
-  if (!(await getConsentRecord(db, v.id))) throw new DomainError('CONSENT_REQUIRED', 'The user must accept the consent text before a wallet is asked.');
-  if (v.flow !== 'age') throw invalidStatus('A wallet\'s age proof cannot decide an identity (KYC) verification.', { status: v.status, flow: v.flow });
-  if (!WALLET_PROOF_STATUSES.has(v.status)) throw invalidStatus(`A verification in status ${v.status} takes no wallet proof.`, { status: v.status });
-  if (attemptsExhausted(v)) throw invalidStatus('All submission attempts are used.', { status: v.status, attempts_remaining: 0 });
+  if (!(await getConsentRecord(db, v.id)))
+    throw new DomainError('CONSENT_REQUIRED', 'The user must accept the consent text before a wallet is asked.');
+  if (v.flow !== 'age')
+    throw invalidStatus("A wallet's age proof cannot decide an identity (KYC) verification.", {
+      status: v.status,
+      flow: v.flow,
+    });
+  if (!WALLET_PROOF_STATUSES.has(v.status))
+    throw invalidStatus(`A verification in status ${v.status} takes no wallet proof.`, { status: v.status });
+  if (attemptsExhausted(v))
+    throw invalidStatus('All submission attempts are used.', { status: v.status, attempts_remaining: 0 });
 }
 
-export type CreateWalletRequestInput = { verification: VerificationRow; protocol: WalletProtocol; origin: string; actor: string; requestId?: string; now?: Date };
+export type CreateWalletRequestInput = {
+  verification: VerificationRow;
+  protocol: WalletProtocol;
+  origin: string;
+  actor: string;
+  requestId?: string;
+  now?: Date;
+};
 
 export async function createWalletRequest(db: DbOrTx, input: CreateWalletRequestInput) {
   const v = input.verification;
   await assertWalletProofAllowed(db, v);
-  const [ws] = await db.select({ ageThreshold: workspaces.ageThreshold }).from(workspaces).where(eq(workspaces.id, v.workspaceId));
+  const [ws] = await db
+    .select({ ageThreshold: workspaces.ageThreshold })
+    .from(workspaces)
+    .where(eq(workspaces.id, v.workspaceId));
   const element = ageElement(ws.ageThreshold);
-  if (!element) throw validationError({ protocol: [`The workspace's age threshold (${ws.ageThreshold}) cannot be asked as age_over_NN (00 to 99).`] });
+  if (!element)
+    throw validationError({
+      protocol: [`The workspace's age threshold (${ws.ageThreshold}) cannot be asked as age_over_NN (00 to 99).`],
+    });
 
   const now = input.now ?? new Date();
   const id = newId('wrq');
@@ -64,7 +92,14 @@ export async function createWalletRequest(db: DbOrTx, input: CreateWalletRequest
     createdAt: now,
     expiresAt,
   });
-  await audit(db, { workspaceId: v.workspaceId, verificationId: v.id, actor: input.actor, requestId: input.requestId, action: 'wallet.requested', data: { request_id: id, protocol: spec.protocol, origin: spec.origin, element } });
+  await audit(db, {
+    workspaceId: v.workspaceId,
+    verificationId: v.id,
+    actor: input.actor,
+    requestId: input.requestId,
+    action: 'wallet.requested',
+    data: { request_id: id, protocol: spec.protocol, origin: spec.origin, element },
+  });
   return { id, protocol: spec.protocol, data: requestData(spec), expires_at: expiresAt.toISOString() };
 }
 
@@ -77,6 +112,9 @@ export function specOf(row: WalletRequestRow): RequestSpec | null {
     nonce: row.nonce,
     element: row.element,
     encryptionInfo: row.encryptionInfo,
-    key: { publicJwk: JSON.parse(row.publicJwk), privateJwk: JSON.parse(openWithKek(row.privateKeySealed, keyAad(row.id)).toString('utf8')) },
+    key: {
+      publicJwk: JSON.parse(row.publicJwk),
+      privateJwk: JSON.parse(openWithKek(row.privateKeySealed, keyAad(row.id)).toString('utf8')),
+    },
   };
 }

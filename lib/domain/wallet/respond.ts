@@ -37,7 +37,9 @@ export type SubmitWalletResponseInput = Scope & {
 
 /** 422 WALLET_RESPONSE_INVALID: `details.reason` says which check failed. */
 export function walletResponseInvalid(reason: WalletRefusalReason, detail: string) {
-  return new DomainError('WALLET_RESPONSE_INVALID', `The wallet's response was refused (${reason}): ${detail}.`, { reason });
+  return new DomainError('WALLET_RESPONSE_INVALID', `The wallet's response was refused (${reason}): ${detail}.`, {
+    reason,
+  });
 }
 
 /** The result of a wallet decision: what GET shows and what is kept (docs/wallet.md "What is kept"). */
@@ -52,9 +54,17 @@ export function walletResult(claim: VerifiedClaim, protocol: WalletProtocol, thr
 
 export async function submitWalletResponse(db: Db, input: SubmitWalletResponseInput) {
   const now = input.now ?? new Date();
-  const { verification: v, consent } = await getVerification(db, { workspaceId: input.workspaceId, mode: input.mode, id: input.verificationId });
-  if (!consent) throw new DomainError('CONSENT_REQUIRED', 'The user must accept the consent text before a wallet proof is taken.');
-  const [request] = await db.select().from(walletRequests).where(and(eq(walletRequests.id, input.walletRequestId), eq(walletRequests.verificationId, v.id)));
+  const { verification: v, consent } = await getVerification(db, {
+    workspaceId: input.workspaceId,
+    mode: input.mode,
+    id: input.verificationId,
+  });
+  if (!consent)
+    throw new DomainError('CONSENT_REQUIRED', 'The user must accept the consent text before a wallet proof is taken.');
+  const [request] = await db
+    .select()
+    .from(walletRequests)
+    .where(and(eq(walletRequests.id, input.walletRequestId), eq(walletRequests.verificationId, v.id)));
   if (!request) throw notFound('Wallet request');
 
   // Refusals that need no cryptography: a request answered already, one for another protocol, one past its time.
@@ -62,17 +72,44 @@ export async function submitWalletResponse(db: Db, input: SubmitWalletResponseIn
   // when the first one decided the verification.
   let outcome: { refused: WalletRefusal } | { claim: VerifiedClaim };
   const spec = specOf(request);
-  if (request.usedAt || !spec) outcome = { refused: new WalletRefusal('replayed', 'this request was answered already; ask the wallet again with a new request') };
+  if (request.usedAt || !spec)
+    outcome = {
+      refused: new WalletRefusal(
+        'replayed',
+        'this request was answered already; ask the wallet again with a new request',
+      ),
+    };
   else {
     await assertWalletProofAllowed(db, v);
-    if (input.protocol !== request.protocol) outcome = { refused: new WalletRefusal('malformed', `the response is for ${input.protocol}, the request was ${request.protocol}`) };
-    else if (now > request.expiresAt) outcome = { refused: new WalletRefusal('expired', `the request expired at ${request.expiresAt.toISOString()}; ask the wallet again`) };
+    if (input.protocol !== request.protocol)
+      outcome = {
+        refused: new WalletRefusal(
+          'malformed',
+          `the response is for ${input.protocol}, the request was ${request.protocol}`,
+        ),
+      };
+    else if (now > request.expiresAt)
+      outcome = {
+        refused: new WalletRefusal(
+          'expired',
+          `the request expired at ${request.expiresAt.toISOString()}; ask the wallet again`,
+        ),
+      };
     else {
       try {
-        outcome = { claim: await verifyWalletResponse({ spec, data: input.data, anchors: await trustedRootsFor(db, v.workspaceId), now }) };
+        outcome = {
+          claim: await verifyWalletResponse({
+            spec,
+            data: input.data,
+            anchors: await trustedRootsFor(db, v.workspaceId),
+            now,
+          }),
+        };
       } catch (e) {
         if (!(e instanceof WalletRefusal)) log.warn('wallet response unreadable', { err: (e as Error).message });
-        outcome = { refused: e instanceof WalletRefusal ? e : new WalletRefusal('malformed', 'the response cannot be read') };
+        outcome = {
+          refused: e instanceof WalletRefusal ? e : new WalletRefusal('malformed', 'the response cannot be read'),
+        };
       }
     }
   }
@@ -84,35 +121,90 @@ export async function submitWalletResponse(db: Db, input: SubmitWalletResponseIn
       ? []
       : await tx
           .update(walletRequests)
-          .set({ usedAt: now, privateKeySealed: null, outcome: 'refused' in outcome ? outcome.refused.reason : 'verified' })
+          .set({
+            usedAt: now,
+            privateKeySealed: null,
+            outcome: 'refused' in outcome ? outcome.refused.reason : 'verified',
+          })
           .where(and(eq(walletRequests.id, request.id), isNull(walletRequests.usedAt)))
           .returning({ id: walletRequests.id });
     if (!spent.length && !('refused' in outcome && outcome.refused.reason === 'replayed')) {
-      outcome = { refused: new WalletRefusal('replayed', 'this request was answered already; ask the wallet again with a new request') };
+      outcome = {
+        refused: new WalletRefusal(
+          'replayed',
+          'this request was answered already; ask the wallet again with a new request',
+        ),
+      };
     }
     if ('refused' in outcome) {
       const r = outcome.refused;
-      await audit(tx, { workspaceId: row.workspaceId, verificationId: row.id, actor: input.actor, requestId: input.requestId, action: 'wallet.refused', data: { request_id: request.id, protocol: request.protocol, reason: r.reason } });
-      if (r.reason === 'untrusted_issuer') log.warn('wallet proof from an untrusted issuer', { verificationId: row.id, detail: r.detail });
+      await audit(tx, {
+        workspaceId: row.workspaceId,
+        verificationId: row.id,
+        actor: input.actor,
+        requestId: input.requestId,
+        action: 'wallet.refused',
+        data: { request_id: request.id, protocol: request.protocol, reason: r.reason },
+      });
+      if (r.reason === 'untrusted_issuer')
+        log.warn('wallet proof from an untrusted issuer', { verificationId: row.id, detail: r.detail });
       return null;
     }
     // The verification may have moved since it was read (an upload and submit, another proof): the locked row decides.
     await assertWalletProofAllowed(tx, row);
     const claim = outcome.claim;
-    const [ws] = await tx.select({ ageThreshold: workspaces.ageThreshold }).from(workspaces).where(eq(workspaces.id, row.workspaceId));
+    const [ws] = await tx
+      .select({ ageThreshold: workspaces.ageThreshold })
+      .from(workspaces)
+      .where(eq(workspaces.id, row.workspaceId));
     const attempt = row.attemptsUsed + 1;
-    await enqueueTransitionWebhook(tx, await applyTransition(tx, { verificationId: row.id, trigger: 'wallet_proof', now, patch: { attemptsUsed: attempt, submittedAt: now, reason: null } }));
+    await enqueueTransitionWebhook(
+      tx,
+      await applyTransition(tx, {
+        verificationId: row.id,
+        trigger: 'wallet_proof',
+        now,
+        patch: { attemptsUsed: attempt, submittedAt: now, reason: null },
+      }),
+    );
     const trigger = row.mode === 'test' ? 'wallet_review' : claim.value ? 'wallet_approve' : 'wallet_decline';
     const reason = trigger === 'wallet_decline' ? 'age_below_threshold' : null;
-    const moved = await applyTransition(tx, { verificationId: row.id, trigger, now, patch: { reason, result: walletResult(claim, request.protocol, ws.ageThreshold) } });
+    const moved = await applyTransition(tx, {
+      verificationId: row.id,
+      trigger,
+      now,
+      patch: { reason, result: walletResult(claim, request.protocol, ws.ageThreshold) },
+    });
     await enqueueTransitionWebhook(tx, moved);
     const next = moved.row;
-    await audit(tx, { workspaceId: row.workspaceId, verificationId: row.id, actor: input.actor, requestId: input.requestId, action: 'verification.submitted', data: { attempt, status: next.status, via: 'wallet' } });
-    await audit(tx, { workspaceId: row.workspaceId, verificationId: row.id, actor: 'wallet', requestId: input.requestId, action: 'verification.decided', data: { attempt, status: next.status, reason, wallet: { request_id: request.id, protocol: request.protocol, element: claim.element, value: claim.value } } });
+    await audit(tx, {
+      workspaceId: row.workspaceId,
+      verificationId: row.id,
+      actor: input.actor,
+      requestId: input.requestId,
+      action: 'verification.submitted',
+      data: { attempt, status: next.status, via: 'wallet' },
+    });
+    await audit(tx, {
+      workspaceId: row.workspaceId,
+      verificationId: row.id,
+      actor: 'wallet',
+      requestId: input.requestId,
+      action: 'verification.decided',
+      data: {
+        attempt,
+        status: next.status,
+        reason,
+        wallet: { request_id: request.id, protocol: request.protocol, element: claim.element, value: claim.value },
+      },
+    });
     return next;
   });
   // Counted once its transaction has committed: what this response came to (docs/operating.md "Metrics").
-  metrics().walletResponses.inc({ protocol: request.protocol, outcome: decided ? 'verified' : (outcome as { refused: WalletRefusal }).refused.reason });
+  metrics().walletResponses.inc({
+    protocol: request.protocol,
+    outcome: decided ? 'verified' : (outcome as { refused: WalletRefusal }).refused.reason,
+  });
   if (!decided) {
     const r = (outcome as { refused: WalletRefusal }).refused;
     throw walletResponseInvalid(r.reason, r.detail);
@@ -120,4 +212,3 @@ export async function submitWalletResponse(db: Db, input: SubmitWalletResponseIn
   // Read again: the result's issuer is stored sealed and merged back by the read.
   return getVerification(db, { workspaceId: input.workspaceId, mode: input.mode, id: v.id });
 }
-

@@ -32,42 +32,86 @@ export function publicTrustAnchor(r: WalletTrustAnchorRow, now = new Date()) {
  * certificate, or with one that cannot serve as a root, is refused whole (VALIDATION_ERROR naming each problem), so
  * a bundle is never half added.
  */
-export async function addTrustAnchors(db: DbOrTx, input: { pem: string; workspaceId?: string | null; actor: string; now?: Date }) {
+export async function addTrustAnchors(
+  db: DbOrTx,
+  input: { pem: string; workspaceId?: string | null; actor: string; now?: Date },
+) {
   const now = input.now ?? new Date();
   const workspaceId = input.workspaceId ?? null;
   if (workspaceId) await getWorkspaceOrThrow(db, workspaceId);
   const read = await readIacaPem(input.pem, now);
   if (read.ok.length === 0 && read.refused.length === 0) {
-    throw new DomainError('VALIDATION_ERROR', 'The file holds no PEM certificate (-----BEGIN CERTIFICATE-----).', { fields: { pem: ['No certificate found.'] } });
+    throw new DomainError('VALIDATION_ERROR', 'The file holds no PEM certificate (-----BEGIN CERTIFICATE-----).', {
+      fields: { pem: ['No certificate found.'] },
+    });
   }
   if (read.refused.length > 0) {
-    throw new DomainError('VALIDATION_ERROR', `Not added: ${read.refused.map((r) => `certificate ${r.index + 1}${r.subject ? ` (${r.subject})` : ''} is ${r.problem}`).join('; ')}.`, {
-      fields: { pem: read.refused.map((r) => `certificate ${r.index + 1}: ${r.problem}`) },
-      refused: read.refused,
-    });
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `Not added: ${read.refused.map((r) => `certificate ${r.index + 1}${r.subject ? ` (${r.subject})` : ''} is ${r.problem}`).join('; ')}.`,
+      {
+        fields: { pem: read.refused.map((r) => `certificate ${r.index + 1}: ${r.problem}`) },
+        refused: read.refused,
+      },
+    );
   }
   return db.transaction(async (tx) => {
     const added: WalletTrustAnchorRow[] = [];
     const already: WalletTrustAnchorRow[] = [];
     for (const a of read.ok) {
-      const scope = workspaceId ? eq(walletTrustAnchors.workspaceId, workspaceId) : isNull(walletTrustAnchors.workspaceId);
-      const [existing] = await tx.select().from(walletTrustAnchors).where(and(scope, eq(walletTrustAnchors.fingerprintSha256, a.fingerprintSha256)));
+      const scope = workspaceId
+        ? eq(walletTrustAnchors.workspaceId, workspaceId)
+        : isNull(walletTrustAnchors.workspaceId);
+      const [existing] = await tx
+        .select()
+        .from(walletTrustAnchors)
+        .where(and(scope, eq(walletTrustAnchors.fingerprintSha256, a.fingerprintSha256)));
       if (existing) {
         already.push(existing);
         continue;
       }
       const [row] = await tx
         .insert(walletTrustAnchors)
-        .values({ id: newId('iaca'), workspaceId, subject: a.subject, country: a.country ?? '', notBefore: a.notBefore, notAfter: a.notAfter, fingerprintSha256: a.fingerprintSha256, der: Buffer.from(a.der), createdBy: input.actor, createdAt: now })
+        .values({
+          id: newId('iaca'),
+          workspaceId,
+          subject: a.subject,
+          country: a.country ?? '',
+          notBefore: a.notBefore,
+          notAfter: a.notAfter,
+          fingerprintSha256: a.fingerprintSha256,
+          der: Buffer.from(a.der),
+          createdBy: input.actor,
+          createdAt: now,
+        })
         .onConflictDoNothing()
         .returning();
       if (!row) {
         // Added by a concurrent run in between: the same root, reported as already there.
-        already.push((await tx.select().from(walletTrustAnchors).where(and(scope, eq(walletTrustAnchors.fingerprintSha256, a.fingerprintSha256))))[0]);
+        already.push(
+          (
+            await tx
+              .select()
+              .from(walletTrustAnchors)
+              .where(and(scope, eq(walletTrustAnchors.fingerprintSha256, a.fingerprintSha256)))
+          )[0],
+        );
         continue;
       }
       added.push(row);
-      await audit(tx, { workspaceId, actor: input.actor, action: 'wallet_trust.added', data: { id: row.id, subject: row.subject, country: row.country, not_after: row.notAfter.toISOString(), fingerprint_sha256: row.fingerprintSha256, scope: workspaceId ?? 'all workspaces' } });
+      await audit(tx, {
+        workspaceId,
+        actor: input.actor,
+        action: 'wallet_trust.added',
+        data: {
+          id: row.id,
+          subject: row.subject,
+          country: row.country,
+          not_after: row.notAfter.toISOString(),
+          fingerprint_sha256: row.fingerprintSha256,
+          scope: workspaceId ?? 'all workspaces',
+        },
+      });
     }
     return { added, already };
   });
@@ -75,15 +119,26 @@ export async function addTrustAnchors(db: DbOrTx, input: { pem: string; workspac
 
 /** The roots trusted for a workspace (its own and those of every workspace), or, without one, every root. */
 export async function listTrustAnchors(db: DbOrTx, input: { workspaceId?: string } = {}) {
-  const where = input.workspaceId ? or(isNull(walletTrustAnchors.workspaceId), eq(walletTrustAnchors.workspaceId, input.workspaceId)) : undefined;
-  return db.select().from(walletTrustAnchors).where(where).orderBy(asc(walletTrustAnchors.country), asc(walletTrustAnchors.subject), asc(walletTrustAnchors.id));
+  const where = input.workspaceId
+    ? or(isNull(walletTrustAnchors.workspaceId), eq(walletTrustAnchors.workspaceId, input.workspaceId))
+    : undefined;
+  return db
+    .select()
+    .from(walletTrustAnchors)
+    .where(where)
+    .orderBy(asc(walletTrustAnchors.country), asc(walletTrustAnchors.subject), asc(walletTrustAnchors.id));
 }
 
 export async function removeTrustAnchor(db: DbOrTx, input: { id: string; actor: string }) {
   return db.transaction(async (tx) => {
     const [row] = await tx.delete(walletTrustAnchors).where(eq(walletTrustAnchors.id, input.id)).returning();
     if (!row) throw notFound('Trust anchor');
-    await audit(tx, { workspaceId: row.workspaceId, actor: input.actor, action: 'wallet_trust.removed', data: { id: row.id, subject: row.subject, country: row.country, fingerprint_sha256: row.fingerprintSha256 } });
+    await audit(tx, {
+      workspaceId: row.workspaceId,
+      actor: input.actor,
+      action: 'wallet_trust.removed',
+      data: { id: row.id, subject: row.subject, country: row.country, fingerprint_sha256: row.fingerprintSha256 },
+    });
     return row;
   });
 }

@@ -21,7 +21,16 @@ import { counterValue } from '@/test/helpers/metrics';
 import { ensureConsent, makeWorkspace, type TestWorkspace } from '@/test/helpers/factories';
 import { consentedVerification } from '@/test/helpers/upload';
 import { makeAdmin } from '@/test/helpers/admin-factories';
-import { issueMdl, makeIaca, makeSigner, testIssuer, walletRespond, type Credential, type Misbehaviour, type WalletAnswer } from '@/test/helpers/wallet';
+import {
+  issueMdl,
+  makeIaca,
+  makeSigner,
+  testIssuer,
+  walletRespond,
+  type Credential,
+  type Misbehaviour,
+  type WalletAnswer,
+} from '@/test/helpers/wallet';
 import { selfSignedCert, startReceiver } from '@/test/helpers/https-receiver';
 import { resetEnvCache, env } from '@/lib/core/env';
 import { updateWorkspaceSettings } from '@/lib/domain/workspaces';
@@ -49,12 +58,30 @@ beforeAll(async () => {
 });
 
 const askWallet = (ws: TestWorkspace, secret: string, id: string, protocol: WalletProtocol, origin = ORIGIN) =>
-  call(requestRoute, { method: 'POST', path: `/v1/verifications/${id}/wallet-requests`, body: { protocol, origin }, apiKey: ws.apiKey, secret, params: { id } });
+  call(requestRoute, {
+    method: 'POST',
+    path: `/v1/verifications/${id}/wallet-requests`,
+    body: { protocol, origin },
+    apiKey: ws.apiKey,
+    secret,
+    params: { id },
+  });
 const sendAnswer = (ws: TestWorkspace, secret: string, id: string, body: object) =>
-  call(responseRoute, { method: 'POST', path: `/v1/verifications/${id}/wallet-responses`, body, apiKey: ws.apiKey, secret, params: { id } });
+  call(responseRoute, {
+    method: 'POST',
+    path: `/v1/verifications/${id}/wallet-responses`,
+    body,
+    apiKey: ws.apiKey,
+    secret,
+    params: { id },
+  });
 
 /** A request from the API and the test wallet's answer to it. */
-async function proof(id: string, protocol: WalletProtocol, o: { cred?: Credential; bad?: Misbehaviour; secret?: string; ws?: TestWorkspace } = {}) {
+async function proof(
+  id: string,
+  protocol: WalletProtocol,
+  o: { cred?: Credential; bad?: Misbehaviour; secret?: string; ws?: TestWorkspace } = {},
+) {
   const ws = o.ws ?? w;
   const secret = o.secret ?? ws.liveSecret;
   const req = await askWallet(ws, secret, id, protocol);
@@ -65,7 +92,8 @@ async function proof(id: string, protocol: WalletProtocol, o: { cred?: Credentia
 
 const rowOf = async (id: string) => (await getDb().select().from(verifications).where(eq(verifications.id, id)))[0];
 const tag24 = (b: Uint8Array) => cborEncode(DataItem.fromBuffer(b));
-const auth0Agrees = (a: WalletAnswer) => new Auth0Verifier([issuer.ca.pem]).verify(a.deviceResponse, { encodedSessionTranscript: tag24(a.transcript) });
+const auth0Agrees = (a: WalletAnswer) =>
+  new Auth0Verifier([issuer.ca.pem]).verify(a.deviceResponse, { encodedSessionTranscript: tag24(a.transcript) });
 
 describe.each(WALLET_PROTOCOLS)('wallet proof, %s', (protocol) => {
   it('a valid proof is one attempt and approves at once, age_source wallet, with its signed webhook', async () => {
@@ -77,7 +105,10 @@ describe.each(WALLET_PROTOCOLS)('wallet proof, %s', (protocol) => {
       await updateWorkspaceSettings(getDb(), w.workspace.id, { webhook_url: receiver.url });
       const id = await consentedVerification(w, w.liveSecret);
       const decided = { mode: 'live', status: 'approved', by: 'wallet' };
-      const before = { decided: await counterValue('verifications_decided_total', decided), verified: await counterValue('wallet_responses_total', { protocol, outcome: 'verified' }) };
+      const before = {
+        decided: await counterValue('verifications_decided_total', decided),
+        verified: await counterValue('wallet_responses_total', { protocol, outcome: 'verified' }),
+      };
       const { request, answer, body } = await proof(id, protocol);
       expect(request).toMatchObject({ protocol, expires_at: expect.any(String) });
       expect(new Date(request.expires_at).getTime() - Date.now()).toBeGreaterThan(4 * 60_000);
@@ -89,7 +120,17 @@ describe.each(WALLET_PROTOCOLS)('wallet proof, %s', (protocol) => {
         attempts_remaining: 4,
         submitted_at: expect.any(String),
         completed_at: expect.any(String),
-        result: { decision: 'pass', threshold: 18, age_source: 'wallet', wallet: { protocol, element: 'age_over_18', value: true, issuer: { country: 'UT', authority: 'Utopia Department of Motor Vehicles' } } },
+        result: {
+          decision: 'pass',
+          threshold: 18,
+          age_source: 'wallet',
+          wallet: {
+            protocol,
+            element: 'age_over_18',
+            value: true,
+            issuer: { country: 'UT', authority: 'Utopia Department of Motor Vehicles' },
+          },
+        },
       });
       await auth0Agrees(answer);
       // Counted in the metrics (docs/operating.md "Metrics"): a decision by the wallet, a verified response.
@@ -102,7 +143,9 @@ describe.each(WALLET_PROTOCOLS)('wallet proof, %s', (protocol) => {
       await deliverWebhookEvent({ db: getDb(), ca: tls.cert, allowPrivate: true, timeoutMs: 2000 }, event.id);
       const got = receiver.received.at(-1)!;
       expect(JSON.parse(got.body)).toMatchObject({ verification_id: id, status: 'approved', reason: null });
-      expect(got.headers['x-hmac-signature']).toBe(createHmac('sha256', w.liveSecret).update(`${got.headers['x-timestamp']}.${got.body}`).digest('hex'));
+      expect(got.headers['x-hmac-signature']).toBe(
+        createHmac('sha256', w.liveSecret).update(`${got.headers['x-timestamp']}.${got.body}`).digest('hex'),
+      );
     } finally {
       await updateWorkspaceSettings(getDb(), w.workspace.id, { webhook_url: null });
       await receiver.close();
@@ -111,9 +154,17 @@ describe.each(WALLET_PROTOCOLS)('wallet proof, %s', (protocol) => {
 
   it('age_over_18 false declines with age_below_threshold', async () => {
     const id = await consentedVerification(w, w.liveSecret);
-    const { answer, body } = await proof(id, protocol, { cred: await issuer.issue({ elements: { age_over_18: false } }) });
+    const { answer, body } = await proof(id, protocol, {
+      cred: await issuer.issue({ elements: { age_over_18: false } }),
+    });
     const r = await sendAnswer(w, w.liveSecret, id, body);
-    expect([r.status, r.json.data.status, r.json.data.reason, r.json.data.result.decision, r.json.data.result.wallet.value]).toEqual([200, 'declined', 'age_below_threshold', 'fail', false]);
+    expect([
+      r.status,
+      r.json.data.status,
+      r.json.data.reason,
+      r.json.data.result.decision,
+      r.json.data.result.wallet.value,
+    ]).toEqual([200, 'declined', 'age_below_threshold', 'fail', false]);
     await auth0Agrees(answer);
     const [event] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, id));
     expect([event.status, JSON.parse(event.body).reason]).toEqual(['declined', 'age_below_threshold']);
@@ -123,16 +174,43 @@ describe.each(WALLET_PROTOCOLS)('wallet proof, %s', (protocol) => {
     const rogue = await makeIaca({ name: 'Utopia IACA' });
     const refusals: [string, WalletRefusalSetup][] = [
       ['digest_mismatch', async (id) => (await proof(id, protocol, { bad: { tamperValue: true } })).body],
-      ['untrusted_issuer', async (id) => (await proof(id, protocol, { cred: await issueMdl(await makeSigner(rogue)) })).body],
-      ['expired', async (id) => (await proof(id, protocol, { cred: await issuer.issue({ signed: new Date(Date.now() - DAY / 2), validUntil: new Date(Date.now() - 60_000) }) })).body],
-      ['transcript_mismatch', async (id) => (await proof(id, protocol, { bad: { transcriptOrigin: 'https://evil.example' } })).body],
-      ['transcript_mismatch', async (id) => {
-        const other = await proof(id, protocol);
-        const mine = await askWallet(w, w.liveSecret, id, protocol);
-        return { ...other.body, request_id: mine.json.data.id };
-      }],
+      [
+        'untrusted_issuer',
+        async (id) => (await proof(id, protocol, { cred: await issueMdl(await makeSigner(rogue)) })).body,
+      ],
+      [
+        'expired',
+        async (id) =>
+          (
+            await proof(id, protocol, {
+              cred: await issuer.issue({
+                signed: new Date(Date.now() - DAY / 2),
+                validUntil: new Date(Date.now() - 60_000),
+              }),
+            })
+          ).body,
+      ],
+      [
+        'transcript_mismatch',
+        async (id) => (await proof(id, protocol, { bad: { transcriptOrigin: 'https://evil.example' } })).body,
+      ],
+      [
+        'transcript_mismatch',
+        async (id) => {
+          const other = await proof(id, protocol);
+          const mine = await askWallet(w, w.liveSecret, id, protocol);
+          return { ...other.body, request_id: mine.json.data.id };
+        },
+      ],
       ['malformed', async (id) => (await proof(id, protocol, { bad: { alsoDisclose: ['given_name'] } })).body],
-      ['malformed', async (id) => ({ request_id: (await askWallet(w, w.liveSecret, id, protocol)).json.data.id, protocol, data: { response: 'garbage' } })],
+      [
+        'malformed',
+        async (id) => ({
+          request_id: (await askWallet(w, w.liveSecret, id, protocol)).json.data.id,
+          protocol,
+          data: { response: 'garbage' },
+        }),
+      ],
       ['claim_missing', async (id) => (await proof(id, protocol, { bad: { omitElement: true } })).body],
     ];
     const admin = await makeAdmin({ operator: true });
@@ -142,8 +220,16 @@ describe.each(WALLET_PROTOCOLS)('wallet proof, %s', (protocol) => {
       const body = await setup(id);
       const counted = await counterValue('wallet_responses_total', { protocol, outcome: reason });
       const r = await sendAnswer(w, w.liveSecret, id, body);
-      expect([reason, r.status, r.json.error?.code, r.json.error?.details?.reason]).toEqual([reason, 422, 'WALLET_RESPONSE_INVALID', reason]);
-      expect([reason, await counterValue('wallet_responses_total', { protocol, outcome: reason })]).toEqual([reason, counted + 1]);
+      expect([reason, r.status, r.json.error?.code, r.json.error?.details?.reason]).toEqual([
+        reason,
+        422,
+        'WALLET_RESPONSE_INVALID',
+        reason,
+      ]);
+      expect([reason, await counterValue('wallet_responses_total', { protocol, outcome: reason })]).toEqual([
+        reason,
+        counted + 1,
+      ]);
       const after = await rowOf(id);
       expect(after).toEqual(before);
       expect(after.status).toBe('created');
@@ -158,7 +244,11 @@ describe.each(WALLET_PROTOCOLS)('wallet proof, %s', (protocol) => {
     expect((await sendAnswer(w, w.liveSecret, id, body)).json.data.status).toBe('approved');
     const decided = await rowOf(id);
     const again = await sendAnswer(w, w.liveSecret, id, body);
-    expect([again.status, again.json.error.code, again.json.error.details.reason]).toEqual([422, 'WALLET_RESPONSE_INVALID', 'replayed']);
+    expect([again.status, again.json.error.code, again.json.error.details.reason]).toEqual([
+      422,
+      'WALLET_RESPONSE_INVALID',
+      'replayed',
+    ]);
     expect(await rowOf(id)).toEqual(decided);
 
     // Still open: a refused response spends its request too.
@@ -173,7 +263,11 @@ describe.each(WALLET_PROTOCOLS)('wallet proof, %s', (protocol) => {
     const id = await consentedVerification(w, w.testSecret);
     const { body } = await proof(id, protocol, { secret: w.testSecret });
     const r = await sendAnswer(w, w.testSecret, id, body);
-    expect(r.json.data).toMatchObject({ status: 'review', attempts_remaining: 4, result: { decision: 'pass', age_source: 'wallet', wallet: { value: true } } });
+    expect(r.json.data).toMatchObject({
+      status: 'review',
+      attempts_remaining: 4,
+      result: { decision: 'pass', age_source: 'wallet', wallet: { value: true } },
+    });
     const [event] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, id));
     expect(event.status).toBe('review');
   });
@@ -183,17 +277,30 @@ type WalletRefusalSetup = (id: string) => Promise<object>;
 
 describe('wallet proof rules', () => {
   it('consent first (403), only in created, started or resubmission_requested (409), never for KYC (409)', async () => {
-    const c = await call(createRoute, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: w.liveSecret });
+    const c = await call(createRoute, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: {},
+      apiKey: w.apiKey,
+      secret: w.liveSecret,
+    });
     const noConsent = c.json.data.id;
     expect((await askWallet(w, w.liveSecret, noConsent, 'org-iso-mdoc')).json.error.code).toBe('CONSENT_REQUIRED');
-    expect((await sendAnswer(w, w.liveSecret, noConsent, { request_id: 'wrq_x', protocol: 'org-iso-mdoc', data: {} })).json.error.code).toBe('CONSENT_REQUIRED');
+    expect(
+      (await sendAnswer(w, w.liveSecret, noConsent, { request_id: 'wrq_x', protocol: 'org-iso-mdoc', data: {} })).json
+        .error.code,
+    ).toBe('CONSENT_REQUIRED');
 
     const id = await consentedVerification(w, w.liveSecret);
     const pending = await proof(id, 'org-iso-mdoc');
     const done = await proof(id, 'openid4vp-v1-unsigned');
     expect((await sendAnswer(w, w.liveSecret, id, done.body)).json.data.status).toBe('approved');
     const late = await askWallet(w, w.liveSecret, id, 'org-iso-mdoc');
-    expect([late.status, late.json.error.code, late.json.error.details.status]).toEqual([409, 'INVALID_STATUS', 'approved']);
+    expect([late.status, late.json.error.code, late.json.error.details.status]).toEqual([
+      409,
+      'INVALID_STATUS',
+      'approved',
+    ]);
     // A response to a request made before the decision: the verification is decided, nothing changes.
     const r = await sendAnswer(w, w.liveSecret, id, pending.body);
     expect([r.status, r.json.error.code]).toEqual([409, 'INVALID_STATUS']);
@@ -214,25 +321,77 @@ describe('wallet proof rules', () => {
       [{ protocol: 'org-iso-mdoc', origin: `https://${'a'.repeat(5000)}.example` }, 'origin'],
       [{ protocol: 'org-iso-mdoc', origin: ORIGIN, extra: 1 }, 'extra'],
     ] as const) {
-      const r = await call(requestRoute, { method: 'POST', path: `/v1/verifications/${id}/wallet-requests`, body, apiKey: w.apiKey, secret: w.liveSecret, params: { id } });
-      expect([r.status, r.json.error.code, Object.keys(r.json.error.details.fields)]).toEqual([422, 'VALIDATION_ERROR', [field]]);
+      const r = await call(requestRoute, {
+        method: 'POST',
+        path: `/v1/verifications/${id}/wallet-requests`,
+        body,
+        apiKey: w.apiKey,
+        secret: w.liveSecret,
+        params: { id },
+      });
+      expect([r.status, r.json.error.code, Object.keys(r.json.error.details.fields)]).toEqual([
+        422,
+        'VALIDATION_ERROR',
+        [field],
+      ]);
     }
     // Text Postgres cannot store (a NUL, an unpaired surrogate) is refused where it enters, naming the field, in the
     // error envelope (docs/api.md "Errors"), on both doors; the verification unchanged.
     const before = await rowOf(id);
-    const c = await call(createRoute, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: w.liveSecret });
+    const c = await call(createRoute, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: {},
+      apiKey: w.apiKey,
+      secret: w.liveSecret,
+    });
     const token = new URL(c.json.data.url).pathname.split('/').pop()!;
     for (const [route, path, params, body, field] of [
-      [requestRoute, `/v1/verifications/${id}/wallet-requests`, { id }, { protocol: 'org-iso-mdoc', origin: 'https://shop.example\u0000' }, 'origin'],
-      [responseRoute, `/v1/verifications/${id}/wallet-responses`, { id }, { request_id: 'wrq_\ud800', protocol: 'org-iso-mdoc', data: {} }, 'request_id'],
-      [responseRoute, `/v1/verifications/${id}/wallet-responses`, { id }, { request_id: 'wrq_x', protocol: 'org-iso-mdoc', data: { response: 'ab\udc00' } }, 'data.response'],
-      [captureRequestRoute, `/api/capture/${token}/wallet-requests`, { token }, { protocol: 'org-iso-mdoc\u0000' }, 'protocol'],
-      [captureResponseRoute, `/api/capture/${token}/wallet-responses`, { token }, { request_id: 'wrq_x', protocol: 'org-iso-mdoc', data: { '\ud800': 1 } }, 'data'],
+      [
+        requestRoute,
+        `/v1/verifications/${id}/wallet-requests`,
+        { id },
+        { protocol: 'org-iso-mdoc', origin: 'https://shop.example\u0000' },
+        'origin',
+      ],
+      [
+        responseRoute,
+        `/v1/verifications/${id}/wallet-responses`,
+        { id },
+        { request_id: 'wrq_\ud800', protocol: 'org-iso-mdoc', data: {} },
+        'request_id',
+      ],
+      [
+        responseRoute,
+        `/v1/verifications/${id}/wallet-responses`,
+        { id },
+        { request_id: 'wrq_x', protocol: 'org-iso-mdoc', data: { response: 'ab\udc00' } },
+        'data.response',
+      ],
+      [
+        captureRequestRoute,
+        `/api/capture/${token}/wallet-requests`,
+        { token },
+        { protocol: 'org-iso-mdoc\u0000' },
+        'protocol',
+      ],
+      [
+        captureResponseRoute,
+        `/api/capture/${token}/wallet-responses`,
+        { token },
+        { request_id: 'wrq_x', protocol: 'org-iso-mdoc', data: { '\ud800': 1 } },
+        'data',
+      ],
     ] as const) {
       const auth = route === requestRoute || route === responseRoute ? { apiKey: w.apiKey, secret: w.liveSecret } : {};
       // JSON.stringify writes them as the escapes a client sends: "\u0000", "\ud800".
       const r = await call(route, { method: 'POST', path, body, params, ...auth });
-      expect([path.split('/').pop(), r.status, r.json.error?.code, Object.keys(r.json.error?.details?.fields ?? {})]).toEqual([path.split('/').pop(), 422, 'VALIDATION_ERROR', [field]]);
+      expect([
+        path.split('/').pop(),
+        r.status,
+        r.json.error?.code,
+        Object.keys(r.json.error?.details?.fields ?? {}),
+      ]).toEqual([path.split('/').pop(), 422, 'VALIDATION_ERROR', [field]]);
     }
     expect(await rowOf(id)).toEqual(before);
     expect((await askWallet(w, w.liveSecret, id, 'org-iso-mdoc', 'http://localhost:3000')).status).toBe(201);
@@ -251,7 +410,16 @@ describe('wallet proof rules', () => {
     const { body } = await proof(id, 'openid4vp-v1-unsigned');
     const later = new Date(Date.now() + 5 * 60_000 + 1000);
     await expect(
-      submitWalletResponse(getDb(), { workspaceId: w.workspace.id, mode: 'live', verificationId: id, walletRequestId: body.request_id, protocol: body.protocol, data: body.data, actor: 'test', now: later }),
+      submitWalletResponse(getDb(), {
+        workspaceId: w.workspace.id,
+        mode: 'live',
+        verificationId: id,
+        walletRequestId: body.request_id,
+        protocol: body.protocol,
+        data: body.data,
+        actor: 'test',
+        now: later,
+      }),
     ).rejects.toMatchObject({ code: 'WALLET_RESPONSE_INVALID', details: { reason: 'expired' } });
     expect((await rowOf(id)).status).toBe('created');
   });
@@ -259,7 +427,10 @@ describe('wallet proof rules', () => {
   it('from started and resubmission_requested too; a proof after four attempts is the fifth', async () => {
     for (const status of ['started', 'resubmission_requested'] as const) {
       const id = await consentedVerification(w, w.liveSecret);
-      await getDb().update(verifications).set({ status, attemptsUsed: 4, reason: status === 'resubmission_requested' ? 'selfie_quality' : null }).where(eq(verifications.id, id));
+      await getDb()
+        .update(verifications)
+        .set({ status, attemptsUsed: 4, reason: status === 'resubmission_requested' ? 'selfie_quality' : null })
+        .where(eq(verifications.id, id));
       const r = await sendAnswer(w, w.liveSecret, id, (await proof(id, 'org-iso-mdoc')).body);
       expect([r.json.data.status, r.json.data.reason, r.json.data.attempts_remaining]).toEqual(['approved', null, 0]);
     }
@@ -274,7 +445,7 @@ describe('wallet proof rules', () => {
     expect((await rowOf(id)).attemptsUsed).toBe(1);
   });
 
-  it('trusts the roots of its workspace and of every workspace, not another workspace\'s', async () => {
+  it("trusts the roots of its workspace and of every workspace, not another workspace's", async () => {
     const other = await makeWorkspace({ rate_limit_per_minute: 100_000 });
     const id = await consentedVerification(other, other.liveSecret);
     const r = await sendAnswer(other, other.liveSecret, id, (await proof(id, 'org-iso-mdoc', { ws: other })).body);
@@ -283,31 +454,64 @@ describe('wallet proof rules', () => {
     const global = await testIssuer({ country: 'AQ' });
     await addTrustAnchors(getDb(), { pem: global.ca.pem, actor: 'operator' });
     const id2 = await consentedVerification(other, other.liveSecret);
-    const ok = await sendAnswer(other, other.liveSecret, id2, (await proof(id2, 'org-iso-mdoc', { ws: other, cred: await global.issue() })).body);
+    const ok = await sendAnswer(
+      other,
+      other.liveSecret,
+      id2,
+      (await proof(id2, 'org-iso-mdoc', { ws: other, cred: await global.issue() })).body,
+    );
     expect([ok.status, ok.json.data.result.wallet.issuer.country]).toEqual([200, 'AQ']);
   });
 
-  it('the hosted page: its requests are bound to the service\'s own origin, and a proof decides', async () => {
-    const c = await call(createRoute, { method: 'POST', path: '/v1/verifications', body: {}, apiKey: w.apiKey, secret: w.liveSecret });
+  it("the hosted page: its requests are bound to the service's own origin, and a proof decides", async () => {
+    const c = await call(createRoute, {
+      method: 'POST',
+      path: '/v1/verifications',
+      body: {},
+      apiKey: w.apiKey,
+      secret: w.liveSecret,
+    });
     const token = new URL(c.json.data.url).pathname.split('/').pop()!;
     const id = c.json.data.id;
     // Consent through /v1 (the page's own consent step is tested with the page).
     const active = await ensureConsent();
-    await call(consentRoute, { method: 'POST', path: `/v1/verifications/${id}/consent`, body: { consent_version_id: active.id, text_sha256: active.textSha256 }, apiKey: w.apiKey, secret: w.liveSecret, params: { id } });
+    await call(consentRoute, {
+      method: 'POST',
+      path: `/v1/verifications/${id}/consent`,
+      body: { consent_version_id: active.id, text_sha256: active.textSha256 },
+      apiKey: w.apiKey,
+      secret: w.liveSecret,
+      params: { id },
+    });
     const own = new URL(env().BASE_URL).origin;
-    const req = await call(captureRequestRoute, { method: 'POST', path: `/api/capture/${token}/wallet-requests`, body: { protocol: 'org-iso-mdoc' }, params: { token } });
+    const req = await call(captureRequestRoute, {
+      method: 'POST',
+      path: `/api/capture/${token}/wallet-requests`,
+      body: { protocol: 'org-iso-mdoc' },
+      params: { token },
+    });
     expect(req.status).toBe(201);
     const [row] = await getDb().select().from(walletRequests).where(eq(walletRequests.id, req.json.data.id));
     expect(row.origin).toBe(own);
     // The page may not name another origin.
-    const named = await call(captureRequestRoute, { method: 'POST', path: `/api/capture/${token}/wallet-requests`, body: { protocol: 'org-iso-mdoc', origin: ORIGIN }, params: { token } });
+    const named = await call(captureRequestRoute, {
+      method: 'POST',
+      path: `/api/capture/${token}/wallet-requests`,
+      body: { protocol: 'org-iso-mdoc', origin: ORIGIN },
+      params: { token },
+    });
     expect([named.status, named.json.error.code]).toEqual([422, 'VALIDATION_ERROR']);
     const answer = await walletRespond(adult, 'org-iso-mdoc', req.json.data.data, own);
-    const r = await call(captureResponseRoute, { method: 'POST', path: `/api/capture/${token}/wallet-responses`, body: { request_id: req.json.data.id, protocol: 'org-iso-mdoc', data: answer.data }, params: { token } });
+    const r = await call(captureResponseRoute, {
+      method: 'POST',
+      path: `/api/capture/${token}/wallet-responses`,
+      body: { request_id: req.json.data.id, protocol: 'org-iso-mdoc', data: answer.data },
+      params: { token },
+    });
     expect([r.status, r.json.data.status]).toEqual([200, 'approved']);
   });
 
-  it('stores nothing of the credential but the decision, the claim\'s value and the issuer', async () => {
+  it("stores nothing of the credential but the decision, the claim's value and the issuer", async () => {
     const id = await consentedVerification(w, w.liveSecret);
     const { answer, body } = await proof(id, 'openid4vp-v1-unsigned');
     await sendAnswer(w, w.liveSecret, id, body);
@@ -316,17 +520,38 @@ describe('wallet proof rules', () => {
     const audits = await getDb().select().from(auditLog).where(eq(auditLog.verificationId, id));
     const events = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, id));
     // In the clear: the decision and the claim, nothing else of the result.
-    expect(v.result).toEqual({ decision: 'pass', threshold: 18, age_source: 'wallet', wallet: { protocol: 'openid4vp-v1-unsigned', element: 'age_over_18', value: true } });
+    expect(v.result).toEqual({
+      decision: 'pass',
+      threshold: 18,
+      age_source: 'wallet',
+      wallet: { protocol: 'openid4vp-v1-unsigned', element: 'age_over_18', value: true },
+    });
     // The issuer is sealed with the result's personal fields (and read back by GET, above).
     expect(v.resultSealed).toBeInstanceOf(Buffer);
     // The request spent its one-time key.
-    expect(requests.map((r) => [r.usedAt instanceof Date, r.privateKeySealed, r.outcome])).toEqual([[true, null, 'verified']]);
+    expect(requests.map((r) => [r.usedAt instanceof Date, r.privateKeySealed, r.outcome])).toEqual([
+      [true, null, 'verified'],
+    ]);
     // No trace of anything the credential holds but the claim: not the other elements the mDL has, not its keys or
     // certificates, not the presentation.
-    const stored = JSON.stringify([v, requests, audits, events], (_k, x) => (x?.type === 'Buffer' ? Buffer.from(x.data).toString('base64') : x));
+    const stored = JSON.stringify([v, requests, audits, events], (_k, x) =>
+      x?.type === 'Buffer' ? Buffer.from(x.data).toString('base64') : x,
+    );
     const cert = Buffer.from(issuer.signer.cert.rawData);
     const deviceJwk = await crypto.subtle.exportKey('jwk', adult.deviceKey.publicKey);
-    for (const secret of ['Jane', 'Doe', '1990-01-01', 'age_over_21', 'Utopia', 'UT"', cert.toString('base64').slice(20, 60), cert.toString('hex').slice(40, 80), deviceJwk.x!, Buffer.from(answer.deviceResponse).toString('base64url').slice(0, 40), body.data.response.slice(0, 40)]) {
+    for (const secret of [
+      'Jane',
+      'Doe',
+      '1990-01-01',
+      'age_over_21',
+      'Utopia',
+      'UT"',
+      cert.toString('base64').slice(20, 60),
+      cert.toString('hex').slice(40, 80),
+      deviceJwk.x!,
+      Buffer.from(answer.deviceResponse).toString('base64url').slice(0, 40),
+      body.data.response.slice(0, 40),
+    ]) {
       expect([secret, stored.includes(secret)]).toEqual([secret, false]);
     }
   });

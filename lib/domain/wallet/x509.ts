@@ -38,7 +38,8 @@ function fitToSign(c: x509.X509Certificate): string | null {
   const ku = c.getExtension(x509.KeyUsagesExtension);
   if (ku && (ku.usages & x509.KeyUsageFlags.digitalSignature) === 0) return 'its key usage does not allow signatures';
   const eku = c.getExtension(x509.ExtendedKeyUsageExtension);
-  if (eku && !eku.usages.map(String).includes(MDL_DS_EKU)) return `its extended key usage is not ${MDL_DS_EKU} (mdoc document signer)`;
+  if (eku && !eku.usages.map(String).includes(MDL_DS_EKU))
+    return `its extended key usage is not ${MDL_DS_EKU} (mdoc document signer)`;
   return null;
 }
 
@@ -59,7 +60,11 @@ async function signedBy(child: x509.X509Certificate, parent: x509.X509Certificat
  * Whether `x5chain` (the document signer first, as the credential carries it) leads to one of `anchors`, checked
  * at `now`. Only signatures decide trust; names only pick candidates.
  */
-export async function evaluateChain(x5chain: Uint8Array[], anchors: x509.X509Certificate[], now: Date): Promise<ChainResult> {
+export async function evaluateChain(
+  x5chain: Uint8Array[],
+  anchors: x509.X509Certificate[],
+  now: Date,
+): Promise<ChainResult> {
   let chain: x509.X509Certificate[];
   try {
     chain = x5chain.map((der) => new x509.X509Certificate(der as BufferSource));
@@ -68,7 +73,8 @@ export async function evaluateChain(x5chain: Uint8Array[], anchors: x509.X509Cer
   }
   const leaf = chain[0];
   if (!leaf) return fail('malformed', 'the credential carries no document signer certificate');
-  if (anchors.length === 0) return fail('untrusted_issuer', 'no issuing authority (IACA) is trusted for this workspace');
+  if (anchors.length === 0)
+    return fail('untrusted_issuer', 'no issuing authority (IACA) is trusted for this workspace');
   const unfit = fitToSign(leaf);
   if (unfit) return fail('untrusted_issuer', `the document signer certificate is not one: ${unfit}`);
 
@@ -87,18 +93,28 @@ export async function evaluateChain(x5chain: Uint8Array[], anchors: x509.X509Cer
     path.push(next);
     current = next;
   }
-  if (!anchor) return fail('untrusted_issuer', `the document signer "${leaf.subject}" does not chain to a trusted issuing authority`);
+  if (!anchor)
+    return fail(
+      'untrusted_issuer',
+      `the document signer "${leaf.subject}" does not chain to a trusted issuing authority`,
+    );
   if (!isCa(anchor)) return fail('untrusted_issuer', 'the trusted certificate it chains to is not a CA');
 
   for (const c of [...path, anchor]) {
     if (!validAt(c, now)) {
-      return fail('expired', `certificate "${c.subject}" is valid ${c.notBefore.toISOString()} to ${c.notAfter.toISOString()}, not at ${now.toISOString()}`);
+      return fail(
+        'expired',
+        `certificate "${c.subject}" is valid ${c.notBefore.toISOString()} to ${c.notAfter.toISOString()}, not at ${now.toISOString()}`,
+      );
     }
   }
   const leafCountry = field(leaf.subjectName, 'C');
   const rootCountry = field(anchor.subjectName, 'C');
   if (!leafCountry || (rootCountry && leafCountry.toUpperCase() !== rootCountry.toUpperCase())) {
-    return fail('untrusted_issuer', `the document signer's country (${leafCountry ?? 'none'}) is not its issuing authority's (${rootCountry ?? 'none'})`);
+    return fail(
+      'untrusted_issuer',
+      `the document signer's country (${leafCountry ?? 'none'}) is not its issuing authority's (${rootCountry ?? 'none'})`,
+    );
   }
   return { ok: true, leaf, anchor };
 }
@@ -125,7 +141,10 @@ export type AnchorDescription = {
  * Reads every certificate of a PEM file (a bundle may hold several) and checks that each can serve as an IACA root:
  * a self-signed CA certificate with a country, not expired. Anything else is refused with the reason.
  */
-export async function readIacaPem(pem: string, now: Date): Promise<{ ok: AnchorDescription[]; refused: { index: number; subject: string | null; problem: string }[] }> {
+export async function readIacaPem(
+  pem: string,
+  now: Date,
+): Promise<{ ok: AnchorDescription[]; refused: { index: number; subject: string | null; problem: string }[] }> {
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
   const ok: AnchorDescription[] = [];
   const refused: { index: number; subject: string | null; problem: string }[] = [];
@@ -151,7 +170,14 @@ export async function readIacaPem(pem: string, now: Date): Promise<{ ok: AnchorD
       continue;
     }
     const fp = Buffer.from(await cert.getThumbprint('SHA-256')).toString('hex');
-    ok.push({ subject: cert.subject, country: field(cert.subjectName, 'C')!.toUpperCase(), notBefore: cert.notBefore, notAfter: cert.notAfter, fingerprintSha256: fp, der: new Uint8Array(cert.rawData) });
+    ok.push({
+      subject: cert.subject,
+      country: field(cert.subjectName, 'C')!.toUpperCase(),
+      notBefore: cert.notBefore,
+      notAfter: cert.notAfter,
+      fingerprintSha256: fp,
+      der: new Uint8Array(cert.rawData),
+    });
   }
   return { ok, refused };
 }

@@ -16,7 +16,15 @@ import { revealSecret } from '../auth/keys';
 import { newId, uuidv7 } from '../../core/ids';
 import { DomainError } from '../../core/errors';
 import { log } from '../../core/log';
-import { addressProblem, allowPrivateTargets, isLocalDevelopment, isLocalHttpUrl, isLoopbackHost, PRIVATE_TARGETS_HINT, webhookUrlProblem } from './ssrf';
+import {
+  addressProblem,
+  allowPrivateTargets,
+  isLocalDevelopment,
+  isLocalHttpUrl,
+  isLoopbackHost,
+  PRIVATE_TARGETS_HINT,
+  webhookUrlProblem,
+} from './ssrf';
 import { announce } from '../events/events';
 import { DataKeyDestroyedError, ensureDataKey } from '../personal-data/data-keys';
 import { AAD, dataKeyRows, keyOpener, sealText } from '../personal-data/personal';
@@ -56,14 +64,23 @@ type SendResult = { statusCode?: number; body?: string; error?: string; permanen
  * plain http:// to loopback is accepted; `testMode`: the event is of a test-mode verification (or a test event),
  * the only kind such a URL is sent.
  */
-type SendOpts = { ca?: string | Buffer; allowPrivate: boolean; localHttp?: boolean; testMode?: boolean; timeoutMs?: number; resolver?: Resolver };
+type SendOpts = {
+  ca?: string | Buffer;
+  allowPrivate: boolean;
+  localHttp?: boolean;
+  testMode?: boolean;
+  timeoutMs?: number;
+  resolver?: Resolver;
+};
 
 /** Said after a TLS error a receiver's own certificate causes: how this server comes to trust it. */
-const SELF_SIGNED_HINT = 'trust its certificate by starting the server with NODE_EXTRA_CA_CERTS=/path/to/cert.pem (docs/webhooks.md)';
+const SELF_SIGNED_HINT =
+  'trust its certificate by starting the server with NODE_EXTRA_CA_CERTS=/path/to/cert.pem (docs/webhooks.md)';
 
 /** One HTTPS POST: no redirects followed, 10 s budget, the resolved address checked at connect time. */
 type Resolver = (host: string, cb: (err: Error | null, addresses: dns.LookupAddress[]) => void) => void;
-const systemResolver: Resolver = (host, cb) => dns.lookup(host, { all: true }, (err, a) => cb(err, (a ?? []) as dns.LookupAddress[]));
+const systemResolver: Resolver = (host, cb) =>
+  dns.lookup(host, { all: true }, (err, a) => cb(err, (a ?? []) as dns.LookupAddress[]));
 
 export function sendOnce(
   url: string,
@@ -80,12 +97,25 @@ export function sendOnce(
     /* refused below */
   }
   const attributes = target
-    ? { 'http.request.method': 'POST', 'server.address': target.hostname, 'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)), 'url.full': `${target.protocol}//${target.host}${target.pathname}` }
+    ? {
+        'http.request.method': 'POST',
+        'server.address': target.hostname,
+        'server.port': Number(target.port || (target.protocol === 'https:' ? 443 : 80)),
+        'url.full': `${target.protocol}//${target.host}${target.pathname}`,
+      }
     : { 'http.request.method': 'POST' };
   return inSpan('POST', { kind: SpanKind.CLIENT, attributes }, async (span) => {
     const r = await post(url, body, headers, opts);
     if (r.statusCode !== undefined) span?.setAttribute('http.response.status_code', r.statusCode);
-    const failed = r.error ? (r.error.startsWith('refused') ? 'refused' : /^timeout/.test(r.error) ? 'timeout' : 'network_error') : r.statusCode! >= 400 ? String(r.statusCode) : null;
+    const failed = r.error
+      ? r.error.startsWith('refused')
+        ? 'refused'
+        : /^timeout/.test(r.error)
+          ? 'timeout'
+          : 'network_error'
+      : r.statusCode! >= 400
+        ? String(r.statusCode)
+        : null;
     if (failed) {
       span?.setAttribute('error.type', failed);
       span?.setStatus({ code: SpanStatusCode.ERROR });
@@ -94,43 +124,60 @@ export function sendOnce(
   });
 }
 
-function post(
-  url: string,
-  body: string,
-  headers: Record<string, string>,
-  opts: SendOpts,
-): Promise<SendResult> {
+function post(url: string, body: string, headers: Record<string, string>, opts: SendOpts): Promise<SendResult> {
   const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
   const started = performance.now();
-  const done = (r: Omit<SendResult, 'latencyMs'>): SendResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
+  const done = (r: Omit<SendResult, 'latencyMs'>): SendResult => ({
+    ...r,
+    latencyMs: Math.round(performance.now() - started),
+  });
   const localHttp = opts.localHttp ?? isLocalDevelopment();
   const problem = webhookUrlProblem(url, opts.allowPrivate, localHttp);
   if (problem) return Promise.resolve(done({ error: `refused: ${problem}`, permanent: true }));
   // Plain http:// to loopback (a development server): test-mode events only, and the socket must reach loopback.
   const plain = isLocalHttpUrl(url);
   if (plain && !opts.testMode) {
-    return Promise.resolve(done({ error: 'refused: live-mode events are delivered only to https:// URLs; plain http:// to localhost is for test-mode events on a development server', permanent: true }));
+    return Promise.resolve(
+      done({
+        error:
+          'refused: live-mode events are delivered only to https:// URLs; plain http:// to localhost is for test-mode events on a development server',
+        permanent: true,
+      }),
+    );
   }
   const rule: PeerRule = plain ? 'loopback' : opts.allowPrivate ? 'any' : 'public';
   const lookup = checkedLookup(opts.resolver ?? systemResolver, rule);
   const send = plain ? http.request : https.request;
   return new Promise((resolve) => {
-    const req = send(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, ...(plain ? {} : { ca: opts.ca }), timeout: timeoutMs, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => {
-        if (text.length < BODY_KEEP) text += d;
-      });
-      res.on('end', () => resolve(done({ statusCode: res.statusCode, body: text.slice(0, BODY_KEEP) })));
-      res.on('error', (e) => resolve(done({ statusCode: res.statusCode, error: e.message })));
-    });
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+        lookup,
+        ...(plain ? {} : { ca: opts.ca }),
+        timeout: timeoutMs,
+        agent: false,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          if (text.length < BODY_KEEP) text += d;
+        });
+        res.on('end', () => resolve(done({ statusCode: res.statusCode, body: text.slice(0, BODY_KEEP) })));
+        res.on('error', (e) => resolve(done({ statusCode: res.statusCode, error: e.message })));
+      },
+    );
     // At connect time, whatever the URL said and however it was resolved (IP literals never go through
     // lookup): the peer the socket reached is checked against the same table before a byte is sent.
     req.on('socket', (socket) => guardPeer(socket, rule, (e) => req.destroy(e)));
     const timeout = () => req.destroy(new Error(`timeout after ${timeoutMs} ms`));
     const timer = setTimeout(timeout, timeoutMs);
     req.on('timeout', timeout);
-    req.on('error', (e) => resolve(done({ error: /certificate/i.test(e.message) ? `${e.message}: ${SELF_SIGNED_HINT}` : e.message })));
+    req.on('error', (e) =>
+      resolve(done({ error: /certificate/i.test(e.message) ? `${e.message}: ${SELF_SIGNED_HINT}` : e.message })),
+    );
     req.on('close', () => clearTimeout(timer));
     req.end(body);
   });
@@ -154,10 +201,20 @@ function checkedLookup(resolver: Resolver, rule: PeerRule): net.LookupFunction {
   return (hostname, options, cb) => {
     resolver(hostname, (err, list) => {
       if (err) return cb(err, '', 4);
-      if (list.length === 0) return cb(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 4);
+      if (list.length === 0)
+        return cb(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 4);
       const bad = list.find((a) => peerProblem(a.address, rule) !== null);
-      if (bad) return cb(Object.assign(new Error(`refused: ${hostname} resolves to ${bad.address} (${peerProblem(bad.address, rule)})`), { code: 'EFORBIDDEN' }), '', 4);
-      if ((options as { all?: boolean }).all) return (cb as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      if (bad)
+        return cb(
+          Object.assign(
+            new Error(`refused: ${hostname} resolves to ${bad.address} (${peerProblem(bad.address, rule)})`),
+            { code: 'EFORBIDDEN' },
+          ),
+          '',
+          4,
+        );
+      if ((options as { all?: boolean }).all)
+        return (cb as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       cb(null, list[0].address, list[0].family);
     });
   };
@@ -177,7 +234,13 @@ export function guardPeer(socket: net.Socket, rule: PeerRule | boolean, refuse: 
 }
 
 /** The headers of a webhook, signed now with `key` over `{timestamp}.{body}` (docs/webhooks.md). */
-export function signedHeaders(apiKey: string, key: { id: string; secretCiphertext: string }, body: string, eventId: string, now = Date.now()): Record<string, string> {
+export function signedHeaders(
+  apiKey: string,
+  key: { id: string; secretCiphertext: string },
+  body: string,
+  eventId: string,
+  now = Date.now(),
+): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   return {
     'content-type': 'application/json',
@@ -214,7 +277,13 @@ export async function deliverDueWebhooks(deps: DeliverDeps, limit = 20): Promise
     const due = await tx
       .select({ id: webhookEvents.id })
       .from(webhookEvents)
-      .where(and(eq(webhookEvents.state, 'pending'), lte(webhookEvents.nextAttemptAt, now), or(isNull(webhookEvents.leaseUntil), lt(webhookEvents.leaseUntil, now))))
+      .where(
+        and(
+          eq(webhookEvents.state, 'pending'),
+          lte(webhookEvents.nextAttemptAt, now),
+          or(isNull(webhookEvents.leaseUntil), lt(webhookEvents.leaseUntil, now)),
+        ),
+      )
       .orderBy(asc(webhookEvents.nextAttemptAt))
       .limit(limit)
       .for('update', { skipLocked: true });
@@ -222,7 +291,12 @@ export async function deliverDueWebhooks(deps: DeliverDeps, limit = 20): Promise
     return tx
       .update(webhookEvents)
       .set({ leaseUntil: new Date(now.getTime() + LEASE_MS), updatedAt: now })
-      .where(inArray(webhookEvents.id, due.map((d) => d.id)))
+      .where(
+        inArray(
+          webhookEvents.id,
+          due.map((d) => d.id),
+        ),
+      )
       .returning();
   });
   await Promise.all(claimed.map((e) => attempt(deps, e, now)));
@@ -241,11 +315,23 @@ export async function deliverWebhookEvent(deps: DeliverDeps, eventId: string): P
   const [claimed] = await deps.db
     .update(webhookEvents)
     .set({ leaseUntil: new Date(now.getTime() + LEASE_MS), updatedAt: now })
-    .where(and(eq(webhookEvents.id, eventId), eq(webhookEvents.state, 'pending'), lte(webhookEvents.nextAttemptAt, now), or(isNull(webhookEvents.leaseUntil), lt(webhookEvents.leaseUntil, now))))
+    .where(
+      and(
+        eq(webhookEvents.id, eventId),
+        eq(webhookEvents.state, 'pending'),
+        lte(webhookEvents.nextAttemptAt, now),
+        or(isNull(webhookEvents.leaseUntil), lt(webhookEvents.leaseUntil, now)),
+      ),
+    )
     .returning();
   if (claimed) await attempt(deps, claimed, now);
   const [e] = await deps.db
-    .select({ state: webhookEvents.state, attempts: webhookEvents.attempts, nextAttemptAt: webhookEvents.nextAttemptAt, leaseUntil: webhookEvents.leaseUntil })
+    .select({
+      state: webhookEvents.state,
+      attempts: webhookEvents.attempts,
+      nextAttemptAt: webhookEvents.nextAttemptAt,
+      leaseUntil: webhookEvents.leaseUntil,
+    })
     .from(webhookEvents)
     .where(eq(webhookEvents.id, eventId));
   if (!e) return null;
@@ -262,7 +348,11 @@ type WebhookEventRow = typeof webhookEvents.$inferSelect;
  * `webhook_attempt_duration_seconds`, and a delivery's time since the event in `webhook_delivery_seconds`.
  */
 function attempt(deps: DeliverDeps, e: WebhookEventRow, now: Date) {
-  const attributes = { 'open_verify.job': 'deliver-webhook', 'open_verify.webhook_event_id': e.id, 'open_verify.attempt': e.attempts + 1 };
+  const attributes = {
+    'open_verify.job': 'deliver-webhook',
+    'open_verify.webhook_event_id': e.id,
+    'open_verify.attempt': e.attempts + 1,
+  };
   return inJobSpan('deliver-webhook', e.traceparent, attributes, async (span) => {
     const outcome = await attemptOnce(deps, e, now);
     span?.setAttribute('open_verify.outcome', outcome);
@@ -270,10 +360,17 @@ function attempt(deps: DeliverDeps, e: WebhookEventRow, now: Date) {
 }
 
 /** One attempt: skipped without a URL; otherwise signed, sent, recorded and counted. */
-async function attemptOnce(deps: DeliverDeps, e: WebhookEventRow, now: Date): Promise<(typeof WEBHOOK_OUTCOMES)[number]> {
+async function attemptOnce(
+  deps: DeliverDeps,
+  e: WebhookEventRow,
+  now: Date,
+): Promise<(typeof WEBHOOK_OUTCOMES)[number]> {
   const [ws] = await deps.db.select().from(workspaces).where(eq(workspaces.id, e.workspaceId));
   if (!ws.webhookUrl) {
-    await deps.db.update(webhookEvents).set({ state: 'skipped', leaseUntil: null, updatedAt: now }).where(eq(webhookEvents.id, e.id));
+    await deps.db
+      .update(webhookEvents)
+      .set({ state: 'skipped', leaseUntil: null, updatedAt: now })
+      .where(eq(webhookEvents.id, e.id));
     metrics().webhookAttempts.inc({ outcome: 'skipped' });
     return 'skipped';
   }
@@ -284,7 +381,14 @@ async function attemptOnce(deps: DeliverDeps, e: WebhookEventRow, now: Date): Pr
   if (sent.result.permanent || (outcome === 'retry' && n >= MAX_ATTEMPTS)) outcome = 'failed';
   const after = deps.now?.() ?? new Date();
   await recordAttempt(deps, e, { ...sent, url: ws.webhookUrl, n, outcome, after });
-  if (outcome !== 'delivered') log.info('webhook attempt', { event: e.id, attempt: n, outcome, status: sent.result.statusCode, error: sent.result.error });
+  if (outcome !== 'delivered')
+    log.info('webhook attempt', {
+      event: e.id,
+      attempt: n,
+      outcome,
+      status: sent.result.statusCode,
+      error: sent.result.error,
+    });
   countAttempt(e, outcome, sent, after);
   return outcome;
 }
@@ -297,24 +401,46 @@ type Sent = { key: Awaited<ReturnType<typeof activeKey>>; result: SendResult; st
  * takes effect on the next attempt. The body as it was built, opened with the verification's data key; once the
  * data is erased, the body without the personal fields.
  */
-async function signAndSend(deps: DeliverDeps, e: WebhookEventRow, ws: { id: string; apiKey: string; webhookUrl: string }): Promise<Sent> {
+async function signAndSend(
+  deps: DeliverDeps,
+  e: WebhookEventRow,
+  ws: { id: string; apiKey: string; webhookUrl: string },
+): Promise<Sent> {
   const key = await activeKey(deps.db, ws.id);
-  const body = e.bodySealed ? openWebhookEvent(e, keyOpener(await dataKeyRows(deps.db, [e.verificationId]))(e.verificationId)) : e.body;
+  const body = e.bodySealed
+    ? openWebhookEvent(e, keyOpener(await dataKeyRows(deps.db, [e.verificationId]))(e.verificationId))
+    : e.body;
   const startedAt = deps.now?.() ?? new Date();
   if (!key) return { key, result: { error: 'no active secret key to sign with', latencyMs: 0 }, startedAt };
   const headers = signedHeaders(ws.apiKey, key, body, e.id);
-  const [v] = await deps.db.select({ mode: verifications.mode }).from(verifications).where(eq(verifications.id, e.verificationId));
-  const result = await sendOnce(ws.webhookUrl, body, headers, { ca: deps.ca, allowPrivate: deps.allowPrivate ?? allowPrivateTargets(), localHttp: deps.localHttp, testMode: v?.mode === 'test', timeoutMs: deps.timeoutMs });
+  const [v] = await deps.db
+    .select({ mode: verifications.mode })
+    .from(verifications)
+    .where(eq(verifications.id, e.verificationId));
+  const result = await sendOnce(ws.webhookUrl, body, headers, {
+    ca: deps.ca,
+    allowPrivate: deps.allowPrivate ?? allowPrivateTargets(),
+    localHttp: deps.localHttp,
+    testMode: v?.mode === 'test',
+    timeoutMs: deps.timeoutMs,
+  });
   return { key, result, startedAt };
 }
 
 /** The attempt's row, and the event's next state: pending again after its delay (a retry), or final. */
-async function recordAttempt(deps: DeliverDeps, e: WebhookEventRow, a: Sent & { url: string; n: number; outcome: AttemptOutcome; after: Date }): Promise<void> {
+async function recordAttempt(
+  deps: DeliverDeps,
+  e: WebhookEventRow,
+  a: Sent & { url: string; n: number; outcome: AttemptOutcome; after: Date },
+): Promise<void> {
   const delays = deps.delays ?? env().WEBHOOK_RETRY_DELAYS;
   await deps.db.transaction(async (tx) => {
     const attemptId = newId('wat');
     // The log numbers an event's attempts from its first, across redeliveries (a.n counts this schedule's).
-    const [{ last }] = await tx.select({ last: max(webhookAttempts.attempt) }).from(webhookAttempts).where(eq(webhookAttempts.eventId, e.id));
+    const [{ last }] = await tx
+      .select({ last: max(webhookAttempts.attempt) })
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.eventId, e.id));
     await tx.insert(webhookAttempts).values({
       id: attemptId,
       eventId: e.id,
@@ -350,7 +476,12 @@ function countAttempt(e: WebhookEventRow, outcome: AttemptOutcome, sent: Sent, a
 }
 
 /** A receiver's answer under the verification's data key (none after its erasure: the answer is dropped). */
-async function sealResponse(tx: DbOrTx, verificationId: string, attemptId: string, text: string | undefined): Promise<Buffer | null> {
+async function sealResponse(
+  tx: DbOrTx,
+  verificationId: string,
+  attemptId: string,
+  text: string | undefined,
+): Promise<Buffer | null> {
   if (text === undefined) return null;
   try {
     return sealText(await ensureDataKey(tx, verificationId), AAD.webhookResponse(attemptId), text);
@@ -373,13 +504,19 @@ export async function redeliverWebhook(db: Db, eventId: string) {
   const [e] = await db
     .update(webhookEvents)
     // Sent again from here: its attempts join this trace (an operator's request), when tracing is on.
-    .set({ state: 'pending', attempts: 0, nextAttemptAt: new Date(), leaseUntil: null, updatedAt: new Date(), ...traceparentNow() })
+    .set({
+      state: 'pending',
+      attempts: 0,
+      nextAttemptAt: new Date(),
+      leaseUntil: null,
+      updatedAt: new Date(),
+      ...traceparentNow(),
+    })
     .where(eq(webhookEvents.id, eventId))
     .returning();
   if (e) await announce('webhook/enqueued', { eventId: e.id });
   return e;
 }
-
 
 /**
  * Every failed event of a workspace sent again (each keeps its X-Webhook-Id), at most `limit` at a time,
@@ -403,12 +540,20 @@ const TEST_EVENT_HEADER = 'x-webhook-test';
  * A sample event sent now to the workspace's webhook URL, signed with its active key exactly like a real one,
  * with `X-Webhook-Test: true`. Sent once, at once (no retries, not in the outbox): the answer is returned.
  */
-export async function sendTestWebhook(db: DbOrTx, workspaceId: string, deps: Pick<DeliverDeps, 'ca' | 'allowPrivate' | 'localHttp' | 'timeoutMs'> = {}) {
+export async function sendTestWebhook(
+  db: DbOrTx,
+  workspaceId: string,
+  deps: Pick<DeliverDeps, 'ca' | 'allowPrivate' | 'localHttp' | 'timeoutMs'> = {},
+) {
   const [ws] = await db.select().from(workspaces).where(eq(workspaces.id, workspaceId));
   if (!ws) throw new DomainError('NOT_FOUND', 'Workspace not found.');
-  if (!ws.webhookUrl) throw new DomainError('VALIDATION_ERROR', 'Set a webhook URL first.', { fields: { webhook_url: ['Required to send a test event.'] } });
+  if (!ws.webhookUrl)
+    throw new DomainError('VALIDATION_ERROR', 'Set a webhook URL first.', {
+      fields: { webhook_url: ['Required to send a test event.'] },
+    });
   const key = await activeKey(db, ws.id);
-  if (!key) throw new DomainError('NO_SECRET_KEYS', 'The workspace has no active key to sign with: activate one first.');
+  if (!key)
+    throw new DomainError('NO_SECRET_KEYS', 'The workspace has no active key to sign with: activate one first.');
   const now = new Date();
   const body = JSON.stringify({
     verification_id: uuidv7(now.getTime()),
@@ -423,6 +568,22 @@ export async function sendTestWebhook(db: DbOrTx, workspaceId: string, deps: Pic
   const id = newId('evt');
   const headers = { ...signedHeaders(ws.apiKey, key, body, id, now.getTime()), [TEST_EVENT_HEADER]: 'true' };
   // A sample, not a live decision: sent like a test-mode event (so a development server's http://localhost receiver gets it).
-  const r = await sendOnce(ws.webhookUrl, body, headers, { ca: deps.ca, allowPrivate: deps.allowPrivate ?? allowPrivateTargets(), localHttp: deps.localHttp, testMode: true, timeoutMs: deps.timeoutMs });
-  return { id, url: ws.webhookUrl, keyId: key.id, body, outcome: classify(r), statusCode: r.statusCode ?? null, latencyMs: r.latencyMs, responseBody: r.body ?? null, error: r.error ?? null };
+  const r = await sendOnce(ws.webhookUrl, body, headers, {
+    ca: deps.ca,
+    allowPrivate: deps.allowPrivate ?? allowPrivateTargets(),
+    localHttp: deps.localHttp,
+    testMode: true,
+    timeoutMs: deps.timeoutMs,
+  });
+  return {
+    id,
+    url: ws.webhookUrl,
+    keyId: key.id,
+    body,
+    outcome: classify(r),
+    statusCode: r.statusCode ?? null,
+    latencyMs: r.latencyMs,
+    responseBody: r.body ?? null,
+    error: r.error ?? null,
+  };
 }

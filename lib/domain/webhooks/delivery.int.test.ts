@@ -43,7 +43,12 @@ describe('webhook delivery', () => {
   /** An approved verification (review → approved by an admin), which writes one webhook event. */
   async function decided(w: TestWorkspace, url: string, keyMode: 'test' | 'live' = 'test') {
     await updateWorkspaceSettings(getDb(), w.workspace.id, { webhook_url: url });
-    const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode, fields: { external_id: 'user/é-1', external_metadata: { plan: 'pro', url: 'https://x/y' } }, actor: `key:${w.testKeyId}` });
+    const { row } = await createVerification(getDb(), {
+      workspace: w.workspace,
+      keyMode,
+      fields: { external_id: 'user/é-1', external_metadata: { plan: 'pro', url: 'https://x/y' } },
+      actor: `key:${w.testKeyId}`,
+    });
     await getDb().update(verifications).set({ status: 'review' }).where(eq(verifications.id, row.id));
     await transitionWithWebhook(getDb(), { verificationId: row.id, trigger: 'admin_approve' });
     const [e] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, row.id));
@@ -57,7 +62,11 @@ describe('webhook delivery', () => {
       await deliverDueWebhooks(deps);
       const [e] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.id, eventId));
       if (e.state !== 'pending' || Date.now() > until) {
-        const attempts = await getDb().select().from(webhookAttempts).where(eq(webhookAttempts.eventId, eventId)).orderBy(webhookAttempts.attempt);
+        const attempts = await getDb()
+          .select()
+          .from(webhookAttempts)
+          .where(eq(webhookAttempts.eventId, eventId))
+          .orderBy(webhookAttempts.attempt);
         return { event: e, attempts };
       }
       await new Promise((r) => setTimeout(r, 25));
@@ -78,10 +87,25 @@ describe('webhook delivery', () => {
       expect(r.headers['x-webhook-id']).toBe(eventId);
       expect(r.headers['x-hmac-signature']).toMatch(/^[0-9a-f]{64}$/);
       // Canonical JSON: table order, unescaped slashes and unicode, no whitespace.
-      expect(Object.keys(JSON.parse(r.body))).toEqual(['verification_id', 'status', 'external_id', 'external_metadata', 'reason', 'timestamp', 'duplicate_detected', 'duplicate_count']);
+      expect(Object.keys(JSON.parse(r.body))).toEqual([
+        'verification_id',
+        'status',
+        'external_id',
+        'external_metadata',
+        'reason',
+        'timestamp',
+        'duplicate_detected',
+        'duplicate_count',
+      ]);
       expect(r.body).toContain('"external_id":"user/é-1"');
       expect(r.body).toContain('"url":"https://x/y"');
-      expect(JSON.parse(r.body)).toMatchObject({ verification_id: verificationId, status: 'approved', reason: null, external_metadata: { plan: 'pro' }, duplicate_detected: false });
+      expect(JSON.parse(r.body)).toMatchObject({
+        verification_id: verificationId,
+        status: 'approved',
+        reason: null,
+        external_metadata: { plan: 'pro' },
+        duplicate_detected: false,
+      });
     } finally {
       await rx.close();
     }
@@ -198,11 +222,15 @@ describe('webhook delivery', () => {
 
   it('checks the resolved address at connect time: a public name that resolves to a private address is refused', async () => {
     // DNS is the one thing stood in for here: the name answers with an internal address.
-    const resolver = (_host: string, cb: (e: null, a: { address: string; family: number }[]) => void) => cb(null, [{ address: '10.0.0.5', family: 4 }]);
+    const resolver = (_host: string, cb: (e: null, a: { address: string; family: number }[]) => void) =>
+      cb(null, [{ address: '10.0.0.5', family: 4 }]);
     const r = await sendOnce('https://hooks.example.com/x', '{}', {}, { allowPrivate: false, resolver });
     expect(r.error).toMatch(/refused: hooks\.example\.com resolves to 10\.0\.0\.5/);
-    const mapped = (_h: string, cb: (e: null, a: { address: string; family: number }[]) => void) => cb(null, [{ address: '::ffff:169.254.169.254', family: 6 }]);
-    expect((await sendOnce('https://hooks.example.com/x', '{}', {}, { allowPrivate: false, resolver: mapped })).error).toMatch(/refused/);
+    const mapped = (_h: string, cb: (e: null, a: { address: string; family: number }[]) => void) =>
+      cb(null, [{ address: '::ffff:169.254.169.254', family: 6 }]);
+    expect(
+      (await sendOnce('https://hooks.example.com/x', '{}', {}, { allowPrivate: false, resolver: mapped })).error,
+    ).toMatch(/refused/);
   });
 
   it('redeliver: a failed event is sent again with the same id', async () => {
@@ -216,7 +244,10 @@ describe('webhook delivery', () => {
       expect(event.state).toBe('delivered');
       expect(rx.received.map((r) => r.headers['x-webhook-id'])).toEqual([eventId, eventId]);
       // The log goes on numbering: the redelivery is attempt 2, not a second attempt 1.
-      expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 404], [2, 200]]);
+      expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
+        [1, 404],
+        [2, 200],
+      ]);
     } finally {
       await rx.close();
     }
@@ -258,7 +289,9 @@ describe('webhook delivery', () => {
       await deliverDueWebhooks(local);
       const [e] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.id, test.eventId));
       expect([e.state, received.length]).toEqual(['delivered', 1]);
-      expect(verifyAsReceiver({ headers: received[0].headers, body: received[0].body, at: 0 }, w.liveSecret)).toBe(true);
+      expect(verifyAsReceiver({ headers: received[0].headers, body: received[0].body, at: 0 }, w.liveSecret)).toBe(
+        true,
+      );
 
       const live = await decided(w, url, 'live');
       await deliverDueWebhooks(local);
@@ -288,7 +321,10 @@ describe('webhook delivery', () => {
       const w = await makeWorkspace();
       const { eventId } = await decided(w, rx.url);
       // The sweep holds the event (its lease) while the receiver is slow; the event job meanwhile finds it held.
-      const [swept, job] = await Promise.all([deliverDueWebhooks(deps), new Promise((r) => setTimeout(r, 100)).then(() => deliverWebhookEvent(deps, eventId))]);
+      const [swept, job] = await Promise.all([
+        deliverDueWebhooks(deps),
+        new Promise((r) => setTimeout(r, 100)).then(() => deliverWebhookEvent(deps, eventId)),
+      ]);
       expect(swept).toBeGreaterThanOrEqual(1);
       // The job was told to come back when the lease ends, not at once.
       expect(job!.state === 'delivered' || job!.nextAttemptAt.getTime() > Date.now()).toBe(true);
@@ -302,7 +338,12 @@ describe('webhook delivery', () => {
 
   it('an event of a workspace with no webhook URL is skipped', async () => {
     const w = await makeWorkspace();
-    const { row } = await createVerification(getDb(), { workspace: w.workspace, keyMode: 'test', fields: {}, actor: `key:${w.testKeyId}` });
+    const { row } = await createVerification(getDb(), {
+      workspace: w.workspace,
+      keyMode: 'test',
+      fields: {},
+      actor: `key:${w.testKeyId}`,
+    });
     await getDb().update(verifications).set({ status: 'review' }).where(eq(verifications.id, row.id));
     await transitionWithWebhook(getDb(), { verificationId: row.id, trigger: 'admin_decline' });
     const [e] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.verificationId, row.id));

@@ -13,15 +13,31 @@ type AttemptRow = typeof webhookAttempts.$inferSelect;
 export function openWebhookEvent(e: Pick<EventRow, 'id' | 'body' | 'bodySealed'>, key: Buffer | null): string {
   return (e.bodySealed && openText(key, AAD.webhookBody(e.id), e.bodySealed)) || e.body;
 }
-export function openWebhookResponse(a: Pick<AttemptRow, 'id' | 'responseBody' | 'responseSealed'>, key: Buffer | null): string | null {
+export function openWebhookResponse(
+  a: Pick<AttemptRow, 'id' | 'responseBody' | 'responseSealed'>,
+  key: Buffer | null,
+): string | null {
   return a.responseSealed ? openText(key, AAD.webhookResponse(a.id), a.responseSealed) : a.responseBody;
 }
 
 /** A verification's webhook events with every attempt, oldest first (operator view). */
 export async function listWebhookEvents(db: DbOrTx, verificationId: string) {
-  const events = await db.select().from(webhookEvents).where(eq(webhookEvents.verificationId, verificationId)).orderBy(asc(webhookEvents.createdAt));
+  const events = await db
+    .select()
+    .from(webhookEvents)
+    .where(eq(webhookEvents.verificationId, verificationId))
+    .orderBy(asc(webhookEvents.createdAt));
   const attempts = events.length
-    ? await db.select().from(webhookAttempts).where(inArray(webhookAttempts.eventId, events.map((e) => e.id))).orderBy(asc(webhookAttempts.attempt))
+    ? await db
+        .select()
+        .from(webhookAttempts)
+        .where(
+          inArray(
+            webhookAttempts.eventId,
+            events.map((e) => e.id),
+          ),
+        )
+        .orderBy(asc(webhookAttempts.attempt))
     : [];
   const sealed = events.some((e) => e.bodySealed) || attempts.some((a) => a.responseSealed);
   const key = sealed ? keyOpener(await dataKeyRows(db, [verificationId]))(verificationId) : null;
@@ -35,6 +51,15 @@ export async function listWebhookEvents(db: DbOrTx, verificationId: string) {
     body: openWebhookEvent(e, key),
     attempt_log: attempts
       .filter((a) => a.eventId === e.id)
-      .map((a) => ({ attempt: a.attempt, started_at: a.startedAt.toISOString(), status_code: a.statusCode, latency_ms: a.latencyMs, outcome: a.outcome, error: a.error, response_body: openWebhookResponse(a, key), key_id: a.keyId })),
+      .map((a) => ({
+        attempt: a.attempt,
+        started_at: a.startedAt.toISOString(),
+        status_code: a.statusCode,
+        latency_ms: a.latencyMs,
+        outcome: a.outcome,
+        error: a.error,
+        response_body: openWebhookResponse(a, key),
+        key_id: a.keyId,
+      })),
   }));
 }

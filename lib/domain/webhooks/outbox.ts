@@ -14,7 +14,10 @@ import { currentTraceparent } from '../../core/observability/tracing';
  * lib/domain/transitions/state-machine.ts): every caller of applyTransition calls this right after the move, in the
  * same transaction, so the event is written with the status it reports (docs/architecture.md "No hidden work").
  */
-export async function enqueueTransitionWebhook(db: DbOrTx, moved: { row: VerificationRow; transition: { webhook: boolean } }): Promise<string | null> {
+export async function enqueueTransitionWebhook(
+  db: DbOrTx,
+  moved: { row: VerificationRow; transition: { webhook: boolean } },
+): Promise<string | null> {
   return moved.transition.webhook ? enqueueWebhook(db, moved.row, moved.row.updatedAt) : null;
 }
 
@@ -47,7 +50,18 @@ export async function enqueueWebhook(db: DbOrTx, v: VerificationRow, at: Date, d
       if (!(e instanceof DataKeyDestroyedError)) throw e;
     }
   }
-  await db.insert(webhookEvents).values({ id, workspaceId: v.workspaceId, verificationId: v.id, status: v.status, body, bodySealed, nextAttemptAt: at, traceparent: currentTraceparent() });
+  await db
+    .insert(webhookEvents)
+    .values({
+      id,
+      workspaceId: v.workspaceId,
+      verificationId: v.id,
+      status: v.status,
+      body,
+      bodySealed,
+      nextAttemptAt: at,
+      traceparent: currentTraceparent(),
+    });
   await announce('webhook/enqueued', { eventId: id });
   return id;
 }

@@ -8,13 +8,27 @@ import { RawJson, stringifyJson } from '../../core/json-raw';
 type DuplicateCheck = {
   checked: boolean;
   duplicate_count: number;
-  duplicates: { verification_id: string; external_id: string | null; similarity_score: number; verified_at: string | null }[];
+  duplicates: {
+    verification_id: string;
+    external_id: string | null;
+    similarity_score: number;
+    verified_at: string | null;
+  }[];
 };
 
 /** Device intelligence, as a provider may return it; only the fields docs/webhooks.md lists pass. */
 export type DeviceSignals = Record<string, unknown>;
 
-const BOOL_FLAGS = ['ip_blocklist', 'privacy_settings', 'tampering', 'root_apps', 'frida', 'factory_reset', 'cloned_app', 'emulator'] as const;
+const BOOL_FLAGS = [
+  'ip_blocklist',
+  'privacy_settings',
+  'tampering',
+  'root_apps',
+  'frida',
+  'factory_reset',
+  'cloned_app',
+  'emulator',
+] as const;
 const VPN_METHODS = ['timezone_mismatch', 'public_vpn', 'auxiliary_mobile', 'os_mismatch'] as const;
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -41,7 +55,8 @@ export function sanitizeDeviceSignals(input: unknown): DeviceSignals | undefined
     if (str(v4.address) !== undefined) ip.address = v4.address;
     if (isObj(v4.asn)) {
       const asn: Record<string, string> = {};
-      for (const k of ['asn', 'name', 'network'] as const) if (str(v4.asn[k]) !== undefined) asn[k] = v4.asn[k] as string;
+      for (const k of ['asn', 'name', 'network'] as const)
+        if (str(v4.asn[k]) !== undefined) asn[k] = v4.asn[k] as string;
       ip.asn = asn;
     }
     if (isObj(v4.geolocation)) {
@@ -68,14 +83,18 @@ export function buildWebhookBody(v: VerificationRow, at: Date, deviceSignals?: u
     verification_id: v.id,
     status: v.status,
     external_id: v.externalId,
-    external_metadata: v.externalMetadataRaw != null ? new RawJson(v.externalMetadataRaw) : (v.externalMetadata ?? null),
+    external_metadata:
+      v.externalMetadataRaw != null ? new RawJson(v.externalMetadataRaw) : (v.externalMetadata ?? null),
     reason: v.status === 'declined' || v.status === 'resubmission_requested' ? v.reason : null,
     timestamp: at.toISOString(),
     duplicate_detected: detected,
     duplicate_count: dc?.checked ? dc.duplicate_count : 0,
   };
   if (detected && dc!.duplicates[0]) {
-    payload.duplicate_of = { verification_id: dc!.duplicates[0].verification_id, external_id: dc!.duplicates[0].external_id };
+    payload.duplicate_of = {
+      verification_id: dc!.duplicates[0].verification_id,
+      external_id: dc!.duplicates[0].external_id,
+    };
   }
   const signals = sanitizeDeviceSignals(deviceSignals);
   if (signals) payload.device_signals = signals;

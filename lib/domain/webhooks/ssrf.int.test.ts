@@ -40,8 +40,14 @@ describe('SSRF guard at connect time', () => {
       expect([url, r.statusCode, r.error]).toEqual([url, undefined, expect.stringMatching(/^refused/)]);
     }
     // A name that resolves to loopback (a public-looking name, a hostile DNS answer).
-    const resolver = (_h: string, cb: (e: null, a: { address: string; family: number }[]) => void) => cb(null, [{ address: '127.0.0.1', family: 4 }]);
-    const viaDns = await sendOnce(`https://hooks.example.com:${rx.port}/x`, '{}', {}, { allowPrivate: false, ca: tls.cert, resolver });
+    const resolver = (_h: string, cb: (e: null, a: { address: string; family: number }[]) => void) =>
+      cb(null, [{ address: '127.0.0.1', family: 4 }]);
+    const viaDns = await sendOnce(
+      `https://hooks.example.com:${rx.port}/x`,
+      '{}',
+      {},
+      { allowPrivate: false, ca: tls.cert, resolver },
+    );
     expect(viaDns.error).toMatch(/^refused: hooks\.example\.com resolves to 127\.0\.0\.1/);
     expect(rx.received.length).toBe(before);
   });
@@ -73,8 +79,17 @@ describe('SSRF guard at connect time', () => {
     ];
     for (const [name, list] of answers) {
       const r = changing(list);
-      const res = await sendOnce(`https://hooks.example.com:${rx.port}/x`, '{}', {}, { allowPrivate: false, ca: tls.cert, resolver: r.resolve, timeoutMs: 5000 });
-      expect([name, res.statusCode, res.error]).toEqual([name, undefined, expect.stringMatching(/^refused: hooks\.example\.com resolves to /)]);
+      const res = await sendOnce(
+        `https://hooks.example.com:${rx.port}/x`,
+        '{}',
+        {},
+        { allowPrivate: false, ca: tls.cert, resolver: r.resolve, timeoutMs: 5000 },
+      );
+      expect([name, res.statusCode, res.error]).toEqual([
+        name,
+        undefined,
+        expect.stringMatching(/^refused: hooks\.example\.com resolves to /),
+      ]);
     }
     expect(rx.received.length).toBe(before);
   });
@@ -84,7 +99,11 @@ describe('SSRF guard at connect time', () => {
     // stops it there, so that no packet goes to a public address from a test.
     const connectingTo: string[] = [];
     const emit = net.Socket.prototype.emit;
-    const spy = vi.spyOn(net.Socket.prototype, 'emit').mockImplementation(function (this: net.Socket, event: string | symbol, ...args: unknown[]) {
+    const spy = vi.spyOn(net.Socket.prototype, 'emit').mockImplementation(function (
+      this: net.Socket,
+      event: string | symbol,
+      ...args: unknown[]
+    ) {
       if (event === 'lookup' && !args[0]) {
         connectingTo.push(String(args[1]));
         if (!String(args[1]).startsWith('127.')) this.destroy(new Error('stopped by the test before connecting'));
@@ -95,7 +114,12 @@ describe('SSRF guard at connect time', () => {
     try {
       // DNS rebinding: public when checked, loopback when asked again.
       const rebinding = changing([v4('93.184.216.34')], [v4('127.0.0.1')]);
-      const r = await sendOnce(`https://hooks.example.com:${rx.port}/x`, '{}', {}, { allowPrivate: false, ca: tls.cert, resolver: rebinding.resolve, timeoutMs: 5000 });
+      const r = await sendOnce(
+        `https://hooks.example.com:${rx.port}/x`,
+        '{}',
+        {},
+        { allowPrivate: false, ca: tls.cert, resolver: rebinding.resolve, timeoutMs: 5000 },
+      );
       expect(rebinding.calls).toBe(1);
       expect(connectingTo).toEqual(['93.184.216.34']);
       expect(r.error).toBe('stopped by the test before connecting');
@@ -103,7 +127,12 @@ describe('SSRF guard at connect time', () => {
       // loopback addresses the receiver listens on the first only (the second would be refused by the system).
       connectingTo.length = 0;
       const moving = changing([v4('127.0.0.1')], [v4('127.0.0.2')]);
-      const ok = await sendOnce(`https://localhost:${rx.port}/x`, '{}', {}, { allowPrivate: true, ca: tls.cert, resolver: moving.resolve, timeoutMs: 5000 });
+      const ok = await sendOnce(
+        `https://localhost:${rx.port}/x`,
+        '{}',
+        {},
+        { allowPrivate: true, ca: tls.cert, resolver: moving.resolve, timeoutMs: 5000 },
+      );
       expect([moving.calls, connectingTo, ok.statusCode]).toEqual([1, ['127.0.0.1'], 200]);
     } finally {
       spy.mockRestore();
@@ -125,7 +154,9 @@ describe('SSRF guard at connect time', () => {
         socket.once('connect', () => setImmediate(() => resolve('connected')));
         socket.on('error', () => {});
       });
-    expect(await outcome(false)).toBe('refused: connected to 127.0.0.1 (loopback; a receiver on your own machine or network needs WEBHOOK_ALLOW_PRIVATE_TARGETS=1 in the environment of both the server (npm run dev / npm start) and npm run ops)');
+    expect(await outcome(false)).toBe(
+      'refused: connected to 127.0.0.1 (loopback; a receiver on your own machine or network needs WEBHOOK_ALLOW_PRIVATE_TARGETS=1 in the environment of both the server (npm run dev / npm start) and npm run ops)',
+    );
     expect(await outcome(true)).toBe('connected');
     server.close();
   });

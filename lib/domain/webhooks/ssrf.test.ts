@@ -74,10 +74,17 @@ describe('webhook targets (SSRF)', () => {
   });
 
   it('every refusal of a private or loopback target names WEBHOOK_ALLOW_PRIVATE_TARGETS and where to set it', () => {
-    const where = 'needs WEBHOOK_ALLOW_PRIVATE_TARGETS=1 in the environment of both the server (npm run dev / npm start) and npm run ops';
-    expect(webhookUrlProblem('https://127.0.0.1:8443/x', false, false)).toBe(`the address 127.0.0.1 is not a public unicast address (loopback); a receiver on your own machine or network ${where}`);
-    expect(webhookUrlProblem('https://192.168.1.5/x', false, false)).toBe(`the address 192.168.1.5 is not a public unicast address (private); a receiver on your own machine or network ${where}`);
-    expect(webhookUrlProblem('https://localhost:8443/x', false, false)).toBe(`the host localhost is not public; a receiver on your own machine or network ${where}`);
+    const where =
+      'needs WEBHOOK_ALLOW_PRIVATE_TARGETS=1 in the environment of both the server (npm run dev / npm start) and npm run ops';
+    expect(webhookUrlProblem('https://127.0.0.1:8443/x', false, false)).toBe(
+      `the address 127.0.0.1 is not a public unicast address (loopback); a receiver on your own machine or network ${where}`,
+    );
+    expect(webhookUrlProblem('https://192.168.1.5/x', false, false)).toBe(
+      `the address 192.168.1.5 is not a public unicast address (private); a receiver on your own machine or network ${where}`,
+    );
+    expect(webhookUrlProblem('https://localhost:8443/x', false, false)).toBe(
+      `the host localhost is not public; a receiver on your own machine or network ${where}`,
+    );
   });
 
   it('a development server (BASE_URL http://localhost…) accepts plain http:// to loopback, and nothing else without TLS', () => {
@@ -87,12 +94,21 @@ describe('webhook targets (SSRF)', () => {
     expect(isLocalDevelopment('https://localhost:3000')).toBe(false);
     expect(isLocalDevelopment('http://verify.example.com')).toBe(false);
     expect(isLocalDevelopment('https://verify.example.com')).toBe(false);
-    for (const url of ['http://localhost:4000/hook', 'http://127.0.0.1:4000/hook', 'http://[::1]:4000/hook', 'http://127.0.0.2/x']) {
+    for (const url of [
+      'http://localhost:4000/hook',
+      'http://127.0.0.1:4000/hook',
+      'http://[::1]:4000/hook',
+      'http://127.0.0.2/x',
+    ]) {
       expect(webhookUrlProblem(url, false, true)).toBeNull();
     }
     // Not loopback, or credentials: https still required.
-    expect(webhookUrlProblem('http://192.168.1.5/hook', false, true)).toBe('webhooks are delivered only to https:// URLs');
-    expect(webhookUrlProblem('http://hooks.example.com/x', true, true)).toBe('webhooks are delivered only to https:// URLs');
+    expect(webhookUrlProblem('http://192.168.1.5/hook', false, true)).toBe(
+      'webhooks are delivered only to https:// URLs',
+    );
+    expect(webhookUrlProblem('http://hooks.example.com/x', true, true)).toBe(
+      'webhooks are delivered only to https:// URLs',
+    );
     expect(webhookUrlProblem('http://u:p@localhost:4000/x', false, true)).not.toBeNull();
     // Production (BASE_URL https://…): unchanged, and the refusal says where plain http:// to localhost is accepted.
     expect(webhookUrlProblem('http://localhost:4000/hook', true, false)).toBe(
@@ -117,17 +133,33 @@ describe('webhook targets (SSRF)', () => {
   it('property: every IPv4 address in a special-purpose block is refused, in every IPv6 form that carries it', () => {
     const blocked = fc.oneof(
       ...[
-        [10, 8], [127, 8], [169 * 256 + 254, 16], [172 * 256 + 16, 12], [192 * 256 + 168, 16], [100 * 256 + 64, 10], [224, 4], [0, 8],
+        [10, 8],
+        [127, 8],
+        [169 * 256 + 254, 16],
+        [172 * 256 + 16, 12],
+        [192 * 256 + 168, 16],
+        [100 * 256 + 64, 10],
+        [224, 4],
+        [0, 8],
       ].map(([prefix, bits]) => {
         const octets = bits <= 8 ? 1 : 2;
-        return fc.integer({ min: 0, max: 2 ** (32 - bits) - 1 }).map((rest) => ((prefix << (32 - octets * 8)) >>> 0) + rest);
+        return fc
+          .integer({ min: 0, max: 2 ** (32 - bits) - 1 })
+          .map((rest) => ((prefix << (32 - octets * 8)) >>> 0) + rest);
       }),
     );
     const dotted = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
     const hex = (n: number) => `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
     fc.assert(
       fc.property(blocked, (n) => {
-        for (const host of [dotted(n), `[::ffff:${dotted(n)}]`, `[::ffff:${hex(n)}]`, `[64:ff9b::${hex(n)}]`, `[::${dotted(n)}]`, `[2002:${hex(n)}::1]`]) {
+        for (const host of [
+          dotted(n),
+          `[::ffff:${dotted(n)}]`,
+          `[::ffff:${hex(n)}]`,
+          `[64:ff9b::${hex(n)}]`,
+          `[::${dotted(n)}]`,
+          `[2002:${hex(n)}::1]`,
+        ]) {
           expect(webhookUrlProblem(`https://${host}/x`, false), host).not.toBeNull();
         }
       }),

@@ -52,7 +52,10 @@ export const PRIVATE_TARGETS_HINT =
 
 /** localhost, 127.0.0.0/8, ::1 (and ::ffff:127.x): the host of a receiver on this very machine. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+  const h = host
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '')
+    .toLowerCase();
   if (h === 'localhost') return true;
   if (ipaddr.IPv4.isValidFourPartDecimal(h)) return ipaddr.IPv4.parse(h).range() === 'loopback';
   if (ipaddr.IPv6.isValid(h)) {
@@ -70,7 +73,9 @@ export function isLocalDevelopment(baseUrl = env().BASE_URL): boolean {
 
 /** Said at every start of the server (server/launch.ts): where this server may send webhooks. */
 export function webhookTargetsLine(baseUrl: string, allowPrivate: boolean): string {
-  const https = allowPrivate ? 'https:// URLs, private and loopback addresses included (WEBHOOK_ALLOW_PRIVATE_TARGETS=1)' : 'https:// URLs on public addresses only';
+  const https = allowPrivate
+    ? 'https:// URLs, private and loopback addresses included (WEBHOOK_ALLOW_PRIVATE_TARGETS=1)'
+    : 'https:// URLs on public addresses only';
   if (!isLocalDevelopment(baseUrl)) return `webhooks go to ${https}`;
   return `development server (BASE_URL ${baseUrl}): test-mode webhooks may also go to plain http://localhost or http://127.0.0.1 receivers, without TLS; live-mode webhooks go to ${https}`;
 }
@@ -90,14 +95,21 @@ const INTERNAL_NAME = /(^|\.)(localhost|local|internal|intranet|lan|home\.arpa|l
 
 /** The URL's host as the resolver and the table see it: no brackets, no trailing dot(s), lower case. */
 export function hostOf(u: URL): string {
-  return u.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
+  return u.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '')
+    .toLowerCase();
 }
 
 /**
  * Checks a webhook URL as configured (and again before each attempt): null when acceptable, else the reason.
  * `localHttp`: this server is a development server (isLocalDevelopment), so plain http:// to loopback is accepted.
  */
-export function webhookUrlProblem(raw: string, allowPrivate = allowPrivateTargets(), localHttp = isLocalDevelopment()): string | null {
+export function webhookUrlProblem(
+  raw: string,
+  allowPrivate = allowPrivateTargets(),
+  localHttp = isLocalDevelopment(),
+): string | null {
   let u: URL;
   try {
     u = new URL(raw);

@@ -34,7 +34,12 @@ export async function createWorkspace(
       .returning();
     const test = await createSecretKey(tx, { workspaceId: id, mode: 'test' });
     const live = await createSecretKey(tx, { workspaceId: id, mode: 'live', active: true });
-    await audit(tx, { workspaceId: id, actor, action: 'workspace.created', data: { name: v.name, flow: v.flow, check_method: v.check_method } });
+    await audit(tx, {
+      workspaceId: id,
+      actor,
+      action: 'workspace.created',
+      data: { name: v.name, flow: v.flow, check_method: v.check_method },
+    });
     const workspace = settings ? await updateWorkspaceSettings(tx, id, settings, actor) : ws;
     return { workspace, secretKeys: [test, live] };
   });
@@ -46,13 +51,17 @@ const httpsUrl = z.string().superRefine((u, ctx) => {
 });
 
 /** docs/sdks.md "Embedding the flow": each problem is reported on `embed_origins` itself, naming the value. */
-const embedOrigins = z.array(z.string(), { error: 'A list of origins.' }).superRefine((list, ctx) => {
-  if (list.length > MAX_EMBED_ORIGINS) ctx.addIssue({ code: 'custom', message: `At most ${MAX_EMBED_ORIGINS} origins.` });
-  for (const o of list) {
-    const problem = embedOriginProblem(o);
-    if (problem) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(o.slice(0, 200))}: ${problem}.` });
-  }
-}).transform((list) => [...new Set(list)]);
+const embedOrigins = z
+  .array(z.string(), { error: 'A list of origins.' })
+  .superRefine((list, ctx) => {
+    if (list.length > MAX_EMBED_ORIGINS)
+      ctx.addIssue({ code: 'custom', message: `At most ${MAX_EMBED_ORIGINS} origins.` });
+    for (const o of list) {
+      const problem = embedOriginProblem(o);
+      if (problem) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(o.slice(0, 200))}: ${problem}.` });
+    }
+  })
+  .transform((list) => [...new Set(list)]);
 
 export const settingsPatch = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
@@ -101,7 +110,12 @@ const SETTING_COLUMNS = {
  * Changes settings (the CLI's workspace:settings and the admin settings page: one schema). The audit entry
  * names who changed them and, for each setting that changed, its value before and after.
  */
-export async function updateWorkspaceSettings(db: DbOrTx, workspaceId: string, patch: SettingsPatch, actor = 'operator') {
+export async function updateWorkspaceSettings(
+  db: DbOrTx,
+  workspaceId: string,
+  patch: SettingsPatch,
+  actor = 'operator',
+) {
   const p = parseOrThrow(settingsPatch, patch);
   return db.transaction(async (tx) => {
     const [before] = await tx.select().from(workspaces).where(eq(workspaces.id, workspaceId)).for('update');
@@ -115,9 +129,11 @@ export async function updateWorkspaceSettings(db: DbOrTx, workspaceId: string, p
       const was = before[column];
       // duplicate_threshold is a float4 column: 0.945 reads back as 0.9449999…, which is no change.
       const same =
-        typeof was === 'number' && typeof value === 'number' ? Math.fround(was) === Math.fround(value)
-        : Array.isArray(was) && Array.isArray(value) ? was.join(' ') === value.join(' ')
-        : was === value;
+        typeof was === 'number' && typeof value === 'number'
+          ? Math.fround(was) === Math.fround(value)
+          : Array.isArray(was) && Array.isArray(value)
+            ? was.join(' ') === value.join(' ')
+            : was === value;
       if (!same) changes[name] = { before: was, after: value };
     }
     const [ws] = await tx.update(workspaces).set(set).where(eq(workspaces.id, workspaceId)).returning();

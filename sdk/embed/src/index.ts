@@ -52,7 +52,8 @@ export interface VerificationHandle {
 const LABELS: Labels = {
   title: 'Identity verification',
   close: 'Close',
-  newTabText: 'This browser does not let the camera work inside this page. Continue in a new tab; this page follows along.',
+  newTabText:
+    'This browser does not let the camera work inside this page. Continue in a new tab; this page follows along.',
   newTabButton: 'Continue in a new tab',
 };
 
@@ -64,7 +65,10 @@ const TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
  * A message from the verification page, or null: it must come from the page's origin and from the window this
  * SDK opened, carry the page's marker, a verification id and a known event type. Only the known fields are kept.
  */
-export function acceptMessage(ev: { origin: string; source: unknown; data: unknown }, expected: { origin: string; source: unknown }): VerificationEvent | null {
+export function acceptMessage(
+  ev: { origin: string; source: unknown; data: unknown },
+  expected: { origin: string; source: unknown },
+): VerificationEvent | null {
   if (ev.origin !== expected.origin || !expected.source || ev.source !== expected.source) return null;
   const d = ev.data as Record<string, unknown> | null;
   if (!d || typeof d !== 'object' || d.source !== 'open-verify') return null;
@@ -79,7 +83,9 @@ export function acceptMessage(ev: { origin: string; source: unknown; data: unkno
     case 'submitted':
       return { type: 'submitted', verification_id: id };
     case 'completed':
-      return word(d.status, DECIDED) ? { type: 'completed', verification_id: id, status: d.status as DecidedStatus } : null;
+      return word(d.status, DECIDED)
+        ? { type: 'completed', verification_id: id, status: d.status as DecidedStatus }
+        : null;
     case 'error':
       return word(d.code) ? { type: 'error', verification_id: id, code: d.code as string } : null;
     default:
@@ -160,7 +166,10 @@ export function openVerification(opts: OpenVerificationOptions): VerificationHan
   const panel = css(doc.createElement('div'), 'padding:24px;font:16px/1.5 system-ui,sans-serif;color:#111');
   const text = doc.createElement('p');
   text.textContent = labels.newTabText;
-  const button = css(doc.createElement('button'), 'margin-top:12px;padding:12px 16px;border:0;border-radius:8px;background:#1d4ed8;color:#fff;font:inherit;cursor:pointer');
+  const button = css(
+    doc.createElement('button'),
+    'margin-top:12px;padding:12px 16px;border:0;border-radius:8px;background:#1d4ed8;color:#fff;font:inherit;cursor:pointer',
+  );
   button.type = 'button';
   button.textContent = labels.newTabButton;
   button.onclick = openTab;
@@ -187,7 +196,10 @@ export function openVerification(opts: OpenVerificationOptions): VerificationHan
     let host = opts.container;
     if (!host) {
       const phone = matchMedia('(max-width: 600px)').matches;
-      overlay = css(doc.createElement('div'), 'position:fixed;inset:0;z-index:2147483647;display:flex;align-items:center;justify-content:center;background:rgba(0,0,0,.55)');
+      overlay = css(
+        doc.createElement('div'),
+        'position:fixed;inset:0;z-index:2147483647;display:flex;align-items:center;justify-content:center;background:rgba(0,0,0,.55)',
+      );
       const dialog = css(
         doc.createElement('div'),
         `display:flex;flex-direction:column;background:#fff;overflow:hidden;${phone ? 'width:100%;height:100%' : 'width:min(520px,100% - 32px);height:min(860px,100% - 32px);border-radius:12px'}`,
@@ -196,8 +208,14 @@ export function openVerification(opts: OpenVerificationOptions): VerificationHan
       dialog.setAttribute('aria-modal', 'true');
       dialog.setAttribute('aria-label', labels.title);
       // A bar of its own for the close button, so it covers nothing of the page.
-      const bar = css(doc.createElement('div'), 'display:flex;justify-content:flex-end;flex:none;padding:4px;border-bottom:1px solid #e5e5e5');
-      const x = css(doc.createElement('button'), 'width:40px;height:40px;border:0;border-radius:20px;background:transparent;color:#111;font:24px/40px system-ui,sans-serif;cursor:pointer');
+      const bar = css(
+        doc.createElement('div'),
+        'display:flex;justify-content:flex-end;flex:none;padding:4px;border-bottom:1px solid #e5e5e5',
+      );
+      const x = css(
+        doc.createElement('button'),
+        'width:40px;height:40px;border:0;border-radius:20px;background:transparent;color:#111;font:24px/40px system-ui,sans-serif;cursor:pointer',
+      );
       x.type = 'button';
       x.textContent = '×';
       x.setAttribute('aria-label', labels.close);

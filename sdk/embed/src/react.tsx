@@ -6,7 +6,11 @@
 import { useEffect, useRef, type CSSProperties } from 'react';
 import { openVerification, type OpenVerificationOptions } from './index.js';
 
-export type VerificationProps = Omit<OpenVerificationOptions, 'container'> & { modal?: boolean; className?: string; style?: CSSProperties };
+export type VerificationProps = Omit<OpenVerificationOptions, 'container'> & {
+  modal?: boolean;
+  className?: string;
+  style?: CSSProperties;
+};
 
 export function Verification(props: VerificationProps) {
   const host = useRef<HTMLDivElement>(null);

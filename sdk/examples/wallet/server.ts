@@ -22,7 +22,11 @@ function need(name: string): string {
 }
 const port = Number(process.env.PORT ?? 8080);
 const pageOrigin = process.env.PAGE_ORIGIN ?? `http://localhost:${port}`;
-const ov = new OpenVerify({ baseUrl: need('OPEN_VERIFY_BASE_URL'), apiKey: need('OPEN_VERIFY_API_KEY'), secretKey: need('OPEN_VERIFY_SECRET_KEY') });
+const ov = new OpenVerify({
+  baseUrl: need('OPEN_VERIFY_BASE_URL'),
+  apiKey: need('OPEN_VERIFY_API_KEY'),
+  secretKey: need('OPEN_VERIFY_SECRET_KEY'),
+});
 
 /** One verification per visitor (a cookie names it). A real shop keeps it with the user's session. */
 const sessions = new Map<string, { verificationId: string; consentVersion?: { id: number; text_sha256: string } }>();
@@ -37,7 +41,10 @@ function reply(res: http.ServerResponse, status: number, data: unknown, headers:
   res.end(JSON.stringify(data));
 }
 
-const routes: Record<string, (req: http.IncomingMessage, sid: string | undefined) => Promise<[number, unknown, Record<string, string>?]>> = {
+const routes: Record<
+  string,
+  (req: http.IncomingMessage, sid: string | undefined) => Promise<[number, unknown, Record<string, string>?]>
+> = {
   // A new verification, and the consent text to show unchanged (fetched and checked against its SHA-256).
   'POST /api/start': async () => {
     const v = await ov.createVerification({ external_id: `shop-user-${randomUUID().slice(0, 8)}` });
@@ -45,7 +52,11 @@ const routes: Record<string, (req: http.IncomingMessage, sid: string | undefined
     const text = await ov.fetchConsentText(version);
     const sid = randomUUID();
     sessions.set(sid, { verificationId: v.id, consentVersion: { id: version.id, text_sha256: version.text_sha256 } });
-    return [200, { consent_text: text, consent_version: version.version }, { 'set-cookie': `sid=${sid}; HttpOnly; SameSite=Strict; Path=/` }];
+    return [
+      200,
+      { consent_text: text, consent_version: version.version },
+      { 'set-cookie': `sid=${sid}; HttpOnly; SameSite=Strict; Path=/` },
+    ];
   },
   'POST /api/consent': async (_req, sid) => {
     const s = sid ? sessions.get(sid) : undefined;
@@ -58,7 +69,10 @@ const routes: Record<string, (req: http.IncomingMessage, sid: string | undefined
     const s = sid ? sessions.get(sid) : undefined;
     if (!s) return [400, { error: 'start first' }];
     const { protocol } = await body(req);
-    const r = await ov.createWalletRequest(s.verificationId, { protocol: protocol as WalletProtocol, origin: pageOrigin });
+    const r = await ov.createWalletRequest(s.verificationId, {
+      protocol: protocol as WalletProtocol,
+      origin: pageOrigin,
+    });
     return [200, { id: r.id, protocol: r.protocol, data: r.data }];
   },
   // The browser's answer, verified by Open Verify: the decision comes back at once (and by webhook).
@@ -67,7 +81,11 @@ const routes: Record<string, (req: http.IncomingMessage, sid: string | undefined
     if (!s) return [400, { error: 'start first' }];
     const b = await body(req);
     try {
-      const v = await ov.submitWalletResponse(s.verificationId, { request_id: String(b.request_id), protocol: String(b.protocol), data: b.data });
+      const v = await ov.submitWalletResponse(s.verificationId, {
+        request_id: String(b.request_id),
+        protocol: String(b.protocol),
+        data: b.data,
+      });
       return [200, { status: v.status, reason: v.reason, age_source: v.result?.age_source }];
     } catch (e) {
       if (e instanceof WalletResponseInvalidError) return [422, { refused: e.reason }];
@@ -93,4 +111,6 @@ const server = http.createServer(async (req, res) => {
     reply(res, 500, { error: 'server error' });
   }
 });
-server.listen(port, () => console.log(JSON.stringify({ listening: `http://localhost:${port}`, page_origin: pageOrigin })));
+server.listen(port, () =>
+  console.log(JSON.stringify({ listening: `http://localhost:${port}`, page_origin: pageOrigin })),
+);

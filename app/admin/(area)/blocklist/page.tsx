@@ -11,7 +11,9 @@ import { unblockAction } from '../../case-actions';
 
 export const metadata: Metadata = { title: 'Blocklist' };
 
-export default async function BlocklistPage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function BlocklistPage(props: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const actor = await requireActor();
   const q = await props.searchParams;
   const workspaceId = actor.workspaces.find((w) => w.workspaceId === q.workspace)?.workspaceId ?? null;
@@ -35,10 +37,13 @@ export default async function BlocklistPage(props: { searchParams: Promise<Recor
                 </TextLink>{' '}
                 <ModeBadge mode={e.mode} />
                 <p className="text-xs text-neutral-700">
-                  {e.workspaceName} · added {dateTime(e.createdAt)} by {e.createdByEmail ?? e.createdBy} · <span className="font-mono">{e.id}</span>
+                  {e.workspaceName} · added {dateTime(e.createdAt)} by {e.createdByEmail ?? e.createdBy} ·{' '}
+                  <span className="font-mono">{e.id}</span>
                 </p>
               </div>
-              {e.canRemove ? <UnblockForm action={unblockAction} entryId={e.id} label={e.externalId ?? e.verificationId} /> : null}
+              {e.canRemove ? (
+                <UnblockForm action={unblockAction} entryId={e.id} label={e.externalId ?? e.verificationId} />
+              ) : null}
             </RecordItem>
           ))}
         </RecordList>

@@ -19,13 +19,37 @@ export default async function ConsentPage() {
   const active = versions.find((v) => v.isActive);
   return (
     <>
-      <PageHeader title="Consent text" subtitle="One text for every workspace, in each language of the capture page: GET /v1/consent names the active version, and each acceptance records its id, the SHA-256 of the text read and its language." />
+      <PageHeader
+        title="Consent text"
+        subtitle="One text for every workspace, in each language of the capture page: GET /v1/consent names the active version, and each acceptance records its id, the SHA-256 of the text read and its language."
+      />
       <div className="space-y-5">
         <Card title="Active version" id="active-consent">
           {active ? (
             <>
-              <Facts items={[['Version', active.version], ['Id', String(active.id)], ['SHA-256 (English)', <code key="h" className="font-mono text-xs">{active.textSha256}</code>], ['Published', dateTime(active.createdAt)], ['URL (English)', consentTextUrl(active.id)], ['Languages', <Languages key="l" version={active} />]]} />
-              <pre tabIndex={0} aria-label="The active consent text" className="mt-3 max-h-96 overflow-auto whitespace-pre-wrap rounded-md border border-neutral-200 bg-neutral-50 p-3 text-sm text-neutral-950" data-testid="active-consent-text">{active.text}</pre>
+              <Facts
+                items={[
+                  ['Version', active.version],
+                  ['Id', String(active.id)],
+                  [
+                    'SHA-256 (English)',
+                    <code key="h" className="font-mono text-xs">
+                      {active.textSha256}
+                    </code>,
+                  ],
+                  ['Published', dateTime(active.createdAt)],
+                  ['URL (English)', consentTextUrl(active.id)],
+                  ['Languages', <Languages key="l" version={active} />],
+                ]}
+              />
+              <pre
+                tabIndex={0}
+                aria-label="The active consent text"
+                className="mt-3 max-h-96 overflow-auto whitespace-pre-wrap rounded-md border border-neutral-200 bg-neutral-50 p-3 text-sm text-neutral-950"
+                data-testid="active-consent-text"
+              >
+                {active.text}
+              </pre>
             </>
           ) : (
             <Empty>No consent text is published: verifications cannot record consent until one is.</Empty>
@@ -33,17 +57,34 @@ export default async function ConsentPage() {
         </Card>
         <Card title="Publish a new version" id="publish-consent">
           <p className="mb-3 text-sm text-neutral-700">
-            This form publishes the English text only: a person who chooses another language on the capture page is shown the English text, with a note saying so. To publish every language, use{' '}
-            <code className="font-mono text-xs">npm run ops -- consent:publish --text-dir DIR --version LABEL</code> (docs/capture-page.md).
+            This form publishes the English text only: a person who chooses another language on the capture page is
+            shown the English text, with a note saying so. To publish every language, use{' '}
+            <code className="font-mono text-xs">npm run ops -- consent:publish --text-dir DIR --version LABEL</code>{' '}
+            (docs/capture-page.md).
           </p>
-          <ActionForm action={publishConsentAction} submit="Publish and make active" pendingLabel="Publishing…" confirm={{ open: 'Publish a new version…', text: 'The new text becomes the active version at once; verifications that accepted an earlier version keep their record of it.' }}>
+          <ActionForm
+            action={publishConsentAction}
+            submit="Publish and make active"
+            pendingLabel="Publishing…"
+            confirm={{
+              open: 'Publish a new version…',
+              text: 'The new text becomes the active version at once; verifications that accepted an earlier version keep their record of it.',
+            }}
+          >
             <div>
               <Label htmlFor="consent-version">Version label (e.g. a date)</Label>
               <Input id="consent-version" name="version" required maxLength={100} />
             </div>
             <div>
               <Label htmlFor="consent-text">English text (published exactly as typed)</Label>
-              <Textarea id="consent-text" name="text" required rows={10} defaultValue={active?.text ?? ''} font="mono" />
+              <Textarea
+                id="consent-text"
+                name="text"
+                required
+                rows={10}
+                defaultValue={active?.text ?? ''}
+                font="mono"
+              />
             </div>
           </ActionForm>
         </Card>
@@ -54,7 +95,8 @@ export default async function ConsentPage() {
                 <details>
                   <summary className="cursor-pointer">
                     <span className="font-semibold">{v.version}</span> · id {v.id} · {dateTime(v.createdAt)}
-                    {v.isActive ? ' · active' : ''} · {languageCount(v)} · <span className="font-mono text-xs">{v.textSha256.slice(0, 16)}…</span>
+                    {v.isActive ? ' · active' : ''} · {languageCount(v)} ·{' '}
+                    <span className="font-mono text-xs">{v.textSha256.slice(0, 16)}…</span>
                   </summary>
                   <div className="mt-2 text-xs">
                     <Languages version={v} />
@@ -84,13 +126,21 @@ function Languages(props: { version: ConsentVersion }) {
       <ul className="flex flex-wrap gap-x-3 gap-y-1">
         {props.version.texts.map((t) => (
           <li key={t.locale}>
-            <a href={consentTextUrl(props.version.id, t.locale as (typeof LOCALES)[number])} className="text-blue-800 underline" title={`SHA-256 ${t.textSha256}`}>
+            <a
+              href={consentTextUrl(props.version.id, t.locale as (typeof LOCALES)[number])}
+              className="text-blue-800 underline"
+              title={`SHA-256 ${t.textSha256}`}
+            >
               {LOCALE_ENGLISH_NAMES[t.locale as (typeof LOCALES)[number]] ?? t.locale}
             </a>
           </li>
         ))}
       </ul>
-      {missing.length > 0 && <p className="mt-1 text-amber-900">No text in {missing.map((l) => LOCALE_ENGLISH_NAMES[l]).join(', ')}: shown the English one.</p>}
+      {missing.length > 0 && (
+        <p className="mt-1 text-amber-900">
+          No text in {missing.map((l) => LOCALE_ENGLISH_NAMES[l]).join(', ')}: shown the English one.
+        </p>
+      )}
     </div>
   );
 }

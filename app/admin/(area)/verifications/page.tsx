@@ -6,8 +6,26 @@ import { searchVerifications, VERIFICATION_STATUSES } from '@/lib/domain/admin/s
 import { STATUS_LABELS } from '@/lib/domain/admin/evidence';
 import { reasonLabel } from '@/lib/domain/transitions/reasons';
 import { dateTime } from '@/components/admin/format';
-import { Button, ButtonLink, Input, Label, ModeBadge, PageHeader, Select, StatusBadge, Td, TextLink } from '@/components/admin/ui';
-import { FilterProblem, filtersFrom, NextPage, nextPageHref, ResultsTable, withFilters } from '@/components/admin/ListPage';
+import {
+  Button,
+  ButtonLink,
+  Input,
+  Label,
+  ModeBadge,
+  PageHeader,
+  Select,
+  StatusBadge,
+  Td,
+  TextLink,
+} from '@/components/admin/ui';
+import {
+  FilterProblem,
+  filtersFrom,
+  NextPage,
+  nextPageHref,
+  ResultsTable,
+  withFilters,
+} from '@/components/admin/ListPage';
 
 export const metadata: Metadata = { title: 'Verifications' };
 
@@ -22,8 +40,15 @@ export default async function SearchPage(props: { searchParams: Promise<Q> }) {
   const value = (k: string) => raw[k] ?? '';
   return (
     <>
-      <PageHeader title="Verifications" subtitle="Search by id or external id, and narrow by status, mode, workspace and date created (UTC)." />
-      <form method="get" role="search" className="mb-5 grid grid-cols-1 gap-3 rounded-lg border border-neutral-200 bg-white p-4 sm:grid-cols-2 lg:grid-cols-6">
+      <PageHeader
+        title="Verifications"
+        subtitle="Search by id or external id, and narrow by status, mode, workspace and date created (UTC)."
+      />
+      <form
+        method="get"
+        role="search"
+        className="mb-5 grid grid-cols-1 gap-3 rounded-lg border border-neutral-200 bg-white p-4 sm:grid-cols-2 lg:grid-cols-6"
+      >
         <div className="sm:col-span-2">
           <Label htmlFor="q">Id or external id</Label>
           <Input id="q" name="q" defaultValue={value('q')} placeholder="e.g. user-42" />
@@ -33,7 +58,9 @@ export default async function SearchPage(props: { searchParams: Promise<Q> }) {
           <Select id="status" name="status" defaultValue={value('status')}>
             <option value="">Any</option>
             {VERIFICATION_STATUSES.map((s) => (
-              <option key={s} value={s}>{STATUS_LABELS[s]}</option>
+              <option key={s} value={s}>
+                {STATUS_LABELS[s]}
+              </option>
             ))}
           </Select>
         </div>
@@ -59,22 +86,35 @@ export default async function SearchPage(props: { searchParams: Promise<Q> }) {
             <Select id="workspace" name="workspace" defaultValue={value('workspace')}>
               <option value="">All workspaces</option>
               {actor.workspaces.map((w) => (
-                <option key={w.workspaceId} value={w.workspaceId}>{w.workspaceName}</option>
+                <option key={w.workspaceId} value={w.workspaceId}>
+                  {w.workspaceName}
+                </option>
               ))}
             </Select>
           </div>
         ) : null}
         <div className="flex items-end gap-2 sm:col-span-2 lg:col-span-4">
           <Button type="submit">Search</Button>
-          <ButtonLink href="/admin/verifications" variant="secondary">Clear</ButtonLink>
+          <ButtonLink href="/admin/verifications" variant="secondary">
+            Clear
+          </ButtonLink>
         </div>
       </form>
       <FilterProblem problem={problem} />
-      <ResultsTable caption="Verifications, newest first" columns={['Verification', 'Status', 'Workspace', 'Created']} testId="results" minWidth="min-w-[40rem]" empty="No verification matches." rows={result?.items ?? null}>
+      <ResultsTable
+        caption="Verifications, newest first"
+        columns={['Verification', 'Status', 'Workspace', 'Created']}
+        testId="results"
+        minWidth="min-w-[40rem]"
+        empty="No verification matches."
+        rows={result?.items ?? null}
+      >
         {result?.items.map((v) => (
           <tr key={v.id} className="hover:bg-neutral-50">
             <Td density="roomy">
-              <TextLink tone="id" href={`/admin/verifications/${v.id}`}>{v.externalId ?? v.id}</TextLink>
+              <TextLink tone="id" href={`/admin/verifications/${v.id}`}>
+                {v.externalId ?? v.id}
+              </TextLink>
               {v.externalId ? <div className="font-mono text-xs text-neutral-700">{v.id}</div> : null}
             </Td>
             <Td density="roomy">
@@ -83,8 +123,12 @@ export default async function SearchPage(props: { searchParams: Promise<Q> }) {
               </span>
               {v.reason ? <div className="text-xs text-neutral-700">{reasonLabel(v.reason)}</div> : null}
             </Td>
-            <Td density="roomy" className="text-neutral-900">{v.workspaceName}</Td>
-            <Td density="roomy" nowrap className="text-neutral-900">{dateTime(v.createdAt)}</Td>
+            <Td density="roomy" className="text-neutral-900">
+              {v.workspaceName}
+            </Td>
+            <Td density="roomy" nowrap className="text-neutral-900">
+              {dateTime(v.createdAt)}
+            </Td>
           </tr>
         ))}
       </ResultsTable>

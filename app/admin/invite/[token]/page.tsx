@@ -15,7 +15,9 @@ export default async function InvitePage(props: { params: Promise<{ token: strin
   if (!inv) {
     return (
       <SignInFrame title="Invitation">
-        <p className="text-sm text-neutral-900">This invitation link has been used, withdrawn or has expired. Ask the person who invited you for a new one.</p>
+        <p className="text-sm text-neutral-900">
+          This invitation link has been used, withdrawn or has expired. Ask the person who invited you for a new one.
+        </p>
         <p className="mt-4 text-sm">
           <TextLink href="/admin/sign-in">Sign in</TextLink>
         </p>
@@ -25,7 +27,10 @@ export default async function InvitePage(props: { params: Promise<{ token: strin
   return (
     <SignInFrame title={`Join ${inv.workspaceName || 'a workspace'}`}>
       <p className="mb-4 text-sm text-neutral-900">
-        You are invited as <strong>{inv.role}</strong>. {inv.existingAccount ? 'This email has an account: give its password to join.' : 'Choose a password to create your account.'}
+        You are invited as <strong>{inv.role}</strong>.{' '}
+        {inv.existingAccount
+          ? 'This email has an account: give its password to join.'
+          : 'Choose a password to create your account.'}
       </p>
       <AcceptInviteForm action={acceptInviteAction} token={token} email={inv.email} existing={inv.existingAccount} />
     </SignInFrame>

@@ -17,9 +17,12 @@ export async function GET(_req: Request, ctx: { params: Promise<{ token: string 
   try {
     if (!s || s.stage !== 'full') throw new DomainError('NOT_FOUND', 'Media not found.');
     const { bytes, contentType } = await openMedia(getDb(), s.actor, token);
-    return new Response(new Uint8Array(bytes), { headers: { ...HEADERS, 'content-type': contentType, 'content-disposition': 'inline' } });
+    return new Response(new Uint8Array(bytes), {
+      headers: { ...HEADERS, 'content-type': contentType, 'content-disposition': 'inline' },
+    });
   } catch (e) {
-    if (e instanceof DomainError && e.code === 'NOT_FOUND') return new Response('Not found', { status: 404, headers: { ...HEADERS, 'content-type': 'text/plain' } });
+    if (e instanceof DomainError && e.code === 'NOT_FOUND')
+      return new Response('Not found', { status: 404, headers: { ...HEADERS, 'content-type': 'text/plain' } });
     throw e;
   }
 }

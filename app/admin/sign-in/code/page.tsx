@@ -9,7 +9,9 @@ import { cn, linkVariants } from '@/components/admin/ui';
 
 export const metadata: Metadata = { title: 'Two-factor code' };
 
-export default async function CodePage(props: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function CodePage(props: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const q = await props.searchParams;
   const next = safeNext(q.next);
   const s = await currentSession();

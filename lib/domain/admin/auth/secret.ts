@@ -6,7 +6,9 @@ export function authSecret(): string {
   const e = env();
   if (e.AUTH_SECRET) return e.AUTH_SECRET;
   if (!e.ENCRYPTION_KEY) throw new Error('ENCRYPTION_KEY is not set (the launcher sets it for the embedded database)');
-  return Buffer.from(hkdfSync('sha256', Buffer.from(e.ENCRYPTION_KEY, 'base64'), Buffer.alloc(0), 'open-verify admin sessions', 32)).toString('base64');
+  return Buffer.from(
+    hkdfSync('sha256', Buffer.from(e.ENCRYPTION_KEY, 'base64'), Buffer.alloc(0), 'open-verify admin sessions', 32),
+  ).toString('base64');
 }
 
 /** HMAC-SHA256 under a key of its own for `purpose`, so one secret never signs two kinds of thing. */

@@ -21,11 +21,21 @@ const TICKET_SECONDS = 60;
 /** last_seen_at is written at most this often, so an active admin costs one write a minute, not one a request. */
 const TOUCH_SECONDS = 60;
 
-export const sessionLimits = () => ({ idleMs: env().ADMIN_SESSION_IDLE_MINUTES * 60_000, maxMs: env().ADMIN_SESSION_MAX_HOURS * 3_600_000 });
+export const sessionLimits = () => ({
+  idleMs: env().ADMIN_SESSION_IDLE_MINUTES * 60_000,
+  maxMs: env().ADMIN_SESSION_MAX_HOURS * 3_600_000,
+});
 
 export async function createSession(
   db: DbOrTx,
-  input: { userId: string; method: SessionMethod; stage: SessionStage; ip: string | null; userAgent: string | null; now: Date },
+  input: {
+    userId: string;
+    method: SessionMethod;
+    stage: SessionStage;
+    ip: string | null;
+    userAgent: string | null;
+    now: Date;
+  },
 ): Promise<{ id: string; ticket: string }> {
   const id = newId('ses');
   const ticket = randomToken();
@@ -45,17 +55,33 @@ export async function createSession(
 }
 
 /** The session a ticket names, once, within TICKET_SECONDS of its creation; null otherwise. */
-export async function redeemTicket(db: DbOrTx, ticket: string, now: Date): Promise<{ sessionId: string; userId: string } | null> {
+export async function redeemTicket(
+  db: DbOrTx,
+  ticket: string,
+  now: Date,
+): Promise<{ sessionId: string; userId: string } | null> {
   if (typeof ticket !== 'string' || ticket.length < 20) return null;
   const [row] = await db
     .update(adminSessions)
     .set({ ticketHash: null })
-    .where(and(eq(adminSessions.ticketHash, sha256Hex(ticket)), gt(adminSessions.createdAt, new Date(now.getTime() - TICKET_SECONDS * 1000)), isNull(adminSessions.revokedAt)))
+    .where(
+      and(
+        eq(adminSessions.ticketHash, sha256Hex(ticket)),
+        gt(adminSessions.createdAt, new Date(now.getTime() - TICKET_SECONDS * 1000)),
+        isNull(adminSessions.revokedAt),
+      ),
+    )
     .returning({ id: adminSessions.id, userId: adminSessions.adminUserId });
   return row ? { sessionId: row.id, userId: row.userId } : null;
 }
 
-export type LoadedSession = { actor: Actor; stage: SessionStage; method: SessionMethod; totpEnabled: boolean; totpRequired: boolean };
+export type LoadedSession = {
+  actor: Actor;
+  stage: SessionStage;
+  method: SessionMethod;
+  totpEnabled: boolean;
+  totpRequired: boolean;
+};
 
 /**
  * The signed-in admin of a session id, or null when the session is unknown, revoked, idle too long or too
@@ -80,7 +106,13 @@ export async function loadSession(db: DbOrTx, sessionId: string, now: Date): Pro
     await db.update(adminSessions).set({ lastSeenAt: now }).where(eq(adminSessions.id, sessionId));
   }
   return {
-    actor: { userId: row.u.id, email: row.u.email, isOperator: row.u.isOperator, sessionId, workspaces: await workspacesOf(db, row.u) },
+    actor: {
+      userId: row.u.id,
+      email: row.u.email,
+      isOperator: row.u.isOperator,
+      sessionId,
+      workspaces: await workspacesOf(db, row.u),
+    },
     stage: row.s.stage,
     method: row.s.method,
     totpEnabled: !!row.u.totpSecret,
@@ -91,7 +123,10 @@ export async function loadSession(db: DbOrTx, sessionId: string, now: Date): Pro
 /** An operator's: every workspace; a member's: their memberships. By name. */
 async function workspacesOf(db: DbOrTx, u: { id: string; isOperator: boolean }): Promise<Membership[]> {
   if (u.isOperator) {
-    const all = await db.select({ workspaceId: workspaces.id, workspaceName: workspaces.name }).from(workspaces).orderBy(asc(workspaces.name), asc(workspaces.id));
+    const all = await db
+      .select({ workspaceId: workspaces.id, workspaceName: workspaces.name })
+      .from(workspaces)
+      .orderBy(asc(workspaces.name), asc(workspaces.id));
     return all.map((w) => ({ ...w, role: 'operator' as const }));
   }
   return db
@@ -107,15 +142,29 @@ export async function setSessionStage(db: DbOrTx, sessionId: string, stage: Sess
 }
 
 export async function revokeSession(db: DbOrTx, sessionId: string, reason: string, now = new Date()): Promise<void> {
-  await db.update(adminSessions).set({ revokedAt: now, revokedReason: reason }).where(and(eq(adminSessions.id, sessionId), isNull(adminSessions.revokedAt)));
+  await db
+    .update(adminSessions)
+    .set({ revokedAt: now, revokedReason: reason })
+    .where(and(eq(adminSessions.id, sessionId), isNull(adminSessions.revokedAt)));
 }
 
 /** Signs a user out everywhere (but `except`, the session asking, when given). Returns how many ended. */
-export async function revokeUserSessions(db: DbOrTx, userId: string, reason: string, opts: { except?: string; now?: Date } = {}): Promise<number> {
+export async function revokeUserSessions(
+  db: DbOrTx,
+  userId: string,
+  reason: string,
+  opts: { except?: string; now?: Date } = {},
+): Promise<number> {
   const rows = await db
     .update(adminSessions)
     .set({ revokedAt: opts.now ?? new Date(), revokedReason: reason })
-    .where(and(eq(adminSessions.adminUserId, userId), isNull(adminSessions.revokedAt), opts.except ? ne(adminSessions.id, opts.except) : sql`true`))
+    .where(
+      and(
+        eq(adminSessions.adminUserId, userId),
+        isNull(adminSessions.revokedAt),
+        opts.except ? ne(adminSessions.id, opts.except) : sql`true`,
+      ),
+    )
     .returning({ id: adminSessions.id });
   return rows.length;
 }
@@ -126,7 +175,22 @@ export async function listOpenSessions(db: DbOrTx, userId: string, now: Date) {
   const rows = await db
     .select()
     .from(adminSessions)
-    .where(and(eq(adminSessions.adminUserId, userId), isNull(adminSessions.revokedAt), isNull(adminSessions.ticketHash), gt(adminSessions.expiresAt, now), gt(adminSessions.lastSeenAt, new Date(now.getTime() - idleMs))))
+    .where(
+      and(
+        eq(adminSessions.adminUserId, userId),
+        isNull(adminSessions.revokedAt),
+        isNull(adminSessions.ticketHash),
+        gt(adminSessions.expiresAt, now),
+        gt(adminSessions.lastSeenAt, new Date(now.getTime() - idleMs)),
+      ),
+    )
     .orderBy(sql`${adminSessions.lastSeenAt} desc`);
-  return rows.map((r) => ({ id: r.id, method: r.method, createdAt: r.createdAt, lastSeenAt: r.lastSeenAt, ip: r.ip, userAgent: r.userAgent }));
+  return rows.map((r) => ({
+    id: r.id,
+    method: r.method,
+    createdAt: r.createdAt,
+    lastSeenAt: r.lastSeenAt,
+    ip: r.ip,
+    userAgent: r.userAgent,
+  }));
 }

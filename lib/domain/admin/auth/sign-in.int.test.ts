@@ -26,7 +26,8 @@ describe('password step and throttle', () => {
     const ip = '203.0.113.9';
     const answers = async (email: string, password: string) => {
       const out = [];
-      for (let i = 0; i <= THROTTLE.account.maxFailures; i++) out.push((await passwordStep(getDb(), { email, password, ...client(ip) })) as { ok: boolean; error?: string });
+      for (let i = 0; i <= THROTTLE.account.maxFailures; i++)
+        out.push((await passwordStep(getDb(), { email, password, ...client(ip) })) as { ok: boolean; error?: string });
       return out.map((r) => (r.ok ? 'ok' : r.error));
     };
     const known = await answers(admin.email, 'wrong password!!');
@@ -34,23 +35,45 @@ describe('password step and throttle', () => {
     expect(known).toEqual(unknown);
     expect(known).toEqual([...Array(THROTTLE.account.maxFailures - 1).fill('invalid'), 'throttled', 'throttled']);
     // Locked: even the right password is refused now, before it is checked.
-    expect(await passwordStep(getDb(), { email: admin.email, password: ADMIN_PASSWORD, ...client() })).toMatchObject({ ok: false, error: 'throttled' });
+    expect(await passwordStep(getDb(), { email: admin.email, password: ADMIN_PASSWORD, ...client() })).toMatchObject({
+      ok: false,
+      error: 'throttled',
+    });
     // After the lock, the right password works and clears the count.
     const later = { ...client(), now: at(THROTTLE.account.lockSeconds * 1000 + 1000) };
-    expect(await passwordStep(getDb(), { email: admin.email, password: ADMIN_PASSWORD, ...later })).toMatchObject({ ok: true, stage: 'full' });
+    expect(await passwordStep(getDb(), { email: admin.email, password: ADMIN_PASSWORD, ...later })).toMatchObject({
+      ok: true,
+      stage: 'full',
+    });
   });
 
   it('one address trying many accounts is locked out after the address limit', async () => {
     const ip = `192.0.2.${Math.floor(Math.random() * 250)}`;
     const admin = await makeAdmin();
-    for (let i = 0; i < THROTTLE.address.maxFailures; i++) await passwordStep(getDb(), { email: `spray-${i}-${Date.now()}@example.com`, password: 'guess guess guess', ...client(ip) });
-    expect(await passwordStep(getDb(), { email: admin.email, password: ADMIN_PASSWORD, ...client(ip) })).toMatchObject({ ok: false, error: 'throttled' });
-    expect(await passwordStep(getDb(), { email: admin.email, password: ADMIN_PASSWORD, ...client() })).toMatchObject({ ok: true });
+    for (let i = 0; i < THROTTLE.address.maxFailures; i++)
+      await passwordStep(getDb(), {
+        email: `spray-${i}-${Date.now()}@example.com`,
+        password: 'guess guess guess',
+        ...client(ip),
+      });
+    expect(await passwordStep(getDb(), { email: admin.email, password: ADMIN_PASSWORD, ...client(ip) })).toMatchObject({
+      ok: false,
+      error: 'throttled',
+    });
+    expect(await passwordStep(getDb(), { email: admin.email, password: ADMIN_PASSWORD, ...client() })).toMatchObject({
+      ok: true,
+    });
   });
 
   it('malformed input is a refusal, not a crash', async () => {
-    expect(await passwordStep(getDb(), { email: { $ne: 1 }, password: undefined, ...client() })).toMatchObject({ ok: false, error: 'invalid' });
-    expect(await passwordStep(getDb(), { email: 'a@b.c', password: 'x'.repeat(10_000), ...client() })).toMatchObject({ ok: false, error: 'invalid' });
+    expect(await passwordStep(getDb(), { email: { $ne: 1 }, password: undefined, ...client() })).toMatchObject({
+      ok: false,
+      error: 'invalid',
+    });
+    expect(await passwordStep(getDb(), { email: 'a@b.c', password: 'x'.repeat(10_000), ...client() })).toMatchObject({
+      ok: false,
+      error: 'invalid',
+    });
   });
 
   it('a ticket hands its session over once, within a minute', async () => {
@@ -80,7 +103,10 @@ describe('sessions', () => {
   it('a password, operator role or membership change signs the user out everywhere', async () => {
     const ws = (await makeWorkspace()).workspace.id;
     const changes: [string, (email: string) => Promise<unknown>][] = [
-      ['password', (email) => setAdminPassword(getDb(), { email, password: 'another long password', actor: 'operator' })],
+      [
+        'password',
+        (email) => setAdminPassword(getDb(), { email, password: 'another long password', actor: 'operator' }),
+      ],
       ['operator', (email) => setOperator(getDb(), { email, operator: true, actor: 'operator' })],
       ['membership', (email) => setMembership(getDb(), { email, workspaceId: ws, role: 'owner', actor: 'operator' })],
       ['sign out everywhere', (email) => signOutEverywhere(getDb(), { email, actor: 'operator' })],
@@ -116,13 +142,21 @@ describe('second factor', () => {
     expect((await loadSession(getDb(), first.sessionId, new Date()))?.stage).toBe('second_factor');
     const soon = at(35_000);
     const code = totpAt(secret, soon);
-    expect(await secondFactorStep(getDb(), { sessionId: first.sessionId, code, ...client(), now: soon })).toMatchObject({ ok: true, stage: 'full' });
+    expect(await secondFactorStep(getDb(), { sessionId: first.sessionId, code, ...client(), now: soon })).toMatchObject(
+      { ok: true, stage: 'full' },
+    );
     const second = await signIn(soon);
-    expect(await secondFactorStep(getDb(), { sessionId: second.sessionId, code, ...client(), now: soon })).toMatchObject({ ok: false, error: 'invalid' });
+    expect(
+      await secondFactorStep(getDb(), { sessionId: second.sessionId, code, ...client(), now: soon }),
+    ).toMatchObject({ ok: false, error: 'invalid' });
     const upper = recoveryCodes[0].toUpperCase().replace('-', ' ');
-    expect(await secondFactorStep(getDb(), { sessionId: second.sessionId, code: upper, ...client(), now: soon })).toMatchObject({ ok: true });
+    expect(
+      await secondFactorStep(getDb(), { sessionId: second.sessionId, code: upper, ...client(), now: soon }),
+    ).toMatchObject({ ok: true });
     const third = await signIn(soon);
-    expect(await secondFactorStep(getDb(), { sessionId: third.sessionId, code: recoveryCodes[0], ...client(), now: soon })).toMatchObject({ ok: false });
+    expect(
+      await secondFactorStep(getDb(), { sessionId: third.sessionId, code: recoveryCodes[0], ...client(), now: soon }),
+    ).toMatchObject({ ok: false });
   });
 
   it('required of a user (or of all): the first session can only enrol; an operator reset clears it and signs out', async () => {
@@ -136,16 +170,24 @@ describe('second factor', () => {
     const { secret } = await beginTotpEnrolment(getDb(), actor);
     await confirmTotpEnrolment(getDb(), actor, totpAt(secret, new Date()));
     expect((await loadSession(getDb(), actor.sessionId, new Date()))?.stage).toBe('full');
-    await expect(disableTotp(getDb(), actor, totpAt(secret, at(30_000)), at(30_000))).rejects.toMatchObject({ code: 'INVALID_STATUS' });
+    await expect(disableTotp(getDb(), actor, totpAt(secret, at(30_000)), at(30_000))).rejects.toMatchObject({
+      code: 'INVALID_STATUS',
+    });
     await resetSecondFactor(getDb(), { email: admin.email, actor: 'operator' });
     expect(await loadSession(getDb(), actor.sessionId, new Date())).toBeNull();
-    expect(await passwordStep(getDb(), { email: admin.email, password: ADMIN_PASSWORD, ...client() })).toMatchObject({ ok: true, stage: 'enrol' });
+    expect(await passwordStep(getDb(), { email: admin.email, password: ADMIN_PASSWORD, ...client() })).toMatchObject({
+      ok: true,
+      stage: 'enrol',
+    });
 
     process.env.ADMIN_REQUIRE_TOTP = '1';
     resetEnvCache();
     try {
       const plain = await makeAdmin();
-      expect(await passwordStep(getDb(), { email: plain.email, password: ADMIN_PASSWORD, ...client() })).toMatchObject({ ok: true, stage: 'enrol' });
+      expect(await passwordStep(getDb(), { email: plain.email, password: ADMIN_PASSWORD, ...client() })).toMatchObject({
+        ok: true,
+        stage: 'enrol',
+      });
     } finally {
       delete process.env.ADMIN_REQUIRE_TOTP;
       resetEnvCache();
@@ -154,8 +196,14 @@ describe('second factor', () => {
 
   it('single sign-on admits existing admins by verified email only', async () => {
     const admin = await makeAdmin();
-    expect(await ssoStep(getDb(), { email: admin.email.toUpperCase(), emailVerified: true, ...client() })).toMatchObject({ ok: true, stage: 'full' });
-    expect(await ssoStep(getDb(), { email: admin.email, emailVerified: false, ...client() })).toMatchObject({ ok: false });
-    expect(await ssoStep(getDb(), { email: 'stranger@example.com', emailVerified: true, ...client() })).toMatchObject({ ok: false });
+    expect(
+      await ssoStep(getDb(), { email: admin.email.toUpperCase(), emailVerified: true, ...client() }),
+    ).toMatchObject({ ok: true, stage: 'full' });
+    expect(await ssoStep(getDb(), { email: admin.email, emailVerified: false, ...client() })).toMatchObject({
+      ok: false,
+    });
+    expect(await ssoStep(getDb(), { email: 'stranger@example.com', emailVerified: true, ...client() })).toMatchObject({
+      ok: false,
+    });
   });
 });

@@ -36,9 +36,16 @@ function firstStage(u: { totpSecret: string | null; totpRequired: boolean }): Se
   return totpRequiredFor(u) ? 'enrol' : 'full';
 }
 
-export async function passwordStep(db: DbOrTx, input: { email: unknown; password: unknown } & Client): Promise<StepResult> {
+export async function passwordStep(
+  db: DbOrTx,
+  input: { email: unknown; password: unknown } & Client,
+): Promise<StepResult> {
   const parsed = passwordInput.safeParse({ email: input.email, password: input.password });
-  const email = parsed.success ? parsed.data.email.toLowerCase() : String(input.email ?? '').slice(0, 320).toLowerCase();
+  const email = parsed.success
+    ? parsed.data.email.toLowerCase()
+    : String(input.email ?? '')
+        .slice(0, 320)
+        .toLowerCase();
   const keys = { account: email, address: input.ip };
   // Checked and counted in one statement before the password is checked (throttle.ts): a guess past the limit is
   // refused unchecked, however many arrive at once.
@@ -47,14 +54,29 @@ export async function passwordStep(db: DbOrTx, input: { email: unknown; password
   const admin = parsed.success ? await checkAdminPassword(db, email, parsed.data.password) : null;
   if (!admin) {
     const after = await attemptFailed(db, attempt, input.now);
-    await audit(db, { actor: 'anonymous', action: 'admin.sign_in_failed', data: { email, ip: input.ip, step: 'password' } });
+    await audit(db, {
+      actor: 'anonymous',
+      action: 'admin.sign_in_failed',
+      data: { email, ip: input.ip, step: 'password' },
+    });
     return after > 0 ? { ok: false, error: 'throttled', retryAfterSeconds: after } : { ok: false, error: 'invalid' };
   }
   await attemptSucceeded(db, attempt, email);
   const [u] = await db.select().from(adminUsers).where(eq(adminUsers.id, admin.id));
   const stage = firstStage(u);
-  const s = await createSession(db, { userId: u.id, method: 'password', stage, ip: input.ip, userAgent: input.userAgent, now: input.now });
-  await audit(db, { actor: `admin:${u.id}`, action: 'admin.signed_in', data: { method: 'password', stage, ip: input.ip, session: s.id } });
+  const s = await createSession(db, {
+    userId: u.id,
+    method: 'password',
+    stage,
+    ip: input.ip,
+    userAgent: input.userAgent,
+    now: input.now,
+  });
+  await audit(db, {
+    actor: `admin:${u.id}`,
+    action: 'admin.signed_in',
+    data: { method: 'password', stage, ip: input.ip, session: s.id },
+  });
   return { ok: true, stage, sessionId: s.id, ticket: s.ticket };
 }
 
@@ -62,7 +84,10 @@ export async function passwordStep(db: DbOrTx, input: { email: unknown; password
 export const normaliseRecoveryCode = (c: string) => c.replace(/[\s-]/g, '').toLowerCase();
 
 /** The second step: a TOTP code, or one of the recovery codes (each works once). */
-export async function secondFactorStep(db: DbOrTx, input: { sessionId: string; code: unknown } & Client): Promise<StepResult> {
+export async function secondFactorStep(
+  db: DbOrTx,
+  input: { sessionId: string; code: unknown } & Client,
+): Promise<StepResult> {
   const loaded = await loadSession(db, input.sessionId, input.now);
   if (!loaded || loaded.stage !== 'second_factor') return { ok: false, error: 'invalid' };
   const { actor } = loaded;
@@ -73,12 +98,20 @@ export async function secondFactorStep(db: DbOrTx, input: { sessionId: string; c
   const method = await redeemCode(db, actor.userId, code, input.now);
   if (!method) {
     const after = await attemptFailed(db, attempt, input.now);
-    await audit(db, { actor: `admin:${actor.userId}`, action: 'admin.sign_in_failed', data: { email: actor.email, ip: input.ip, step: 'second_factor' } });
+    await audit(db, {
+      actor: `admin:${actor.userId}`,
+      action: 'admin.sign_in_failed',
+      data: { email: actor.email, ip: input.ip, step: 'second_factor' },
+    });
     return after > 0 ? { ok: false, error: 'throttled', retryAfterSeconds: after } : { ok: false, error: 'invalid' };
   }
   await attemptSucceeded(db, attempt, actor.email);
   await setSessionStage(db, input.sessionId, 'full');
-  await audit(db, { actor: `admin:${actor.userId}`, action: 'admin.second_factor_passed', data: { method, session: input.sessionId } });
+  await audit(db, {
+    actor: `admin:${actor.userId}`,
+    action: 'admin.second_factor_passed',
+    data: { method, session: input.sessionId },
+  });
   return { ok: true, stage: 'full', sessionId: input.sessionId };
 }
 
@@ -86,7 +119,12 @@ export async function secondFactorStep(db: DbOrTx, input: { sessionId: string; c
  * Accepts a TOTP code (each 30-second step once: the step is recorded with a conditional update, so two
  * requests racing with one code cannot both pass) or consumes a recovery code. Returns which, or null.
  */
-export async function redeemCode(db: DbOrTx, userId: string, code: string, now: Date): Promise<'totp' | 'recovery_code' | null> {
+export async function redeemCode(
+  db: DbOrTx,
+  userId: string,
+  code: string,
+  now: Date,
+): Promise<'totp' | 'recovery_code' | null> {
   const [u] = await db.select().from(adminUsers).where(eq(adminUsers.id, userId));
   if (!u?.totpSecret) return null;
   if (/^\d{6}$/.test(code.replace(/\s/g, ''))) {
@@ -101,7 +139,12 @@ export async function redeemCode(db: DbOrTx, userId: string, code: string, now: 
   }
   const used = await db
     .delete(adminRecoveryCodes)
-    .where(and(eq(adminRecoveryCodes.adminUserId, u.id), eq(adminRecoveryCodes.codeHash, sha256Hex(normaliseRecoveryCode(code)))))
+    .where(
+      and(
+        eq(adminRecoveryCodes.adminUserId, u.id),
+        eq(adminRecoveryCodes.codeHash, sha256Hex(normaliseRecoveryCode(code))),
+      ),
+    )
     .returning({ h: adminRecoveryCodes.codeHash });
   return used.length ? 'recovery_code' : null;
 }
@@ -111,17 +154,36 @@ export async function redeemCode(db: DbOrTx, userId: string, code: string, now: 
  * an operator adds admins (npm run ops -- admin:create). The session's first stage follows the same
  * second-factor rules as a password sign-in.
  */
-export async function ssoStep(db: DbOrTx, input: { email: unknown; emailVerified: unknown } & Client): Promise<StepResult> {
+export async function ssoStep(
+  db: DbOrTx,
+  input: { email: unknown; emailVerified: unknown } & Client,
+): Promise<StepResult> {
   const email = typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
-  const [u] = email && input.emailVerified !== false ? await db.select().from(adminUsers).where(eq(adminUsers.email, email)) : [];
+  const [u] =
+    email && input.emailVerified !== false ? await db.select().from(adminUsers).where(eq(adminUsers.email, email)) : [];
   if (!u) {
-    await audit(db, { actor: 'anonymous', action: 'admin.sign_in_failed', data: { email: email || null, ip: input.ip, step: 'sso' } });
+    await audit(db, {
+      actor: 'anonymous',
+      action: 'admin.sign_in_failed',
+      data: { email: email || null, ip: input.ip, step: 'sso' },
+    });
     return { ok: false, error: 'invalid' };
   }
   const stage = firstStage(u);
-  const s = await createSession(db, { userId: u.id, method: 'oidc', stage, ip: input.ip, userAgent: input.userAgent, now: input.now });
+  const s = await createSession(db, {
+    userId: u.id,
+    method: 'oidc',
+    stage,
+    ip: input.ip,
+    userAgent: input.userAgent,
+    now: input.now,
+  });
   // Auth.js sets the cookie itself in the callback: the ticket is redeemed here, not through a second call.
   await db.update(adminSessions).set({ ticketHash: null }).where(eq(adminSessions.id, s.id));
-  await audit(db, { actor: `admin:${u.id}`, action: 'admin.signed_in', data: { method: 'oidc', stage, ip: input.ip, session: s.id } });
+  await audit(db, {
+    actor: `admin:${u.id}`,
+    action: 'admin.signed_in',
+    data: { method: 'oidc', stage, ip: input.ip, session: s.id },
+  });
   return { ok: true, stage, sessionId: s.id };
 }

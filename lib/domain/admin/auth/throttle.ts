@@ -19,7 +19,10 @@ export const THROTTLE = {
 
 export type ThrottleKeys = { account: string; address: string | null };
 
-const keysOf = (k: ThrottleKeys) => [`account:${k.account.trim().toLowerCase()}`, ...(k.address ? [`address:${k.address}`] : [])];
+const keysOf = (k: ThrottleKeys) => [
+  `account:${k.account.trim().toLowerCase()}`,
+  ...(k.address ? [`address:${k.address}`] : []),
+];
 
 /**
  * One attempt, checked and recorded in one statement before the password or code is checked: each key's count
@@ -49,7 +52,12 @@ export async function takeAttempt(db: DbOrTx, k: ThrottleKeys, now: Date): Promi
   const count = sql`(case when t.window_started_at < ${windowStart}::timestamptz then 1 else t.failures + 1 end)`;
   const max = sql`(case when t.key like 'account:%' then ${THROTTLE.account.maxFailures}::int else ${THROTTLE.address.maxFailures}::int end)`;
   // Timestamps as ISO text (a raw statement's Date parameters are not serialised by the driver).
-  const rows = await db.execute<{ key: string; failures: number; window_started_at: string; locked_until: string | null }>(sql`
+  const rows = await db.execute<{
+    key: string;
+    failures: number;
+    window_started_at: string;
+    locked_until: string | null;
+  }>(sql`
     insert into ${adminSignInThrottle} as t (key, failures, window_started_at, locked_until)
     values ${values}
     on conflict (key) do update set
@@ -61,12 +69,16 @@ export async function takeAttempt(db: DbOrTx, k: ThrottleKeys, now: Date): Promi
   for (const r of rows) {
     const locked = r.locked_until ? new Date(r.locked_until).getTime() : 0;
     if (locked > now.getTime()) until = Math.max(until, locked);
-    else if (Number(r.failures) > limitOf(r.key).maxFailures) until = Math.max(until, now.getTime() + limitOf(r.key).lockSeconds * 1000);
+    else if (Number(r.failures) > limitOf(r.key).maxFailures)
+      until = Math.max(until, now.getTime() + limitOf(r.key).lockSeconds * 1000);
   }
   const refusedFor = until > now.getTime() ? Math.ceil((until - now.getTime()) / 1000) : 0;
   // Every caller refuses the sign-in when a key is locked.
   if (refusedFor > 0) metrics().rateLimitRefusals.inc({ scope: 'admin_sign_in' });
-  return { refusedFor, rows: rows.map((r) => ({ key: r.key, failures: Number(r.failures), windowStartedAt: r.window_started_at })) };
+  return {
+    refusedFor,
+    rows: rows.map((r) => ({ key: r.key, failures: Number(r.failures), windowStartedAt: r.window_started_at })),
+  };
 }
 
 /**
@@ -77,7 +89,9 @@ export async function attemptFailed(db: DbOrTx, attempt: Attempt, now: Date): Pr
   const full = attempt.rows.filter((r) => r.failures >= limitOf(r.key).maxFailures).map((r) => r.key);
   if (full.length === 0) return 0;
   const lockUntil = new Date(now.getTime() + THROTTLE.account.lockSeconds * 1000);
-  await db.execute(sql`update ${adminSignInThrottle} set locked_until = ${lockUntil.toISOString()}::timestamptz where ${inArray(adminSignInThrottle.key, full)}`);
+  await db.execute(
+    sql`update ${adminSignInThrottle} set locked_until = ${lockUntil.toISOString()}::timestamptz where ${inArray(adminSignInThrottle.key, full)}`,
+  );
   metrics().rateLimitRefusals.inc({ scope: 'admin_sign_in' });
   return THROTTLE.account.lockSeconds;
 }
@@ -89,7 +103,9 @@ export async function attemptFailed(db: DbOrTx, attempt: Attempt, now: Date): Pr
 export async function attemptSucceeded(db: DbOrTx, attempt: Attempt, account: string): Promise<void> {
   await clearAccount(db, account);
   for (const r of attempt.rows.filter((x) => x.key.startsWith('address:'))) {
-    await db.execute(sql`update ${adminSignInThrottle} set failures = failures - 1 where key = ${r.key} and failures > 0 and window_started_at = ${r.windowStartedAt}::timestamptz`);
+    await db.execute(
+      sql`update ${adminSignInThrottle} set failures = failures - 1 where key = ${r.key} and failures > 0 and window_started_at = ${r.windowStartedAt}::timestamptz`,
+    );
   }
 }
 
@@ -101,5 +117,7 @@ export async function clearAccount(db: DbOrTx, account: string): Promise<void> {
 /** Where to come back to after signing in: a path of the admin area only (never another site, never sign-in itself). */
 export function safeNext(raw: unknown): string {
   const s = typeof raw === 'string' ? raw : '';
-  return /^\/admin(\/|\?|$)/.test(s) && !s.includes('\\') && !/^\/admin\/sign-in(\/|\?|$)/.test(s) && !/[\r\n]/.test(s) ? s : '/admin';
+  return /^\/admin(\/|\?|$)/.test(s) && !s.includes('\\') && !/^\/admin\/sign-in(\/|\?|$)/.test(s) && !/[\r\n]/.test(s)
+    ? s
+    : '/admin';
 }

@@ -39,6 +39,8 @@ describe('TOTP', () => {
 
   it('writes an otpauth URI authenticator apps read', () => {
     const uri = otpauthUri('JBSWY3DPEHPK3PXP', 'ann@example.com', 'Open Verify');
-    expect(uri).toBe('otpauth://totp/Open%20Verify%3Aann%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Open+Verify&algorithm=SHA1&digits=6&period=30');
+    expect(uri).toBe(
+      'otpauth://totp/Open%20Verify%3Aann%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Open+Verify&algorithm=SHA1&digits=6&period=30',
+    );
   });
 });

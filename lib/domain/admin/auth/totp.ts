@@ -84,6 +84,12 @@ export function matchTotp(secretB32: string, code: string, now: Date, lastStep: 
 /** What authenticator apps read (Google's Key Uri Format). */
 export function otpauthUri(secretB32: string, account: string, issuer: string): string {
   const label = encodeURIComponent(`${issuer}:${account}`);
-  const q = new URLSearchParams({ secret: secretB32, issuer, algorithm: 'SHA1', digits: String(TOTP_DIGITS), period: String(TOTP_PERIOD_SECONDS) });
+  const q = new URLSearchParams({
+    secret: secretB32,
+    issuer,
+    algorithm: 'SHA1',
+    digits: String(TOTP_DIGITS),
+    period: String(TOTP_PERIOD_SECONDS),
+  });
   return `otpauth://totp/${label}?${q}`;
 }

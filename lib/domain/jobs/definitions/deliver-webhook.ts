@@ -17,10 +17,13 @@ export const deliverWebhook = defineJob({
     const deps = { db: ctx.db, now: ctx.now, ...ctx.webhook };
     if (!payload) {
       let delivered = 0;
-      for (let n; (n = await deliverDueWebhooks(deps, 100)) > 0; ) delivered += n;
+      for (let n; (n = await deliverDueWebhooks(deps, 100)) > 0;) delivered += n;
       return { result: { attempted: delivered } };
     }
     const progress = await deliverWebhookEvent(deps, payload.eventId);
-    return { result: progress && { state: progress.state, attempts: progress.attempts }, again: progress?.state === 'pending' ? progress.nextAttemptAt : null };
+    return {
+      result: progress && { state: progress.state, attempts: progress.attempts },
+      again: progress?.state === 'pending' ? progress.nextAttemptAt : null,
+    };
   },
 });

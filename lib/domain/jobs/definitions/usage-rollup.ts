@@ -9,7 +9,8 @@ import { defineJob } from '../job';
 
 export const usageRollup = defineJob({
   id: 'usage-rollup',
-  description: "total each workspace's closed days (verifications created, decisions, times to decide) for the usage page",
+  description:
+    "total each workspace's closed days (verifications created, decisions, times to decide) for the usage page",
   cron: '*/10 * * * *',
   run: async (ctx) => ({ result: await rollUpUsage(ctx.db, { now: ctx.now(), budgetMs: 45_000 }) }),
 });

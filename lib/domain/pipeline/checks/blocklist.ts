@@ -5,7 +5,8 @@ export const blocklist: Check = {
   name: 'blocklist',
   run: (ev) => {
     const measured = { blocklist_similarity: ev.blocklist?.similarity ?? null };
-    if (ev.blocklist && ev.blocklist.similarity >= ev.blocklistThreshold) return decided('decline', 'blocklist_match', { ...measured, blocklist_entry: ev.blocklist.id });
+    if (ev.blocklist && ev.blocklist.similarity >= ev.blocklistThreshold)
+      return decided('decline', 'blocklist_match', { ...measured, blocklist_entry: ev.blocklist.id });
     return next(measured);
   },
 };

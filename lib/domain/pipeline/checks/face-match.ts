@@ -21,13 +21,26 @@ export const faceMatchAndDocumentAge: Check = {
     const document = documentSummary(doc.type, read, p);
     const faceMatch = { similarity, threshold: FACE_MATCH_THRESHOLD, match: similarity >= FACE_MATCH_THRESHOLD };
     const expired = p.expiryDate !== null && p.expiryDate < utcDay(now);
-    if (expired) return decided('decline', 'document_expired', measured, { decision: 'fail', document, face_match: faceMatch });
-    if (!faceMatch.match) return decided('decline', 'identity_mismatch', measured, { decision: 'fail', document, face_match: faceMatch });
+    if (expired)
+      return decided('decline', 'document_expired', measured, { decision: 'fail', document, face_match: faceMatch });
+    if (!faceMatch.match)
+      return decided('decline', 'identity_mismatch', measured, { decision: 'fail', document, face_match: faceMatch });
     if (ev.flow === 'kyc') {
-      return decided('approve', null, measured, { decision: 'pass', person: { surname: p.surname, given_names: p.givenNames, date_of_birth: p.birthDate, sex: p.sex }, document, face_match: faceMatch });
+      return decided('approve', null, measured, {
+        decision: 'pass',
+        person: { surname: p.surname, given_names: p.givenNames, date_of_birth: p.birthDate, sex: p.sex },
+        document,
+        face_match: faceMatch,
+      });
     }
     const age = ageOn(p.birthDate!, now);
     const over = age >= ev.ageThreshold;
-    return decided(over ? 'approve' : 'decline', over ? null : 'age_below_threshold', measured, { decision: over ? 'pass' : 'fail', threshold: ev.ageThreshold, age, document, face_match: faceMatch });
+    return decided(over ? 'approve' : 'decline', over ? null : 'age_below_threshold', measured, {
+      decision: over ? 'pass' : 'fail',
+      threshold: ev.ageThreshold,
+      age,
+      document,
+      face_match: faceMatch,
+    });
   },
 };

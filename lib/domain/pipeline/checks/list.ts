@@ -7,9 +7,19 @@
  */
 export const PIPELINE_CHECKS = [
   { id: 'usable_selfie', module: 'usable-selfie', path: 'common', measures: ['selfie'] },
-  { id: 'presentation_attack', module: 'presentation-attack', path: 'common', measures: ['replay_score', 'replay_threshold', 'moire_score', 'moire_threshold', 'signal'] },
+  {
+    id: 'presentation_attack',
+    module: 'presentation-attack',
+    path: 'common',
+    measures: ['replay_score', 'replay_threshold', 'moire_score', 'moire_threshold', 'signal'],
+  },
   { id: 'blocklist', module: 'blocklist', path: 'common', measures: ['blocklist_similarity', 'blocklist_entry'] },
-  { id: 'liveness', module: 'liveness', path: 'common', measures: ['liveness', 'liveness_floor', 'active_liveness', 'review_required', 'same_capture_similarity', 'signal'] },
+  {
+    id: 'liveness',
+    module: 'liveness',
+    path: 'common',
+    measures: ['liveness', 'liveness_floor', 'active_liveness', 'review_required', 'same_capture_similarity', 'signal'],
+  },
   { id: 'age_estimate', module: 'age-estimate', path: 'estimation', measures: ['model_age', 'step_up', 'age'] },
   { id: 'document', module: 'document', path: 'document', measures: ['document'] },
   { id: 'face_match', module: 'face-match', path: 'document', measures: ['face_match'] },
@@ -21,4 +31,6 @@ export type PipelineCheckId = (typeof PIPELINE_CHECKS)[number]['id'];
 export const PROCESSING_ERROR_KEY = 'error';
 
 /** Every measured key in the order the checks run, then the processing error. */
-export const MEASURED_ORDER: string[] = [...new Set<string>([...PIPELINE_CHECKS.flatMap((c) => c.measures), PROCESSING_ERROR_KEY])];
+export const MEASURED_ORDER: string[] = [
+  ...new Set<string>([...PIPELINE_CHECKS.flatMap((c) => c.measures), PROCESSING_ERROR_KEY]),
+];

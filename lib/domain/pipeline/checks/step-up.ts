@@ -12,7 +12,13 @@ export const ageEstimateOrStepUp: Check = {
   name: ageEstimate.name,
   run: (ev, now) => {
     const r = ageEstimate.run(ev, now);
-    if (ev.estimationFallback !== 'document' || r.status !== 'decided' || r.outcome !== 'review' || r.result?.decision !== 'refer') return r;
+    if (
+      ev.estimationFallback !== 'document' ||
+      r.status !== 'decided' ||
+      r.outcome !== 'review' ||
+      r.result?.decision !== 'refer'
+    )
+      return r;
     return { ...r, outcome: 'resubmit', reason: STEP_UP_REASON, measured: { ...r.measured, step_up: 'document' } };
   },
 };

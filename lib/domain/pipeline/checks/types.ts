@@ -12,7 +12,8 @@ import type { PipelineCheckId } from './list';
 
 export type Outcome = 'approve' | 'decline' | 'resubmit' | 'review';
 
-export type DocumentRead = { source: 'mrz'; mrz: MrzData; corrected: boolean } | { source: 'pdf417'; aamva: AamvaData } | null;
+export type DocumentRead =
+  { source: 'mrz'; mrz: MrzData; corrected: boolean } | { source: 'pdf417'; aamva: AamvaData } | null;
 
 export type Evidence = {
   flow: 'age' | 'kyc';
@@ -37,14 +38,25 @@ export type Evidence = {
    * Active liveness (the hosted page's head-turn challenge): whether this submission needs one (the workspace
    * requires it and the selfie came through the hosted page), and the latest challenge's outcome if any.
    */
-  activeLiveness?: { required: boolean; challenge: ChallengeOutcome | null; selfieSimilarity: number | null; selfieAfterChallengeMs: number | null };
+  activeLiveness?: {
+    required: boolean;
+    challenge: ChallengeOutcome | null;
+    selfieSimilarity: number | null;
+    selfieAfterChallengeMs: number | null;
+  };
 };
 
 export type Measured = Record<string, unknown>;
 
 export type CheckResult =
   | { status: 'continue'; measured: Measured }
-  | { status: 'decided'; outcome: Outcome; reason: ReasonCode | null; result: Record<string, unknown> | null; measured: Measured };
+  | {
+      status: 'decided';
+      outcome: Outcome;
+      reason: ReasonCode | null;
+      result: Record<string, unknown> | null;
+      measured: Measured;
+    };
 
 /** `name` is the check's row of PIPELINE_CHECKS (./list.ts): a check missing there does not compile. */
 export type Check = { name: PipelineCheckId; run: (ev: Evidence, now: Date) => CheckResult };
@@ -53,7 +65,12 @@ export const next = (measured: Measured = {}): CheckResult => ({ status: 'contin
 /** The reason a decision of this outcome may carry: a decline's or a resubmission's (lib/domain/transitions/reasons.ts). */
 type ReasonFor<O extends Outcome> = O extends 'decline' ? DeclineReason : O extends 'resubmit' ? ResubmitReason : never;
 
-export const decided = <O extends Outcome>(outcome: O, reason: ReasonFor<O> | null, measured: Measured = {}, result: Record<string, unknown> | null = null): CheckResult => ({
+export const decided = <O extends Outcome>(
+  outcome: O,
+  reason: ReasonFor<O> | null,
+  measured: Measured = {},
+  result: Record<string, unknown> | null = null,
+): CheckResult => ({
   status: 'decided',
   outcome,
   reason,

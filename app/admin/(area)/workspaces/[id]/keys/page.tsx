@@ -40,10 +40,17 @@ sig = hmac.new(os.environ["OPEN_VERIFY_SECRET"].encode(), b"POST/v1/verification
 req = urllib.request.Request("${base}/v1/verifications", data=body, method="POST", headers={
     "Content-Type": "application/json", "X-API-Key": "${apiKey}", "X-HMAC-Signature": sig})
 print(urllib.request.urlopen(req).read().decode())`;
-  return [['curl', curl], ['Node', node], ['Python', python]] as const;
+  return [
+    ['curl', curl],
+    ['Node', node],
+    ['Python', python],
+  ] as const;
 }
 
-export default async function KeysPage(props: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function KeysPage(props: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const actor = await requireActor();
   const { id } = await props.params;
   const q = await props.searchParams;
@@ -51,18 +58,29 @@ export default async function KeysPage(props: { params: Promise<{ id: string }>;
   const active = keys.find((k) => k.active);
   return (
     <>
-      <WorkspaceHeader workspace={workspace} current="keys" title="API keys" subtitle="Any of these secret keys signs requests; the active one also signs webhooks. Rotate: create a key, deploy it, activate it, then delete the old one." />
+      <WorkspaceHeader
+        workspace={workspace}
+        current="keys"
+        title="API keys"
+        subtitle="Any of these secret keys signs requests; the active one also signs webhooks. Rotate: create a key, deploy it, activate it, then delete the old one."
+      />
       <DoneNotice q={q} />
       <div className="space-y-5">
         <Card title="Public API key" id="public-key">
-          <p className="mb-2 text-sm text-neutral-800">Sent as <code>X-API-Key</code> with every request. It names the workspace and is not a secret.</p>
+          <p className="mb-2 text-sm text-neutral-800">
+            Sent as <code>X-API-Key</code> with every request. It names the workspace and is not a secret.
+          </p>
           <div className={layout.row}>
-            <code data-testid="api-key" className="break-all rounded bg-neutral-100 px-2 py-1 font-mono text-sm">{workspace.apiKey}</code>
+            <code data-testid="api-key" className="break-all rounded bg-neutral-100 px-2 py-1 font-mono text-sm">
+              {workspace.apiKey}
+            </code>
             <CopyButton text={workspace.apiKey} />
           </div>
         </Card>
         <Card title={`Secret keys (${keys.length} of ${max})`} id="secret-keys">
-          {keys.length === 0 ? <p className="text-sm text-neutral-800">No secret key: every signed request is refused (NO_SECRET_KEYS).</p> : null}
+          {keys.length === 0 ? (
+            <p className="text-sm text-neutral-800">No secret key: every signed request is refused (NO_SECRET_KEYS).</p>
+          ) : null}
           <div className="overflow-x-auto">
             <Table className="min-w-[36rem]" data-testid="keys">
               <THead look="caps" className="border-b border-neutral-200">
@@ -79,16 +97,37 @@ export default async function KeysPage(props: { params: Promise<{ id: string }>;
                   <tr key={k.id} data-key={k.id}>
                     <Td density="column" top>
                       <span className="font-mono">{k.hint}</span>
-                      {k.active ? <Badge tone="green" shape="tag" className="ml-2">Active</Badge> : null}
+                      {k.active ? (
+                        <Badge tone="green" shape="tag" className="ml-2">
+                          Active
+                        </Badge>
+                      ) : null}
                       <div className="font-mono text-xs text-neutral-700">{k.id}</div>
                     </Td>
-                    <Td density="column" top><ModeBadge mode={k.mode} /></Td>
-                    <Td density="column" top>{dateTime(k.created_at)}</Td>
-                    <Td density="column" top data-testid="last-used">{k.last_used_at ? dateTime(k.last_used_at) : 'Never'}</Td>
+                    <Td density="column" top>
+                      <ModeBadge mode={k.mode} />
+                    </Td>
+                    <Td density="column" top>
+                      {dateTime(k.created_at)}
+                    </Td>
+                    <Td density="column" top data-testid="last-used">
+                      {k.last_used_at ? dateTime(k.last_used_at) : 'Never'}
+                    </Td>
                     <Td density="column" top>
                       <div className="flex flex-wrap gap-2">
                         {!k.active ? (
-                          <ActionForm inline action={activateKeyAction} hidden={{ workspace_id: workspace.id, key_id: k.id }} submit="Activate" tone="secondary" confirm={{ open: 'Activate…', ariaLabel: `Activate ${k.hint}`, text: `${k.hint} will sign every webhook from now on${active ? `, instead of ${active.hint}` : ''}.` }} />
+                          <ActionForm
+                            inline
+                            action={activateKeyAction}
+                            hidden={{ workspace_id: workspace.id, key_id: k.id }}
+                            submit="Activate"
+                            tone="secondary"
+                            confirm={{
+                              open: 'Activate…',
+                              ariaLabel: `Activate ${k.hint}`,
+                              text: `${k.hint} will sign every webhook from now on${active ? `, instead of ${active.hint}` : ''}.`,
+                            }}
+                          />
                         ) : null}
                         <ActionForm
                           inline
@@ -96,7 +135,13 @@ export default async function KeysPage(props: { params: Promise<{ id: string }>;
                           hidden={{ workspace_id: workspace.id, key_id: k.id, confirm: 'delete' }}
                           submit="Delete key"
                           tone="danger"
-                          confirm={{ open: 'Delete…', ariaLabel: `Delete ${k.hint}`, text: k.active ? 'This is the active key: it cannot be deleted until another key is active.' : `Requests signed with ${k.hint} will be refused at once.` }}
+                          confirm={{
+                            open: 'Delete…',
+                            ariaLabel: `Delete ${k.hint}`,
+                            text: k.active
+                              ? 'This is the active key: it cannot be deleted until another key is active.'
+                              : `Requests signed with ${k.hint} will be refused at once.`,
+                          }}
                         />
                       </div>
                     </Td>
@@ -111,13 +156,19 @@ export default async function KeysPage(props: { params: Promise<{ id: string }>;
         </Card>
         <Card title="Try it: a signed request" id="try-it">
           <p className="mb-3 text-sm text-neutral-800">
-            The signature is HMAC-SHA256 of <code>METHOD + path + raw body</code> with a secret key, in lowercase hex (docs/api.md). Each creates a test-mode verification with a test key.
+            The signature is HMAC-SHA256 of <code>METHOD + path + raw body</code> with a secret key, in lowercase hex
+            (docs/api.md). Each creates a test-mode verification with a test key.
           </p>
           <div className="space-y-3">
             {tryIt(env().BASE_URL, workspace.apiKey).map(([lang, code]) => (
               <details key={lang} className="rounded-md border border-neutral-200" open={lang === 'curl'}>
                 <summary className="cursor-pointer px-3 py-2 text-sm font-semibold text-neutral-900">{lang}</summary>
-                <pre tabIndex={0} aria-label={`${lang} example`} className="overflow-x-auto whitespace-pre border-t border-neutral-200 bg-neutral-950 p-3 text-xs text-neutral-50 focus-visible:outline-2 focus-visible:outline-blue-500" data-testid={`try-${lang.toLowerCase()}`}>
+                <pre
+                  tabIndex={0}
+                  aria-label={`${lang} example`}
+                  className="overflow-x-auto whitespace-pre border-t border-neutral-200 bg-neutral-950 p-3 text-xs text-neutral-50 focus-visible:outline-2 focus-visible:outline-blue-500"
+                  data-testid={`try-${lang.toLowerCase()}`}
+                >
                   <code>{code}</code>
                 </pre>
               </details>

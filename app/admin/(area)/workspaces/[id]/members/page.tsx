@@ -16,7 +16,10 @@ import { orNotFound } from '../../../../page-guard';
 
 export const metadata: Metadata = { title: 'Members' };
 
-export default async function MembersPage(props: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function MembersPage(props: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const actor = await requireActor();
   const { id } = await props.params;
   const q = await props.searchParams;
@@ -24,12 +27,20 @@ export default async function MembersPage(props: { params: Promise<{ id: string 
   const ws = m.workspace;
   return (
     <>
-      <WorkspaceHeader workspace={ws} current="members" title="Members" subtitle="Owners run the workspace (keys, webhooks, settings, members, usage) and review; reviewers review cases. A change of role or a removal signs the person out at once." />
+      <WorkspaceHeader
+        workspace={ws}
+        current="members"
+        title="Members"
+        subtitle="Owners run the workspace (keys, webhooks, settings, members, usage) and review; reviewers review cases. A change of role or a removal signs the person out at once."
+      />
       <DoneNotice q={q} />
       <div className="space-y-5">
         <Card title="Invite someone" id="invite">
           <p className="mb-3 text-sm text-neutral-800">
-            {m.mail ? 'The invitation is emailed, and its link is shown here too.' : 'No email server is configured (SMTP_URL): send the link yourself.'} It works once, for seven days.
+            {m.mail
+              ? 'The invitation is emailed, and its link is shown here too.'
+              : 'No email server is configured (SMTP_URL): send the link yourself.'}{' '}
+            It works once, for seven days.
           </p>
           <InviteForm action={inviteAction} workspaceId={ws.id} />
         </Card>
@@ -41,16 +52,33 @@ export default async function MembersPage(props: { params: Promise<{ id: string 
               {m.members.map((p) => {
                 const lastOwner = p.role === 'owner' && m.owners === 1;
                 return (
-                  <li key={p.id} className="flex flex-wrap items-center justify-between gap-3 py-3" data-member={p.email}>
+                  <li
+                    key={p.id}
+                    className="flex flex-wrap items-center justify-between gap-3 py-3"
+                    data-member={p.email}
+                  >
                     <div className="min-w-0">
-                      <p className="font-medium text-neutral-950 [overflow-wrap:anywhere]">{p.email}{p.id === actor.userId ? ' (you)' : ''}</p>
+                      <p className="font-medium text-neutral-950 [overflow-wrap:anywhere]">
+                        {p.email}
+                        {p.id === actor.userId ? ' (you)' : ''}
+                      </p>
                       <p className="text-xs text-neutral-700">
-                        <span data-testid="member-role">{p.role}</span> · since {dateTime(p.since)}{lastOwner ? ' · the last owner' : ''}
+                        <span data-testid="member-role">{p.role}</span> · since {dateTime(p.since)}
+                        {lastOwner ? ' · the last owner' : ''}
                       </p>
                     </div>
                     <div className={layout.row}>
-                      <ActionForm inline action={changeRoleAction} hidden={{ workspace_id: ws.id, admin_id: p.id }} submit="Change role" tone="secondary" pendingLabel="Changing…">
-                        <label htmlFor={`role-${p.id}`} className="sr-only">Role of {p.email}</label>
+                      <ActionForm
+                        inline
+                        action={changeRoleAction}
+                        hidden={{ workspace_id: ws.id, admin_id: p.id }}
+                        submit="Change role"
+                        tone="secondary"
+                        pendingLabel="Changing…"
+                      >
+                        <label htmlFor={`role-${p.id}`} className="sr-only">
+                          Role of {p.email}
+                        </label>
                         <Select id={`role-${p.id}`} name="role" defaultValue={p.role}>
                           <option value="owner">Owner</option>
                           <option value="reviewer">Reviewer</option>
@@ -63,7 +91,13 @@ export default async function MembersPage(props: { params: Promise<{ id: string 
                         submit="Remove"
                         tone="danger"
                         pendingLabel="Removing…"
-                        confirm={{ open: 'Remove…', ariaLabel: `Remove ${p.email}`, text: lastOwner ? 'The last owner cannot be removed: make someone else an owner first.' : `${p.email} loses access to this workspace and is signed out now.` }}
+                        confirm={{
+                          open: 'Remove…',
+                          ariaLabel: `Remove ${p.email}`,
+                          text: lastOwner
+                            ? 'The last owner cannot be removed: make someone else an owner first.'
+                            : `${p.email} loses access to this workspace and is signed out now.`,
+                        }}
                       />
                     </div>
                   </li>
@@ -82,7 +116,18 @@ export default async function MembersPage(props: { params: Promise<{ id: string 
                   <p className="text-sm [overflow-wrap:anywhere]">
                     {i.email} as {i.role} · until {dateTime(i.expiresAt)}
                   </p>
-                  <ActionForm inline action={revokeInviteAction} hidden={{ workspace_id: ws.id, invite_id: i.id }} submit="Withdraw" tone="secondary" confirm={{ open: 'Withdraw…', ariaLabel: `Withdraw the invitation of ${i.email}`, text: 'Its link stops working.' }} />
+                  <ActionForm
+                    inline
+                    action={revokeInviteAction}
+                    hidden={{ workspace_id: ws.id, invite_id: i.id }}
+                    submit="Withdraw"
+                    tone="secondary"
+                    confirm={{
+                      open: 'Withdraw…',
+                      ariaLabel: `Withdraw the invitation of ${i.email}`,
+                      text: 'Its link stops working.',
+                    }}
+                  />
                 </li>
               ))}
             </ul>

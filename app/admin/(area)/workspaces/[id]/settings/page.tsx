@@ -17,7 +17,12 @@ export default async function SettingsPage(props: { params: Promise<{ id: string
   const s = await orNotFound(settingsFor(getDb(), actor, id));
   return (
     <>
-      <WorkspaceHeader workspace={s} current="settings" title="Settings" subtitle="The same settings as npm run ops -- workspace:settings. Changes apply to the next request." />
+      <WorkspaceHeader
+        workspace={s}
+        current="settings"
+        title="Settings"
+        subtitle="The same settings as npm run ops -- workspace:settings. Changes apply to the next request."
+      />
       <Card>
         <SettingsForm
           action={updateSettingsAction}

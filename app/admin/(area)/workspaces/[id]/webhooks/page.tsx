@@ -8,11 +8,32 @@ import { getDb } from '@/lib/db/client';
 import { requireActor } from '@/app/admin/_auth/current';
 import { deliveryLog } from '@/lib/domain/admin/webhooks';
 import { dateTime, shortId } from '@/components/admin/format';
-import { boxVariants, ButtonLink, Card, Empty, Input, Label, layout, ModeBadge, StatusBadge, Table, Tabs, Td, TextLink, Th, THead } from '@/components/admin/ui';
+import {
+  boxVariants,
+  ButtonLink,
+  Card,
+  Empty,
+  Input,
+  Label,
+  layout,
+  ModeBadge,
+  StatusBadge,
+  Table,
+  Tabs,
+  Td,
+  TextLink,
+  Th,
+  THead,
+} from '@/components/admin/ui';
 import { ActionForm } from '@/components/admin/OwnerForms';
 import { WorkspaceHeader } from '@/components/admin/WorkspaceNav';
 import { DoneNotice } from '@/components/admin/DoneNotice';
-import { redeliverAction, redeliverFailedAction, setWebhookUrlAction, testEventAction } from '../../../../workspace-actions';
+import {
+  redeliverAction,
+  redeliverFailedAction,
+  setWebhookUrlAction,
+  testEventAction,
+} from '../../../../workspace-actions';
 import { orNotFound } from '../../../../page-guard';
 
 export const metadata: Metadata = { title: 'Webhooks' };
@@ -25,7 +46,10 @@ const STATE_TONE: Record<string, string> = {
   skipped: 'text-neutral-700',
 };
 
-export default async function WebhooksPage(props: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function WebhooksPage(props: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const actor = await requireActor();
   const { id } = await props.params;
   const q = await props.searchParams;
@@ -36,24 +60,61 @@ export default async function WebhooksPage(props: { params: Promise<{ id: string
   const here = `/admin/workspaces/${ws.id}/webhooks`;
   return (
     <>
-      <WorkspaceHeader workspace={ws} current="webhooks" title="Webhooks" subtitle="Each decision is POSTed to this URL, signed with the active key (docs/webhooks.md)." />
+      <WorkspaceHeader
+        workspace={ws}
+        current="webhooks"
+        title="Webhooks"
+        subtitle="Each decision is POSTed to this URL, signed with the active key (docs/webhooks.md)."
+      />
       <DoneNotice q={q} />
       <div className="space-y-5">
         <Card title="Endpoint" id="endpoint">
-          <ActionForm action={setWebhookUrlAction} hidden={{ workspace_id: ws.id }} submit="Save URL" pendingLabel="Saving…">
+          <ActionForm
+            action={setWebhookUrlAction}
+            hidden={{ workspace_id: ws.id }}
+            submit="Save URL"
+            pendingLabel="Saving…"
+          >
             <div>
               <Label htmlFor="webhook-url">Webhook URL (https://; empty: no webhooks)</Label>
-              <Input id="webhook-url" name="webhook_url" type="url" defaultValue={ws.webhookUrl ?? ''} maxLength={2000} placeholder="https://example.com/webhooks/open-verify" />
+              <Input
+                id="webhook-url"
+                name="webhook_url"
+                type="url"
+                defaultValue={ws.webhookUrl ?? ''}
+                maxLength={2000}
+                placeholder="https://example.com/webhooks/open-verify"
+              />
             </div>
           </ActionForm>
           <div className={layout.separated}>
             <p className="mb-2 text-sm text-neutral-800">
-              A test event is a sample <code>approved</code> payload signed like a real one, with the header <code>X-Webhook-Test: true</code>. It is sent once, now, and not retried.
+              A test event is a sample <code>approved</code> payload signed like a real one, with the header{' '}
+              <code>X-Webhook-Test: true</code>. It is sent once, now, and not retried.
             </p>
-            <ActionForm action={testEventAction} hidden={{ workspace_id: ws.id }} submit="Send a test event" pendingLabel="Sending…" tone="secondary" />
+            <ActionForm
+              action={testEventAction}
+              hidden={{ workspace_id: ws.id }}
+              submit="Send a test event"
+              pendingLabel="Sending…"
+              tone="secondary"
+            />
           </div>
         </Card>
-        <Card title="Delivery log" id="deliveries" actions={<ActionForm inline action={redeliverFailedAction} hidden={{ workspace_id: ws.id }} submit="Send every failed event again" tone="secondary" pendingLabel="Sending…" />}>
+        <Card
+          title="Delivery log"
+          id="deliveries"
+          actions={
+            <ActionForm
+              inline
+              action={redeliverFailedAction}
+              hidden={{ workspace_id: ws.id }}
+              submit="Send every failed event again"
+              tone="secondary"
+              pendingLabel="Sending…"
+            />
+          }
+        >
           <Tabs
             label="Which events"
             items={[
@@ -62,7 +123,11 @@ export default async function WebhooksPage(props: { params: Promise<{ id: string
             ]}
           />
           {log.events.length === 0 ? (
-            <Empty>{failedOnly ? 'No failed event.' : 'No event yet: one is sent when a verification reaches a webhook status.'}</Empty>
+            <Empty>
+              {failedOnly
+                ? 'No failed event.'
+                : 'No event yet: one is sent when a verification reaches a webhook status.'}
+            </Empty>
           ) : (
             <ul className="space-y-3" data-testid="deliveries">
               {log.events.map((e) => (
@@ -70,15 +135,38 @@ export default async function WebhooksPage(props: { params: Promise<{ id: string
                   <div className="flex flex-wrap items-center justify-between gap-2">
                     <div className="min-w-0 text-sm">
                       <StatusBadge status={e.status} /> <ModeBadge mode={e.mode} />{' '}
-                      <TextLink tone="id" href={`/admin/verifications/${e.verificationId}`}>{e.externalId ?? shortId(e.verificationId)}</TextLink>
-                      <span className="text-neutral-700"> · <span className="font-mono">{e.id}</span> · {dateTime(e.createdAt)} · </span>
-                      <span className={`font-semibold ${STATE_TONE[e.state] ?? ''}`} data-testid="event-state">{e.state}</span>
-                      {e.state === 'pending' && e.attempts > 0 ? <span className="text-neutral-700"> (next attempt {dateTime(e.nextAttemptAt)})</span> : null}
+                      <TextLink tone="id" href={`/admin/verifications/${e.verificationId}`}>
+                        {e.externalId ?? shortId(e.verificationId)}
+                      </TextLink>
+                      <span className="text-neutral-700">
+                        {' '}
+                        · <span className="font-mono">{e.id}</span> · {dateTime(e.createdAt)} ·{' '}
+                      </span>
+                      <span className={`font-semibold ${STATE_TONE[e.state] ?? ''}`} data-testid="event-state">
+                        {e.state}
+                      </span>
+                      {e.state === 'pending' && e.attempts > 0 ? (
+                        <span className="text-neutral-700"> (next attempt {dateTime(e.nextAttemptAt)})</span>
+                      ) : null}
                     </div>
-                    {e.state !== 'pending' ? <ActionForm inline action={redeliverAction} hidden={{ workspace_id: ws.id, event_id: e.id }} submit="Send again" tone="secondary" pendingLabel="Sending…" /> : null}
+                    {e.state !== 'pending' ? (
+                      <ActionForm
+                        inline
+                        action={redeliverAction}
+                        hidden={{ workspace_id: ws.id, event_id: e.id }}
+                        submit="Send again"
+                        tone="secondary"
+                        pendingLabel="Sending…"
+                      />
+                    ) : null}
                   </div>
                   {e.attemptLog.length ? (
-                    <div className="mt-2 overflow-x-auto" tabIndex={0} role="region" aria-label={`Attempts of event ${e.id}`}>
+                    <div
+                      className="mt-2 overflow-x-auto"
+                      tabIndex={0}
+                      role="region"
+                      aria-label={`Attempts of event ${e.id}`}
+                    >
                       <Table size="xs" className="min-w-[40rem]">
                         <caption className="sr-only">Attempts of event {e.id}</caption>
                         <THead>
@@ -99,7 +187,9 @@ export default async function WebhooksPage(props: { params: Promise<{ id: string
                               <Td>{a.statusCode ?? '—'}</Td>
                               <Td>{a.latencyMs === null ? '—' : `${a.latencyMs} ms`}</Td>
                               <Td>{a.outcome}</Td>
-                              <Td className="font-mono [overflow-wrap:anywhere]">{a.error ?? a.responseExcerpt ?? ''}</Td>
+                              <Td className="font-mono [overflow-wrap:anywhere]">
+                                {a.error ?? a.responseExcerpt ?? ''}
+                              </Td>
                             </tr>
                           ))}
                         </tbody>
@@ -114,7 +204,12 @@ export default async function WebhooksPage(props: { params: Promise<{ id: string
           )}
           {log.next ? (
             <p className="mt-3">
-              <ButtonLink variant="secondary" href={`${here}?${new URLSearchParams({ ...(failedOnly ? { failed: '1' } : {}), cursor: log.next })}`}>Older events</ButtonLink>
+              <ButtonLink
+                variant="secondary"
+                href={`${here}?${new URLSearchParams({ ...(failedOnly ? { failed: '1' } : {}), cursor: log.next })}`}
+              >
+                Older events
+              </ButtonLink>
             </p>
           ) : null}
         </Card>

@@ -12,10 +12,18 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
     const days = Number(new URL(req.url).searchParams.get('days')) || 30;
     const u = await usageFor(getDb(), s.actor, id, { days });
     return new Response(usageCsv(u), {
-      headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="usage-${u.workspace.id}-${u.range.days}d.csv"`, 'cache-control': 'no-store' },
+      headers: {
+        'content-type': 'text/csv; charset=utf-8',
+        'content-disposition': `attachment; filename="usage-${u.workspace.id}-${u.range.days}d.csv"`,
+        'cache-control': 'no-store',
+      },
     });
   } catch (e) {
-    if (e instanceof DomainError && e.code === 'NOT_FOUND') return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain', 'cache-control': 'no-store' } });
+    if (e instanceof DomainError && e.code === 'NOT_FOUND')
+      return new Response('Not found', {
+        status: 404,
+        headers: { 'content-type': 'text/plain', 'cache-control': 'no-store' },
+      });
     throw e;
   }
 }
