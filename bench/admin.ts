@@ -95,20 +95,18 @@ async function photos(db: Db) {
   for (const c of cases) {
     for (const [i, kind] of (['selfie', 'front', 'back'] as const).entries()) {
       const id = newId('med');
-      await db
-        .insert(media)
-        .values({
-          id,
-          verificationId: c.id,
-          type: kind === 'selfie' ? 'selfie' : 'document',
-          side: kind === 'selfie' ? null : kind,
-          documentType: kind === 'selfie' ? null : 'id_card',
-          contentType: 'image/jpeg',
-          byteSize: files[i].length,
-          width: 1280,
-          height: 960,
-          analysis: { checks: { file_type: { value: 'jpeg', passed: true } } },
-        });
+      await db.insert(media).values({
+        id,
+        verificationId: c.id,
+        type: kind === 'selfie' ? 'selfie' : 'document',
+        side: kind === 'selfie' ? null : kind,
+        documentType: kind === 'selfie' ? null : 'id_card',
+        contentType: 'image/jpeg',
+        byteSize: files[i].length,
+        width: 1280,
+        height: 960,
+        analysis: { checks: { file_type: { value: 'jpeg', passed: true } } },
+      });
       await mediaStore.put(db, id, files[i]);
     }
   }

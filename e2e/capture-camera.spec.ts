@@ -176,13 +176,11 @@ test.describe('with a camera showing a face', () => {
     await page.getByLabel('Passport').check();
     await page.getByRole('button', { name: 'Start camera' }).click();
     await page.getByRole('button', { name: 'Upload a photo instead' }).click();
-    await page
-      .getByTestId('file-input')
-      .setInputFiles({
-        name: 'p.jpg',
-        mimeType: 'image/jpeg',
-        buffer: await renderDocument('passport', 'front', fs.readFileSync(FACE_JPEG)),
-      });
+    await page.getByTestId('file-input').setInputFiles({
+      name: 'p.jpg',
+      mimeType: 'image/jpeg',
+      buffer: await renderDocument('passport', 'front', fs.readFileSync(FACE_JPEG)),
+    });
     await page.getByRole('button', { name: 'Use this photo' }).click();
     await submit(page);
     await expect(page.getByTestId('result')).toHaveAttribute('data-status', 'review');

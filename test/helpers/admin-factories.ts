@@ -71,18 +71,16 @@ export async function makeReviewCase(
   });
   const mediaId = newId('med');
   const bytes = opts.selfie ?? Buffer.from('not really a jpeg, but bytes all the same');
-  await db
-    .insert(media)
-    .values({
-      id: mediaId,
-      verificationId: id,
-      type: 'selfie',
-      contentType: 'image/jpeg',
-      byteSize: bytes.length,
-      width: 640,
-      height: 480,
-      analysis: { checks: { face_count: { value: 1, threshold: 1, passed: true } } },
-    });
+  await db.insert(media).values({
+    id: mediaId,
+    verificationId: id,
+    type: 'selfie',
+    contentType: 'image/jpeg',
+    byteSize: bytes.length,
+    width: 640,
+    height: 480,
+    analysis: { checks: { face_count: { value: 1, threshold: 1, passed: true } } },
+  });
   await mediaStore.put(db, mediaId, bytes);
   return { id, mediaId };
 }

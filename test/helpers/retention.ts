@@ -69,18 +69,16 @@ export async function heldVerification(
   const photo = opts.photo ?? fakePhoto();
   const mediaId = newId('med');
   await db.transaction(async (tx) => {
-    await tx
-      .insert(media)
-      .values({
-        id: mediaId,
-        verificationId: row.id,
-        type: 'selfie',
-        contentType: 'image/jpeg',
-        byteSize: photo.length,
-        width: 640,
-        height: 480,
-        analysis: { width: 640, height: 480, faces: [{ box: [1, 2, 3, 4], age: 33, embedding }] },
-      });
+    await tx.insert(media).values({
+      id: mediaId,
+      verificationId: row.id,
+      type: 'selfie',
+      contentType: 'image/jpeg',
+      byteSize: photo.length,
+      width: 640,
+      height: 480,
+      analysis: { width: 640, height: 480, faces: [{ box: [1, 2, 3, 4], age: 33, embedding }] },
+    });
     await mediaStore.put(tx, mediaId, photo);
     await enqueueTransitionWebhook(
       tx,
@@ -93,16 +91,14 @@ export async function heldVerification(
     .update(verifications)
     .set({ status: 'submitted', attemptsUsed: 1, submittedAt: new Date() })
     .where(eq(verifications.id, row.id));
-  await db
-    .insert(faceEmbeddings)
-    .values({
-      verificationId: row.id,
-      workspaceId: row.workspaceId,
-      mode,
-      externalId: row.externalId,
-      account: row.externalId ?? row.id,
-      embedding,
-    });
+  await db.insert(faceEmbeddings).values({
+    verificationId: row.id,
+    workspaceId: row.workspaceId,
+    mode,
+    externalId: row.externalId,
+    account: row.externalId ?? row.id,
+    embedding,
+  });
   await db.transaction(async (tx) =>
     enqueueTransitionWebhook(
       tx,

@@ -1,7 +1,8 @@
 /**
- * The two checks `npm run lint` adds to ESLint, each shown failing on a deliberate violation and passing once it is
- * mended: Prettier with the project's settings (.prettierrc.json, .prettierignore), and knip with the project's
- * knip.json, which fails on an export nothing imports (docs/development.md "Formatting and unused code").
+ * The two checks `npm run lint` adds to ESLint (`knip`, then `prettier --check .`), each shown failing on a deliberate
+ * violation and passing once it is mended: Prettier with the project's settings (.prettierrc.json, .prettierignore),
+ * and knip with the project's knip.json, which fails on an export nothing imports (docs/development.md "Formatting
+ * and unused code").
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';

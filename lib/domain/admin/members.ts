@@ -99,18 +99,16 @@ export async function inviteMember(
   const id = newId('inv');
   const expiresAt = new Date(now.getTime() + INVITE_DAYS * DAY_MS);
   await db.transaction(async (tx) => {
-    await tx
-      .insert(adminInvites)
-      .values({
-        id,
-        workspaceId: ws.id,
-        email: v.email,
-        role: v.role,
-        tokenHash: sha256Hex(token),
-        createdBy: actorId(actor),
-        createdAt: now,
-        expiresAt,
-      });
+    await tx.insert(adminInvites).values({
+      id,
+      workspaceId: ws.id,
+      email: v.email,
+      role: v.role,
+      tokenHash: sha256Hex(token),
+      createdBy: actorId(actor),
+      createdAt: now,
+      expiresAt,
+    });
     await audit(tx, {
       workspaceId: ws.id,
       actor: actorId(actor),

@@ -192,31 +192,27 @@ describe('owners run their workspace', () => {
       for (const [i, c] of cases.entries()) {
         const id = newId('evt');
         ids.push(id);
-        await db
-          .insert(webhookEvents)
-          .values({
-            id,
-            workspaceId: ws,
-            verificationId: c.id,
-            status: 'review',
-            body: '{}',
-            state: i === 0 ? 'failed' : 'delivered',
-            attempts: 1,
-            nextAttemptAt: new Date(Date.now() + 3_600_000),
-          });
-        await db
-          .insert(webhookAttempts)
-          .values({
-            id: newId('wat'),
-            eventId: id,
-            attempt: 1,
-            url: 'https://x.example/',
-            startedAt: new Date(),
-            latencyMs: 12,
-            statusCode: i === 0 ? 500 : 200,
-            responseBody: i === 0 ? 'boom '.repeat(100) : 'ok',
-            outcome: i === 0 ? 'failed' : 'delivered',
-          });
+        await db.insert(webhookEvents).values({
+          id,
+          workspaceId: ws,
+          verificationId: c.id,
+          status: 'review',
+          body: '{}',
+          state: i === 0 ? 'failed' : 'delivered',
+          attempts: 1,
+          nextAttemptAt: new Date(Date.now() + 3_600_000),
+        });
+        await db.insert(webhookAttempts).values({
+          id: newId('wat'),
+          eventId: id,
+          attempt: 1,
+          url: 'https://x.example/',
+          startedAt: new Date(),
+          latencyMs: 12,
+          statusCode: i === 0 ? 500 : 200,
+          responseBody: i === 0 ? 'boom '.repeat(100) : 'ok',
+          outcome: i === 0 ? 'failed' : 'delivered',
+        });
       }
       const all = await deliveryLog(db, owner, { workspaceId: ws });
       expect(all.events.map((e) => e.id)).toEqual([...ids].reverse());

@@ -53,16 +53,14 @@ export async function addToBlocklist(
     throw validationError({ verification: ['No usable face.'] }, 'That verification has no selfie with a usable face.');
   const id = newId('blk');
   await db.transaction(async (tx) => {
-    await tx
-      .insert(blocklistEntries)
-      .values({
-        id,
-        workspaceId: v.workspaceId,
-        mode: v.mode,
-        verificationId: v.id,
-        embedding,
-        createdBy: input.actor,
-      });
+    await tx.insert(blocklistEntries).values({
+      id,
+      workspaceId: v.workspaceId,
+      mode: v.mode,
+      verificationId: v.id,
+      embedding,
+      createdBy: input.actor,
+    });
     await audit(tx, {
       workspaceId: v.workspaceId,
       verificationId: v.id,
@@ -79,14 +77,11 @@ export async function addToBlocklist(
 /** Removes an entry (`npm run ops -- blocklist:remove`, the admin area); later submissions are no longer matched against it. */
 export async function removeFromBlocklist(db: Db, input: { id: string; actor: string; requestId?: string }) {
   return db.transaction(async (tx) => {
-    const [row] = await tx
-      .delete(blocklistEntries)
-      .where(eq(blocklistEntries.id, input.id))
-      .returning({
-        id: blocklistEntries.id,
-        workspaceId: blocklistEntries.workspaceId,
-        verificationId: blocklistEntries.verificationId,
-      });
+    const [row] = await tx.delete(blocklistEntries).where(eq(blocklistEntries.id, input.id)).returning({
+      id: blocklistEntries.id,
+      workspaceId: blocklistEntries.workspaceId,
+      verificationId: blocklistEntries.verificationId,
+    });
     if (!row) throw notFound('Blocklist entry');
     await audit(tx, {
       workspaceId: row.workspaceId,

@@ -37,19 +37,17 @@ describe('findDuplicates', () => {
       approved = true,
     ) => {
       const id = uuidv7();
-      await db
-        .insert(verifications)
-        .values({
-          id,
-          workspaceId: ws,
-          mode,
-          status: approved ? 'approved' : 'declined',
-          flow: 'age',
-          checkMethod: 'estimation',
-          externalId,
-          captureTokenHash: randomToken(),
-          completedAt: new Date(),
-        });
+      await db.insert(verifications).values({
+        id,
+        workspaceId: ws,
+        mode,
+        status: approved ? 'approved' : 'declined',
+        flow: 'age',
+        checkMethod: 'estimation',
+        externalId,
+        captureTokenHash: randomToken(),
+        completedAt: new Date(),
+      });
       await db
         .insert(faceEmbeddings)
         .values({ verificationId: id, workspaceId: ws, mode, externalId, account: externalId ?? id, embedding: emb });
@@ -96,33 +94,29 @@ describe('findDuplicates', () => {
       acct: `many-${i}`,
       emb: at(probe, 0.9 - (i % 20) * 0.005, 1000 + i),
     }));
-    await db
-      .insert(verifications)
-      .values(
-        rows.map((r) => ({
-          id: r.id,
-          workspaceId: w.workspace.id,
-          mode: 'live' as const,
-          status: 'approved' as const,
-          flow: 'age' as const,
-          checkMethod: 'estimation' as const,
-          externalId: r.acct,
-          captureTokenHash: randomToken(),
-          completedAt: new Date(),
-        })),
-      );
-    await db
-      .insert(faceEmbeddings)
-      .values(
-        rows.map((r) => ({
-          verificationId: r.id,
-          workspaceId: w.workspace.id,
-          mode: 'live' as const,
-          externalId: r.acct,
-          account: r.acct,
-          embedding: r.emb,
-        })),
-      );
+    await db.insert(verifications).values(
+      rows.map((r) => ({
+        id: r.id,
+        workspaceId: w.workspace.id,
+        mode: 'live' as const,
+        status: 'approved' as const,
+        flow: 'age' as const,
+        checkMethod: 'estimation' as const,
+        externalId: r.acct,
+        captureTokenHash: randomToken(),
+        completedAt: new Date(),
+      })),
+    );
+    await db.insert(faceEmbeddings).values(
+      rows.map((r) => ({
+        verificationId: r.id,
+        workspaceId: w.workspace.id,
+        mode: 'live' as const,
+        externalId: r.acct,
+        account: r.acct,
+        embedding: r.emb,
+      })),
+    );
     const input = {
       workspaceId: w.workspace.id,
       mode: 'live' as const,
@@ -167,31 +161,27 @@ describe('findDuplicates', () => {
     const probe = unit(4);
     const add = async (ws: string, embs: number[][]) => {
       const rows = embs.map((emb) => ({ id: uuidv7(), emb }));
-      await db
-        .insert(verifications)
-        .values(
-          rows.map((r) => ({
-            id: r.id,
-            workspaceId: ws,
-            mode: 'live' as const,
-            status: 'approved' as const,
-            flow: 'age' as const,
-            checkMethod: 'estimation' as const,
-            captureTokenHash: randomToken(),
-            completedAt: new Date(),
-          })),
-        );
-      await db
-        .insert(faceEmbeddings)
-        .values(
-          rows.map((r) => ({
-            verificationId: r.id,
-            workspaceId: ws,
-            mode: 'live' as const,
-            account: r.id,
-            embedding: r.emb,
-          })),
-        );
+      await db.insert(verifications).values(
+        rows.map((r) => ({
+          id: r.id,
+          workspaceId: ws,
+          mode: 'live' as const,
+          status: 'approved' as const,
+          flow: 'age' as const,
+          checkMethod: 'estimation' as const,
+          captureTokenHash: randomToken(),
+          completedAt: new Date(),
+        })),
+      );
+      await db.insert(faceEmbeddings).values(
+        rows.map((r) => ({
+          verificationId: r.id,
+          workspaceId: ws,
+          mode: 'live' as const,
+          account: r.id,
+          embedding: r.emb,
+        })),
+      );
       return rows.map((r) => r.id);
     };
     // Another workspace's 400 faces all nearer the probe than ours: a walk of the graph meets them first.
@@ -223,30 +213,26 @@ describe('findDuplicates', () => {
     const db = getDb();
     const w = await makeWorkspace();
     const ids = Array.from({ length: 4 }, () => uuidv7());
-    await db
-      .insert(verifications)
-      .values(
-        ids.map((id) => ({
-          id,
-          workspaceId: w.workspace.id,
-          mode: 'live' as const,
-          status: 'approved' as const,
-          flow: 'age' as const,
-          checkMethod: 'estimation' as const,
-          captureTokenHash: randomToken(),
-        })),
-      );
-    await db
-      .insert(faceEmbeddings)
-      .values(
-        ids.map((id, i) => ({
-          verificationId: id,
-          workspaceId: w.workspace.id,
-          mode: 'live' as const,
-          account: id,
-          embedding: unit(50 + i),
-        })),
-      );
+    await db.insert(verifications).values(
+      ids.map((id) => ({
+        id,
+        workspaceId: w.workspace.id,
+        mode: 'live' as const,
+        status: 'approved' as const,
+        flow: 'age' as const,
+        checkMethod: 'estimation' as const,
+        captureTokenHash: randomToken(),
+      })),
+    );
+    await db.insert(faceEmbeddings).values(
+      ids.map((id, i) => ({
+        verificationId: id,
+        workspaceId: w.workspace.id,
+        mode: 'live' as const,
+        account: id,
+        embedding: unit(50 + i),
+      })),
+    );
     expect(await searchStrategy(db, { workspaceId: w.workspace.id, mode: 'live' }, Date.now(), 4)).toBe('exact');
     expect(await searchStrategy(db, { workspaceId: w.workspace.id, mode: 'live' }, Date.now(), 3)).toBe('index');
     expect(await searchStrategy(db, { workspaceId: w.workspace.id, mode: 'test' }, Date.now(), 3)).toBe('exact');

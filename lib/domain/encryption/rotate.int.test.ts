@@ -53,17 +53,15 @@ describe('rotating ENCRYPTION_KEY', () => {
     for (let i = 0; i < 3; i++) held.push(await heldVerification(db(), w));
     const legacyPhoto = Buffer.from('a photo stored before data keys');
     const legacyMedia = newId('med');
-    await db()
-      .insert(media)
-      .values({
-        id: legacyMedia,
-        verificationId: held[0].id,
-        type: 'selfie',
-        contentType: 'image/jpeg',
-        byteSize: legacyPhoto.length,
-        width: 640,
-        height: 480,
-      });
+    await db().insert(media).values({
+      id: legacyMedia,
+      verificationId: held[0].id,
+      type: 'selfie',
+      contentType: 'image/jpeg',
+      byteSize: legacyPhoto.length,
+      width: 640,
+      height: 480,
+    });
     await db()
       .insert(mediaBlobs)
       .values({

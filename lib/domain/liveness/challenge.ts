@@ -65,18 +65,16 @@ export async function skipChallenge(db: Db, v: Verification, now = new Date()): 
     completed_at: now.toISOString(),
     frames: [],
   };
-  await db
-    .insert(livenessChallenges)
-    .values({
-      id,
-      verificationId: v.id,
-      nonceSha256: sha256(randomToken()),
-      steps: [],
-      issuedAt: now,
-      expiresAt: now,
-      completedAt: now,
-      outcome,
-    });
+  await db.insert(livenessChallenges).values({
+    id,
+    verificationId: v.id,
+    nonceSha256: sha256(randomToken()),
+    steps: [],
+    issuedAt: now,
+    expiresAt: now,
+    completedAt: now,
+    outcome,
+  });
   return outcome;
 }
 
@@ -155,16 +153,14 @@ export async function completeChallenge(
       .set({ outcome, embedding: straightFrame })
       .where(eq(livenessChallenges.id, c.id));
     if (hashes.length && failure !== 'expired') {
-      await tx
-        .insert(livenessFrames)
-        .values(
-          hashes.map((h, i) => ({
-            challengeId: c.id,
-            workspaceId: v.workspaceId,
-            sha256: h,
-            embedding: embeddings[i],
-          })),
-        );
+      await tx.insert(livenessFrames).values(
+        hashes.map((h, i) => ({
+          challengeId: c.id,
+          workspaceId: v.workspaceId,
+          sha256: h,
+          embedding: embeddings[i],
+        })),
+      );
     }
   });
   return outcome;

@@ -46,16 +46,14 @@ beforeAll(async () => {
       captureTokenHash: captureTokenHash(randomToken()),
     });
   for (const id of [withSelfie, withoutSelfie]) {
-    await db()
-      .insert(faceEmbeddings)
-      .values({
-        verificationId: id,
-        workspaceId: w.workspace.id,
-        mode: 'live',
-        account: id,
-        embedding: null,
-        legacyEmbedding: legacy(),
-      });
+    await db().insert(faceEmbeddings).values({
+      verificationId: id,
+      workspaceId: w.workspace.id,
+      mode: 'live',
+      account: id,
+      embedding: null,
+      legacyEmbedding: legacy(),
+    });
   }
   await db()
     .insert(blocklistEntries)

@@ -346,17 +346,15 @@ describe('the retention sweep', () => {
     const h = await heldVerification(db(), w);
     const photo = Buffer.from('legacy photo bytes');
     const legacyMedia = newId('med');
-    await db()
-      .insert(media)
-      .values({
-        id: legacyMedia,
-        verificationId: h.id,
-        type: 'selfie',
-        contentType: 'image/jpeg',
-        byteSize: photo.length,
-        width: 640,
-        height: 480,
-      });
+    await db().insert(media).values({
+      id: legacyMedia,
+      verificationId: h.id,
+      type: 'selfie',
+      contentType: 'image/jpeg',
+      byteSize: photo.length,
+      width: 640,
+      height: 480,
+    });
     await db()
       .insert(mediaBlobs)
       .values({
@@ -403,16 +401,14 @@ describe('the retention sweep', () => {
       });
       const eventId = newId('evt');
       const attemptId = newId('wat');
-      await db()
-        .insert(webhookEvents)
-        .values({
-          id: eventId,
-          workspaceId: w.workspace.id,
-          verificationId: h.id,
-          status: 'approved',
-          body,
-          state: 'delivered',
-        });
+      await db().insert(webhookEvents).values({
+        id: eventId,
+        workspaceId: w.workspace.id,
+        verificationId: h.id,
+        status: 'approved',
+        body,
+        state: 'delivered',
+      });
       await db()
         .insert(webhookAttempts)
         .values({
@@ -515,17 +511,15 @@ describe('leftovers', () => {
     const h = await heldVerification(db(), w);
     await eraseVerificationData(db(), { verificationId: h.id, actor: 'operator' });
     const late = newId('med');
-    await db()
-      .insert(media)
-      .values({
-        id: late,
-        verificationId: h.id,
-        type: 'selfie',
-        contentType: 'image/jpeg',
-        byteSize: 4,
-        width: 640,
-        height: 480,
-      });
+    await db().insert(media).values({
+      id: late,
+      verificationId: h.id,
+      type: 'selfie',
+      contentType: 'image/jpeg',
+      byteSize: 4,
+      width: 640,
+      height: 480,
+    });
     await db()
       .insert(mediaBlobs)
       .values({
@@ -614,15 +608,13 @@ describe('DELETE /v1/verifications/{id}/data', () => {
       device_signals: { ip_info: { v4: { address: '203.0.113.7' } } },
     });
     const eventId = newId('evt');
-    await db()
-      .insert(webhookEvents)
-      .values({
-        id: eventId,
-        workspaceId: w.workspace.id,
-        verificationId: h.id,
-        status: 'resubmission_requested',
-        body: earlier,
-      });
+    await db().insert(webhookEvents).values({
+      id: eventId,
+      workspaceId: w.workspace.id,
+      verificationId: h.id,
+      status: 'resubmission_requested',
+      body: earlier,
+    });
     await db()
       .insert(webhookAttempts)
       .values({

@@ -108,17 +108,15 @@ describe('a pg_dump after the sweep holds nothing of an erased verification', ()
       const l = await heldVerification(db(), kyc, { decidedDaysAgo: 50 });
       const legacyPhoto = Buffer.concat([Buffer.from('LEGACY-PHOTO-'), I.astronaut().subarray(1000, 3000)]);
       const legacyMedia = newId('med');
-      await db()
-        .insert(media)
-        .values({
-          id: legacyMedia,
-          verificationId: l.id,
-          type: 'selfie',
-          contentType: 'image/jpeg',
-          byteSize: legacyPhoto.length,
-          width: 640,
-          height: 480,
-        });
+      await db().insert(media).values({
+        id: legacyMedia,
+        verificationId: l.id,
+        type: 'selfie',
+        contentType: 'image/jpeg',
+        byteSize: legacyPhoto.length,
+        width: 640,
+        height: 480,
+      });
       await db().execute(
         sql`insert into media_blobs (media_id, ciphertext) values (${legacyMedia}, ${aesGcmEncrypt(legacyPhoto, `media:${legacyMedia}`, keyRing().primary.key)})`,
       );

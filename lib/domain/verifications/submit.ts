@@ -87,15 +87,13 @@ export async function submitVerification(db: Db, input: SubmitVerificationInput)
     if (row.mode === 'live') {
       // The pipeline's work, in the same transaction (outbox): a crash after commit loses nothing.
       // It carries this request's trace, which the decision continues (docs/operating.md "Traces").
-      await tx
-        .insert(pipelineJobs)
-        .values({
-          id: newId('job'),
-          verificationId: row.id,
-          attempt,
-          mediaIds: submittedMedia(uploaded),
-          traceparent: currentTraceparent(),
-        });
+      await tx.insert(pipelineJobs).values({
+        id: newId('job'),
+        verificationId: row.id,
+        attempt,
+        mediaIds: submittedMedia(uploaded),
+        traceparent: currentTraceparent(),
+      });
       await announce('verification/submitted', { verificationId: row.id });
     }
     await audit(tx, {

@@ -50,18 +50,16 @@ export async function enqueueWebhook(db: DbOrTx, v: VerificationRow, at: Date, d
       if (!(e instanceof DataKeyDestroyedError)) throw e;
     }
   }
-  await db
-    .insert(webhookEvents)
-    .values({
-      id,
-      workspaceId: v.workspaceId,
-      verificationId: v.id,
-      status: v.status,
-      body,
-      bodySealed,
-      nextAttemptAt: at,
-      traceparent: currentTraceparent(),
-    });
+  await db.insert(webhookEvents).values({
+    id,
+    workspaceId: v.workspaceId,
+    verificationId: v.id,
+    status: v.status,
+    body,
+    bodySealed,
+    nextAttemptAt: at,
+    traceparent: currentTraceparent(),
+  });
   await announce('webhook/enqueued', { eventId: id });
   return id;
 }
