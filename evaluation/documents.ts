@@ -50,6 +50,7 @@ export async function readDocumentPhoto(
       checks,
       opts.documentType === 'passport' ? 'front' : 'back',
       opts.documentType,
+      image,
     );
     if (failed.length > 0 || !read) return { ok: false, code: failed[0] ?? UNREADABLE, ms: ms() };
     const person = personOf(read, opts.now ?? new Date());

@@ -49,10 +49,9 @@ export function datesOf(r: CodeRead, now: Date): { birthDate: string | null; exp
 
 /**
  * The machine-readable data of an oriented image (EXIF orientation applied). A licence is read by its barcode first;
- * a passport or ID card by its MRZ. Without a type, both are tried. `box`: where the upload's card-shape detector
- * found the document, when it did: the MRZ is then read first in the lower part of that box (`readMrz`: a flat,
- * upright document, its name fields placed cell by cell), and only if that gives no valid read is the zone looked
- * for anywhere in the photo, at any angle (`readMrzPhoto`).
+ * a passport or ID card by its MRZ. Without a type, both are tried. The zone is looked for anywhere in the photo, at
+ * any angle (`readMrzPhoto`); only when that gives no valid read is the lower part of `box` read (where the upload's
+ * card-shape detector found the document, or the whole image: `readMrz`, a flat upright scan).
  */
 export async function readCode(
   oriented: Buffer,
@@ -65,8 +64,8 @@ export async function readCode(
       if (aamva) return { source: 'pdf417', aamva };
     }
   }
-  const inBox = box ? await readMrz(oriented, box) : null;
-  const r = inBox?.mrz ? inBox : await readMrzPhoto(oriented);
+  let r = await readMrzPhoto(oriented);
+  if (!r.mrz) r = await readMrz(oriented, box ?? null);
   if (r.mrz) return { source: 'mrz', mrz: r.mrz.data, corrected: r.mrz.corrected };
   return null;
 }
@@ -87,10 +86,20 @@ export async function checkDocumentUpload(
   checks: Checks,
   side: 'front' | 'back',
   documentType: DocumentType,
+  original?: Uint8Array,
 ): Promise<{ failed: ErrorCode[]; read: CodeRead | null }> {
   const { failed } = checkDocument(analysis, checks, side);
   if (!carriesCode(documentType, side)) return { failed, read: null };
-  const read = await readCode(analysis.stored, documentType, analysis.document?.box);
+  // The code is read from the file as uploaded (orientation applied, lossless, grey: a third of the colour's memory),
+  // not from the stored JPEG: on a small scan the JPEG's smoothing alone makes an MRZ unreadable.
+  const source = original
+    ? await sharp(original, { limitInputPixels: MAX_PIXELS })
+        .rotate()
+        .greyscale()
+        .png({ compressionLevel: 0 })
+        .toBuffer()
+    : analysis.stored;
+  const read = await readCode(source, documentType, analysis.document?.box);
   checks.document_read = {
     value: read ? { format: formatOf(read) } : null,
     threshold: 'check digits valid',

@@ -61,7 +61,7 @@ export async function uploadMedia(db: Db, input: UploadMediaInput) {
     analysis = await analysisPool().analyze(input.file, input.type, { workspace: v.workspaceId, verification: v.id });
     let failed;
     if (input.type === 'selfie') ({ failed } = checkSelfie(analysis, checks));
-    else ({ failed, read } = await checkDocumentUpload(analysis, checks, side!, documentType!));
+    else ({ failed, read } = await checkDocumentUpload(analysis, checks, side!, documentType!, input.file));
     throwIfFailed(failed, checks);
   } catch (e) {
     if (e instanceof DomainError) {
