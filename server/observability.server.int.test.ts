@@ -104,6 +104,8 @@ beforeAll(async () => {
   expect((await api.submit(verificationId)).data.status).toBe('submitted');
   const decided = await api.waitDecided(verificationId, 90_000);
   expect(['approved', 'declined', 'resubmission_requested', 'review']).toContain(decided.status);
+  // One GET more than the wait's polls (a fast decision is seen by the first poll): at least two in all.
+  expect((await api.json('GET', `/v1/verifications/${verificationId}`)).data.status).toBe(decided.status);
   await until(
     () => rx.received.length,
     (n) => n >= 2,

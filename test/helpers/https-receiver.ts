@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import type net from 'node:net';
 
 export type Received = { headers: Record<string, string | string[] | undefined>; body: string; at: number };
@@ -49,6 +50,10 @@ export async function startReceiver(
   replies: Reply[] | ((n: number, r: Received) => Reply) = [{ status: 200 }],
 ) {
   const received: Received[] = [];
+  // A path of its own: the database is shared by the test files, and an event of another file whose receiver has
+  // closed may be swept to the port this one now has. Such a request is answered 410 and neither recorded nor
+  // given a scripted reply.
+  const own = `/hooks/${randomBytes(6).toString('hex')}`;
   let script = replies;
   let scriptStart = 0;
   const server = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
@@ -56,6 +61,11 @@ export async function startReceiver(
     req.setEncoding('utf8');
     req.on('data', (d) => (body += d));
     req.on('end', () => {
+      if (req.url !== own) {
+        res.writeHead(410, { 'content-type': 'text/plain' });
+        res.end('not this receiver');
+        return;
+      }
       const got = { headers: req.headers, body, at: Date.now() };
       received.push(got);
       const n = received.length - scriptStart;
@@ -69,7 +79,7 @@ export async function startReceiver(
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as net.AddressInfo).port;
   return {
-    url: `https://127.0.0.1:${port}/hooks/verify`,
+    url: `https://127.0.0.1:${port}${own}`,
     port,
     received,
     script: (r: Reply[] | ((n: number, got: Received) => Reply)) => {

@@ -17,13 +17,10 @@ describe('SSRF guard at connect time', () => {
   });
   afterAll(() => rx.close());
 
-  const spellings = (port: number) => [
-    `https://127.0.0.1:${port}/x`,
-    `https://127.1:${port}/x`,
-    `https://2130706433:${port}/x`,
-    `https://0x7f000001:${port}/x`,
-    `https://localhost:${port}/x`,
-  ];
+  const spellings = (port: number) =>
+    ['127.0.0.1', '127.1', '2130706433', '0x7f000001', 'localhost'].map(
+      (host) => `https://${host}:${port}${new URL(rx.url).pathname}`,
+    );
 
   it('each spelling of loopback reaches the receiver when private targets are allowed', async () => {
     for (const url of spellings(rx.port)) {
@@ -43,7 +40,7 @@ describe('SSRF guard at connect time', () => {
     const resolver = (_h: string, cb: (e: null, a: { address: string; family: number }[]) => void) =>
       cb(null, [{ address: '127.0.0.1', family: 4 }]);
     const viaDns = await sendOnce(
-      `https://hooks.example.com:${rx.port}/x`,
+      `https://hooks.example.com:${rx.port}${new URL(rx.url).pathname}`,
       '{}',
       {},
       { allowPrivate: false, ca: tls.cert, resolver },
@@ -80,7 +77,7 @@ describe('SSRF guard at connect time', () => {
     for (const [name, list] of answers) {
       const r = changing(list);
       const res = await sendOnce(
-        `https://hooks.example.com:${rx.port}/x`,
+        `https://hooks.example.com:${rx.port}${new URL(rx.url).pathname}`,
         '{}',
         {},
         { allowPrivate: false, ca: tls.cert, resolver: r.resolve, timeoutMs: 5000 },
@@ -115,7 +112,7 @@ describe('SSRF guard at connect time', () => {
       // DNS rebinding: public when checked, loopback when asked again.
       const rebinding = changing([v4('93.184.216.34')], [v4('127.0.0.1')]);
       const r = await sendOnce(
-        `https://hooks.example.com:${rx.port}/x`,
+        `https://hooks.example.com:${rx.port}${new URL(rx.url).pathname}`,
         '{}',
         {},
         { allowPrivate: false, ca: tls.cert, resolver: rebinding.resolve, timeoutMs: 5000 },
@@ -128,7 +125,7 @@ describe('SSRF guard at connect time', () => {
       connectingTo.length = 0;
       const moving = changing([v4('127.0.0.1')], [v4('127.0.0.2')]);
       const ok = await sendOnce(
-        `https://localhost:${rx.port}/x`,
+        `https://localhost:${rx.port}${new URL(rx.url).pathname}`,
         '{}',
         {},
         { allowPrivate: true, ca: tls.cert, resolver: moving.resolve, timeoutMs: 5000 },
