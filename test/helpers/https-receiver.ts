@@ -81,6 +81,8 @@ export async function startReceiver(
   return {
     url: `https://127.0.0.1:${port}${own}`,
     port,
+    /** The path it answers on (any other is 410). */
+    path: own,
     received,
     script: (r: Reply[] | ((n: number, got: Received) => Reply)) => {
       script = r;

@@ -117,6 +117,12 @@ function parseRecognised(r: { text: string; lines: Sym[][] }): MrzResult | null 
   return parseMrz(r.text);
 }
 
+/** One band read by one model: the MRZ if every check digit holds, and the text recognised. */
+async function readBand(png: Buffer, model: Model): Promise<{ mrz: MrzResult | null; text: string }> {
+  const r = await recognize(png, model);
+  return { mrz: parseRecognised(r), text: r.text };
+}
+
 /**
  * Reads the MRZ from the lower part of a document image. `box` is the document region found at upload
  * (x, y, w, h); the MRZ sits in its bottom third on a passport data page and an ID card back.
@@ -138,9 +144,8 @@ export async function readMrz(image: Buffer, box: number[] | null): Promise<MrzR
     if (region.width < 8 || region.height < 8) break;
     const png = await sharp(image).extract(region).greyscale().resize({ width: 1800 }).normalise().png().toBuffer();
     for (const model of MODELS) {
-      const r = await recognize(png, model);
-      text = r.text;
-      const mrz = parseRecognised(r);
+      const { mrz, text: read } = await readBand(png, model);
+      text = read;
       if (mrz) return { mrz, text, ms: Date.now() - t };
     }
   }
@@ -223,9 +228,8 @@ export async function readMrzPhoto(oriented: Buffer): Promise<MrzRead> {
         tries++;
         const png = await bandPng(warpQuad(full, q, outW, outH));
         bands.push(png);
-        const r = await recognize(png, MODELS[0]);
-        text = r.text;
-        const mrz = parseRecognised(r);
+        const { mrz, text: read } = await readBand(png, MODELS[0]);
+        text = read;
         if (mrz) return { mrz, text, ms: Date.now() - t, tries };
       }
     }
@@ -233,9 +237,8 @@ export async function readMrzPhoto(oriented: Buffer): Promise<MrzRead> {
   // The next model only once the first has read none of the bands (it costs as much again).
   for (const model of MODELS.slice(1))
     for (const png of bands) {
-      const r = await recognize(png, model);
-      text = r.text;
-      const mrz = parseRecognised(r);
+      const { mrz, text: read } = await readBand(png, model);
+      text = read;
       if (mrz) return { mrz, text, ms: Date.now() - t, tries };
     }
   return { mrz: null, text, ms: Date.now() - t, tries };
