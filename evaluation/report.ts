@@ -8,6 +8,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { bars, det, histogram, scatter, type Chart } from './charts';
 import type { Rate } from './stats';
+import { lowest } from './stats';
 import type { Scores, Summary } from './summarize';
 import { documentsHtml, type DocumentsSection } from './documents';
 
@@ -70,7 +71,7 @@ export function charts(s: Summary, scores: Scores): Chart[] {
     ),
   );
   const fm = s.face_match;
-  const lo = Math.min(0, ...scores.impostor, ...scores.genuine);
+  const lo = lowest([0], scores.impostor, scores.genuine);
   out.push(
     histogram(
       'face-match-histogram',
@@ -109,7 +110,7 @@ export function charts(s: Summary, scores: Scores): Chart[] {
         ],
         {
           xLabel: 'cosine similarity',
-          min: Math.floor(Math.min(0, ...scores.docImpostor) * 10) / 10,
+          min: Math.floor(lowest([0], scores.docImpostor) * 10) / 10,
           max: 1,
           bins: 60,
           markers: [{ at: d.threshold, label: `threshold ${d.threshold}` }],
