@@ -23,7 +23,7 @@
  * Everything here is pure (numbers in, numbers out) and unit-tested on made-up data.
  */
 import { ageInputs, rawAge, sexInput, type AgeCalibration, type AgeFeatures } from '../lib/domain/faces/age';
-import { ageRangeOf, type AgeRanges } from '../lib/domain/thresholds/age-range';
+import { ageRangeOf, type AgeRanges, type RangeCuts } from '../lib/domain/thresholds/age-range';
 import { clopperPearsonUpper, rate, seeded } from './stats';
 
 /** A face of the set the fit learns from: its true age, the networks' readings, the description, and the set's own labels (sex, group; the fit's weights and the ranges' per-group cuts use them, the estimate never does). */
@@ -267,6 +267,14 @@ export type RangeOptions = {
   byGroup?: boolean;
   /** the fewest people under (or at or over) a threshold a label needs to take part in byGroup's cuts (default 20) */
   minGroup?: number;
+  /**
+   * Fit the lower cuts apart for the faces the estimate reads as a woman and as a man (`male` under or at/over 0.5,
+   * the network's reading, never a label), each with its own alpha (AgeRanges.by_read_sex): the share of minors
+   * passed then holds for each read sex, and the cut for one is not set by the other's oldest-looking minors. The
+   * upper cuts stay shared.
+   * Needs each read sex to have enough people for the cut at 18 (2 / alpha − 1 under it); otherwise one table.
+   */
+  byReadSex?: boolean;
 };
 export const DEFAULT_RANGE_OPTIONS: RangeOptions = {
   alpha: 0.01,
@@ -396,7 +404,39 @@ export function fitRanges(
   o: RangeOptions = DEFAULT_RANGE_OPTIONS,
   fittedOn = '',
   labels?: readonly Pick<Labelled, 'sex' | 'group'>[],
+  /** each face's read sex (faceres-deep's `male`, 0..1; null: unread), for byReadSex */
+  males?: readonly (number | null | undefined)[],
 ): AgeRanges {
+  if (o.byReadSex && males) {
+    const side = (m: number | null | undefined) =>
+      typeof m === 'number' && Number.isFinite(m) ? (m >= 0.5 ? 'male' : 'female') : null;
+    const pick = (s: 'female' | 'male') => truth.map((_, i) => i).filter((i) => side(males[i]) === s);
+    const idx = { female: pick('female'), male: pick('male') };
+    const enough = (ix: number[]) => ix.filter((i) => truth[i] < 18).length >= Math.ceil(2 / o.alpha - 1);
+    if (enough(idx.female) && enough(idx.male)) {
+      const shared = fitRanges(truth, estimates, { ...o, byReadSex: false }, fittedOn, labels);
+      // The lower cuts (passing) and the confidence apart; the upper cuts (failing) stay the shared table's: the
+      // network reads many older women as men, so too few old faces are read as women for upper cuts of their own.
+      const cuts = (ix: number[]): RangeCuts => {
+        const t = fitRanges(
+          ix.map((i) => truth[i]),
+          ix.map((i) => estimates[i]),
+          { ...o, byReadSex: false },
+          '',
+          labels && ix.map((i) => labels[i]),
+        );
+        return {
+          n: t.n,
+          lower_model: t.lower_model,
+          upper_model: shared.upper_model,
+          lower: t.lower,
+          upper: shared.upper,
+          confidence: t.confidence,
+        };
+      };
+      return { ...shared, by_read_sex: { female: cuts(idx.female), male: cuts(idx.male) } };
+    }
+  }
   // The labels' index sets, for byGroup's cuts.
   const labelSets: number[][] = [];
   if (o.byGroup && labels) {
@@ -513,6 +553,7 @@ export function nestedCrossValidation(
       o,
       '',
       train,
+      train.map((p) => p.features.male),
     );
     const c = fitCalibration(train, groups);
     const idx = points.map((_, i) => i).filter((i) => f[i] === fold);
@@ -520,7 +561,7 @@ export function nestedCrossValidation(
       c,
       idx.map((i) => points[i]),
     ).forEach((e, j) => {
-      const r = ageRangeOf(table, e);
+      const r = ageRangeOf(table, e, points[idx[j]].features.male);
       out[idx[j]] = { truth: points[idx[j]].truth, estimate: e, min: r.min, max: r.max };
     });
   }

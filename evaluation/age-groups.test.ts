@@ -217,4 +217,52 @@ describe('the fit by group', () => {
     expect(passedB).toBe(1); // the highest, at the cut itself: 1 of 100
     expect(est.slice(200, 300).filter((e) => ageRangeOf(overall, e).min >= 18).length).toBeGreaterThan(1);
   });
+
+  it('byReadSex: a table for the faces read as women and one for those read as men, each holding alpha for its own', () => {
+    // 400 minors aged 15 and 400 adults aged 30, half of each read as women (male 0.1), half as men (0.9). Minors read
+    // as men are estimated 5 years higher (10..29.95) than those read as women (5..24.95); adults 25..44.95 alike.
+    const n = 200;
+    const ramp = (from: number) => Array.from({ length: n }, (_, i) => from + i / 10);
+    const truth = [...Array(2 * n).fill(15), ...Array(2 * n).fill(30)];
+    const est = [...ramp(5), ...ramp(10), ...ramp(25), ...ramp(25)];
+    const males = [0, 1, 0, 1].flatMap((m) => Array(n).fill(m ? 0.9 : 0.1));
+    const o = { alpha: 0.01, beta: 0.02, margin: 0, thresholds: [18] };
+    const shared = fitRanges(truth, est, o, '', undefined, males);
+    const split = fitRanges(truth, est, { ...o, byReadSex: true }, '', undefined, males);
+    expect(shared.by_read_sex).toBeUndefined();
+    // Each read sex's cut is the rank ceil(201 · 0.99) = 199 of its own 200 minors' estimates.
+    expect(split.by_read_sex!.female.lower).toEqual([[18, 5 + 198 / 10]]);
+    expect(split.by_read_sex!.male.lower).toEqual([[18, 10 + 198 / 10]]);
+    const passed = (table: typeof shared, from: number, male: number) =>
+      est.slice(from, from + n).filter((e) => ageRangeOf(table, e, male).min >= 18).length;
+    // One table for everyone: its cut (rank 397 of all 400) lets through 4 of the 200 minors read as men (2 %),
+    // none of those read as women, and passes fewer adults read as women than their own table would.
+    expect(passed(shared, n, 0.9)).toBe(4);
+    expect(passed(shared, 0, 0.1)).toBe(0);
+    // Apart: 2 of 200 (the two at or over the cut) in each, and the adults read as women pass 5 years sooner.
+    expect(passed(split, 0, 0.1)).toBe(2);
+    expect(passed(split, n, 0.9)).toBe(2);
+    expect(passed(split, 2 * n, 0.1)).toBe(200); // cut 24.8: every adult read as a woman (25 and up)
+    expect(passed(split, 2 * n, 0.1)).toBeGreaterThan(passed(shared, 2 * n, 0.1));
+    // A face without a reading is judged by both tables, each end on its safe side: the stricter lower end.
+    expect(ageRangeOf(split, 27, null).min).toBe(ageRangeOf(split, 27, 0.9).min);
+    expect(ageRangeOf(split, 27, 0.1).min).toBe(18);
+    expect(ageRangeOf(split, 27, null).min).toBeLessThan(18);
+  });
+
+  it('byReadSex falls back to one table when a read sex has too few minors for its own cut at 18', () => {
+    const truth = [...Array(300).fill(15), ...Array(300).fill(30)];
+    const est = truth.map((t, i) => t + (i % 10));
+    // Only 100 minors read as women: fewer than 2 / alpha − 1 = 199.
+    const males = truth.map((_, i) => (i < 100 ? 0.1 : 0.9));
+    const t = fitRanges(
+      truth,
+      est,
+      { alpha: 0.01, beta: 0.02, margin: 0, thresholds: [18], byReadSex: true },
+      '',
+      undefined,
+      males,
+    );
+    expect(t.by_read_sex).toBeUndefined();
+  });
 });

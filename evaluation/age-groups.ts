@@ -11,7 +11,9 @@ import { clopperPearsonUpper, mean, rate, round } from './stats';
 
 export type Decision = 'pass' | 'refer' | 'fail';
 /** One face with an age and an estimate, and its labels (null or absent: unknown). */
-export type LabelledEstimate = { truth: number; estimate: number } & Partial<Record<LabelColumn, string | null>>;
+export type LabelledEstimate = { truth: number; estimate: number; male?: number | null } & Partial<
+  Record<LabelColumn, string | null>
+>;
 
 const passRate = (k: number, n: number) => {
   const r = rate(k, n);
@@ -41,7 +43,7 @@ export type Fairness = {
 export function ageByGroup(
   points: readonly LabelledEstimate[],
   t: number,
-  decide: (estimate: number) => Decision,
+  decide: (estimate: number, male?: number | null) => Decision,
 ): GroupRow[] {
   const rows: GroupRow[] = [];
   for (const column of LABEL_COLUMNS) {
@@ -52,7 +54,7 @@ export function ageByGroup(
       const ps = points.filter((p) => p[column] === label);
       const over = ps.filter((p) => p.truth >= t);
       const under = ps.filter((p) => p.truth < t);
-      const passed = (xs: readonly LabelledEstimate[]) => xs.filter((p) => decide(p.estimate) === 'pass').length;
+      const passed = (xs: readonly LabelledEstimate[]) => xs.filter((p) => decide(p.estimate, p.male) === 'pass').length;
       const underPassed = passed(under);
       const errors = ps.map((p) => p.estimate - p.truth);
       rows.push({

@@ -46,7 +46,7 @@ import {
 import { parseFlags, UsageError } from '../lib/core/cli-flags';
 
 const usage =
-  'usage: npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 1] [--upper-margin 2] [--workers N] [--cached-only] [--description true|false] [--scale log|years] [--ridge X] [--sex true|false] [--balance true|false] [--by-group true|false]\n';
+  'usage: npm run fit:age -- <folder> [--write] [--json FILE] [--alpha 0.01] [--beta 0.02] [--margin 1] [--upper-margin 2] [--workers N] [--cached-only] [--description true|false] [--scale log|years] [--ridge X] [--sex true|false] [--balance true|false] [--by-group true|false] [--sex-ranges true|false]\n';
 // The valued flags default to '' (not given: the committed fit's choice); --write and --cached-only are switches.
 const VALUED = {
   json: '',
@@ -61,6 +61,7 @@ const VALUED = {
   sex: '',
   balance: '',
   'by-group': '',
+  'sex-ranges': '',
 };
 let parsed: ReturnType<typeof parseFlags<typeof VALUED & { write: boolean; 'cached-only': boolean }>>;
 try {
@@ -79,6 +80,7 @@ if (
   !bool('--sex') ||
   !bool('--balance') ||
   !bool('--by-group') ||
+  !bool('--sex-ranges') ||
   !['log', 'years', undefined].includes(value('--scale')) ||
   (value('--ridge') !== undefined && !(Number(value('--ridge')) >= 0))
 ) {
@@ -91,6 +93,7 @@ const flag = (name: Parameters<typeof value>[0], d: boolean) =>
 const options: RangeOptions = {
   ...DEFAULT_RANGE_OPTIONS,
   byGroup: flag('--by-group', !!AGE_RANGES.by_group),
+  byReadSex: flag('--sex-ranges', !!AGE_RANGES.by_read_sex),
   alpha: opt('--alpha', 0.01),
   beta: opt('--beta', 0.02),
   margin: opt('--margin', DEFAULT_RANGE_OPTIONS.margin),
@@ -231,6 +234,7 @@ out.ranges = fitRanges(
   options,
   fittedOn,
   points,
+  points.map((p) => p.features.male),
 );
 
 const lines: string[] = [];
@@ -265,6 +269,37 @@ for (const d of nested.at) {
 lines.push(
   `  range: covers the true age ${pct(nested.range.coverage)} (n=${nested.range.n}), mean width ${nested.range.mean_width} years`,
 );
+// By the set's sex and group labels (when it has them), at 18: the same nested cross-validation, face by face.
+const judged = nestedCrossValidation(points, chosen, options);
+for (const column of ['sex', 'group'] as const) {
+  const labels = [...new Set(points.map((p) => p[column]).filter((l): l is string => !!l))].sort();
+  if (labels.length === 0) continue;
+  const rows = labels.map((label) => {
+    const idx = points.map((_, i) => i).filter((i) => points[i][column] === label);
+    const over = idx.filter((i) => judged[i].truth >= 18);
+    const under = idx.filter((i) => judged[i].truth < 18);
+    const passed = (ix: number[]) => ix.filter((i) => judged[i].min >= 18).length;
+    const bias = over.reduce((s, i) => s + judged[i].estimate - judged[i].truth, 0) / Math.max(1, over.length);
+    return {
+      label,
+      adults: over.length,
+      passed: passed(over),
+      minors: under.length,
+      minors_passed: passed(under),
+      bias,
+    };
+  });
+  const rates = rows.map((r) => r.passed / Math.max(1, r.adults));
+  lines.push(
+    `  at 18 by ${column} (lowest / highest adults passed ${(Math.min(...rates) / Math.max(...rates)).toFixed(2)}): ` +
+      rows
+        .map(
+          (r) =>
+            `${r.label} ${r.passed}/${r.adults} (${((100 * r.passed) / Math.max(1, r.adults)).toFixed(1)} %), minors ${r.minors_passed}/${r.minors}, adults' bias ${r.bias.toFixed(1)}`,
+        )
+        .join('; '),
+  );
+}
 lines.push(
   '',
   'lower-end margin (years), upper-end margin fixed | at 18: adults passed, minors passed | coverage, mean width',
@@ -286,6 +321,13 @@ lines.push(
       )
       .join('; '),
 );
+const bySex = out.ranges.by_read_sex;
+if (bySex)
+  for (const sex of ['female', 'male'] as const)
+    lines.push(
+      `  faces read as ${sex === 'female' ? 'women' : 'men'} (${bySex[sex].n}), pass when at least: ` +
+        bySex[sex].lower.map(([t, cut]) => `${t}: ${cut}`).join('; '),
+    );
 console.log(lines.join('\n'));
 
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(out, null, 1) + '\n');

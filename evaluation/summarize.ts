@@ -48,7 +48,8 @@ export const DEFAULT_OPTIONS: SummaryOptions = { ageThreshold: 18, targetFmr: 0.
 /** The thresholds the age section reports beside the one it is given: the usual legal ages. */
 export const REPORT_THRESHOLDS = [18, 21, 25] as const;
 
-export type AgePoint = { truth: number; estimate: number };
+/** A face with an age, its estimate, and the estimate's own reading of its sex (the ranges may depend on it). */
+export type AgePoint = { truth: number; estimate: number; male?: number | null };
 
 // The estimate as the current calibration (lib/domain/faces/age.ts) makes it from the models' raw outputs, so a new
 // calibration is measured without analysing the photos again.
@@ -57,7 +58,7 @@ const ageEstimateOf = (r: PhotoRecord) =>
 const agePoints = (records: PhotoRecord[]): AgePoint[] =>
   records
     .filter((r) => r.kind === 'genuine' && r.age !== null && ageEstimateOf(r) != null)
-    .map((r) => ({ truth: r.age!, estimate: ageEstimateOf(r)! }));
+    .map((r) => ({ truth: r.age!, estimate: ageEstimateOf(r)!, male: r.face?.age_features?.male ?? null }));
 
 function ageSection(records: PhotoRecord[], o: SummaryOptions) {
   const labelled = records.filter((r) => r.kind === 'genuine' && r.age !== null);
@@ -78,7 +79,7 @@ function ageSection(records: PhotoRecord[], o: SummaryOptions) {
   });
   const t = o.ageThreshold;
   const outcome = (ps: AgePoint[]) => {
-    const d = ps.map((p) => estimationResult(p.estimate, t).decision);
+    const d = ps.map((p) => estimationResult(p.estimate, t, p.male).decision);
     return {
       n: ps.length,
       pass: rate(d.filter((x) => x === 'pass').length, ps.length),
@@ -99,12 +100,12 @@ function ageSection(records: PhotoRecord[], o: SummaryOptions) {
     outcomes: { threshold: t, under: outcome(under), over: outcome(over) },
     /** under-age people passed (approved) by the production ranges: the dangerous direction */
     false_pass_under: rate(
-      under.filter((p) => estimationResult(p.estimate, t).decision === 'pass').length,
+      under.filter((p) => estimationResult(p.estimate, t, p.male).decision === 'pass').length,
       under.length,
     ),
     /** people at or over the threshold sent to a person (refer) or refused (fail) */
-    refer_rate_over: rate(over.filter((p) => estimationResult(p.estimate, t).decision === 'refer').length, over.length),
-    fail_rate_over: rate(over.filter((p) => estimationResult(p.estimate, t).decision === 'fail').length, over.length),
+    refer_rate_over: rate(over.filter((p) => estimationResult(p.estimate, t, p.male).decision === 'refer').length, over.length),
+    fail_rate_over: rate(over.filter((p) => estimationResult(p.estimate, t, p.male).decision === 'fail').length, over.length),
     margin_for_false_pass: marginForFalsePass(under, over, t, o.targetFalsePass),
     /**
      * What the estimate alone decides at each of REPORT_THRESHOLDS: people at or over it passed / referred /
@@ -125,14 +126,20 @@ function ageSection(records: PhotoRecord[], o: SummaryOptions) {
 function ageGroupsSection(records: PhotoRecord[], t: number) {
   const points: LabelledEstimate[] = records
     .filter((r) => r.kind === 'genuine' && r.age !== null && ageEstimateOf(r) != null)
-    .map((r) => ({ truth: r.age!, estimate: ageEstimateOf(r)!, sex: r.sex ?? null, group: r.group ?? null }));
-  const by_group = ageByGroup(points, t, (e) => estimationResult(e, t).decision);
+    .map((r) => ({
+      truth: r.age!,
+      estimate: ageEstimateOf(r)!,
+      male: r.face?.age_features?.male ?? null,
+      sex: r.sex ?? null,
+      group: r.group ?? null,
+    }));
+  const by_group = ageByGroup(points, t, (e, male) => estimationResult(e, t, male).decision);
   return { by_group, fairness: ageFairness(by_group) };
 }
 
 /** Each point with the production range of its estimate (lib/domain/thresholds/thresholds.ts, AGE_RANGES), or of `table`. */
 export function judge(points: readonly AgePoint[], table: AgeRanges = AGE_RANGES): Judged[] {
-  return points.map((p) => ({ truth: p.truth, estimate: p.estimate, ...ageRangeOf(table, p.estimate) }));
+  return points.map((p) => ({ truth: p.truth, estimate: p.estimate, ...ageRangeOf(table, p.estimate, p.male) }));
 }
 
 /**

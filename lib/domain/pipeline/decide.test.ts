@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { FaceMeasure } from '../media/types';
 import { decide, estimationResult, type Evidence } from './decide';
 import { AGE_RANGES } from '../thresholds/thresholds';
-import { AGE_CALIBRATION } from '../faces/age';
+import { AGE_CALIBRATION, estimateAge } from '../faces/age';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const face = (over: Partial<FaceMeasure> = {}): FaceMeasure => ({
@@ -89,21 +89,33 @@ describe('decide', () => {
     );
   });
 
-  it('estimation result: pass / refer / fail from the fitted range table (thresholds.ts, AGE_RANGES)', () => {
+  it('estimation result: pass / refer / fail from the fitted range table (thresholds.ts, AGE_RANGES), by the read sex', () => {
     const cut = (rows: [number, number][], t: number) => rows.find(([x]) => x === t)![1];
-    const pass18 = cut(AGE_RANGES.lower, 18);
+    // The committed table has lower cuts per read sex (docs/api.md "The age estimate's result").
+    const { female, male } = AGE_RANGES.by_read_sex!;
+    const pass18 = cut(male.lower, 18);
     const fail18 = cut(AGE_RANGES.upper, 18);
     // Pass exactly from the 18 cut on: the range's lower end reaches 18 there and not a hair below.
-    expect(estimationResult(pass18, 18)).toMatchObject({ decision: 'pass', threshold: 18 });
-    expect(estimationResult(pass18, 18).age_range.min).toBeGreaterThanOrEqual(18);
-    expect(estimationResult(pass18 - 0.05, 18).decision).toBe('refer');
-    // Fail under the upper cut of 18: the range's upper end falls under 18; at the cut a person decides.
-    expect(estimationResult(fail18 - 0.05, 18)).toMatchObject({ decision: 'fail' });
-    expect(estimationResult(fail18 - 0.05, 18).age_range.max).toBeLessThan(18);
-    expect(estimationResult(fail18, 18).decision).toBe('refer');
+    expect(estimationResult(pass18, 18, 0.9)).toMatchObject({ decision: 'pass', threshold: 18 });
+    expect(estimationResult(pass18, 18, 0.9).age_range.min).toBeGreaterThanOrEqual(18);
+    expect(estimationResult(pass18 - 0.05, 18, 0.9).decision).toBe('refer');
+    // A face read as a woman is judged by her table's cut; without a reading, by the stricter of the two.
+    const passWoman = cut(female.lower, 18);
+    expect(passWoman).toBeLessThan(pass18);
+    expect(estimationResult(passWoman, 18, 0.1).decision).toBe('pass');
+    expect(estimationResult(passWoman - 0.05, 18, 0.1).decision).toBe('refer');
+    expect(estimationResult(passWoman, 18, 0.9).decision).toBe('refer');
+    expect(estimationResult(passWoman, 18).decision).toBe('refer');
+    expect(estimationResult(pass18, 18).decision).toBe('pass');
+    // Fail under the upper cut of 18 (shared): the range's upper end falls under 18; at the cut a person decides.
+    for (const m of [0.1, 0.9, null]) {
+      expect(estimationResult(fail18 - 0.05, 18, m)).toMatchObject({ decision: 'fail' });
+      expect(estimationResult(fail18 - 0.05, 18, m).age_range.max).toBeLessThan(18);
+      expect(estimationResult(fail18, 18, m).decision).toBe('refer');
+    }
     // A threshold between two of the table's passes with the next one up: never on a cut fitted for a lower one.
-    const [above] = AGE_RANGES.lower.filter(([t]) => t > 30);
-    expect(estimationResult(above[1] - 0.05, 31).decision).not.toBe('pass');
+    const [above] = female.lower.filter(([t]) => t > 30);
+    expect(estimationResult(above[1] - 0.05, 31, 0.1).decision).not.toBe('pass');
     // The range always holds the rounded estimate, on every outcome.
     for (const e of [3, 9.4, 15, 18.6, 24, 37, 52, 80]) {
       const r = estimationResult(e, 18);
@@ -132,6 +144,33 @@ describe('decide', () => {
     });
     expect(decide(ev({ selfie: child }), now)).toMatchObject({ outcome: 'decline', reason: 'age_below_threshold' });
     expect(decide(ev({ selfie: face({ age: 60 }) }), now).outcome).toBe('approve');
+  });
+
+  it("the age check judges the range by the face's read sex (faceres-deep's own reading, age_features.male)", () => {
+    // Networks' readings at which a face read as a woman clears her table's cut at 18 and one read as a man does not
+    // clear his: approved for her, a person decides for him, and for a face without a reading (the stricter table).
+    const { female, male } = AGE_RANGES.by_read_sex!;
+    const cut = (rows: [number, number][]) => rows.find(([t]) => t === 18)![1];
+    const views = (x: number, m?: number) => ({
+      faceres_deep_tight: x,
+      faceres_deep_tight_mirror: x,
+      face_api: x,
+      ...(m === undefined ? {} : { male: m }),
+    });
+    const embedding = AGE_CALIBRATION.description!.mean;
+    let x = 10;
+    while (!(
+      estimateAge(views(x, 0.1), embedding)! >= cut(female.lower) &&
+      estimateAge(views(x, 0.9), embedding)! < cut(male.lower) &&
+      estimateAge(views(x), embedding)! < cut(male.lower)
+    ))
+      x += 0.1;
+    expect(x).toBeLessThan(80);
+    const at = (m?: number) =>
+      decide(ev({ selfie: face({ age: 20, embedding, age_features: views(x, m) }) }), now).outcome;
+    expect(at(0.1)).toBe('approve');
+    expect(at(0.9)).toBe('review');
+    expect(at()).toBe('review');
   });
 
   it('active liveness, where required: a passed challenge of the same person right before the selfie; skipped → review', () => {

@@ -49,9 +49,12 @@ export const LIVENESS_FLOOR = 0.1;
  */
 export const AGE_RANGES = ageRanges as AgeRanges;
 
-/** The range [min, max] of true ages an estimate allows (docs/api.md: pass when min >= threshold, fail when max < it). */
-export function ageRange(estimate: number): { min: number; max: number } {
-  return ageRangeOf(AGE_RANGES, estimate);
+/**
+ * The range [min, max] of true ages an estimate allows (docs/api.md: pass when min >= threshold, fail when max < it),
+ * from the table of the face's read sex (`male`, the estimate's own reading) when the table has one per read sex.
+ */
+export function ageRange(estimate: number, male?: number | null): { min: number; max: number } {
+  return ageRangeOf(AGE_RANGES, estimate, male);
 }
 
 /**

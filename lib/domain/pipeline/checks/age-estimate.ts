@@ -13,10 +13,10 @@ import { decided, type Check } from './types';
  * docs/api.md's estimation result. confidence = the probability that the true age is on the decided side of the
  * threshold (for `refer`, on the side the estimate is), from the calibration set's logistic fit at that threshold.
  */
-export function estimationResult(age: number, threshold: number) {
-  const range = ageRange(age);
+export function estimationResult(age: number, threshold: number, male?: number | null) {
+  const range = ageRange(age, male);
   const decision = range.min >= threshold ? 'pass' : range.max < threshold ? 'fail' : 'refer';
-  const p = probabilityOver(AGE_RANGES, age, threshold);
+  const p = probabilityOver(AGE_RANGES, age, threshold, male);
   const side = decision === 'pass' ? p : decision === 'fail' ? 1 - p : Math.max(p, 1 - p);
   const confidence = Math.round(side * 1000) / 1000;
   return { decision, threshold, estimated_age: Math.round(age), age_range: range, confidence } as const;
@@ -30,7 +30,8 @@ export const ageEstimate: Check = {
     const features = ev.selfie?.age_features;
     const age = (features ? estimateAge(features, ev.selfie?.embedding) : null) ?? ev.selfie?.age ?? null;
     if (age == null) return decided('resubmit', 'selfie_quality', { age: 'not estimated' });
-    const result = estimationResult(age, ev.ageThreshold);
+    // The range by the table of the face's read sex (the estimate's own reading, when the table has one per read sex).
+    const result = estimationResult(age, ev.ageThreshold, features?.male);
     const outcome = result.decision === 'pass' ? 'approve' : result.decision === 'fail' ? 'decline' : 'review';
     return decided(outcome, outcome === 'decline' ? 'age_below_threshold' : null, { model_age: age }, result);
   },
