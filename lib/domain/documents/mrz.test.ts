@@ -21,6 +21,49 @@ describe('MRZ (ICAO 9303)', () => {
     expect(checkDigit('120415')).toBe('9');
   });
 
+  it('a 0 of a date read as the filler < is a 0: same check digit value, and the date is a date (a TD1 photo read 11<617)', () => {
+    const r = parseMrz('P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F12<4159ZE184226B<<<<<10');
+    expect(r?.data).toMatchObject({ birthDate: '740812', expiryDate: '120415' });
+    expect(r?.lines[1]).toBe('L898902C36UTO7408122F1204159ZE184226B<<<<<10');
+    // A filler where another digit stood changes the check value: refused, never read as a 0.
+    expect(
+      parseMrz('P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1<04159ZE184226B<<<<<10'),
+    ).toBeNull();
+  });
+
+  it('a field of fillers is no date, even where its check digit (a filler, 0) and the composite hold', () => {
+    // A TD1 card's line read as a TD2 line put a filler run where the expiry goes: 000000 has check digit 0 too.
+    const num = 'D23145890';
+    const body = `${num}${checkDigit(num)}UTO7408122F<<<<<<<<<<<<<<`;
+    const line2 = body + checkDigit(body.slice(0, 10) + body.slice(13, 20) + body.slice(21, 35));
+    expect(parseMrz(`I<UTOERIKSSON<<ANNA<MARIA${'<'.repeat(11)}\n${line2}`)).toBeNull();
+    // …nor is a month 13 or a day 32, whatever the check digits say.
+    const bad = `${num}${checkDigit(num)}UTO${'741312'}${checkDigit('741312')}F120415${checkDigit('120415')}<<<<<<<`;
+    const bad2 = bad + checkDigit(bad.slice(0, 10) + bad.slice(13, 20) + bad.slice(21, 35));
+    expect(parseMrz(`I<UTOERIKSSON<<ANNA<MARIA${'<'.repeat(11)}\n${bad2}`)).toBeNull();
+    const g = `${num}${checkDigit(num)}UTO7408122F1204159<<<<<<<`;
+    expect(
+      parseMrz(
+        `I<UTOERIKSSON<<ANNA<MARIA${'<'.repeat(11)}\n${g}${checkDigit(g.slice(0, 10) + g.slice(13, 20) + g.slice(21, 35))}`,
+      )?.data.birthDate,
+    ).toBe('740812');
+  });
+
+  it('reads visas (MRV-A, 2 x 44; MRV-B, 2 x 36), which carry optional data where other documents have a composite check digit', () => {
+    const num = 'L8988901C';
+    const body = `${num}${checkDigit(num)}XXX7408122F1204159`;
+    const a = parseMrz(`VIUTOERIKSSON<<ANNA<MARIA${'<'.repeat(19)}\n${body}${'<'.repeat(14)}AB`);
+    expect(a?.data).toMatchObject({ format: 'TD3', documentCode: 'VI', birthDate: '740812', expiryDate: '120415' });
+    const b = parseMrz(`VIUTOERIKSSON<<ANNA<MARIA${'<'.repeat(11)}\n${body}<<<<<<<X`);
+    expect(b?.data).toMatchObject({ format: 'TD2', documentCode: 'VI', birthDate: '740812', expiryDate: '120415' });
+    // The dates' own check digits still judge: a wrong birth date is refused.
+    expect(
+      parseMrz(`VIUTOERIKSSON<<ANNA<MARIA${'<'.repeat(11)}\n${body.replace('740812', '740813')}<<<<<<<X`),
+    ).toBeNull();
+    // And a passport or ID card without its composite is still refused.
+    expect(parseMrz(`P<UTOERIKSSON<<ANNA<MARIA${'<'.repeat(19)}\n${body}${'<'.repeat(14)}AB`)).toBeNull();
+  });
+
   it('parses the ICAO passport specimen', () => {
     const r = parseMrz('P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10');
     expect(r?.data).toMatchObject({

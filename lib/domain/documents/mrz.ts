@@ -75,7 +75,14 @@ const TO_DIGIT: Record<string, string> = {
   A: '4',
 };
 const TO_ALPHA: Record<string, string> = { '0': 'O', '1': 'I', '2': 'Z', '5': 'S', '8': 'B', '6': 'G', '4': 'A' };
-const digits = (s: string) => [...s].map((c) => TO_DIGIT[c] ?? c).join('');
+// In a digit position a filler `<` can only be a 0 misread: both count 0 towards a check digit, and any other digit
+// would change it. Left as `<`, a date such as 11<617 passed its check digit and came back as no date at all.
+const digits = (s: string) => [...s].map((c) => (c === '<' ? '0' : (TO_DIGIT[c] ?? c))).join('');
+/**
+ * A YYMMDD field that is a date (month 1-12, day 1-31): the check digits alone let a run of fillers (000000) or a
+ * line of another format read in the wrong place pass as one; a date never comes from them.
+ */
+const isDate = (s: string) => /^\d{2}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])$/.test(s);
 const alpha = (s: string) => [...s].map((c) => TO_ALPHA[c] ?? c).join('');
 /** `<` is read as K, L, C, E or ( in filler runs; repairs runs of 2+ such characters next to a real filler. */
 function fillers(s: string): string {
@@ -202,13 +209,16 @@ function fit(line: string, n: number): string | null {
 function tryTd3(a: string, b: string): MrzResult | null {
   const l1 = fit(fillers(a), 44);
   const raw2 = fit(b, 44);
-  if (!l1 || !raw2 || !/^P/.test(l1)) return null;
+  if (!l1 || !raw2 || !/^[PV]/.test(l1)) return null;
+  // A visa (MRV-A, ICAO 9303 part 7) has no composite check digit: its last 16 characters are optional data.
+  const visa = l1[0] === 'V';
   const l2 = fillers(raw2);
   const numRaw = l2.slice(0, 9);
   const num = repairAlnum(numRaw, digits(l2[9]));
   const birth = digits(l2.slice(13, 19));
   const expiry = digits(l2.slice(21, 27));
-  if (!num || checkDigit(birth) !== digits(l2[19]) || checkDigit(expiry) !== digits(l2[27])) return null;
+  if (!num || !isDate(birth) || !isDate(expiry)) return null;
+  if (checkDigit(birth) !== digits(l2[19]) || checkDigit(expiry) !== digits(l2[27])) return null;
   const sex = l2[20] === 'M' || l2[20] === 'F' ? l2[20] : 'X';
   const fixed2 =
     num +
@@ -220,9 +230,9 @@ function tryTd3(a: string, b: string): MrzResult | null {
     expiry +
     digits(l2[27]) +
     l2.slice(28, 43) +
-    digits(l2[43]);
+    (visa ? l2[43] : digits(l2[43]));
   const composite = checkDigit(fixed2.slice(0, 10) + fixed2.slice(13, 20) + fixed2.slice(21, 43));
-  if (composite !== fixed2[43]) return null;
+  if (!visa && composite !== fixed2[43]) return null;
   const name = splitName(alpha(l1.slice(5)));
   return {
     data: {
@@ -246,11 +256,14 @@ function tryTd2(a: string, b: string): MrzResult | null {
   const l1 = fit(fillers(a), 36);
   const raw2 = fit(b, 36);
   if (!l1 || !raw2 || !/^[IACPV]/.test(l1)) return null;
+  // A visa (MRV-B) has no composite check digit: its last 8 characters are optional data.
+  const visa = l1[0] === 'V';
   const l2 = fillers(raw2);
   const num = repairAlnum(l2.slice(0, 9), digits(l2[9]));
   const birth = digits(l2.slice(13, 19));
   const expiry = digits(l2.slice(21, 27));
-  if (!num || checkDigit(birth) !== digits(l2[19]) || checkDigit(expiry) !== digits(l2[27])) return null;
+  if (!num || !isDate(birth) || !isDate(expiry)) return null;
+  if (checkDigit(birth) !== digits(l2[19]) || checkDigit(expiry) !== digits(l2[27])) return null;
   const fixed2 =
     num +
     digits(l2[9]) +
@@ -261,8 +274,9 @@ function tryTd2(a: string, b: string): MrzResult | null {
     expiry +
     digits(l2[27]) +
     l2.slice(28, 35) +
-    digits(l2[35]);
-  if (checkDigit(fixed2.slice(0, 10) + fixed2.slice(13, 20) + fixed2.slice(21, 35)) !== fixed2[35]) return null;
+    (visa ? l2[35] : digits(l2[35]));
+  if (!visa && checkDigit(fixed2.slice(0, 10) + fixed2.slice(13, 20) + fixed2.slice(21, 35)) !== fixed2[35])
+    return null;
   const sex = l2[20] === 'M' || l2[20] === 'F' ? l2[20] : 'X';
   return {
     data: {
@@ -291,7 +305,8 @@ function tryTd1(a: string, b: string, c: string): MrzResult | null {
   const num = repairAlnum(l1.slice(5, 14), digits(l1[14]));
   const birth = digits(l2.slice(0, 6));
   const expiry = digits(l2.slice(8, 14));
-  if (!num || checkDigit(birth) !== digits(l2[6]) || checkDigit(expiry) !== digits(l2[14])) return null;
+  if (!num || !isDate(birth) || !isDate(expiry)) return null;
+  if (checkDigit(birth) !== digits(l2[6]) || checkDigit(expiry) !== digits(l2[14])) return null;
   const f1 = l1.slice(0, 5) + num + digits(l1[14]) + l1.slice(15);
   const f2 =
     birth +

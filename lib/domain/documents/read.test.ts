@@ -6,9 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { renderDocument } from '@/test/helpers/images';
 import { phoneDocument } from '@/test/helpers/phone-photo';
-import { readDocumentPhoto } from './read';
+import { provision } from '@/test/setup/provision.mjs';
+import { readCode, readDocumentPhoto } from './read';
 import { composeMrz } from './mrz';
-import { stopOcr } from './ocr';
+import { readMrzPhoto, stopOcr } from './ocr';
 
 afterAll(() => stopOcr());
 const now = new Date('2026-11-28T00:00:00Z');
@@ -84,5 +85,31 @@ describe("readDocumentPhoto (the upload's validation and read)", () => {
       ok: false,
       code: 'IMAGE_TOO_SMALL',
     });
+  }, 120_000);
+});
+
+describe('readCode', () => {
+  it("reads a flat scan's zone from the whole image when neither the zone finder nor the detector's box finds it", async () => {
+    // A specimen card's back as a flat scan, its zone printed large across the width under a diagonal overprint and a
+    // line of small print (as on a real specimen that was refused until this step was added).
+    provision(['fonts']);
+    const lines = composeMrz({ ...who, format: 'TD1', documentCode: 'ID', documentNumber: 'T22000129' });
+    const esc = (t: string) => t.replace(/</g, '&lt;');
+    const svg =
+      `<svg width="1000" height="631"><rect width="1000" height="631" fill="#f4f1ea"/>` +
+      `<text x="250" y="330" transform="rotate(-20 500 250)" font-family="DejaVu Sans" font-size="150" fill="none" stroke="#2a6fb5" stroke-width="4">MUSTER</text>` +
+      `<text x="0" y="352" font-family="DejaVu Sans" font-size="28" fill="#bbb">${'MUSTER '.repeat(12)}</text>` +
+      lines
+        .map(
+          (l, i) =>
+            `<text x="40" y="${470 + i * 55}" font-family="OCR B" font-size="40" letter-spacing="2" fill="#111">${esc(l)}</text>`,
+        )
+        .join('') +
+      '</svg>';
+    const scan = await sharp(Buffer.from(svg)).png().toBuffer();
+    // The zone finder's candidates are the overprint's; the detector's box (the upper half) holds no zone.
+    expect((await readMrzPhoto(scan)).mrz).toBeNull();
+    const read = await readCode(scan, 'id_card', [0, 0, 1000, 300]);
+    expect(read).toMatchObject({ source: 'mrz', mrz: { format: 'TD1', birthDate: '740812', expiryDate: '310415' } });
   }, 120_000);
 });

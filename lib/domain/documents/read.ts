@@ -51,7 +51,7 @@ export function datesOf(r: CodeRead, now: Date): { birthDate: string | null; exp
  * The machine-readable data of an oriented image (EXIF orientation applied). A licence is read by its barcode first;
  * a passport or ID card by its MRZ. Without a type, both are tried. The zone is looked for anywhere in the photo, at
  * any angle (`readMrzPhoto`); only when that gives no valid read is the lower part of `box` read (where the upload's
- * card-shape detector found the document, or the whole image: `readMrz`, a flat upright scan).
+ * card-shape detector found the document: `readMrz`), and then of the whole image (a flat upright scan).
  */
 export async function readCode(
   oriented: Buffer,
@@ -66,6 +66,8 @@ export async function readCode(
   }
   let r = await readMrzPhoto(oriented);
   if (!r.mrz) r = await readMrz(oriented, box ?? null);
+  // The card detector's box can be the wrong region (the security print of a flat scan): then the scan as a whole.
+  if (!r.mrz && box) r = await readMrz(oriented, null);
   if (r.mrz) return { source: 'mrz', mrz: r.mrz.data, corrected: r.mrz.corrected };
   return null;
 }
