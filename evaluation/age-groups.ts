@@ -54,7 +54,8 @@ export function ageByGroup(
       const ps = points.filter((p) => p[column] === label);
       const over = ps.filter((p) => p.truth >= t);
       const under = ps.filter((p) => p.truth < t);
-      const passed = (xs: readonly LabelledEstimate[]) => xs.filter((p) => decide(p.estimate, p.male) === 'pass').length;
+      const passed = (xs: readonly LabelledEstimate[]) =>
+        xs.filter((p) => decide(p.estimate, p.male) === 'pass').length;
       const underPassed = passed(under);
       const errors = ps.map((p) => p.estimate - p.truth);
       rows.push({

@@ -104,8 +104,14 @@ function ageSection(records: PhotoRecord[], o: SummaryOptions) {
       under.length,
     ),
     /** people at or over the threshold sent to a person (refer) or refused (fail) */
-    refer_rate_over: rate(over.filter((p) => estimationResult(p.estimate, t, p.male).decision === 'refer').length, over.length),
-    fail_rate_over: rate(over.filter((p) => estimationResult(p.estimate, t, p.male).decision === 'fail').length, over.length),
+    refer_rate_over: rate(
+      over.filter((p) => estimationResult(p.estimate, t, p.male).decision === 'refer').length,
+      over.length,
+    ),
+    fail_rate_over: rate(
+      over.filter((p) => estimationResult(p.estimate, t, p.male).decision === 'fail').length,
+      over.length,
+    ),
     margin_for_false_pass: marginForFalsePass(under, over, t, o.targetFalsePass),
     /**
      * What the estimate alone decides at each of REPORT_THRESHOLDS: people at or over it passed / referred /
