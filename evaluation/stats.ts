@@ -71,10 +71,14 @@ export function lowest(...lists: readonly (readonly number[])[]): number {
 /** Linear-interpolated quantile (type 7). */
 export function quantile(xs: readonly number[], p: number): number {
   if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
+  return sortedQuantile(Float64Array.from(xs).sort(), p);
+}
+
+/** `quantile` of numbers already sorted ascending (not empty). */
+function sortedQuantile(s: ArrayLike<number>, p: number): number {
   const h = (s.length - 1) * p;
   const lo = Math.floor(h);
-  return s[lo] + (h - lo) * ((s[Math.min(s.length - 1, lo + 1)] ?? s[lo]) - s[lo]);
+  return s[lo] + (h - lo) * (s[Math.min(s.length - 1, lo + 1)] - s[lo]);
 }
 
 /** The summary of a distribution a report prints. */
@@ -83,17 +87,12 @@ export function describe(xs: readonly number[]) {
   // Sorted once, and no spread into Math.min: a set of a thousand one-photo people has half a million impostor
   // pairs, past the engine's argument limit.
   const s = Float64Array.from(xs).sort();
-  const q = (p: number) => {
-    const h = (s.length - 1) * p;
-    const lo = Math.floor(h);
-    return s[lo] + (h - lo) * (s[Math.min(s.length - 1, lo + 1)] - s[lo]);
-  };
   return {
     n: xs.length,
     min: round(s[0]),
-    p5: round(q(0.05)),
-    median: round(q(0.5)),
-    p95: round(q(0.95)),
+    p5: round(sortedQuantile(s, 0.05)),
+    median: round(sortedQuantile(s, 0.5)),
+    p95: round(sortedQuantile(s, 0.95)),
     max: round(s[s.length - 1]),
   };
 }

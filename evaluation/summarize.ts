@@ -48,8 +48,11 @@ export const DEFAULT_OPTIONS: SummaryOptions = { ageThreshold: 18, targetFmr: 0.
 /** The thresholds the age section reports beside the one it is given: the usual legal ages. */
 export const REPORT_THRESHOLDS = [18, 21, 25] as const;
 
-/** A face with an age, its estimate, and the estimate's own reading of its sex (the ranges may depend on it). */
-export type AgePoint = { truth: number; estimate: number; male?: number | null };
+/**
+ * A face with an age, its estimate, the estimate's own reading of its sex (the ranges may depend on it), and the
+ * manifest's labels.
+ */
+export type AgePoint = LabelledEstimate;
 
 // The estimate as the current calibration (lib/domain/faces/age.ts) makes it from the models' raw outputs, so a new
 // calibration is measured without analysing the photos again.
@@ -58,7 +61,13 @@ const ageEstimateOf = (r: PhotoRecord) =>
 const agePoints = (records: PhotoRecord[]): AgePoint[] =>
   records
     .filter((r) => r.kind === 'genuine' && r.age !== null && ageEstimateOf(r) != null)
-    .map((r) => ({ truth: r.age!, estimate: ageEstimateOf(r)!, male: r.face?.age_features?.male ?? null }));
+    .map((r) => ({
+      truth: r.age!,
+      estimate: ageEstimateOf(r)!,
+      male: r.face?.age_features?.male ?? null,
+      sex: r.sex ?? null,
+      group: r.group ?? null,
+    }));
 
 function ageSection(records: PhotoRecord[], o: SummaryOptions) {
   const labelled = records.filter((r) => r.kind === 'genuine' && r.age !== null);
@@ -130,16 +139,7 @@ function ageSection(records: PhotoRecord[], o: SummaryOptions) {
  * the columns).
  */
 function ageGroupsSection(records: PhotoRecord[], t: number) {
-  const points: LabelledEstimate[] = records
-    .filter((r) => r.kind === 'genuine' && r.age !== null && ageEstimateOf(r) != null)
-    .map((r) => ({
-      truth: r.age!,
-      estimate: ageEstimateOf(r)!,
-      male: r.face?.age_features?.male ?? null,
-      sex: r.sex ?? null,
-      group: r.group ?? null,
-    }));
-  const by_group = ageByGroup(points, t, (e, male) => estimationResult(e, t, male).decision);
+  const by_group = ageByGroup(agePoints(records), t, (e, male) => estimationResult(e, t, male).decision);
   return { by_group, fairness: ageFairness(by_group) };
 }
 

@@ -83,6 +83,12 @@ const digits = (s: string) => [...s].map((c) => (c === '<' ? '0' : (TO_DIGIT[c] 
  * line of another format read in the wrong place pass as one; a date never comes from them.
  */
 const isDate = (s: string) => /^\d{2}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])$/.test(s);
+/** A birth date and an expiry (digit positions already read as digits) that are dates and hold their check digits. */
+const datesHold = (birth: string, birthCheck: string, expiry: string, expiryCheck: string) =>
+  isDate(birth) &&
+  isDate(expiry) &&
+  checkDigit(birth) === digits(birthCheck) &&
+  checkDigit(expiry) === digits(expiryCheck);
 const alpha = (s: string) => [...s].map((c) => TO_ALPHA[c] ?? c).join('');
 /** `<` is read as K, L, C, E or ( in filler runs; repairs runs of 2+ such characters next to a real filler. */
 function fillers(s: string): string {
@@ -217,8 +223,7 @@ function tryTd3(a: string, b: string): MrzResult | null {
   const num = repairAlnum(numRaw, digits(l2[9]));
   const birth = digits(l2.slice(13, 19));
   const expiry = digits(l2.slice(21, 27));
-  if (!num || !isDate(birth) || !isDate(expiry)) return null;
-  if (checkDigit(birth) !== digits(l2[19]) || checkDigit(expiry) !== digits(l2[27])) return null;
+  if (!num || !datesHold(birth, l2[19], expiry, l2[27])) return null;
   const sex = l2[20] === 'M' || l2[20] === 'F' ? l2[20] : 'X';
   const fixed2 =
     num +
@@ -262,8 +267,7 @@ function tryTd2(a: string, b: string): MrzResult | null {
   const num = repairAlnum(l2.slice(0, 9), digits(l2[9]));
   const birth = digits(l2.slice(13, 19));
   const expiry = digits(l2.slice(21, 27));
-  if (!num || !isDate(birth) || !isDate(expiry)) return null;
-  if (checkDigit(birth) !== digits(l2[19]) || checkDigit(expiry) !== digits(l2[27])) return null;
+  if (!num || !datesHold(birth, l2[19], expiry, l2[27])) return null;
   const fixed2 =
     num +
     digits(l2[9]) +
@@ -305,8 +309,7 @@ function tryTd1(a: string, b: string, c: string): MrzResult | null {
   const num = repairAlnum(l1.slice(5, 14), digits(l1[14]));
   const birth = digits(l2.slice(0, 6));
   const expiry = digits(l2.slice(8, 14));
-  if (!num || !isDate(birth) || !isDate(expiry)) return null;
-  if (checkDigit(birth) !== digits(l2[6]) || checkDigit(expiry) !== digits(l2[14])) return null;
+  if (!num || !datesHold(birth, l2[6], expiry, l2[14])) return null;
   const f1 = l1.slice(0, 5) + num + digits(l1[14]) + l1.slice(15);
   const f2 =
     birth +
